@@ -1,0 +1,1 @@
+"""Feuilles de route by e-mail: intake, receipts, results and reminders."""

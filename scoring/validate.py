@@ -1,0 +1,184 @@
+"""Move validation: a verdict, never an exception, built in separate steps — geometry,
+then the words formed, then the lexicon, then the score (RULES §3.1).
+
+Reasons are short French sentences a player can read. Malformed *input* (unreadable
+reference, unknown letter, overlap with a different letter, off the grid) still raises from
+:mod:`scoring.notation` / :mod:`scoring.move` when it comes in as text; :func:`check_move`
+turns those into a verdict too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from scoring.board import Board
+from scoring.config import GameConfig
+from scoring.errors import EngineError
+from scoring.layout import SIZE
+from scoring.move import Placement
+from scoring.notation import Ref, format_ref, parse_ref, parse_word, square_name
+from scoring.score import FormedWord, formed_words
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The judgement of one move.
+
+    ``geometry_ok``: the tiles form a legal placement on the grid. ``invalid_words``: words
+    formed that the lexicon does not admit. ``score``: the true score (0 when the geometry is
+    illegal; computed even when a word is invalid so a report can show it).
+    """
+
+    placement: Placement | None
+    geometry_ok: bool
+    words: tuple[FormedWord, ...] = ()
+    invalid_words: tuple[str, ...] = ()
+    score: int = 0
+    bonus: int = 0
+    reasons: tuple[str, ...] = ()
+    ref: Ref | None = None
+    word: str = ""
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def ok(self) -> bool:
+        return self.geometry_ok and not self.invalid_words and not self.reasons
+
+    @property
+    def main_word(self) -> FormedWord | None:
+        for w in self.words:
+            if w.main:
+                return w
+        return None
+
+
+def geometry_reasons(board: Board, placement: Placement, config: GameConfig) -> list[str]:
+    """Placement legality (RULES §3.1 rules 1–4) as French reasons; empty when legal."""
+    tiles = placement.tiles
+    if not tiles:
+        return ["Aucune lettre n'est posée."]
+    squares = [t.square for t in tiles]
+    if len(set(squares)) != len(squares):
+        return ["Deux lettres sont posées sur la même case."]
+    for sq in squares:
+        if board[sq]:
+            return [f"La case {square_name(sq)} est déjà occupée."]
+    rows = {sq // SIZE for sq in squares}
+    cols = {sq % SIZE for sq in squares}
+    if len(rows) > 1 and len(cols) > 1:
+        return ["Les lettres posées ne sont pas sur une même ligne ou colonne."]
+    horizontal = len(rows) == 1 and (len(cols) > 1 or len(squares) == 1)
+    step = 1 if horizontal else SIZE
+    new = set(squares)
+    for sq in range(squares[0], squares[-1], step):
+        if sq not in new and not board[sq]:
+            return [f"Le mot a un trou en {square_name(sq)}."]
+    reasons: list[str] = []
+    if board.is_empty():
+        center = config.layout.center
+        if center not in new:
+            reasons.append(f"Le premier mot doit couvrir la case centrale {square_name(center)}.")
+        if len(tiles) < config.first_move_min_tiles:
+            reasons.append(
+                f"Le premier coup doit poser au moins {config.first_move_min_tiles} lettres."
+            )
+        if config.first_move_horizontal and len(tiles) > 1 and not horizontal:
+            reasons.append("Le premier mot doit être horizontal.")
+        return reasons
+    touches = False
+    for sq in squares:
+        r, c = divmod(sq, SIZE)
+        if (
+            (c > 0 and board[sq - 1])
+            or (c < SIZE - 1 and board[sq + 1])
+            or (r > 0 and board[sq - SIZE])
+            or (r < SIZE - 1 and board[sq + SIZE])
+        ):
+            touches = True
+            break
+    if not touches:
+        reasons.append("Le mot ne touche aucune lettre déjà sur la grille.")
+    return reasons
+
+
+def validate_placement(
+    board: Board,
+    placement: Placement,
+    config: GameConfig,
+    *,
+    horizontal: bool | None = None,
+    check_words: bool = True,
+) -> Verdict:
+    """Judge ``placement`` on ``board`` (the board before the move)."""
+    reasons = geometry_reasons(board, placement, config)
+    if reasons:
+        return Verdict(placement, False, reasons=tuple(reasons))
+    breakdown = formed_words(board, placement, config, horizontal)
+    if not breakdown.words:
+        return Verdict(placement, False, reasons=("Le coup ne forme aucun mot de deux lettres.",))
+    invalid: list[str] = []
+    word_reasons: list[str] = []
+    if check_words and config.lexicon is not None:
+        for w in breakdown.words:
+            if w.text.upper() not in config.lexicon:
+                invalid.append(w.text)
+                kind = "Le mot" if w.main else "Le mot secondaire"
+                word_reasons.append(f"{kind} {w.text.upper()} n'est pas admis.")
+    main = breakdown.main_word
+    return Verdict(
+        placement,
+        True,
+        breakdown.words,
+        tuple(invalid),
+        breakdown.total,
+        breakdown.bonus,
+        tuple(word_reasons),
+        main.ref if main else None,
+        main.text if main else "",
+    )
+
+
+def check_move(board: Board, ref: str | Ref, word: str, config: GameConfig) -> Verdict:
+    """Judge a move written in French notation (``"H4"``, ``"RESTAIt"``).
+
+    Besides the placement verdict, the written word must be the *whole* main word: a letter
+    of the grid just before or after it makes it a different word.
+    """
+    try:
+        r = parse_ref(ref) if isinstance(ref, str) else ref
+        w = parse_word(word)
+        placement = Placement.from_notation(board, r, w)
+    except EngineError as exc:
+        return Verdict(None, False, reasons=(str(exc),))
+    verdict = validate_placement(board, placement, config, horizontal=r.horizontal)
+    extra: list[str] = []
+    before = r.square - r.step
+    after_pos = (r.col if r.horizontal else r.row) + len(w)
+    if (r.col if r.horizontal else r.row) > 0 and board[before]:
+        extra.append(
+            f"Le mot écrit {w.upper()} en {format_ref(r)} n'est pas complet : "
+            f"la case {square_name(before)} porte déjà {board[before].upper()}."
+        )
+    if after_pos < SIZE:
+        after = r.square + len(w) * r.step
+        if board[after]:
+            extra.append(
+                f"Le mot écrit {w.upper()} en {format_ref(r)} n'est pas complet : "
+                f"la case {square_name(after)} porte déjà {board[after].upper()}."
+            )
+    if verdict.geometry_ok and len(placement) == 1 and verdict.main_word is not None:
+        main = verdict.main_word
+        if main.ref.horizontal != r.horizontal:
+            extra.append(
+                f"La référence {format_ref(r)} ne correspond pas au mot formé "
+                f"{main.text.upper()} ({format_ref(main.ref)})."
+            )
+    if not extra:
+        return Verdict(
+            verdict.placement, verdict.geometry_ok, verdict.words, verdict.invalid_words,
+            verdict.score, verdict.bonus, verdict.reasons, r, w,
+        )
+    return Verdict(
+        verdict.placement, verdict.geometry_ok, verdict.words, verdict.invalid_words,
+        verdict.score, verdict.bonus, verdict.reasons + tuple(extra), r, w,
+    )

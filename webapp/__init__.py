@@ -1,0 +1,1 @@
+"""The competition server: Flask app, database, scheduler and pages."""
