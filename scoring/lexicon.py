@@ -23,6 +23,10 @@ class Lexicon:
         digest = hashlib.sha256("\n".join(sorted(self._words)).encode() + b"\n").hexdigest()
         self.identity = LexiconIdentity(name, digest, len(self._words))
 
+    @classmethod
+    def from_words(cls, words: Iterable[str], name: str = "custom") -> Lexicon:
+        return cls(words, name)
+
     def __contains__(self, word: object) -> bool:
         return word in self._words
 
