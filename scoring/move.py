@@ -94,9 +94,7 @@ class Placement:
         c = sq % SIZE
         left = c > 0 and bool(board[sq - 1])
         right = c < SIZE - 1 and bool(board[sq + 1])
-        if left or right:
-            return True
-        return False
+        return left or right
 
     def notation(self, board: Board, horizontal: bool | None = None) -> tuple[Ref, str]:
         """Reference and whole main word (jokers lowercase) for this placement on ``board``
