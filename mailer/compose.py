@@ -1,0 +1,156 @@
+"""Writing e-mails: French templates rendered to a subject, a text part and an HTML part.
+
+This module owns the message *texts* and nothing else: it never touches the database or
+the network. Callers (``webapp`` notification service, ``mailer.pipeline``) render a
+template, then write an ``OutboxMessage`` row; ``mailer.outbox`` sends it.
+
+Each template ``NAME`` is three files in ``mailer/templates/``: ``NAME.subject.txt`` (one
+line), ``NAME.txt`` and ``NAME.html`` (which extends ``_base.html``). The context variables
+each template accepts are listed in :data:`TEMPLATES` and at the top of its ``.txt`` file;
+the ones marked required must be given (Jinja ``StrictUndefined``: a missing one raises
+``jinja2.UndefinedError`` rather than sending a mail with a hole in it).
+
+Common to every template (all optional): ``competition_name`` (default ``"Arbitre"``),
+``site_url`` (shown in the footer when given), ``contact`` (the arbitre's address).
+
+Dates may be given as aware ``datetime`` (shown in UTC, French style: ``12/05/2000 à 19:00
+UTC``) or as already formatted strings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+TEMPLATE_DIR = Path(__file__).with_name("templates")
+
+#: template name -> (required context variables, optional context variables)
+TEMPLATES: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    # After every accepted sheet (web or e-mail). ``moves``: list of mappings with keys
+    # ``number``, ``ref``, ``word``, ``score`` (int or None), optional ``letters``, ``cumul``.
+    # ``errors``: list of mappings ``line``, ``message`` (syntax problems found while reading).
+    "receipt": (
+        ("player_name", "problem_title", "received_at"),
+        ("deadline", "late", "channel", "moves", "declared_total", "errors", "sheet_text",
+         "submission_ref", "replaces_previous", "sha256"),
+    ),
+    # J-3 / J-1. ``days_left``: 3 or 1. ``submitted``: whether a sheet is already in.
+    "reminder": (
+        ("player_name", "problem_title", "deadline", "days_left"),
+        ("submitted", "submission_address", "subject_hint", "problem_url"),
+    ),
+    # A new problem is open. ``problem_text``: the statement (rack, row, grid as text).
+    "publication": (
+        ("player_name", "problem_title", "deadline"),
+        ("problem_text", "submission_address", "subject_hint", "problem_url"),
+    ),
+    # Results: the personal verification report and the ranking. ``ranking``: list of
+    # mappings ``rank``, ``name``, ``score``, optional ``percent``; ``rank``: this player's.
+    "results": (
+        ("player_name", "problem_title", "ranking"),
+        ("report_text", "final_score", "rank", "participants", "results_url"),
+    ),
+    # Mail from an address we do not know (or that does not match the token).
+    # ``open_problems``: list of mappings ``title``, optional ``code``, ``deadline``.
+    "instructions": (
+        ("sender",),
+        ("reason", "open_problems", "register_url", "original_subject"),
+    ),
+    # A known player did not say which problem the sheet is for.
+    "ambiguity": (
+        ("player_name", "open_problems"),
+        ("original_subject", "submission_address"),
+    ),
+    # Magic sign-in link. ``expires_minutes``: validity of the link.
+    "login": (
+        ("link",),
+        ("player_name", "expires_minutes"),
+    ),
+    # A message over the size limit (SMTP 552). ``size``/``limit`` in bytes.
+    "refused_too_large": (
+        ("size", "limit"),
+        ("player_name", "original_subject"),
+    ),
+    # A sheet that could not be read at all (nothing stored as a valid sheet).
+    # ``errors``: list of mappings ``line``, ``message``.
+    "parse_errors": (
+        ("player_name", "problem_title", "errors"),
+        ("deadline", "sheet_text", "original_subject"),
+    ),
+}
+
+
+@dataclass(frozen=True)
+class ComposedMail:
+    """A rendered message: subject line, plain-text body, HTML body."""
+
+    subject: str
+    text: str
+    html: str
+
+
+def format_datetime(value: object) -> str:
+    """``datetime`` -> ``29/11/2026 à 23:17 UTC``; strings pass through unchanged."""
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            # Naive datetimes in this project are UTC (database convention).
+            value = value.replace(tzinfo=UTC)
+        return value.astimezone(UTC).strftime("%d/%m/%Y à %H:%M UTC")
+    return "" if value is None else str(value)
+
+
+def format_size(value: object) -> str:
+    """Bytes -> French size with a decimal comma (``20,0 Mo``)."""
+    n = int(value)  # type: ignore[call-overload]
+    if n < 1024:
+        return f"{n} octets"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.1f} Ko".replace(".", ",")
+    return f"{n / (1024 * 1024):.1f} Mo".replace(".", ",")
+
+
+def _env(autoescape: bool) -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
+        autoescape=autoescape,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["dt"] = format_datetime
+    env.filters["size"] = format_size
+    return env
+
+
+@lru_cache(maxsize=2)
+def _environment(autoescape: bool) -> jinja2.Environment:
+    return _env(autoescape)
+
+
+def render(template: str, **context: Any) -> ComposedMail:
+    """Render template ``template`` (a key of :data:`TEMPLATES`) with ``context``.
+
+    Raises ``KeyError`` for an unknown template and ``TypeError`` when a required context
+    variable is missing.
+    """
+    if template not in TEMPLATES:
+        raise KeyError(f"modèle de courriel inconnu : {template!r}")
+    required, _optional = TEMPLATES[template]
+    missing = [name for name in required if name not in context]
+    if missing:
+        raise TypeError(f"modèle {template!r} : variables manquantes {', '.join(missing)}")
+    ctx: dict[str, Any] = {"competition_name": "Arbitre", "site_url": None, "contact": None}
+    ctx.update(context)
+    text_env = _environment(False)
+    subject = text_env.get_template(f"{template}.subject.txt").render(ctx)
+    subject = " ".join(subject.split())
+    text = text_env.get_template(f"{template}.txt").render(ctx)
+    html = _environment(True).get_template(f"{template}.html").render(ctx, subject=subject)
+    return ComposedMail(subject=subject, text=text.strip() + "\n", html=html)
