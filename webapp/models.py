@@ -1,0 +1,381 @@
+"""Every table of the competition server (mail tables included), as SQLModel classes.
+
+Instants are timezone-aware UTC (:class:`webapp.db.UTCDateTime`); a problem's deadline is an
+absolute UTC instant plus the IANA zone it is displayed in. Status values are plain strings,
+listed in the ``*Status`` classes below. The Alembic chain in ``migrations/`` mirrors this
+module; a test checks that autogenerate finds no difference.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlmodel import Field, SQLModel
+
+from webapp.db import UTCDateTime
+
+DEFAULT_TIMEZONE = "Europe/Bucharest"
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def _ts(*, nullable: bool = False, index: bool = False) -> Any:
+    if nullable:
+        return Field(default=None, sa_type=UTCDateTime, nullable=True, index=index)
+    return Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False, index=index)
+
+
+def _json(default: Any = dict, *, nullable: bool = False) -> Any:
+    if nullable:
+        return Field(default=None, sa_type=sa.JSON, nullable=True)
+    return Field(default_factory=default, sa_type=sa.JSON, nullable=False)
+
+
+class ProblemStatus:
+    DRAFT = "draft"  # being prepared, invisible
+    SCHEDULED = "scheduled"  # ready; published automatically at publish_at
+    OPEN = "open"  # published, sheets accepted
+    CLOSED = "closed"  # deadline passed; late sheets are still stored and flagged
+    VERIFIED = "verified"  # every sheet verified
+    PROVISIONAL = "provisional"  # provisional ranking published, appeals open
+    FINAL = "final"  # final ranking published
+    ORDER = (DRAFT, SCHEDULED, OPEN, CLOSED, VERIFIED, PROVISIONAL, FINAL)
+
+
+class Channel:
+    WEB = "web"
+    EMAIL = "email"
+
+
+class InboundStatus:
+    STORED = "stored"
+    PROCESSED = "processed"
+    DUPLICATE = "duplicate"
+    QUARANTINED = "quarantined"
+    DISCARDED = "discarded"
+    IGNORED = "ignored"
+
+
+class OutboxStatus:
+    PENDING = "pending"
+    SENDING = "sending"
+    SENT = "sent"
+    FAILED = "failed"
+
+
+class OutboxKind:
+    RECEIPT = "receipt"
+    REMINDER = "reminder"
+    PUBLICATION = "publication"
+    RESULTS = "results"
+    INSTRUCTIONS = "instructions"
+    AMBIGUITY = "ambiguity"
+    LOGIN = "login"
+
+
+class RankingKind:
+    PROVISIONAL = "provisional"
+    FINAL = "final"
+
+
+class AppealStatus:
+    OPEN = "open"
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+
+
+class RulingKind:
+    ACCEPT_WORD = "accept_word"  # the word is valid for this problem although the lexicon lacks it
+    REJECT_WORD = "reject_word"  # the word is invalid for this problem although the lexicon has it
+    EXCLUDE_SHEET = "exclude_sheet"  # the sheet is not ranked (disqualification)
+
+
+# --- competitions and problems ------------------------------------------------------------
+
+
+class Competition(SQLModel, table=True):
+    """A championship: stages of problems, ranked together by ``ranking_rule``."""
+
+    __tablename__ = "competition"
+
+    id: int | None = Field(default=None, primary_key=True)
+    slug: str = Field(unique=True, index=True)
+    name: str
+    description: str = ""
+    # "sum_scores": total of corrected scores; "sum_percent": total of % of the reference;
+    # "frsc_points": FRSc place points (RULES §10) summed across problems.
+    ranking_rule: str = "sum_percent"
+    lang: str = "fr"
+    created_at: datetime = _ts()
+
+
+class Stage(SQLModel, table=True):
+    """A round of a championship (a month, a tour): problems are grouped by stage."""
+
+    __tablename__ = "stage"
+    __table_args__ = (sa.UniqueConstraint("competition_id", "position"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    competition_id: int = Field(foreign_key="competition.id", index=True)
+    position: int
+    name: str
+
+
+class Registration(SQLModel, table=True):
+    """A player entered in a championship (reminders go to registered players)."""
+
+    __tablename__ = "registration"
+    __table_args__ = (sa.UniqueConstraint("competition_id", "player_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    competition_id: int = Field(foreign_key="competition.id", index=True)
+    player_id: int = Field(foreign_key="player.id", index=True)
+    created_at: datetime = _ts()
+
+
+class Problem(SQLModel, table=True):
+    """One problem to solve: the ``puzzles`` problem as JSON plus its schedule and status."""
+
+    __tablename__ = "problem"
+
+    id: int | None = Field(default=None, primary_key=True)
+    code: str = Field(unique=True, index=True)  # short public id, in mail subjects and URLs
+    competition_id: int = Field(foreign_key="competition.id", index=True)
+    stage_id: int | None = Field(default=None, foreign_key="stage.id", index=True)
+    title: str
+    game: str  # puzzles.problem.GameType value
+    lang: str = "fr"
+    params: dict[str, Any] = _json()  # puzzles.problem.Problem.to_json()
+    tileset: str = "fr"
+    lexicon_name: str = "default"
+    lexicon_sha256: str | None = None
+    lexicon_word_count: int | None = None
+    publish_at: datetime = _ts(index=True)
+    deadline_at: datetime = _ts(index=True)
+    timezone: str = DEFAULT_TIMEZONE
+    appeal_days: int = 7
+    status: str = Field(default=ProblemStatus.SCHEDULED, index=True)
+    instructions: str = ""
+    created_at: datetime = _ts()
+    published_at: datetime | None = _ts(nullable=True)
+    closed_at: datetime | None = _ts(nullable=True)
+    verified_at: datetime | None = _ts(nullable=True)
+    provisional_at: datetime | None = _ts(nullable=True)
+    appeals_until: datetime | None = _ts(nullable=True)
+    finalised_at: datetime | None = _ts(nullable=True)
+
+
+# --- people --------------------------------------------------------------------------------
+
+
+class Player(SQLModel, table=True):
+    __tablename__ = "player"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str
+    club: str = ""
+    email: str = Field(unique=True, index=True)
+    # secret in the player's submission address (plus-address) and personal links
+    token: str = Field(unique=True, index=True)
+    password_hash: str | None = None
+    bounce_count: int = 0
+    last_bounce_at: datetime | None = _ts(nullable=True)
+    active: bool = True
+    created_at: datetime = _ts()
+
+
+class Arbitre(SQLModel, table=True):
+    __tablename__ = "arbitre"
+
+    id: int | None = Field(default=None, primary_key=True)
+    username: str = Field(unique=True, index=True)
+    name: str = ""
+    email: str = ""
+    password_hash: str
+    active: bool = True
+    created_at: datetime = _ts()
+    last_login_at: datetime | None = _ts(nullable=True)
+
+
+class LoginToken(SQLModel, table=True):
+    """A magic sign-in link sent by e-mail; only its SHA-256 is stored."""
+
+    __tablename__ = "login_token"
+
+    id: int | None = Field(default=None, primary_key=True)
+    player_id: int = Field(foreign_key="player.id", index=True)
+    token_sha256: str = Field(unique=True, index=True)
+    created_at: datetime = _ts()
+    expires_at: datetime = _ts()
+    used_at: datetime | None = _ts(nullable=True)
+
+
+# --- sheets, verification, rankings --------------------------------------------------------
+
+
+class Submission(SQLModel, table=True):
+    """One version of a player's feuille de route. Every version is kept."""
+
+    __tablename__ = "submission"
+    __table_args__ = (sa.UniqueConstraint("problem_id", "player_id", "version"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    problem_id: int = Field(foreign_key="problem.id", index=True)
+    player_id: int = Field(foreign_key="player.id", index=True)
+    version: int
+    previous_id: int | None = Field(default=None, foreign_key="submission.id")
+    channel: str  # Channel
+    received_at: datetime = _ts(index=True)  # server receive time: lateness is judged on it
+    raw_text: str
+    sha256: str = Field(index=True)
+    late: bool = False
+    accepted_late: bool = False
+    parse_errors: list[dict[str, Any]] = _json(list)
+    feuille: dict[str, Any] | None = _json(nullable=True)
+    inbound_message_id: int | None = Field(default=None, foreign_key="inbound_message.id")
+
+
+class Verification(SQLModel, table=True):
+    """The verifier's report on one submission with one lexicon.
+
+    ``run`` counts re-runs: the batch creates run 1 once; a re-run (with its ``reason``) adds
+    run n+1 and marks the previous one ``superseded_at``.
+    """
+
+    __tablename__ = "verification"
+    __table_args__ = (sa.UniqueConstraint("submission_id", "lexicon_sha256", "run"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    submission_id: int = Field(foreign_key="submission.id", index=True)
+    lexicon_name: str
+    lexicon_sha256: str
+    run: int = 1
+    valid: bool
+    report: dict[str, Any] = _json()
+    final_score: int
+    created_at: datetime = _ts()
+    reason: str = ""
+    superseded_at: datetime | None = _ts(nullable=True)
+
+
+class Ranking(SQLModel, table=True):
+    __tablename__ = "ranking"
+
+    id: int | None = Field(default=None, primary_key=True)
+    problem_id: int = Field(foreign_key="problem.id", index=True)
+    kind: str  # RankingKind
+    comment: str = ""
+    rows: list[dict[str, Any]] = _json(list)
+    created_at: datetime = _ts()
+    superseded_at: datetime | None = _ts(nullable=True)
+
+
+class Ruling(SQLModel, table=True):
+    """An arbitre's decision, fed to the verifier (never a hand-edited score)."""
+
+    __tablename__ = "ruling"
+
+    id: int | None = Field(default=None, primary_key=True)
+    problem_id: int = Field(foreign_key="problem.id", index=True)
+    submission_id: int | None = Field(default=None, foreign_key="submission.id")
+    kind: str  # RulingKind
+    word: str | None = None
+    comment: str = ""
+    arbitre_id: int | None = Field(default=None, foreign_key="arbitre.id")
+    created_at: datetime = _ts()
+    revoked_at: datetime | None = _ts(nullable=True)
+
+
+class Appeal(SQLModel, table=True):
+    __tablename__ = "appeal"
+
+    id: int | None = Field(default=None, primary_key=True)
+    player_id: int = Field(foreign_key="player.id", index=True)
+    verification_id: int = Field(foreign_key="verification.id", index=True)
+    text: str
+    status: str = AppealStatus.OPEN
+    answer: str = ""
+    created_at: datetime = _ts()
+    answered_at: datetime | None = _ts(nullable=True)
+    answered_by: int | None = Field(default=None, foreign_key="arbitre.id")
+
+
+class AuditLog(SQLModel, table=True):
+    """Every arbitre action (and every automatic step of the schedule)."""
+
+    __tablename__ = "audit_log"
+
+    id: int | None = Field(default=None, primary_key=True)
+    at: datetime = _ts(index=True)
+    actor: str  # arbitre username, "system" or "player:<id>"
+    action: str = Field(index=True)
+    target: str = ""
+    details: dict[str, Any] = _json()
+
+
+# --- mail ----------------------------------------------------------------------------------
+
+
+class InboundMessage(SQLModel, table=True):
+    """A received e-mail, stored raw before anything else is done with it."""
+
+    __tablename__ = "inbound_message"
+
+    id: int | None = Field(default=None, primary_key=True)
+    received_at: datetime = _ts(index=True)
+    channel: str  # smtp / lmtp / imap
+    envelope_from: str = ""
+    envelope_to: list[str] = _json(list)
+    message_id: str | None = Field(default=None, index=True)
+    raw: bytes = Field(sa_type=sa.LargeBinary)
+    sha256: str = Field(index=True)
+    size: int
+    status: str = Field(default=InboundStatus.STORED, index=True)
+    error: str | None = None
+    auth_results: dict[str, Any] = _json()
+    player_id: int | None = Field(default=None, foreign_key="player.id")
+    problem_id: int | None = Field(default=None, foreign_key="problem.id")
+    # no FK: submission.inbound_message_id already points here (avoids an FK cycle)
+    submission_id: int | None = None
+    processed_at: datetime | None = _ts(nullable=True)
+
+
+class OutboxMessage(SQLModel, table=True):
+    """A composed e-mail waiting to be sent; ``dedupe_key`` makes every enqueue idempotent."""
+
+    __tablename__ = "outbox_message"
+
+    id: int | None = Field(default=None, primary_key=True)
+    created_at: datetime = _ts()
+    kind: str  # OutboxKind
+    to_addr: str
+    subject: str
+    body_text: str
+    body_html: str | None = None
+    headers: dict[str, str] = _json()
+    message_id: str = Field(unique=True)
+    dedupe_key: str | None = Field(default=None, unique=True)
+    status: str = Field(default=OutboxStatus.PENDING, index=True)
+    attempts: int = 0
+    next_attempt_at: datetime = _ts(index=True)
+    sent_at: datetime | None = _ts(nullable=True)
+    last_error: str | None = None
+    player_id: int | None = Field(default=None, foreign_key="player.id")
+
+
+# --- scheduler -----------------------------------------------------------------------------
+
+
+class Lease(SQLModel, table=True):
+    """Who runs the scheduler: one row per lease name, held until ``expires_at``."""
+
+    __tablename__ = "lease"
+
+    name: str = Field(primary_key=True)
+    holder: str
+    acquired_at: datetime = _ts()
+    expires_at: datetime = _ts()

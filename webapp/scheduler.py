@@ -1,0 +1,158 @@
+"""The schedule: APScheduler inside the app, driven by the database.
+
+The database is the truth. Every job calls :func:`webapp.services.lifecycle.run_due`, which
+does whatever has fallen due (publish, remind at J-3/J-1, close, verify, provisional ranking,
+finalise) and is safe to run twice. The scheduler only decides *when* to call it: at each
+problem's next instant, plus a periodic tick that also picks up problems created by other
+processes. On start it catches up at once (a server down across a deadline does the missed
+work when it comes back). Only the holder of the leader lease (:mod:`webapp.leader`) runs
+jobs, so several processes may share one PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from datetime import UTC, datetime
+from typing import Any
+
+from apscheduler.schedulers.background import BackgroundScheduler
+from flask import Flask
+
+from webapp.db import get_engine
+from webapp.leader import LeaderLease
+from webapp.services import clock
+
+log = logging.getLogger(__name__)
+
+EXTENSION = "arbitre.scheduler"
+_DUE_PREFIX = "due:"
+
+
+class ArbitreScheduler:
+    def __init__(self, app: Flask) -> None:
+        self.app = app
+        self.lease = LeaderLease(
+            get_engine(app), ttl_seconds=float(app.config["LEADER_LEASE_SECONDS"])
+        )
+        self.is_leader = False
+        self.runs = 0  # completed run_due calls, for the console and tests
+        self._aps: BackgroundScheduler | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def running(self) -> bool:
+        return self._aps is not None and self._aps.running
+
+    def start(self) -> None:
+        """Try to become leader (catching up at once if so), then run in the background."""
+        if self.running:
+            return
+        self.heartbeat()
+        aps = BackgroundScheduler(
+            timezone=UTC,
+            job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": None},
+        )
+        aps.add_job(
+            self.heartbeat, "interval", id="leader",
+            seconds=float(self.app.config["LEADER_RENEW_SECONDS"]),
+        )
+        aps.add_job(
+            self.tick, "interval", id="tick",
+            seconds=float(self.app.config["SCHEDULER_TICK_SECONDS"]),
+        )
+        self._aps = aps
+        aps.start()
+        self._plan()
+
+    def shutdown(self, *, release: bool = True) -> None:
+        if self._aps is not None and self._aps.running:
+            self._aps.shutdown(wait=True)
+        self._aps = None
+        if self.is_leader and release:
+            self.lease.release()
+        self.is_leader = False
+
+    def heartbeat(self) -> None:
+        """Renew (or take) the lease; a new leader catches up immediately."""
+        try:
+            leader = self.lease.try_acquire()
+        except Exception:  # the database may be briefly unreachable: stay passive
+            log.exception("leader lease: renewal failed")
+            leader = False
+        became = leader and not self.is_leader
+        if self.is_leader and not leader:
+            log.warning("leader lease lost by %s", self.lease.holder)
+        self.is_leader = leader
+        if became:
+            log.info("scheduler leader: %s", self.lease.holder)
+            self.tick()
+        elif not leader:
+            self._drop_due_jobs()
+
+    def tick(self) -> None:
+        if not self.is_leader:
+            return
+        self.run_due()
+        self._plan()
+
+    def run_due(self, now: datetime | None = None) -> list[str]:
+        """Do what has fallen due; returns the actions taken (also in the audit log)."""
+        from webapp.services import lifecycle
+
+        with self._lock, self.app.app_context():
+            try:
+                done = lifecycle.run_due(now=now or clock.now())
+            except Exception:
+                log.exception("scheduled run failed; it is retried at the next tick")
+                return []
+            self.runs += 1
+            return done
+
+    def _job(self) -> None:
+        if self.is_leader:
+            self.run_due()
+            self._plan()
+
+    def _plan(self) -> None:
+        """One date job per upcoming instant (publication, reminders, deadline...)."""
+        from webapp.services import lifecycle
+
+        aps = self._aps
+        if aps is None or not aps.running or not self.is_leader:
+            return
+        with self.app.app_context():
+            instants = lifecycle.upcoming_instants(now=clock.now())
+        wanted = {_DUE_PREFIX + t.isoformat(): t for t in instants}
+        for job in aps.get_jobs():
+            if job.id.startswith(_DUE_PREFIX) and job.id not in wanted:
+                job.remove()
+        for job_id, when in wanted.items():
+            if aps.get_job(job_id) is None:
+                aps.add_job(self._job, "date", id=job_id, run_date=when)
+
+    def _drop_due_jobs(self) -> None:
+        if self._aps is None:
+            return
+        for job in self._aps.get_jobs():
+            if job.id.startswith(_DUE_PREFIX):
+                job.remove()
+
+    def planned(self) -> list[Any]:
+        return [] if self._aps is None else sorted(
+            j.next_run_time for j in self._aps.get_jobs() if j.id.startswith(_DUE_PREFIX)
+        )
+
+
+def init_app(app: Flask) -> None:
+    """Attach a scheduler; it starts only when asked (``arbitre serve``, or
+    ``SCHEDULER_AUTOSTART`` for ``gunicorn 'webapp:create_app()'``)."""
+    sched = ArbitreScheduler(app)
+    app.extensions[EXTENSION] = sched
+    if app.config.get("SCHEDULER_ENABLED") and app.config.get("SCHEDULER_AUTOSTART"):
+        sched.start()
+
+
+def get_scheduler(app: Flask) -> ArbitreScheduler:
+    sched: ArbitreScheduler = app.extensions[EXTENSION]
+    return sched

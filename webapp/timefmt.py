@@ -1,0 +1,37 @@
+"""Showing UTC instants to people: in the problem's IANA zone, French style."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
+from flask import Flask
+
+from webapp.models import DEFAULT_TIMEZONE
+
+
+def local(dt: datetime, tz: str | None = None) -> datetime:
+    return dt.astimezone(ZoneInfo(tz or DEFAULT_TIMEZONE))
+
+
+def format_local(dt: datetime | None, tz: str | None = None, *, seconds: bool = False) -> str:
+    """``12/05/2026 à 19:00:00 (Europe/Bucharest, UTC+03:00)``."""
+    if dt is None:
+        return ""
+    zone = tz or DEFAULT_TIMEZONE
+    loc = local(dt, zone)
+    offset = loc.strftime("%z")
+    offset = f"UTC{offset[:3]}:{offset[3:]}"
+    fmt = "%d/%m/%Y à %H:%M:%S" if seconds else "%d/%m/%Y à %H:%M"
+    return f"{loc.strftime(fmt)} ({zone}, {offset})"
+
+
+def format_utc(dt: datetime | None) -> str:
+    if dt is None:
+        return ""
+    return dt.astimezone(UTC).strftime("%d/%m/%Y à %H:%M:%S UTC")
+
+
+def init_app(app: Flask) -> None:
+    app.jinja_env.filters.setdefault("heure_locale", format_local)
+    app.jinja_env.filters.setdefault("heure_utc", format_utc)

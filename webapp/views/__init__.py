@@ -1,0 +1,13 @@
+"""The pages, one blueprint per audience: public, player, console (the arbitre's)."""
+
+from __future__ import annotations
+
+from flask import Flask
+
+
+def register_blueprints(app: Flask) -> None:
+    from webapp.views import console, player, public
+
+    app.register_blueprint(public.bp)
+    app.register_blueprint(player.bp)
+    app.register_blueprint(console.bp)

@@ -1,0 +1,222 @@
+"""What the three page blueprints share: template filters (times, statuses, game names), the
+view of a problem's letters per game type, the data of the interactive board, and loading
+a row or answering 404.
+
+Nothing here decides anything about a competition: that is the services' job. These helpers
+only turn stored values into what a page shows.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+from flask import Blueprint, abort
+from sqlmodel import Session, SQLModel
+
+from puzzles.problem import GameType
+from puzzles.problem import Problem as PuzzleProblem
+from scoring.layout import STANDARD_LAYOUT
+from scoring.tiles import JOKER, tileset
+from webapp.models import Problem, ProblemStatus
+from webapp.services import clock
+
+T = TypeVar("T", bound=SQLModel)
+
+STATUS_FR = {
+    ProblemStatus.DRAFT: "brouillon",
+    ProblemStatus.SCHEDULED: "programmé",
+    ProblemStatus.OPEN: "ouvert",
+    ProblemStatus.CLOSED: "clos",
+    ProblemStatus.VERIFIED: "vérifié",
+    ProblemStatus.PROVISIONAL: "classement provisoire",
+    ProblemStatus.FINAL: "classement définitif",
+    "open_appeal": "appel en cours",
+    "accepted": "accepté",
+    "rejected": "rejeté",
+    "pending": "en attente",
+    "sending": "en cours d'envoi",
+    "sent": "envoyé",
+    "failed": "échec",
+    "provisional": "provisoire",
+    "final": "définitif",
+}
+
+#: Statuses in which a problem is visible to the public.
+PUBLIC_STATUSES = (
+    ProblemStatus.OPEN,
+    ProblemStatus.CLOSED,
+    ProblemStatus.VERIFIED,
+    ProblemStatus.PROVISIONAL,
+    ProblemStatus.FINAL,
+)
+#: Statuses in which results (rankings, every player's report) are public.
+RESULTS_STATUSES = (ProblemStatus.PROVISIONAL, ProblemStatus.FINAL)
+
+
+def get_or_404(session: Session, model: type[T], ident: Any) -> T:
+    row = session.get(model, ident)
+    if row is None:
+        abort(404)
+    return row
+
+
+def iso_utc(dt: datetime | None) -> str:
+    """``2026-12-01T17:00:00Z`` for ``<time>`` elements and the JavaScript clock."""
+    if dt is None:
+        return ""
+    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def remaining(dt: datetime | None) -> str:
+    """Time left before ``dt``, for pages seen without JavaScript."""
+    if dt is None:
+        return ""
+    left = int((dt - clock.now()).total_seconds())
+    if left <= 0:
+        return "Délai écoulé"
+    days, rest = divmod(left, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes = rest // 60
+    prefix = f"{days} j " if days else ""
+    return f"Il reste {prefix}{hours:02d} h {minutes:02d} min"
+
+
+def status_fr(status: str) -> str:
+    return STATUS_FR.get(status, status)
+
+
+def game_label(game: str) -> str:
+    try:
+        return GameType(game).label
+    except ValueError:
+        return game
+
+
+def results_public(problem: Problem) -> bool:
+    return problem.status in RESULTS_STATUSES
+
+
+def puzzle_of(problem: Problem) -> PuzzleProblem | None:
+    """The ``puzzles`` problem stored in the row (None if the JSON cannot be read, so a
+    damaged row still shows its page with a notice instead of failing)."""
+    try:
+        return PuzzleProblem.from_dict(dict(problem.params))
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+@dataclass
+class GroupView:
+    label: str
+    letters: str
+
+
+@dataclass
+class LettersView:
+    """What the problem page shows as "the letters": a row, groups, a stock or a rack."""
+
+    kind: str
+    letters: str = ""
+    groups: list[GroupView] = field(default_factory=list)
+    counts: list[tuple[str, int]] = field(default_factory=list)
+    caption: str = ""
+    note: str = ""
+    values: dict[str, int] = field(default_factory=dict)
+
+
+def _sorted_counts(counter: Counter[str]) -> list[tuple[str, int]]:
+    return sorted(
+        ((k, v) for k, v in counter.items() if v > 0), key=lambda kv: (kv[0] == JOKER, kv[0])
+    )
+
+
+def letters_view(pz: PuzzleProblem) -> LettersView:
+    ts = tileset(pz.lang)
+    values = dict(ts.points)
+    values[JOKER] = 0
+    g = pz.game
+    if g is GameType.RANGEE:
+        return LettersView("row", letters=pz.row, values=values)
+    if g.uses_groups:
+        groups = []
+        for i, letters in enumerate(pz.groups, start=1):
+            label = f"{i}"
+            if g.is_consonant_variant and pz.group_sizes:
+                label = f"{i} (→ {pz.group_size(i)})"
+            groups.append(GroupView(label, letters))
+        note = ""
+        if g.is_consonant_variant and pz.pool:
+            note = (
+                "Consonnes annoncées ; chaque groupe se complète avec les lettres de la réserve "
+                f"(entre parenthèses, la taille du groupe complété) : {pz.pool}."
+            )
+        elif g.is_anticipation and pz.order:
+            note = "L'ordre de tirage des groupes est tenu secret jusqu'à la fin du délai."
+        return LettersView("groups", groups=groups, note=note, values=values)
+    if g is GameType.SUPERSCRABBLE:
+        return LettersView(
+            "rack", letters=pz.rack, values=values,
+            caption="Le tirage (7 lettres) à placer en scrabble sur la grille donnée :",
+        )
+    if g is GameType.SUPERSCRABBLE_INCOMPLET:
+        return LettersView(
+            "rack", letters=pz.rack, values=values,
+            caption=(
+                "Le tirage (7 lettres). Construisez votre grille avec les autres lettres du "
+                "sac, puis placez ce tirage en scrabble le plus de fois possible :"
+            ),
+        )
+    stock = pz.construction_stock()
+    if g is GameType.INTEGRAL_PARTIEL:
+        return LettersView(
+            "rack", letters="".join(sorted(pz.stock, key=lambda c: (c == JOKER, c))),
+            values=values, caption=f"Les {len(pz.stock)} lettres tirées :",
+        )
+    return LettersView(
+        "stock", counts=_sorted_counts(stock), values=values,
+        caption=f"Le sac entier : {sum(stock.values())} lettres, jokers compris.",
+    )
+
+
+def board_data(pz: PuzzleProblem) -> dict[str, Any]:
+    """The JSON the interactive board reads (see static/js/board.js)."""
+    ts = tileset(pz.lang)
+    layout = STANDARD_LAYOUT
+    g = pz.game
+    if g is GameType.RANGEE:
+        stock: Counter[str] | None = Counter(pz.row)
+    elif g.uses_groups:
+        stock = Counter("".join(pz.groups) + pz.pool)
+    elif g is GameType.SUPERSCRABBLE:
+        stock = None
+    else:
+        stock = pz.construction_stock()
+    return {
+        "cgp": pz.board or "",
+        "layout": {
+            "letter_mult": list(layout.letter_mult),
+            "word_mult": list(layout.word_mult),
+            "center": layout.center,
+        },
+        "values": dict(ts.points),
+        "bingo_tiles": 7,
+        "bingo_bonus": 50,
+        "stock": dict(sorted(stock.items())) if stock is not None else None,
+        # In Superscrabble every scrabble is placed on the same given grid.
+        "accumulate": g is not GameType.SUPERSCRABBLE,
+        "header": [],
+    }
+
+
+def register_template_helpers(bp: Blueprint) -> None:
+    bp.add_app_template_filter(iso_utc, "iso_utc")
+    bp.add_app_template_filter(remaining, "remaining")
+    bp.add_app_template_filter(status_fr, "status_fr")
+    bp.add_app_template_filter(game_label, "game_label")
+
+    @bp.app_context_processor
+    def _now() -> dict[str, Any]:
+        return {"server_now": clock.now()}
