@@ -1,0 +1,681 @@
+"""The feuille de route: a player's sheet (header fields and ordered moves), its tolerant
+text format, its JSON form for programs, and the parser that never loses what it can read.
+
+Text format (docs/PUZZLES.md has the full description)::
+
+    Problème: frsc-2000-05
+    Joueur: Ion Popescu
+    Envoyé: 2000-05-12T18:55:00+03:00
+    Coup | Lettres | Réf. | Mot | Score | Cumul
+    1 ACEFHIR h8 FICHERA 82 82
+    2 SUW 15f WUS 84 166
+
+Fields may be separated by spaces, ``|``, ``;`` or tabs. A move line is: move number,
+optional group (``G5``), letters used (``?`` for a joker), reference, word (joker as
+lowercase, ``(X)`` or ``X0``), score, cumul — any of them may be missing; a reference may
+also follow the word. ``Passe`` plays nothing; ``Annuler coup(s) 3, 5`` cancels earlier moves
+before the next move's word. After a ``Scrabbles:`` line, lines are Superscrabble answers.
+
+:func:`parse_feuille` returns a :class:`ParsedFeuille` (everything readable plus
+line-numbered French errors); :func:`format_feuille` writes the canonical text, which parses
+back to the same :class:`Feuille`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from scoring.errors import EngineError
+from scoring.notation import fold_letter, format_ref, parse_ref, parse_word
+
+FORMAT_NAME = "arbitre-feuille"
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class FeuilleMove:
+    """One line of the sheet (one word, or a pass, or an annulment alone).
+
+    ``ref`` is canonical (``H8``/``8H``); ``word`` canonical (uppercase, joker lowercase);
+    ``letters`` the letters the player says he used (uppercase, joker ``?``). ``annul`` lists
+    the earlier moves this billet cancels, before its word is placed. In Anticipation, move 1
+    may have two lines with the same number (group 1 first). ``line`` is where it was read.
+    """
+
+    number: int
+    ref: str | None = None
+    word: str | None = None
+    letters: str | None = None
+    score: int | None = None
+    cumul: int | None = None
+    group: int | None = None
+    annul: tuple[int, ...] = ()
+    passed: bool = False
+    line: int = field(default=0, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"number": self.number}
+        for key in ("group", "letters", "ref", "word", "score", "cumul"):
+            value = getattr(self, key)
+            if value is not None:
+                d[key] = value
+        if self.passed:
+            d["passed"] = True
+        if self.annul:
+            d["annul"] = list(self.annul)
+        if self.line:
+            d["line"] = self.line
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> FeuilleMove:
+        return cls(
+            number=int(d["number"]),
+            ref=format_ref(parse_ref(d["ref"])) if d.get("ref") is not None else None,
+            word=parse_word(d["word"]) if d.get("word") is not None else None,
+            letters=_read_letters(d["letters"]) if d.get("letters") is not None else None,
+            score=_opt_int(d.get("score")),
+            cumul=_opt_int(d.get("cumul")),
+            group=_opt_int(d.get("group")),
+            annul=tuple(int(x) for x in d.get("annul", ())),
+            passed=bool(d.get("passed", False)),
+            line=int(d.get("line", 0)),
+        )
+
+
+@dataclass(frozen=True)
+class Feuille:
+    """A whole sheet. ``groups`` is an Anticipation aveugle player's own 15 groups
+    (``groups[0]`` is group 1); ``row`` the rangée he copied; ``scrabbles`` the Superscrabble
+    answers (and, in Superscrabble incomplet, ``moves`` is the construction)."""
+
+    moves: tuple[FeuilleMove, ...] = ()
+    scrabbles: tuple[FeuilleMove, ...] = ()
+    problem_id: str | None = None
+    player: str | None = None
+    submitted_at: datetime | None = None
+    row: str | None = None
+    groups: tuple[str, ...] = ()
+    extra: tuple[tuple[str, str], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"format": FORMAT_NAME, "version": FORMAT_VERSION}
+        if self.problem_id is not None:
+            d["problem"] = self.problem_id
+        if self.player is not None:
+            d["player"] = self.player
+        if self.submitted_at is not None:
+            d["submitted_at"] = self.submitted_at.isoformat()
+        if self.row is not None:
+            d["row"] = self.row
+        if self.groups:
+            d["groups"] = list(self.groups)
+        if self.extra:
+            d["extra"] = [list(kv) for kv in self.extra]
+        d["moves"] = [m.to_dict() for m in self.moves]
+        if self.scrabbles:
+            d["scrabbles"] = [m.to_dict() for m in self.scrabbles]
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Feuille:
+        sub = d.get("submitted_at")
+        return cls(
+            moves=tuple(FeuilleMove.from_dict(m) for m in d.get("moves", ())),
+            scrabbles=tuple(FeuilleMove.from_dict(m) for m in d.get("scrabbles", ())),
+            problem_id=d.get("problem"),
+            player=d.get("player"),
+            submitted_at=datetime.fromisoformat(sub) if sub else None,
+            row=_read_letters(d["row"]) if d.get("row") is not None else None,
+            groups=tuple(_read_letters(g) for g in d.get("groups", ())),
+            extra=tuple((str(k), str(v)) for k, v in d.get("extra", ())),
+        )
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=2) + "\n"
+
+    def to_text(self) -> str:
+        return format_feuille(self)
+
+
+@dataclass(frozen=True)
+class LineError:
+    """A problem found on one line (1-based; 0 for the sheet as a whole)."""
+
+    line: int
+    message: str
+    text: str = ""
+
+    def __str__(self) -> str:
+        return f"Ligne {self.line} : {self.message}" if self.line else self.message
+
+
+@dataclass(frozen=True)
+class ParsedFeuille:
+    """Everything readable in a sheet, and the errors (the caller keeps the raw text)."""
+
+    feuille: Feuille
+    errors: tuple[LineError, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+
+# --- helpers ----------------------------------------------------------------------------
+
+
+def _opt_int(value: object) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise TypeError(f"nombre attendu, reçu {value!r}")
+    return int(value)
+
+
+def _fold(text: str) -> str:
+    return "".join(fold_letter(c) for c in text).lower()
+
+
+_LETTERS_RE = re.compile(r"^[A-Za-z?*]+$")
+
+
+def _read_letters(text: str) -> str:
+    """Letters used: uppercase, joker ``?`` (``*`` also accepted). An all-lowercase field is
+    read as uppercase; in a mixed field a lowercase letter marks a joker."""
+    s = "".join(fold_letter(c) for c in "".join(text.split()))
+    if not _LETTERS_RE.match(s):
+        raise ValueError(f"lettres illisibles « {text} »")
+    mixed = any(c.isupper() for c in s) and any(c.islower() for c in s)
+    return "".join("?" if c in "?*" or (mixed and c.islower()) else c.upper() for c in s)
+
+
+_HEADER_RE = re.compile(r"^\s*([^\W\d_][^\W\d_ .'’-]*(?:[ .'’-]+[^\W\d_]+)*)\.?\s*[:=]\s*(.*)$")
+_ANNUL_RE = re.compile(
+    r"\bannul\w*(?:\s+(?:le|les))?\s+coups?(?:\(s\))?\s*(?:n[o°]s?\.?\s*)?:?\s*"
+    r"(?P<nums>\d[\d\s,;&+.-]*(?:\s*et\s*\d+)*)\s*$"
+)
+_NUM_RE = re.compile(r"^[+-]?\d+$")
+_GROUP_RE = re.compile(r"^(?:gr|gp|groupe|#)\.?\s*(\d{1,2})$", re.IGNORECASE)
+# ``G5`` is also the reference G5: it is a group only right after the move number and when
+# another reference follows on the line (or the line is a pass).
+_G_GROUP_RE = re.compile(r"^[Gg](\d{1,2})$")
+_UNITS = {"p", "p.", "pt", "pts", "pts.", "point", "points", "puncte", "="}
+_PASS_WORDS = {"passe", "pass", "passé", "paso"}
+_HEADER_KEYS = {
+    "probleme": "problem",
+    "problem": "problem",
+    "enonce": "problem",
+    "joueur": "player",
+    "nom": "player",
+    "player": "player",
+    "jucator": "player",
+    "envoye": "sent",
+    "envoi": "sent",
+    "envoye le": "sent",
+    "date d'envoi": "sent",
+    "rangee": "row",
+    "groupes": "groups",
+    "scrabbles": "scrabbles",
+    "solutions": "scrabbles",
+    "construction": "construction",
+    "coups": "construction",
+}
+_COLUMN_WORDS = ("coup", "lettre", "ref", "mot", "score", "cumul", "groupe", "tirage")
+_SPLIT_RE = re.compile(r"\s*[|;\t]\s*")
+
+
+def _is_ref(token: str) -> bool:
+    if not re.search(r"\d", token) or not re.search(r"[A-Oa-o]", token):
+        return False
+    try:
+        parse_ref(token)
+    except EngineError:
+        return False
+    return True
+
+
+def _parse_groups(value: str) -> tuple[str, ...]:
+    """``ABCD EFGHIJK ...``, ``1=ABCD 2=EFGHIJK`` or ``ABCD / EFGHIJK / ...``."""
+    parts = [p for p in re.split(r"[\s/,;|]+", value.strip()) if p]
+    numbered: dict[int, str] = {}
+    plain: list[str] = []
+    for p in parts:
+        m = re.match(r"^(\d{1,2})\s*[=:.)]\s*(.+)$", p)
+        if m:
+            numbered[int(m.group(1))] = _read_letters(m.group(2))
+        else:
+            plain.append(_read_letters(p))
+    if numbered and plain:
+        raise ValueError("mélange de groupes numérotés et non numérotés")
+    if numbered:
+        if sorted(numbered) != list(range(1, len(numbered) + 1)):
+            raise ValueError("les groupes doivent être numérotés à partir de 1 sans trou")
+        return tuple(numbered[i] for i in range(1, len(numbered) + 1))
+    return tuple(plain)
+
+
+def _parse_sent(value: str) -> datetime:
+    v = value.strip()
+    if "[" in v:
+        from puzzles.problem import ProblemError, parse_deadline
+
+        try:
+            return parse_deadline(v)
+        except ProblemError as exc:
+            raise ValueError(str(exc)) from None
+    return datetime.fromisoformat(v.replace("Z", "+00:00"))
+
+
+def _merge_spaced_refs(tokens: list[str]) -> list[str]:
+    """``H 8`` / ``8 H`` written with a space become one reference token, when a word
+    follows (so that ``H`` alone is not read as letters)."""
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        if i + 2 < len(tokens) and not any(
+            _is_ref(x) and not _G_GROUP_RE.match(x) for x in tokens
+        ):
+            nxt = tokens[i + 1]
+            joined = t + nxt
+            later_alpha = any(re.search(r"[A-Za-z]{2}", x) for x in tokens[i + 2 :])
+            single = (re.fullmatch(r"[A-Oa-o]", t) and re.fullmatch(r"\d{1,2}", nxt)) or (
+                re.fullmatch(r"\d{1,2}", t) and re.fullmatch(r"[A-Oa-o]", nxt)
+            )
+            if single and later_alpha and _is_ref(joined):
+                out.append(joined)
+                i += 2
+                continue
+        out.append(t)
+        i += 1
+    return out
+
+
+class _LineParser:
+    """Reads one move line into a :class:`FeuilleMove` plus French error messages."""
+
+    def __init__(self, line_no: int, text: str) -> None:
+        self.line_no = line_no
+        self.text = text
+        self.errors: list[str] = []
+
+    def parse(self, fallback_number: int, number_optional: bool = False) -> FeuilleMove | None:
+        raw = self.text.strip()
+        cells = [c for c in _SPLIT_RE.split(raw) if c] if _SPLIT_RE.search(raw) else None
+        tokens = cells if cells is not None else _merge_spaced_refs(raw.split())
+        if not tokens:
+            return None
+        number: int | None = None
+        first = tokens[0].rstrip(".)")
+        if re.fullmatch(r"\d{1,3}", first):
+            number = int(first)
+            tokens = tokens[1:]
+        group: int | None = None
+        if tokens and _G_GROUP_RE.match(tokens[0].strip()) and any(
+            _is_ref(t) or _fold(t.strip()) in _PASS_WORDS for t in tokens[1:]
+        ):
+            group = int(tokens[0].strip()[1:])
+            tokens = tokens[1:]
+        numbers: list[int | None] = []
+        alphas_before: list[str] = []
+        alphas_after: list[str] = []
+        ref: str | None = None
+        passed = False
+        seen_text = False
+        for tok in tokens:
+            t = tok.strip()
+            low = _fold(t)
+            gm = _GROUP_RE.match(t.replace(" ", ""))
+            if gm and not seen_text:
+                if group is not None:
+                    self.errors.append(f"deux numéros de groupe ({group} et {gm.group(1)}).")
+                group = int(gm.group(1))
+                continue
+            if _NUM_RE.match(t):
+                if seen_text:
+                    numbers.append(int(t))
+                elif group is None:
+                    group = int(t)
+                else:
+                    self.errors.append(f"nombre inattendu « {t} » avant le mot.")
+                continue
+            if t in ("-", "–", "—") and seen_text:
+                numbers.append(None)  # a score left blank before a written cumul
+                continue
+            if low in _UNITS or t in ("=", "+"):
+                continue
+            if low in _PASS_WORDS and ref is None:
+                passed = True
+                seen_text = True
+                continue
+            if ref is None and _is_ref(t):
+                ref = format_ref(parse_ref(t))
+                seen_text = True
+                continue
+            seen_text = True
+            (alphas_after if ref is not None else alphas_before).append(t)
+        if number is None:
+            number = fallback_number
+            if not number_optional and (ref is not None or alphas_before or alphas_after or passed):
+                self.errors.append(f"numéro de coup manquant (lu comme le coup {number}).")
+        letters_tok: str | None = None
+        word_tok: str | None = None
+        if passed:
+            if alphas_before or alphas_after:
+                self.errors.append("« Passe » ne s'accompagne d'aucun mot.")
+        elif ref is not None:
+            if len(alphas_before) > 1 or len(alphas_after) > 1:
+                self.errors.append(
+                    "trop de champs : attendu lettres, référence, mot, score, cumul."
+                )
+            if alphas_before and alphas_after:
+                letters_tok, word_tok = alphas_before[0], alphas_after[-1]
+            elif alphas_after:
+                word_tok = alphas_after[0]
+            elif len(alphas_before) >= 2:
+                letters_tok, word_tok = alphas_before[0], alphas_before[1]
+            elif alphas_before:
+                word_tok = alphas_before[0]
+            else:
+                self.errors.append("mot manquant après la référence.")
+        else:
+            if len(alphas_before) >= 2:
+                letters_tok, word_tok = alphas_before[0], alphas_before[1]
+            elif alphas_before:
+                word_tok = alphas_before[0]
+            if word_tok is None and not numbers:
+                self.errors.append(
+                    "coup illisible : attendu numéro, lettres, référence (H8 ou 8H), mot, "
+                    "score, cumul."
+                )
+            else:
+                self.errors.append("référence manquante ou illisible (attendu par exemple H8 "
+                                   "pour un mot horizontal, 8H pour un mot vertical).")
+        letters: str | None = None
+        if letters_tok is not None:
+            try:
+                letters = _read_letters(letters_tok)
+            except ValueError:
+                self.errors.append(
+                    f"lettres utilisées « {letters_tok} » illisibles (attendu des lettres, "
+                    "? pour un joker)."
+                )
+        word: str | None = None
+        if word_tok is not None:
+            try:
+                word = parse_word(word_tok)
+            except EngineError as exc:
+                self.errors.append(str(exc))
+        score = numbers[0] if numbers else None
+        cumul = numbers[1] if len(numbers) > 1 else None
+        if len(numbers) > 2:
+            self.errors.append(
+                f"nombres en trop ({', '.join(str(n) for n in numbers[2:])}) : "
+                "attendu seulement score et cumul."
+            )
+        return FeuilleMove(
+            number=number,
+            ref=ref,
+            word=word,
+            letters=letters,
+            score=score,
+            cumul=cumul,
+            group=group,
+            passed=passed,
+            line=self.line_no,
+        )
+
+
+def _annul_numbers(nums: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", nums))
+
+
+def parse_feuille(text: str) -> ParsedFeuille:
+    """Read a sheet (text, or the JSON form when it starts with ``{``). Never raises."""
+    if text.lstrip().startswith("{"):
+        return parse_feuille_json(text)
+    errors: list[LineError] = []
+    moves: list[FeuilleMove] = []
+    scrabbles: list[FeuilleMove] = []
+    problem_id = player = row = None
+    submitted: datetime | None = None
+    groups: tuple[str, ...] = ()
+    numbered_groups: dict[int, str] = {}
+    extra: list[tuple[str, str]] = []
+    in_scrabbles = False
+    # An "Annuler coup(s)" line waits for the billet it belongs to: (line, number, moves).
+    pending: list[tuple[int, int | None, tuple[int, ...]]] = []
+
+    def err(line: int, message: str, raw: str) -> None:
+        errors.append(LineError(line, message, raw))
+
+    def add_move(m: FeuilleMove) -> None:
+        nonlocal pending
+        target = scrabbles if in_scrabbles else moves
+        annul: list[int] = list(m.annul)
+        keep: list[tuple[int, int | None, tuple[int, ...]]] = []
+        for item in pending:
+            if item[1] is None or item[1] == m.number:
+                annul.extend(item[2])
+            else:
+                keep.append(item)
+        for line, number, nums in keep:
+            moves.append(FeuilleMove(number or m.number, annul=nums, line=line))
+        pending = []
+        if annul:
+            m = FeuilleMove(
+                m.number, m.ref, m.word, m.letters, m.score, m.cumul, m.group,
+                tuple(annul), m.passed, m.line,
+            )
+        target.append(m)
+
+    for line_no, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip().lstrip("\ufeff")
+        if not line or line.startswith("#") or re.fullmatch(r"[-=_*|+ ]+", line):
+            continue
+        folded = _fold(line)
+        am = _ANNUL_RE.search(folded)
+        if am:
+            nums = _annul_numbers(am.group("nums"))
+            before = line[: am.start()].strip(" |;\t")
+            if before and not re.fullmatch(r"\d{1,3}[.)]?", before):
+                # a move written on the same line as its annulment
+                lp = _LineParser(line_no, before)
+                mv = lp.parse(len(moves) + 1)
+                for msg in lp.errors:
+                    err(line_no, msg, raw)
+                if mv is not None:
+                    pending.append((line_no, mv.number, nums))
+                    add_move(mv)
+                continue
+            number = int(before.rstrip(".)")) if before else None
+            pending.append((line_no, number, nums))
+            continue
+        hm = _HEADER_RE.match(line)
+        if hm and not re.search(r"\d", hm.group(1)):
+            key = _fold(hm.group(1)).strip()
+            value = hm.group(2).strip()
+            gk = re.fullmatch(r"groupe\s*(\d{1,2})", key)
+            kind = _HEADER_KEYS.get(key)
+            if gk:
+                try:
+                    numbered_groups[int(gk.group(1))] = _read_letters(value)
+                except ValueError:
+                    err(line_no, f"groupe {gk.group(1)} illisible (attendu des lettres).", raw)
+            elif kind == "problem":
+                problem_id = value
+            elif kind == "player":
+                player = value
+            elif kind == "sent":
+                try:
+                    submitted = _parse_sent(value)
+                except ValueError:
+                    err(
+                        line_no,
+                        f"date d'envoi « {value} » illisible (attendu par exemple "
+                        "2000-05-12T18:55:00+03:00).",
+                        raw,
+                    )
+            elif kind == "row":
+                try:
+                    row = _read_letters(value)
+                except ValueError:
+                    err(line_no, "rangée illisible (attendu des lettres, ? pour un joker).", raw)
+            elif kind == "groups":
+                try:
+                    groups = _parse_groups(value)
+                except ValueError as exc:
+                    err(line_no, f"groupes illisibles : {exc}.", raw)
+            elif kind == "scrabbles":
+                in_scrabbles = True
+            elif kind == "construction":
+                in_scrabbles = False
+            else:
+                extra.append((hm.group(1).strip(), value))
+            continue
+        words = re.findall(r"[a-z]+", folded)
+        if words and not re.search(r"\d", folded) and sum(
+            any(w.startswith(c) for c in _COLUMN_WORDS) for w in words
+        ) >= 2:
+            continue  # the column titles: Coup | Lettres | Réf. | Mot | Score | Cumul
+        lp = _LineParser(line_no, line)
+        target = scrabbles if in_scrabbles else moves
+        fallback = (target[-1].number + 1) if target else 1
+        mv = lp.parse(fallback, number_optional=in_scrabbles)
+        for msg in lp.errors:
+            err(line_no, msg, raw)
+        if mv is not None:
+            add_move(mv)
+    if pending:
+        for line_no, number, nums in pending:
+            if number is None and moves:
+                last = moves[-1]
+                moves[-1] = FeuilleMove(
+                    last.number, last.ref, last.word, last.letters, last.score, last.cumul,
+                    last.group, last.annul + nums, last.passed, last.line,
+                )
+            else:
+                moves.append(FeuilleMove(number or 1, annul=nums, line=line_no))
+    if numbered_groups:
+        if groups:
+            errors.append(LineError(0, "groupes donnés deux fois (« Groupes: » et « Groupe N: »)."))
+        elif sorted(numbered_groups) != list(range(1, len(numbered_groups) + 1)):
+            errors.append(LineError(0, "les groupes doivent être numérotés de 1 à 15 sans trou."))
+        else:
+            groups = tuple(numbered_groups[i] for i in range(1, len(numbered_groups) + 1))
+    if not moves and not scrabbles:
+        errors.append(LineError(0, "La feuille ne contient aucun coup lisible."))
+    feuille = Feuille(
+        moves=tuple(moves),
+        scrabbles=tuple(scrabbles),
+        problem_id=problem_id,
+        player=player,
+        submitted_at=submitted,
+        row=row,
+        groups=groups,
+        extra=tuple(extra),
+    )
+    return ParsedFeuille(feuille, tuple(errors))
+
+
+def parse_feuille_json(text: str) -> ParsedFeuille:
+    """Read the JSON form; errors come back as :class:`LineError` (never raises)."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return ParsedFeuille(
+            Feuille(), (LineError(exc.lineno, f"JSON illisible ({exc.msg}), colonne {exc.colno}."),)
+        )
+    if not isinstance(data, dict):
+        return ParsedFeuille(Feuille(), (LineError(0, "Une feuille JSON est un objet."),))
+    errors: list[LineError] = []
+    moves: list[FeuilleMove] = []
+    scrabbles: list[FeuilleMove] = []
+    for key, target in (("moves", moves), ("scrabbles", scrabbles)):
+        items = data.get(key, [])
+        if not isinstance(items, list):
+            errors.append(LineError(0, f"« {key} » doit être une liste."))
+            continue
+        for i, item in enumerate(items, start=1):
+            try:
+                if not isinstance(item, dict):
+                    raise TypeError("objet attendu")
+                target.append(FeuilleMove.from_dict(item))
+            except (EngineError, KeyError, TypeError, ValueError) as exc:
+                errors.append(LineError(0, f"{key}[{i}] illisible : {exc}."))
+    head = {k: v for k, v in data.items() if k not in ("moves", "scrabbles")}
+    try:
+        feuille = Feuille.from_dict(head)
+    except (EngineError, KeyError, TypeError, ValueError) as exc:
+        errors.append(LineError(0, f"En-tête illisible : {exc}."))
+        feuille = Feuille()
+    feuille = Feuille(
+        tuple(moves), tuple(scrabbles), feuille.problem_id, feuille.player,
+        feuille.submitted_at, feuille.row, feuille.groups, feuille.extra,
+    )
+    if not moves and not scrabbles:
+        errors.append(LineError(0, "La feuille ne contient aucun coup lisible."))
+    return ParsedFeuille(feuille, tuple(errors))
+
+
+def _format_move(m: FeuilleMove) -> list[str]:
+    lines: list[str] = []
+    if m.annul:
+        lines.append(f"{m.number} Annuler coups {', '.join(map(str, m.annul))}")
+    if m.word is None and not m.passed and m.ref is None:
+        if not m.annul:
+            lines.append(f"{m.number}")
+        return lines
+    cells = [str(m.number)]
+    if m.group is not None:
+        cells.append(f"G{m.group}")
+    if m.passed:
+        cells.append("Passe")
+    else:
+        if m.letters:
+            cells.append(m.letters)
+        if m.ref is not None:
+            cells.append(m.ref)
+        if m.word is not None:
+            cells.append(m.word)
+    if m.score is not None:
+        cells.append(str(m.score))
+        if m.cumul is not None:
+            cells.append(str(m.cumul))
+    elif m.cumul is not None:
+        cells.append("-")
+        cells.append(str(m.cumul))
+    lines.append(" | ".join(cells))
+    return lines
+
+
+def format_feuille(feuille: Feuille) -> str:
+    """The canonical text of a sheet (what :func:`parse_feuille` reads back identically)."""
+    out: list[str] = []
+    if feuille.problem_id is not None:
+        out.append(f"Problème: {feuille.problem_id}")
+    if feuille.player is not None:
+        out.append(f"Joueur: {feuille.player}")
+    if feuille.submitted_at is not None:
+        out.append(f"Envoyé: {feuille.submitted_at.isoformat()}")
+    if feuille.row is not None:
+        out.append(f"Rangée: {feuille.row}")
+    if feuille.groups:
+        out.append(
+            "Groupes: " + " ".join(f"{i}={g}" for i, g in enumerate(feuille.groups, start=1))
+        )
+    for key, value in feuille.extra:
+        out.append(f"{key}: {value}")
+    out.append("Coup | Groupe | Lettres | Réf. | Mot | Score | Cumul")
+    for m in feuille.moves:
+        out.extend(_format_move(m))
+    if feuille.scrabbles:
+        out.append("Scrabbles:")
+        for m in feuille.scrabbles:
+            out.extend(_format_move(m))
+    return "\n".join(out) + "\n"

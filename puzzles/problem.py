@@ -1,0 +1,447 @@
+"""Problems: the game types of the FRSc originals (composition, anticipation and their
+variants) and the :class:`Problem` value that describes one instance, with its JSON file form.
+
+A problem names its tile set (``fr``/``ro``), the lexicon it is judged with (name, and once
+published its sha256 and word count), its time limit, its deadline (an instant with its IANA
+time zone) and the letters the game needs (stock, row, groups, pool, board, rack). The file
+format is documented in docs/PUZZLES.md; :func:`load_problem` reads it with French errors.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from scoring.board import Board
+from scoring.errors import CGPError
+from scoring.tiles import JOKER, TileSet, tileset
+
+FORMAT_NAME = "arbitre-probleme"
+FORMAT_VERSION = 1
+
+
+class GameType(StrEnum):
+    """Every game type a problem can be (RULES §6–§7)."""
+
+    INTEGRAL = "integral"
+    INTEGRAL_PARTIEL = "integral_partiel"
+    RANGEE = "rangee"
+    ANTICIPATION = "anticipation"
+    ANTICIPATION_AVOCALIQUE = "anticipation_avocalique"
+    EXCLUSIF_RESISTANCE = "exclusif_resistance"
+    EXCLUSIF_FOND = "exclusif_fond"
+    ANTICIPATION_AVEUGLE = "anticipation_aveugle"
+    SERIE_MAXIMAUX = "serie_maximaux"
+    SERIE_MAXIMAUX_CONSONNES = "serie_maximaux_consonnes"
+    SUPERSCRABBLE = "superscrabble"
+    SUPERSCRABBLE_INCOMPLET = "superscrabble_incomplet"
+    N_SCRABBLE = "n_scrabble"
+    N_SCRABBLE_CONSONNES = "n_scrabble_consonnes"
+
+    @property
+    def label(self) -> str:
+        """The French name players know."""
+        return GAME_LABELS[self]
+
+    @property
+    def is_anticipation(self) -> bool:
+        return self in ANTICIPATION_FAMILY
+
+    @property
+    def is_consonant_variant(self) -> bool:
+        """Only the consonants are announced; players complete from a pool (RULES §6.2)."""
+        return self in (
+            GameType.ANTICIPATION_AVOCALIQUE,
+            GameType.SERIE_MAXIMAUX_CONSONNES,
+            GameType.N_SCRABBLE_CONSONNES,
+        )
+
+    @property
+    def ranking_points(self) -> bool:
+        """Scores are ranking points, and warnings convert by RULES §5.3's second row."""
+        return self in (
+            GameType.SUPERSCRABBLE,
+            GameType.SUPERSCRABBLE_INCOMPLET,
+            GameType.EXCLUSIF_RESISTANCE,
+        )
+
+    @property
+    def uses_groups(self) -> bool:
+        return self in ANTICIPATION_FAMILY or self in (
+            GameType.SERIE_MAXIMAUX,
+            GameType.SERIE_MAXIMAUX_CONSONNES,
+            GameType.N_SCRABBLE,
+            GameType.N_SCRABBLE_CONSONNES,
+        )
+
+
+GAME_LABELS: dict[GameType, str] = {
+    GameType.INTEGRAL: "Scrabble intégral",
+    GameType.INTEGRAL_PARTIEL: "Intégral partiel",
+    GameType.RANGEE: "Intégral sur rangée de lettres",
+    GameType.ANTICIPATION: "Anticipation",
+    GameType.ANTICIPATION_AVOCALIQUE: "Anticipation avocalique",
+    GameType.EXCLUSIF_RESISTANCE: "Scrabble exclusif – résistance",
+    GameType.EXCLUSIF_FOND: "Scrabble exclusif – fond",
+    GameType.ANTICIPATION_AVEUGLE: "Anticipation aveugle",
+    GameType.SERIE_MAXIMAUX: "Série de maximaux",
+    GameType.SERIE_MAXIMAUX_CONSONNES: "Série de maximaux (consonnes annoncées)",
+    GameType.SUPERSCRABBLE: "Superscrabble",
+    GameType.SUPERSCRABBLE_INCOMPLET: "Superscrabble incomplet",
+    GameType.N_SCRABBLE: "N-Scrabble",
+    GameType.N_SCRABBLE_CONSONNES: "N-Scrabble (consonnes annoncées)",
+}
+
+ANTICIPATION_FAMILY = frozenset(
+    {
+        GameType.ANTICIPATION,
+        GameType.ANTICIPATION_AVOCALIQUE,
+        GameType.EXCLUSIF_RESISTANCE,
+        GameType.EXCLUSIF_FOND,
+        GameType.ANTICIPATION_AVEUGLE,
+    }
+)
+
+#: Minutes per Anticipation move (RULES §6.1): moves 1–4, 5–8, 9–12, 13–14.
+ANTICIPATION_MOVE_MINUTES = (10, 10, 10, 10, 8, 8, 8, 8, 6, 6, 6, 6, 4, 4)
+
+
+def anticipation_move_minutes(move: int) -> int:
+    """Thinking time of Anticipation move ``move`` (1–14)."""
+    return ANTICIPATION_MOVE_MINUTES[move - 1]
+
+
+def partiel_minutes(n: int) -> int:
+    """Time for an Intégral partiel of ``n`` letters (RULES §7.2)."""
+    if n <= 25:
+        return 60
+    if n <= 30:
+        return 75
+    return 90
+
+
+def rangee_minutes(n: int) -> int:
+    """Time for a rangée of ``n`` letters (RULES §7.3)."""
+    if n <= 35:
+        return 60
+    if n <= 40:
+        return 75
+    return 90
+
+
+def first_group_size(lang: str) -> int:
+    """Anticipation group 1: 4 letters in French, 2 in Romanian (RULES §6.1, §10)."""
+    return 2 if lang == "ro" else 4
+
+
+@dataclass(frozen=True)
+class LexiconRef:
+    """Which word list judges a problem. ``sha256``/``word_count`` are optional until the
+    problem is published; when given, the verifier checks them against the list it uses."""
+
+    name: str
+    sha256: str | None = None
+    word_count: int | None = None
+
+
+class ProblemError(ValueError):
+    """A problem file that cannot be read or is inconsistent (French message)."""
+
+
+_DEADLINE_RE = re.compile(r"^\s*(?P<instant>[^\[\s]+(?:[ T][^\[\s]+)?)\s*\[(?P<zone>[^\]]+)\]\s*$")
+
+
+def parse_deadline(text: str) -> datetime:
+    """Read ``2000-05-12T19:00:00+03:00[Europe/Bucharest]`` (RFC 9557 style) or the same
+    without the offset. The result is an aware datetime in the named zone."""
+    m = _DEADLINE_RE.match(text)
+    if not m:
+        raise ProblemError(
+            f"Échéance « {text} » illisible : attendu par exemple "
+            "2000-05-12T19:00:00+03:00[Europe/Bucharest]."
+        )
+    try:
+        zone = ZoneInfo(m.group("zone"))
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ProblemError(f"Fuseau horaire inconnu : « {m.group('zone')} ».") from None
+    try:
+        instant = datetime.fromisoformat(m.group("instant"))
+    except ValueError:
+        raise ProblemError(f"Date de l'échéance illisible : « {m.group('instant')} ».") from None
+    if instant.tzinfo is None:
+        return instant.replace(tzinfo=zone)
+    local = instant.astimezone(zone)
+    if local.utcoffset() != instant.utcoffset():
+        raise ProblemError(
+            f"Échéance « {text} » : le décalage ne correspond pas au fuseau {zone.key}."
+        )
+    return local
+
+
+def format_deadline(instant: datetime) -> str:
+    """The inverse of :func:`parse_deadline` (the zone must be a :class:`ZoneInfo`)."""
+    if not isinstance(instant.tzinfo, ZoneInfo):
+        raise ProblemError("L'échéance doit porter un fuseau horaire IANA (ZoneInfo).")
+    return f"{instant.isoformat()}[{instant.tzinfo.key}]"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem. Which letter fields are used depends on ``game``:
+
+    - ``stock``: Intégral (the whole set) and Intégral partiel (the N letters drawn);
+    - ``row``: the rangée, in draw order;
+    - ``groups``: Anticipation (``groups[0]`` is group 1), Série de maximaux, N-Scrabble.
+      In the consonant variants they hold the announced consonants only, ``group_sizes``
+      says how many letters each group is completed to and ``pool`` the letters players
+      complete them from;
+    - ``order``: Anticipation — the 7-letter group drawn by lot for each of the 14 moves
+      (move 1 also offers group 1); N-Scrabble — an imposed order (empty: free order);
+    - ``board`` (CGP) and ``rack``: Superscrabble; ``rack`` alone for Superscrabble
+      incomplet, built from the full set minus the rack (G12).
+
+    Letters are uppercase, the joker is ``?``.
+    """
+
+    id: str
+    game: GameType
+    lang: str = "fr"
+    title: str = ""
+    lexicon: LexiconRef | None = None
+    time_limit_minutes: int | None = None
+    deadline: datetime | None = None
+    stock: str = ""
+    row: str = ""
+    groups: tuple[str, ...] = ()
+    group_sizes: tuple[int, ...] = ()
+    pool: str = ""
+    order: tuple[int, ...] = ()
+    board: str = ""
+    rack: str = ""
+    seed: int | None = None
+    notes: str = field(default="", compare=False)
+
+    # --- derived ------------------------------------------------------------------------
+    @property
+    def tileset(self) -> TileSet:
+        return tileset(self.lang)
+
+    def construction_stock(self) -> Counter[str]:
+        """Letters the player may place in the stock-based games (Intégral family and the
+        construction of a Superscrabble incomplet)."""
+        if self.game is GameType.SUPERSCRABBLE_INCOMPLET:
+            bag = self.tileset.bag()
+            bag.subtract(Counter(self.rack))
+            return +bag
+        if self.game is GameType.INTEGRAL and not self.stock:
+            return self.tileset.bag()
+        return Counter(self.stock)
+
+    def initial_board(self) -> Board:
+        return Board.from_cgp(self.board) if self.board else Board()
+
+    def group_size(self, number: int) -> int:
+        """Letters group ``number`` (1-based) holds or is completed to."""
+        if self.group_sizes:
+            return self.group_sizes[number - 1]
+        return len(self.groups[number - 1])
+
+    def with_deadline(self, instant: datetime | None) -> Problem:
+        return replace(self, deadline=instant)
+
+    # --- consistency --------------------------------------------------------------------
+    def check(self) -> list[str]:
+        """French descriptions of every inconsistency (empty when the problem is sound)."""
+        errs: list[str] = []
+        if self.lang not in ("fr", "ro"):
+            return [f"Langue inconnue « {self.lang} » (attendu fr ou ro)."]
+        ts = self.tileset
+        bag = ts.bag()
+
+        def letters_ok(what: str, letters: str) -> None:
+            bad = sorted({c for c in letters if c != JOKER and c not in ts.points})
+            if bad:
+                errs.append(f"{what} : lettre(s) hors du jeu {ts.name} : {', '.join(bad)}.")
+                return
+            over = Counter(letters) - bag
+            if over:
+                extra = ", ".join(f"{k}×{v}" for k, v in sorted(over.items()))
+                errs.append(f"{what} : plus de lettres que le sac n'en contient ({extra}).")
+
+        g = self.game
+        if g in (GameType.INTEGRAL, GameType.INTEGRAL_PARTIEL):
+            letters_ok("Stock", self.stock)
+            if g is GameType.INTEGRAL_PARTIEL and not 21 <= len(self.stock) <= 35:
+                errs.append(f"Intégral partiel : {len(self.stock)} lettres (attendu 21 à 35).")
+        if g is GameType.RANGEE:
+            letters_ok("Rangée", self.row)
+            if not 31 <= len(self.row) <= 45:
+                errs.append(f"Rangée de {len(self.row)} lettres (attendu 31 à 45).")
+        if g.uses_groups and g is not GameType.ANTICIPATION_AVEUGLE:
+            letters_ok("Groupes", "".join(self.groups) + self.pool)
+            if g.is_anticipation:
+                want = [first_group_size(self.lang)] + [7] * 14
+                sizes = list(self.group_sizes) if self.group_sizes else [
+                    len(x) for x in self.groups
+                ]
+                if sizes != want:
+                    errs.append(
+                        f"Anticipation : tailles des groupes {sizes} (attendu {want[0]} puis "
+                        "14 groupes de 7)."
+                    )
+                if not g.is_consonant_variant and Counter("".join(self.groups)) != bag:
+                    errs.append("Anticipation : les 15 groupes doivent former le sac entier.")
+            elif not g.is_consonant_variant and any(len(x) != 7 for x in self.groups):
+                errs.append("Chaque groupe doit avoir 7 lettres.")
+            if g.is_consonant_variant:
+                if any(ts.is_vowel(c) or c == JOKER for c in "".join(self.groups)):
+                    errs.append("Variante avocalique : les groupes ne portent que des consonnes.")
+                if len(self.group_sizes) != len(self.groups):
+                    errs.append("Variante avocalique : une taille par groupe est nécessaire.")
+        if g.is_anticipation:
+            if sorted(self.order) != list(range(2, 16)):
+                errs.append("Anticipation : l'ordre doit tirer chacun des groupes 2 à 15 une fois.")
+        elif self.order and sorted(self.order) != list(range(1, len(self.groups) + 1)):
+            errs.append("Ordre imposé : chaque groupe une fois.")
+        if g in (GameType.SUPERSCRABBLE, GameType.SUPERSCRABBLE_INCOMPLET):
+            letters_ok("Tirage", self.rack)
+            if len(self.rack) != 7:
+                errs.append(f"Superscrabble : tirage de {len(self.rack)} lettres (attendu 7).")
+        if g is GameType.SUPERSCRABBLE:
+            try:
+                board = Board.from_cgp(self.board)
+            except CGPError as exc:
+                errs.append(str(exc))
+            else:
+                on_board = Counter("?" if c.islower() else c for c in board.cells if c)
+                letters_ok("Grille et tirage", "".join(on_board.elements()) + self.rack)
+        return errs
+
+    # --- file form ----------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "format": FORMAT_NAME,
+            "version": FORMAT_VERSION,
+            "id": self.id,
+            "type": self.game.value,
+            "lang": self.lang,
+            "title": self.title,
+        }
+        if self.lexicon is not None:
+            lex: dict[str, Any] = {"name": self.lexicon.name}
+            if self.lexicon.sha256 is not None:
+                lex["sha256"] = self.lexicon.sha256
+            if self.lexicon.word_count is not None:
+                lex["word_count"] = self.lexicon.word_count
+            d["lexicon"] = lex
+        if self.time_limit_minutes is not None:
+            d["time_limit_minutes"] = self.time_limit_minutes
+        if self.deadline is not None:
+            d["deadline"] = format_deadline(self.deadline)
+        for key in ("stock", "row", "pool", "board", "rack", "notes"):
+            value = getattr(self, key)
+            if value:
+                d[key] = value
+        if self.groups:
+            d["groups"] = list(self.groups)
+        if self.group_sizes:
+            d["group_sizes"] = list(self.group_sizes)
+        if self.order:
+            d["order"] = list(self.order)
+        if self.seed is not None:
+            d["seed"] = self.seed
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Problem:
+        if d.get("format", FORMAT_NAME) != FORMAT_NAME:
+            raise ProblemError(f"Ce fichier n'est pas un problème Arbitre ({d.get('format')!r}).")
+        try:
+            game = GameType(d["type"])
+        except KeyError:
+            raise ProblemError("Champ « type » manquant.") from None
+        except ValueError:
+            known = ", ".join(t.value for t in GameType)
+            raise ProblemError(
+                f"Type de partie inconnu « {d['type']} » (connus : {known})."
+            ) from None
+        if "id" not in d:
+            raise ProblemError("Champ « id » manquant.")
+        lex = d.get("lexicon")
+        deadline = d.get("deadline")
+        try:
+            return cls(
+                id=str(d["id"]),
+                game=game,
+                lang=str(d.get("lang", "fr")),
+                title=str(d.get("title", "")),
+                lexicon=LexiconRef(
+                    str(lex["name"]), lex.get("sha256"), lex.get("word_count")
+                ) if lex else None,
+                time_limit_minutes=d.get("time_limit_minutes"),
+                deadline=parse_deadline(deadline) if deadline else None,
+                stock=_letters(d.get("stock", "")),
+                row=_letters(d.get("row", "")),
+                groups=tuple(_letters(x) for x in d.get("groups", ())),
+                group_sizes=tuple(int(x) for x in d.get("group_sizes", ())),
+                pool=_letters(d.get("pool", "")),
+                order=tuple(int(x) for x in d.get("order", ())),
+                board=str(d.get("board", "")),
+                rack=_letters(d.get("rack", "")),
+                seed=d.get("seed"),
+                notes=str(d.get("notes", "")),
+            )
+        except (TypeError, KeyError) as exc:
+            raise ProblemError(f"Problème mal formé : {exc}.") from None
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=2) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> Problem:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ProblemError(
+                f"Ligne {exc.lineno} : JSON illisible ({exc.msg}), colonne {exc.colno}."
+            ) from None
+        if not isinstance(data, dict):
+            raise ProblemError("Un problème est un objet JSON.")
+        return cls.from_dict(data)
+
+
+def _letters(value: object) -> str:
+    """Letters as stored: uppercase, joker ``?``; spaces ignored."""
+    if not isinstance(value, str):
+        raise TypeError(f"lettres attendues, reçu {value!r}")
+    return "".join(value.split()).upper()
+
+
+def load_problem(path: str | Path) -> Problem:
+    """Read a problem file; raises :class:`ProblemError` with a French message, including
+    the inconsistencies :meth:`Problem.check` finds."""
+    p = Path(path)
+    try:
+        text = p.read_text("utf-8")
+    except OSError as exc:
+        raise ProblemError(f"Impossible de lire {p} : {exc.strerror}.") from None
+    problem = Problem.from_json(text)
+    errs = problem.check()
+    if errs:
+        raise ProblemError(f"{p} : " + " ".join(errs))
+    return problem
+
+
+def dump_problem(problem: Problem, path: str | Path | None = None) -> str:
+    """The problem's JSON text; also written to ``path`` when given."""
+    text = problem.to_json()
+    if path is not None:
+        Path(path).write_text(text, "utf-8")
+    return text
