@@ -104,6 +104,11 @@ def db_session(app: Flask) -> Iterator[Session]:
 
 
 @pytest.fixture
+def frozen_start() -> datetime:
+    return FROZEN_START
+
+
+@pytest.fixture
 def frozen_clock() -> Iterator[time_machine.Coordinates]:
     """The clock stands still at :data:`FROZEN_START`; move it with ``.move_to`` / ``.shift``."""
     with time_machine.travel(FROZEN_START, tick=False) as traveller:

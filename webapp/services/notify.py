@@ -98,3 +98,136 @@ def enqueue(
             select(OutboxMessage).where(OutboxMessage.dedupe_key == dedupe_key)
         ).one()
     return msg
+
+
+# --- the scheduled notices -------------------------------------------------------------------
+
+
+def _deliverable(player: Player) -> bool:
+    """Players whose address keeps bouncing get no automatic mail until it is fixed."""
+    limit = int(_setting("BOUNCE_LIMIT", 3))
+    return player.active and player.bounce_count < limit
+
+
+def _problem_url(problem: Any) -> str | None:
+    base = _setting("BASE_URL", None)
+    return f"{base.rstrip('/')}/problemes/{problem.code}" if base else None
+
+
+def publication_notices(*, session: Session, problem: Any, players: list[Player]) -> int:
+    """One publication notice per player (idempotent); returns how many were new."""
+    from webapp.timefmt import format_local
+
+    new = 0
+    for p in players:
+        if not _deliverable(p):
+            continue
+        key = f"publication:{problem.code}:{p.id}"
+        before = _exists(session, key)
+        enqueue(
+            session=session, kind=OutboxKind.PUBLICATION, to_addr=p.email,
+            template="publication",
+            context={
+                "player_name": p.name,
+                "problem_title": f"{problem.title} ({problem.code})",
+                "deadline": format_local(problem.deadline_at, problem.timezone),
+                "problem_text": problem_statement(problem),
+                "submission_address": submission_address(p),
+                "subject_hint": problem.code,
+                "problem_url": _problem_url(problem),
+            },
+            dedupe_key=key, player_id=p.id,
+        )
+        new += 0 if before else 1
+    return new
+
+
+def reminders(
+    *, session: Session, problem: Any, players: list[Player], days_left: int
+) -> int:
+    """J-``days_left`` reminders to ``players`` (those without a sheet); idempotent."""
+    from webapp.timefmt import format_local
+
+    new = 0
+    for p in players:
+        if not _deliverable(p):
+            continue
+        key = f"reminder:J-{days_left}:{problem.code}:{p.id}"
+        before = _exists(session, key)
+        enqueue(
+            session=session, kind=OutboxKind.REMINDER, to_addr=p.email, template="reminder",
+            context={
+                "player_name": p.name,
+                "problem_title": f"{problem.title} ({problem.code})",
+                "deadline": format_local(problem.deadline_at, problem.timezone),
+                "days_left": days_left,
+                "submitted": False,
+                "submission_address": submission_address(p),
+                "subject_hint": problem.code,
+                "problem_url": _problem_url(problem),
+            },
+            dedupe_key=key, player_id=p.id,
+        )
+        new += 0 if before else 1
+    return new
+
+
+def results_notices(
+    *, session: Session, problem: Any, ranking: Any, personal: Mapping[int, Mapping[str, Any]],
+    players: Mapping[int, Player],
+) -> int:
+    """Results (personal report + ranking) to every player who sent a sheet; idempotent per
+    ranking kind."""
+    rows = [
+        {"rank": r["rank"], "name": r["name"], "score": r["score"], "percent": r.get("percent")}
+        for r in ranking.rows
+    ]
+    new = 0
+    for player_id, info in personal.items():
+        p = players[player_id]
+        if not _deliverable(p):
+            continue
+        key = f"results:{ranking.kind}:{problem.code}:{player_id}"
+        before = _exists(session, key)
+        title = f"{problem.title} ({problem.code})"
+        if ranking.kind == "provisional":
+            title += " — classement provisoire"
+        enqueue(
+            session=session, kind=OutboxKind.RESULTS, to_addr=p.email, template="results",
+            context={
+                "player_name": p.name,
+                "problem_title": title,
+                "ranking": rows,
+                "report_text": info.get("report_text"),
+                "final_score": info.get("final_score"),
+                "rank": info.get("rank"),
+                "participants": len(rows),
+                "results_url": _problem_url(problem),
+            },
+            dedupe_key=key, player_id=p.id,
+        )
+        new += 0 if before else 1
+    return new
+
+
+def _exists(session: Session, key: str) -> bool:
+    return session.exec(
+        select(OutboxMessage.id).where(OutboxMessage.dedupe_key == key)
+    ).first() is not None
+
+
+def problem_statement(problem: Any) -> str:
+    """The letters of a problem as text, for the publication mail."""
+    p = problem.params
+    lines = [f"Type : {problem.game}"]
+    for key, label in (("stock", "Lettres"), ("row", "Rangée"), ("rack", "Tirage"),
+                       ("pool", "Réserve")):
+        if p.get(key):
+            lines.append(f"{label} : {p[key]}")
+    for i, g in enumerate(p.get("groups", []), start=1):
+        lines.append(f"Groupe {i} : {g}")
+    if p.get("order"):
+        lines.append("Ordre des groupes : " + ", ".join(str(n) for n in p["order"]))
+    if p.get("board"):
+        lines.append(f"Grille (CGP) : {p['board']}")
+    return "\n".join(lines)

@@ -1,0 +1,67 @@
+"""Appeals: a player contests his verification during the appeal window; the arbitre
+answers (and, if he agrees, issues a ruling and re-runs the verification)."""
+
+from __future__ import annotations
+
+from sqlmodel import Session
+
+from webapp.models import (
+    Appeal,
+    AppealStatus,
+    Arbitre,
+    Player,
+    Problem,
+    ProblemStatus,
+    Submission,
+    Verification,
+)
+from webapp.services import audit, clock
+
+
+class AppealRefused(Exception):
+    """French message for the player."""
+
+
+def file_appeal(
+    *, session: Session, player: Player, verification: Verification, text: str
+) -> Appeal:
+    sub = session.get(Submission, verification.submission_id)
+    if sub is None or sub.player_id != player.id:
+        raise AppealRefused("Cette vérification ne concerne pas votre feuille.")
+    problem = session.get(Problem, sub.problem_id)
+    assert problem is not None
+    now = clock.now()
+    if (
+        problem.status != ProblemStatus.PROVISIONAL
+        or problem.appeals_until is None
+        or now >= problem.appeals_until
+    ):
+        raise AppealRefused("Le délai d'appel de ce problème n'est pas ouvert.")
+    if not text.strip():
+        raise AppealRefused("Expliquez en quelques mots ce que vous contestez.")
+    assert player.id is not None and verification.id is not None
+    appeal = Appeal(
+        player_id=player.id, verification_id=verification.id, text=text.strip(), created_at=now
+    )
+    session.add(appeal)
+    session.flush()
+    audit.record(session=session, actor=f"player:{player.id}", action="appeal.file",
+                 target=f"appeal:{appeal.id}", problem=problem.code)
+    return appeal
+
+
+def answer_appeal(
+    *, session: Session, appeal: Appeal, arbitre: Arbitre, accepted: bool, answer: str
+) -> Appeal:
+    if appeal.status != AppealStatus.OPEN:
+        raise ValueError("Cet appel a déjà reçu une réponse.")
+    if not answer.strip():
+        raise ValueError("La réponse à un appel ne peut pas être vide.")
+    appeal.status = AppealStatus.ACCEPTED if accepted else AppealStatus.REJECTED
+    appeal.answer = answer.strip()
+    appeal.answered_at = clock.now()
+    appeal.answered_by = arbitre.id
+    session.add(appeal)
+    audit.record(session=session, actor=arbitre.username, action="appeal.answer",
+                 target=f"appeal:{appeal.id}", status=appeal.status, answer=appeal.answer)
+    return appeal

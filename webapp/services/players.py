@@ -1,0 +1,150 @@
+"""Players: creating one, and importing a list from CSV (name, club, email).
+
+An import is all or nothing: any bad line gives a line-numbered French error and nothing is
+written, so the arbitre fixes the file and imports it again. Known addresses are updated, not
+duplicated, so importing the same file twice changes nothing.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import secrets
+from dataclasses import dataclass, field
+
+from sqlmodel import Session, select
+
+from webapp.models import Competition, Player
+from webapp.services import audit, problems
+
+EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+
+_HEADERS = {
+    "name": ("nom", "name", "joueur", "nom complet"),
+    "club": ("club",),
+    "email": ("email", "e-mail", "courriel", "adresse", "mail"),
+}
+
+
+def new_token() -> str:
+    # lowercase hex: mail systems may lowercase the local part of the submission address
+    return secrets.token_hex(8)
+
+
+def normalise_email(email: str) -> str:
+    return email.strip().lower()
+
+
+def create_player(*, session: Session, name: str, email: str, club: str = "") -> Player:
+    email = normalise_email(email)
+    if not EMAIL_RE.match(email):
+        raise ValueError(f"Adresse électronique invalide : « {email} ».")
+    if session.exec(select(Player).where(Player.email == email)).first():
+        raise ValueError(f"Un joueur a déjà l'adresse « {email} ».")
+    p = Player(name=name.strip(), club=club.strip(), email=email, token=new_token())
+    session.add(p)
+    session.flush()
+    return p
+
+
+@dataclass
+class ImportReport:
+    created: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    errors: list[tuple[int, str]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def messages(self) -> list[str]:
+        return [f"Ligne {line} : {msg}" for line, msg in self.errors]
+
+
+def import_players_csv(
+    *, session: Session, text: str, competition: Competition | None = None, actor: str
+) -> ImportReport:
+    report = ImportReport()
+    rows = _read(text, report)
+    if not report.ok:
+        return report
+    for _line, name, club, email in rows:
+        existing = session.exec(select(Player).where(Player.email == email)).first()
+        if existing is None:
+            player = Player(name=name, club=club, email=email, token=new_token())
+            session.add(player)
+            session.flush()
+            report.created.append(email)
+        elif (existing.name, existing.club) != (name, club):
+            existing.name, existing.club = name, club
+            session.add(existing)
+            player = existing
+            report.updated.append(email)
+        else:
+            player = existing
+            report.unchanged.append(email)
+        if competition is not None:
+            problems.register(session=session, competition=competition, player=player)
+    audit.record(
+        session=session, actor=actor, action="players.import",
+        target=competition.slug if competition else "",
+        created=len(report.created), updated=len(report.updated),
+        unchanged=len(report.unchanged),
+    )
+    return report
+
+
+def _read(text: str, report: ImportReport) -> list[tuple[int, str, str, str]]:
+    text = text.lstrip("\ufeff")
+    if not text.strip():
+        report.errors.append((1, "Le fichier est vide."))
+        return []
+    first = text.splitlines()[0]
+    delimiter = ";" if first.count(";") > first.count(",") else ","
+    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    try:
+        header = [h.strip().lower() for h in next(reader)]
+    except csv.Error as exc:
+        report.errors.append((1, f"En-tête illisible ({exc})."))
+        return []
+    cols: dict[str, int] = {}
+    for key, names in _HEADERS.items():
+        for i, h in enumerate(header):
+            if h in names:
+                cols[key] = i
+                break
+    missing = [k for k in ("name", "email") if k not in cols]
+    if missing:
+        report.errors.append((1, "Colonnes attendues : nom, club, courriel (séparées par des "
+                              "virgules ou des points-virgules) ; manquante(s) : "
+                              + ", ".join("nom" if m == "name" else "courriel" for m in missing)
+                              + "."))
+        return []
+    rows: list[tuple[int, str, str, str]] = []
+    seen: dict[str, int] = {}
+    try:
+        for record in reader:
+            line = reader.line_num
+            if not any(cell.strip() for cell in record):
+                continue
+            def cell(key: str, record: list[str] = record) -> str:
+                i = cols.get(key)
+                return record[i].strip() if i is not None and i < len(record) else ""
+
+            name, club, email = cell("name"), cell("club"), normalise_email(cell("email"))
+            if not name:
+                report.errors.append((line, "nom manquant."))
+            if not EMAIL_RE.match(email):
+                report.errors.append((line, f"adresse électronique invalide : « {email} »."))
+            elif email in seen:
+                report.errors.append(
+                    (line, f"l'adresse « {email} » figure déjà ligne {seen[email]}.")
+                )
+            else:
+                seen[email] = line
+            rows.append((line, name, club, email))
+    except csv.Error as exc:
+        report.errors.append((reader.line_num, f"ligne CSV illisible ({exc})."))
+    return rows

@@ -1,0 +1,137 @@
+"""Competitions and problems: creating them from a ``puzzles`` problem, and the few queries
+every part needs (registered players, the puzzle value of a stored problem)."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from sqlmodel import Session, col, select
+
+from webapp.models import (
+    DEFAULT_TIMEZONE,
+    Competition,
+    Player,
+    Problem,
+    ProblemStatus,
+    Registration,
+    Stage,
+)
+from webapp.services import audit
+
+
+def create_competition(
+    *, session: Session, slug: str, name: str, ranking_rule: str = "sum_percent",
+    lang: str = "fr", description: str = "", actor: str = audit.SYSTEM,
+) -> Competition:
+    comp = Competition(
+        slug=slug, name=name, ranking_rule=ranking_rule, lang=lang, description=description
+    )
+    session.add(comp)
+    session.flush()
+    audit.record(session=session, actor=actor, action="competition.create", target=slug)
+    return comp
+
+
+def add_stage(*, session: Session, competition: Competition, name: str) -> Stage:
+    assert competition.id is not None
+    last = session.exec(
+        select(Stage).where(Stage.competition_id == competition.id)
+        .order_by(col(Stage.position).desc())
+    ).first()
+    stage = Stage(
+        competition_id=competition.id, name=name, position=(last.position + 1) if last else 1
+    )
+    session.add(stage)
+    session.flush()
+    return stage
+
+
+def register(*, session: Session, competition: Competition, player: Player) -> Registration:
+    assert competition.id is not None and player.id is not None
+    existing = session.exec(
+        select(Registration).where(
+            Registration.competition_id == competition.id, Registration.player_id == player.id
+        )
+    ).first()
+    if existing is not None:
+        return existing
+    reg = Registration(competition_id=competition.id, player_id=player.id)
+    session.add(reg)
+    session.flush()
+    return reg
+
+
+def registered_players(*, session: Session, problem: Problem) -> list[Player]:
+    return list(
+        session.exec(
+            select(Player)
+            .join(Registration, col(Registration.player_id) == col(Player.id))
+            .where(Registration.competition_id == problem.competition_id)
+            .where(col(Player.active).is_(True))
+            .order_by(col(Player.id))
+        ).all()
+    )
+
+
+def create_problem(
+    *,
+    session: Session,
+    competition: Competition,
+    puzzle: Any,
+    publish_at: datetime,
+    deadline_at: datetime,
+    timezone: str = DEFAULT_TIMEZONE,
+    title: str | None = None,
+    code: str | None = None,
+    stage: Stage | None = None,
+    appeal_days: int = 7,
+    status: str = ProblemStatus.SCHEDULED,
+    actor: str = audit.SYSTEM,
+) -> Problem:
+    """Store ``puzzle`` (a :class:`puzzles.problem.Problem`) with its schedule."""
+    if publish_at.tzinfo is None or deadline_at.tzinfo is None:
+        raise ValueError("publish_at and deadline_at must be timezone-aware")
+    if deadline_at <= publish_at:
+        raise ValueError("La clôture doit suivre la publication.")
+    try:
+        ZoneInfo(timezone)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"Fuseau horaire inconnu : « {timezone} ».") from None
+    assert competition.id is not None
+    puzzle = puzzle.with_deadline(deadline_at.astimezone(ZoneInfo(timezone)))
+    lex = puzzle.lexicon
+    prob = Problem(
+        code=code or f"{competition.slug}-{secrets.token_hex(3)}",
+        competition_id=competition.id,
+        stage_id=stage.id if stage else None,
+        title=title or puzzle.title or puzzle.game.label,
+        game=puzzle.game.value,
+        lang=puzzle.lang,
+        params=puzzle.to_dict(),
+        tileset=puzzle.lang,
+        lexicon_name=lex.name if lex else "default",
+        lexicon_sha256=lex.sha256 if lex else None,
+        lexicon_word_count=lex.word_count if lex else None,
+        publish_at=publish_at,
+        deadline_at=deadline_at,
+        timezone=timezone,
+        appeal_days=appeal_days,
+        status=status,
+    )
+    session.add(prob)
+    session.flush()
+    audit.record(
+        session=session, actor=actor, action="problem.create", target=prob.code,
+        game=prob.game, publish_at=publish_at.isoformat(), deadline_at=deadline_at.isoformat(),
+    )
+    return prob
+
+
+def puzzle_of(problem: Problem) -> Any:
+    """The :class:`puzzles.problem.Problem` a stored problem holds."""
+    from puzzles.problem import Problem as Puzzle
+
+    return Puzzle.from_dict(problem.params)

@@ -1,0 +1,250 @@
+"""Receiving a feuille de route: the one entry point for the web form and the mail intake.
+
+:func:`submit_sheet` stores the raw text first (SHA-256, version chain), then parses it
+(line-numbered French errors are kept; a malformed sheet is stored whole), judges lateness by
+the **server receive time** against the problem's deadline, and enqueues the receipt in the
+outbox, all in the caller's transaction. The receipt never says whether words are valid:
+nothing is verified before the deadline.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from webapp.models import (
+    Channel,
+    OutboxKind,
+    OutboxMessage,
+    Player,
+    Problem,
+    ProblemStatus,
+    Submission,
+)
+from webapp.services import audit, notify
+from webapp.timefmt import format_local
+
+log = logging.getLogger(__name__)
+
+
+class SubmissionRefused(Exception):
+    """The sheet cannot be taken at all (problem not published yet); French message."""
+
+
+@dataclass
+class SubmissionOutcome:
+    submission: Submission
+    receipt: OutboxMessage
+    late: bool
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    previous: Submission | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    @property
+    def version(self) -> int:
+        return self.submission.version
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def is_late(problem: Problem, received_at: datetime) -> bool:
+    """Late when received strictly after the deadline instant."""
+    return received_at > problem.deadline_at
+
+
+def latest_submission(*, session: Session, player_id: int, problem_id: int) -> Submission | None:
+    return session.exec(
+        select(Submission)
+        .where(Submission.player_id == player_id, Submission.problem_id == problem_id)
+        .order_by(col(Submission.version).desc())
+    ).first()
+
+
+def submit_sheet(
+    *,
+    session: Session,
+    player: Player,
+    problem: Problem,
+    text: str,
+    channel: str,
+    received_at: datetime,
+    inbound_message_id: int | None = None,
+    in_reply_to: str | None = None,
+) -> SubmissionOutcome:
+    """Store, parse and acknowledge one sheet. Does not commit (the caller's transaction
+    holds the sheet and its receipt together). Raises :class:`SubmissionRefused` when the
+    problem is not open yet."""
+    if received_at.tzinfo is None:
+        raise ValueError("received_at must be timezone-aware")
+    if channel not in (Channel.WEB, Channel.EMAIL):
+        raise ValueError(f"unknown channel {channel!r}")
+    if problem.status in (ProblemStatus.DRAFT, ProblemStatus.SCHEDULED):
+        raise SubmissionRefused(
+            f"Le problème « {problem.title} » n'est pas encore publié : "
+            "les feuilles seront acceptées à partir de sa publication, le "
+            f"{format_local(problem.publish_at, problem.timezone)}."
+        )
+    assert player.id is not None and problem.id is not None
+    previous = latest_submission(session=session, player_id=player.id, problem_id=problem.id)
+    late = is_late(problem, received_at)
+    sub = Submission(
+        problem_id=problem.id,
+        player_id=player.id,
+        version=(previous.version + 1) if previous else 1,
+        previous_id=previous.id if previous else None,
+        channel=channel,
+        received_at=received_at,
+        raw_text=text,
+        sha256=sha256_text(text),
+        late=late,
+        inbound_message_id=inbound_message_id,
+    )
+    session.add(sub)
+    session.flush()  # the raw text is in before anything that could fail
+
+    errors, feuille = _parse(text)
+    sub.parse_errors = errors
+    sub.feuille = feuille
+    session.add(sub)
+    audit.record(
+        session=session,
+        actor=f"player:{player.id}",
+        action="submission.received",
+        target=f"submission:{sub.id}",
+        problem=problem.code,
+        version=sub.version,
+        channel=channel,
+        late=late,
+        errors=len(errors),
+        sha256=sub.sha256,
+    )
+    receipt = _enqueue_receipt(
+        session=session, player=player, problem=problem, sub=sub, previous=previous,
+        errors=errors, feuille=feuille, in_reply_to=in_reply_to,
+    )
+    session.flush()
+    return SubmissionOutcome(
+        submission=sub, receipt=receipt, late=late, errors=errors, previous=previous
+    )
+
+
+def _parse(text: str) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    from puzzles.feuille import parse_feuille
+
+    try:
+        parsed = parse_feuille(text)
+    except Exception:  # the parser must never cost a player his sheet
+        log.exception("parse_feuille raised")
+        return [{"line": 0, "message": "Erreur interne à la lecture de la feuille ; "
+                 "elle est conservée et l'arbitre l'examinera.", "text": ""}], None
+    errors = [{"line": e.line, "message": e.message, "text": e.text} for e in parsed.errors]
+    return errors, parsed.feuille.to_dict()
+
+
+def describe_ref(ref: str | None) -> str:
+    """``H8`` -> ``H8 (horizontal, ligne H, à partir de la colonne 8)``."""
+    if not ref:
+        return "(sans référence)"
+    from scoring.notation import parse_ref
+
+    try:
+        r = parse_ref(ref)
+    except Exception:
+        return ref
+    row, column = "ABCDEFGHIJKLMNO"[r.row], r.col + 1
+    if r.horizontal:
+        return f"{ref} (horizontal, ligne {row}, à partir de la colonne {column})"
+    return f"{ref} (vertical, colonne {column}, à partir de la ligne {row})"
+
+
+def receipt_moves(feuille: dict[str, Any] | None) -> list[dict[str, Any]]:
+    if not feuille:
+        return []
+    moves = []
+    for m in feuille.get("moves", []):
+        if m.get("passed"):
+            word = "Passe"
+        elif m.get("word"):
+            word = m["word"]
+        else:
+            word = "—"
+        if m.get("annul"):
+            word = f"Annuler coup(s) {', '.join(str(n) for n in m['annul'])} ; {word}"
+        moves.append(
+            {
+                "number": m["number"],
+                "letters": m.get("letters") or "",
+                "word": word,
+                "ref": describe_ref(m.get("ref")) if not m.get("passed") else "",
+                "score": m.get("score"),
+                "cumul": m.get("cumul"),
+            }
+        )
+    return moves
+
+
+def _enqueue_receipt(
+    *,
+    session: Session,
+    player: Player,
+    problem: Problem,
+    sub: Submission,
+    previous: Submission | None,
+    errors: list[dict[str, Any]],
+    feuille: dict[str, Any] | None,
+    in_reply_to: str | None,
+) -> OutboxMessage:
+    moves = receipt_moves(feuille)
+    declared = next(
+        (m["cumul"] for m in reversed(moves) if m.get("cumul") is not None), None
+    )
+    headers = {"In-Reply-To": in_reply_to, "References": in_reply_to} if in_reply_to else {}
+    return notify.enqueue(
+        session=session,
+        kind=OutboxKind.RECEIPT,
+        to_addr=player.email,
+        template="receipt",
+        context={
+            "player_name": player.name,
+            "problem_title": f"{problem.title} ({problem.code})",
+            "received_at": format_local(sub.received_at, problem.timezone, seconds=True),
+            "deadline": format_local(problem.deadline_at, problem.timezone, seconds=True),
+            "late": sub.late,
+            "channel": sub.channel,
+            "moves": moves,
+            "declared_total": declared,
+            "errors": errors,
+            "sheet_text": sub.raw_text,
+            "submission_ref": f"n° {sub.id}, version {sub.version}",
+            "replaces_previous": previous is not None,
+            "sha256": sub.sha256,
+            "submission_address": notify.submission_address(player),
+        },
+        dedupe_key=f"receipt:{sub.id}",
+        player_id=player.id,
+        headers=headers,
+    )
+
+
+def accept_late(*, session: Session, submission: Submission, actor: str, reason: str) -> None:
+    """The arbitre takes a late sheet into the ranking (audited)."""
+    if not submission.late:
+        raise ValueError("Cette feuille n'est pas hors délai.")
+    if not reason.strip():
+        raise ValueError("Un motif est nécessaire pour accepter une feuille hors délai.")
+    submission.accepted_late = True
+    session.add(submission)
+    audit.record(
+        session=session, actor=actor, action="submission.accept_late",
+        target=f"submission:{submission.id}", reason=reason,
+    )
