@@ -56,11 +56,14 @@ TEMPLATES: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("player_name", "problem_title", "ranking"),
         ("report_text", "final_score", "rank", "participants", "results_url"),
     ),
-    # Mail from an address we do not know (or that does not match the token).
+    # Mail we cannot take as a sheet: unknown sender (``reason="unknown"``), bad token
+    # (``"token"``), From not matching the token's player (``"mismatch"``), or a registered
+    # address writing without its token (``"no_token"``; then ``personal_address`` is given
+    # and the mail goes to the registered address only).
     # ``open_problems``: list of mappings ``title``, optional ``code``, ``deadline``.
     "instructions": (
         ("sender",),
-        ("reason", "open_problems", "register_url", "original_subject"),
+        ("reason", "personal_address", "open_problems", "register_url", "original_subject"),
     ),
     # A known player did not say which problem the sheet is for.
     "ambiguity": (

@@ -1,0 +1,266 @@
+"""From raw MIME bytes to the text of a feuille de route.
+
+Owns: decoding a message whatever its shape (utf-8, windows-1252 and latin-1 bodies, HTML
+only, a ``.txt``/``.csv`` attachment only, broken MIME), and cleaning the text a player typed
+(quoted replies, attribution lines such as « Le ... a écrit : », forwarded-message blocks and
+signatures are removed). No database, no network: the pipeline calls :func:`extract_sheet`.
+
+Line numbers matter: the cleaned text is what is submitted, and what the receipt quotes, so
+the parser's line-numbered errors refer to the text the player gets back.
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import re
+from dataclasses import dataclass, field
+from email.message import EmailMessage, Message
+from html.parser import HTMLParser
+
+#: Attachment file name endings accepted as a sheet.
+SHEET_ATTACHMENT_SUFFIXES = (".txt", ".csv", ".text")
+
+
+@dataclass(frozen=True)
+class ExtractedSheet:
+    """What was found in a message: the cleaned text, where it came from, and notes."""
+
+    text: str
+    source: str  # "text/plain", "text/html", "attachment:NAME" or "" when nothing usable
+    notes: tuple[str, ...] = field(default=())
+
+
+def parse_message(raw: bytes) -> EmailMessage:
+    """Parse bytes into an ``EmailMessage``; never raises on malformed MIME (defects kept)."""
+    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    assert isinstance(msg, EmailMessage)
+    return msg
+
+
+def header(msg: Message, name: str) -> str:
+    """One header as a clean ``str`` ('' when absent or undecodable)."""
+    try:
+        value = msg.get(name)
+    except Exception:  # malformed encoded-words make the default policy raise
+        value = None
+        for key, raw_value in msg.raw_items() if isinstance(msg, EmailMessage) else []:
+            if key.lower() == name.lower():
+                value = str(raw_value)
+                break
+    if value is None:
+        return ""
+    return " ".join(str(value).split())
+
+
+def decode_bytes(data: bytes, declared: str | None = None) -> str:
+    """Decode a body or attachment: BOM, then the declared charset, utf-8, windows-1252.
+
+    ``iso-8859-1`` is read as windows-1252 (its superset for printable text), as browsers
+    do: French mailers that say latin-1 often send « œ », curly quotes or « € » from 1252.
+    """
+    if data.startswith(b"\xef\xbb\xbf"):
+        return data[3:].decode("utf-8", errors="replace")
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16", errors="replace")
+    candidates: list[str] = []
+    if declared:
+        cs = declared.strip().strip('"').lower()
+        if cs in ("iso-8859-1", "iso8859-1", "latin-1", "latin1", "us-ascii", "ascii"):
+            cs = "cp1252" if cs.startswith(("iso", "lat")) else "utf-8"
+        candidates.append(cs)
+    candidates += ["utf-8", "cp1252"]
+    for cs in candidates:
+        try:
+            return data.decode(cs)
+        except (LookupError, UnicodeDecodeError):
+            continue
+    return data.decode("latin-1")
+
+
+def _part_text(part: Message) -> str:
+    payload = part.get_payload(decode=True)
+    if isinstance(payload, bytes):
+        return decode_bytes(payload, part.get_content_charset())
+    raw = part.get_payload()
+    return raw if isinstance(raw, str) else ""
+
+
+class _HTMLToText(HTMLParser):
+    _BLOCK = {"p", "div", "br", "tr", "li", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "table",
+              "ul", "ol", "hr", "section", "article", "header", "footer"}
+    _SKIP = {"script", "style", "head", "title", "blockquote"}
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.out: list[str] = []
+        self.skip_depth = 0
+        self.pre_depth = 0
+
+    _VOID = {"br", "hr", "img", "meta", "link", "input", "wbr", "col", "area", "base"}
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self.skip_depth:
+            if tag not in self._VOID:
+                self.skip_depth += 1
+            return
+        classes = " ".join(v or "" for k, v in attrs if k == "class")
+        if tag in self._SKIP or (tag == "div" and ("gmail_quote" in classes
+                                                   or "moz-cite-prefix" in classes)):
+            self.skip_depth = 1
+            return
+        if tag == "pre":
+            self.pre_depth += 1
+        if tag in ("td", "th"):
+            self.out.append(" ")
+        if tag in self._BLOCK:
+            self.out.append("\n")
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("br", "hr") and not self.skip_depth:
+            self.out.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.skip_depth:
+            self.skip_depth -= 1
+            return
+        if tag == "pre":
+            self.pre_depth = max(0, self.pre_depth - 1)
+        if tag in self._BLOCK:
+            self.out.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if self.skip_depth:
+            return
+        if self.pre_depth:
+            self.out.append(data)
+        else:
+            self.out.append(re.sub(r"[ \t\r\n]+", " ", data))
+
+
+def html_to_text(html: str) -> str:
+    """Visible text of an HTML body, one line per block; quoted blocks are left out."""
+    parser = _HTMLToText()
+    parser.feed(html)
+    parser.close()
+    lines = [line.strip() for line in "".join(parser.out).split("\n")]
+    text = "\n".join(lines)
+    return re.sub(r"\n{3,}", "\n\n", text).strip("\n")
+
+
+_ATTRIBUTION_END = re.compile(r"(a écrit|a ecrit|wrote|schrieb|a scris)\s*:\s*$", re.I)
+_ATTRIBUTION_START = re.compile(r"^\s*(Le|On|Am|În|In)\s", re.I)
+_FORWARD_MARKERS = re.compile(
+    r"^\s*(-{2,}\s*(Message d'origine|Original Message|Message transféré|Forwarded message"
+    r"|Mesaj original)\s*-{2,}|_{10,})\s*$",
+    re.I,
+)
+_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"), None)
+
+
+def clean_text(text: str) -> str:
+    """Remove what the player did not write for us: quotes, attributions, signature.
+
+    Lines are blanked rather than removed when they sit *between* kept lines, so the
+    numbering of the sheet the player typed stays recognisable; leading and trailing
+    blank lines are trimmed.
+    """
+    text = text.replace("\r\n", "\n").replace("\r", "\n").translate(_INVISIBLE)
+    text = text.replace("\u00a0", " ").replace("\u202f", " ")
+    lines = text.split("\n")
+    kept: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i].rstrip()
+        if line in ("-- ", "--") or lines[i] == "-- ":
+            break  # signature: RFC 3676 delimiter, everything after is not the sheet
+        if _FORWARD_MARKERS.match(line):
+            break  # Outlook-style quoted original follows, without '>' prefixes
+        if line.lstrip().startswith(">"):
+            kept.append("")
+            i += 1
+            continue
+        if _ATTRIBUTION_START.match(line):
+            # « Le lun. 3 mai 2021 à 10:00, X <x@y> a écrit : » may wrap over 3 lines.
+            joined = line
+            span = 1
+            while span <= 3 and not _ATTRIBUTION_END.search(joined) and i + span < len(lines):
+                joined += " " + lines[i + span].strip()
+                span += 1
+            if _ATTRIBUTION_END.search(joined):
+                kept.extend([""] * span)
+                i += span
+                continue
+        kept.append(line)
+        i += 1
+    while kept and not kept[-1].strip():
+        kept.pop()
+    while kept and not kept[0].strip():
+        kept.pop(0)
+    return "\n".join(kept)
+
+
+def _csv_to_text(text: str) -> str:
+    # Spreadsheet exports use ';' (French locale) or ',' or tabs between columns.
+    out = []
+    for line in text.replace("\r\n", "\n").split("\n"):
+        cells = re.split(r"[;\t]" if (";" in line or "\t" in line) else r",", line)
+        out.append(" ".join(c.strip().strip('"').strip() for c in cells).strip())
+    return "\n".join(out)
+
+
+def _filename(part: Message) -> str:
+    try:
+        return part.get_filename() or ""
+    except Exception:
+        return ""
+
+
+def extract_sheet(msg: Message) -> ExtractedSheet:
+    """Find the feuille de route in a message.
+
+    Order of preference: a ``.txt``/``.csv`` attachment (attaching is a deliberate act and
+    the body then usually only says « ci-joint »), the first text/plain body part, the first
+    text/html part converted to text.
+    """
+    plain: str | None = None
+    html: str | None = None
+    attachment: tuple[str, str] | None = None
+    notes: list[str] = []
+    for part in msg.walk():
+        if part.is_multipart():
+            continue
+        ctype = part.get_content_type()
+        if ctype in ("message/delivery-status", "message/rfc822"):
+            continue
+        name = _filename(part)
+        disposition = (part.get_content_disposition() or "").lower()
+        if name.lower().endswith(SHEET_ATTACHMENT_SUFFIXES) or (
+            disposition == "attachment" and ctype in ("text/plain", "text/csv")
+        ):
+            if attachment is None:
+                body = _part_text(part)
+                if name.lower().endswith(".csv") or ctype == "text/csv":
+                    body = _csv_to_text(body)
+                attachment = (name or "feuille.txt", body)
+            continue
+        if disposition == "attachment" or name:
+            notes.append(f"pièce jointe ignorée : {name or ctype}")
+            continue
+        if ctype == "text/plain" and plain is None:
+            plain = _part_text(part)
+        elif ctype == "text/html" and html is None:
+            html = _part_text(part)
+    if attachment is not None:
+        text = clean_text(attachment[1])
+        if text.strip():
+            return ExtractedSheet(text, f"attachment:{attachment[0]}", tuple(notes))
+    if plain is not None:
+        text = clean_text(plain)
+        if text.strip():
+            return ExtractedSheet(text, "text/plain", tuple(notes))
+    if html is not None:
+        text = clean_text(html_to_text(html))
+        if text.strip():
+            return ExtractedSheet(text, "text/html", tuple(notes))
+    return ExtractedSheet("", "", tuple(notes))

@@ -1,0 +1,132 @@
+"""Mail settings, read from the Flask app config (``ARBITRE_*`` environment variables).
+
+Owns the names and defaults of every mail setting; docs/MAIL.md lists them. Values given as
+strings in the environment (``ARBITRE_SMTP_RELAY=relay.example.org:587``) are accepted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+DEFAULTS: dict[str, Any] = {
+    "MAIL_SMTP_LISTEN": "127.0.0.1:8025",  # embedded SMTP listener ("" to disable)
+    "MAIL_LMTP_LISTEN": "",  # LMTP listener for Postfix, e.g. "127.0.0.1:8024"
+    "MAIL_MAX_SIZE": 10 * 1024 * 1024,  # bytes; larger messages are refused with 552
+    "MAIL_REPLY_RATE_PER_HOUR": 10,  # automatic replies per address per hour
+    "MAIL_WORKERS": 4,  # threads doing database work for the listener
+    "SMTP_RELAY": "",  # host:port; empty -> local mbox in the instance folder
+    "SMTP_USERNAME": "",
+    "SMTP_PASSWORD": "",
+    "SMTP_STARTTLS": False,
+    "SMTP_TLS": False,  # implicit TLS (port 465)
+    "SMTP_TIMEOUT": 30.0,
+    "OUTBOX_POLL_SECONDS": 2.0,
+    "OUTBOX_LEASE_SECONDS": 300.0,  # a "sending" row older than this is retried
+    "OUTBOX_MAX_ATTEMPTS": 8,
+    "OUTBOX_BACKOFF_SECONDS": 30.0,  # first retry delay; doubled each attempt
+    "OUTBOX_BACKOFF_MAX_SECONDS": 6 * 3600.0,
+    "OUTBOX_BATCH": 20,
+    "IMAP_HOST": "",
+    "IMAP_PORT": 143,
+    "IMAP_SSL": False,
+    "IMAP_USERNAME": "",
+    "IMAP_PASSWORD": "",
+    "IMAP_FOLDER": "INBOX",
+    "IMAP_DONE_FOLDER": "Arbitre-traites",
+    "IMAP_IDLE_SECONDS": 600.0,  # re-issue IDLE at least this often (RFC 2177: < 29 min)
+    "IMAP_POLL_SECONDS": 60.0,  # when the server has no IDLE
+    "SUBMIT_LOCALPART": "feuilles",
+    "SUBMIT_DOMAIN": "localhost",
+    "MAIL_FROM": "Arbitre <arbitre@localhost>",
+}
+
+
+def _bool(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.strip().lower() in ("1", "true", "yes", "oui", "on")
+    return bool(value)
+
+
+@dataclass(frozen=True)
+class MailSettings:
+    smtp_listen: str
+    lmtp_listen: str
+    max_size: int
+    reply_rate_per_hour: int
+    workers: int
+    relay: str
+    smtp_username: str
+    smtp_password: str
+    smtp_starttls: bool
+    smtp_tls: bool
+    smtp_timeout: float
+    poll_seconds: float
+    lease_seconds: float
+    max_attempts: int
+    backoff_seconds: float
+    backoff_max_seconds: float
+    batch: int
+    imap_host: str
+    imap_port: int
+    imap_ssl: bool
+    imap_username: str
+    imap_password: str
+    imap_folder: str
+    imap_done_folder: str
+    imap_idle_seconds: float
+    imap_poll_seconds: float
+    submit_localpart: str
+    submit_domain: str
+    mail_from: str
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> MailSettings:
+        def get(name: str) -> Any:
+            value = config.get(name)
+            return DEFAULTS[name] if value is None else value
+
+        return cls(
+            smtp_listen=str(get("MAIL_SMTP_LISTEN")),
+            lmtp_listen=str(get("MAIL_LMTP_LISTEN")),
+            max_size=int(get("MAIL_MAX_SIZE")),
+            reply_rate_per_hour=int(get("MAIL_REPLY_RATE_PER_HOUR")),
+            workers=int(get("MAIL_WORKERS")),
+            relay=str(get("SMTP_RELAY")),
+            smtp_username=str(get("SMTP_USERNAME")),
+            smtp_password=str(get("SMTP_PASSWORD")),
+            smtp_starttls=_bool(get("SMTP_STARTTLS")),
+            smtp_tls=_bool(get("SMTP_TLS")),
+            smtp_timeout=float(get("SMTP_TIMEOUT")),
+            poll_seconds=float(get("OUTBOX_POLL_SECONDS")),
+            lease_seconds=float(get("OUTBOX_LEASE_SECONDS")),
+            max_attempts=int(get("OUTBOX_MAX_ATTEMPTS")),
+            backoff_seconds=float(get("OUTBOX_BACKOFF_SECONDS")),
+            backoff_max_seconds=float(get("OUTBOX_BACKOFF_MAX_SECONDS")),
+            batch=int(get("OUTBOX_BATCH")),
+            imap_host=str(get("IMAP_HOST")),
+            imap_port=int(get("IMAP_PORT")),
+            imap_ssl=_bool(get("IMAP_SSL")),
+            imap_username=str(get("IMAP_USERNAME")),
+            imap_password=str(get("IMAP_PASSWORD")),
+            imap_folder=str(get("IMAP_FOLDER")),
+            imap_done_folder=str(get("IMAP_DONE_FOLDER")),
+            imap_idle_seconds=float(get("IMAP_IDLE_SECONDS")),
+            imap_poll_seconds=float(get("IMAP_POLL_SECONDS")),
+            submit_localpart=str(get("SUBMIT_LOCALPART")),
+            submit_domain=str(get("SUBMIT_DOMAIN")),
+            mail_from=str(get("MAIL_FROM")),
+        )
+
+
+def host_port(value: str, default_port: int) -> tuple[str, int]:
+    """``"host:port"`` -> (host, port); ``"[::1]:25"`` works too."""
+    value = value.strip()
+    if value.startswith("["):
+        host, _, rest = value[1:].partition("]")
+        return host, int(rest.lstrip(":") or default_port)
+    host, sep, port = value.rpartition(":")
+    if not sep:
+        return value, default_port
+    return host, int(port)
