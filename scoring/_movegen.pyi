@@ -1,0 +1,22 @@
+"""Type stub of the compiled move generator (scoring/_movegen.c); the interface is the one of
+:func:`scoring.movegen.py_generate`."""
+
+from array import array
+
+def generate(
+    edges: array[int],
+    cells: bytes,
+    rack: bytes,
+    values: bytes,
+    letter_mult: bytes,
+    word_mult: bytes,
+    center: int,
+    first_min_tiles: int,
+    first_horizontal: bool,
+    max_tiles: int,
+    bingo_tiles: int,
+    bingo_bonus: int,
+    mode: int,
+    n: int,
+    /,
+) -> list[tuple[int, bool, int, str, int]] | tuple[int, int, int]: ...
