@@ -11,6 +11,8 @@ the parser's line-numbered errors refer to the text the player gets back.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import email
 import email.policy
 import re
@@ -78,7 +80,26 @@ def decode_bytes(data: bytes, declared: str | None = None) -> str:
     return data.decode("latin-1")
 
 
+def _lenient_base64(text: str) -> bytes | None:
+    # Keep the valid leading run: a corrupted tail must not cost the lines before it.
+    m = re.match(r"[A-Za-z0-9+/=\s]*", text)
+    clean = re.sub(r"\s", "", m.group(0) if m else "").rstrip("=")
+    clean = clean[: len(clean) - len(clean) % 4]
+    try:
+        return base64.b64decode(clean) if clean else None
+    except (binascii.Error, ValueError):
+        return None
+
+
 def _part_text(part: Message) -> str:
+    if str(part.get("Content-Transfer-Encoding", "")).strip().lower() == "base64":
+        raw = part.get_payload()
+        if isinstance(raw, str):
+            try:
+                data = base64.b64decode(re.sub(r"\s", "", raw), validate=True)
+            except (binascii.Error, ValueError):
+                data = _lenient_base64(raw) or b""
+            return decode_bytes(data, part.get_content_charset())
     payload = part.get_payload(decode=True)
     if isinstance(payload, bytes):
         return decode_bytes(payload, part.get_content_charset())
@@ -200,6 +221,44 @@ def clean_text(text: str) -> str:
     return "\n".join(kept)
 
 
+_HEADER_FIELD = re.compile(
+    r"^\s*(probl[eè]me|problem[ae]?|[ée]nonc[ée]|joueur|nom|player|juc[aă]tor|envoy[ée]"
+    r"|envoi|date d'envoi|rang[ée]e|groupes?\s*\d*|scrabbles|solutions|construction|coups?"
+    r"|tirage|pb)\b[^:=]*[:=|]",
+    re.I,
+)
+_REF = re.compile(r"(?<![\w])([A-Oa-o](1[0-5]|[1-9])|(1[0-5]|[1-9])[A-Oa-o])(?![\w])")
+_CAPS_WORD = re.compile(r"\b[A-ZÀ-Ý?]{2,}\b|\([A-Z]\)|[A-Z]0")
+
+
+def _sheet_like(line: str) -> bool:
+    stripped = line.strip()
+    if not stripped:
+        return False
+    if _HEADER_FIELD.match(stripped) or re.match(r"^\d", stripped):
+        return True
+    if any(sep in stripped for sep in ("|", ";", "\t")):
+        return True
+    if re.match(r"^(passe|pass|annul)", stripped, re.I):
+        return True
+    return bool(_REF.search(stripped) and _CAPS_WORD.search(stripped))
+
+
+def trim_prose(text: str) -> str:
+    """Drop the greeting before the sheet and the closing words after it.
+
+    Only *leading* and *trailing* lines that look like neither a header field
+    (``Problème : ...``) nor a move are dropped; anything between two sheet lines is kept,
+    so the parser reports it (with its line number) rather than us hiding it.
+    """
+    lines = text.split("\n")
+    first = next((i for i, line in enumerate(lines) if _sheet_like(line)), None)
+    if first is None:
+        return text
+    last = max(i for i, line in enumerate(lines) if _sheet_like(line))
+    return "\n".join(lines[first:last + 1])
+
+
 def _csv_to_text(text: str) -> str:
     # Spreadsheet exports use ';' (French locale) or ',' or tabs between columns.
     out = []
@@ -252,15 +311,15 @@ def extract_sheet(msg: Message) -> ExtractedSheet:
         elif ctype == "text/html" and html is None:
             html = _part_text(part)
     if attachment is not None:
-        text = clean_text(attachment[1])
+        text = trim_prose(clean_text(attachment[1]))
         if text.strip():
             return ExtractedSheet(text, f"attachment:{attachment[0]}", tuple(notes))
     if plain is not None:
-        text = clean_text(plain)
+        text = trim_prose(clean_text(plain))
         if text.strip():
             return ExtractedSheet(text, "text/plain", tuple(notes))
     if html is not None:
-        text = clean_text(html_to_text(html))
+        text = trim_prose(clean_text(html_to_text(html)))
         if text.strip():
             return ExtractedSheet(text, "text/html", tuple(notes))
     return ExtractedSheet("", "", tuple(notes))
