@@ -1,0 +1,605 @@
+"""Reference solutions: the answer key of a problem, computed with the move generator
+(:mod:`scoring.movegen`) — what the arbiter publishes next to the players' results.
+
+:func:`solve` returns a :class:`Solution`: a legal :class:`~puzzles.feuille.Feuille` (moves
+with letters used, reference, word, score and cumul, exactly what :mod:`puzzles.verify` reads)
+plus its cumul and, for Superscrabble, the list of distinct scrabbles. What each game's
+answer guarantees (docs/PUZZLES.md, "Solutions de référence"):
+
+- **Superscrabble** — *exact*: every placement of the 7 letters, counted once per RULES §7.5
+  identity (start square, direction, word with the joker's letter resolved).
+- **Série de maximaux** — *exact for its definition*: at each move the top of tops over the
+  remaining groups on the current grid, ties broken by :func:`move_key` then the lowest group
+  number. A different tied choice could lead to other later tops; that is not explored.
+- **Intégral, Intégral partiel, rangée, Anticipation (classique, exclusif fond/résistance),
+  N-Scrabble** — *heuristic*: a beam search over the move generator, widened 1, 2, 4, …
+  while the budget lasts; the best finished sheet is kept. No optimality is claimed.
+- **Superscrabble incomplet** — *baseline*: no construction, the scrabbles of the 7 letters
+  on the empty grid.
+
+Variants whose letters the player chooses from a pool (avocalique, consonants announced) and
+the Anticipation aveugle raise :class:`SolverError`.
+
+The budget is counted in *nodes* (one move-generator call each), so a given (problem, seed,
+nodes) always gives the same sheet; ``seconds`` is a wall-clock cap that stops widening (the
+greedy pass, width 1, always finishes) and ``Solution.complete`` says whether it cut in.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from puzzles.feuille import Feuille, FeuilleMove
+from puzzles.problem import GameType, Problem
+from puzzles.settings import Settings
+from scoring import movegen
+from scoring.board import Board
+from scoring.config import GameConfig
+from scoring.lexicon import Lexicon
+from scoring.movegen import GeneratedMove
+from scoring.notation import format_ref
+from scoring.tiles import JOKER
+
+#: Nodes (move-generator calls) granted per second of ``seconds`` when ``nodes`` is not
+#: given, measured with the C generator on one core: a 7-letter group costs about 4 ms, a
+#: candidate rack of the Intégral family (9 letters, maybe a joker) about 20 ms.
+NODES_PER_SECOND = 100
+STOCK_NODES_PER_SECOND = 40
+#: Moves of each position kept as branches, per candidate rack, at beam width ``w``:
+#: ``max(MIN_BRANCH, w)``.
+MIN_BRANCH = 3
+#: Largest beam width tried.
+MAX_WIDTH = 256
+#: Intégral family: letters per candidate rack and candidate racks per position.
+STOCK_RACK_SIZE = 9
+STOCK_RACKS = 3
+#: Intégral family: points a joker still in the stock is worth to the beam's evaluation (a
+#: joker spent on an ordinary word is a scrabble lost).
+JOKER_KEEP_VALUE = 25
+
+
+class SolverError(ValueError):
+    """The solver does not handle this problem (French message)."""
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What the search has done so far (passed to the ``progress`` callback)."""
+
+    nodes: int
+    elapsed: float
+    width: int
+    best: int | None
+
+    def __str__(self) -> str:
+        best = "—" if self.best is None else str(self.best)
+        return (
+            f"largeur {self.width} : {self.nodes} nœuds, {self.elapsed:.1f} s, "
+            f"meilleur cumul {best}"
+        )
+
+
+@dataclass(frozen=True)
+class Solution:
+    """A reference solution. ``scores`` are the per-move scores in sheet order (move 1 of an
+    Anticipation played with group 1 counts once, as the sum of its two words);
+    ``scrabbles`` the Superscrabble answers (also in ``feuille.scrabbles``)."""
+
+    problem_id: str
+    game: GameType
+    feuille: Feuille
+    cumul: int
+    scores: tuple[int, ...]
+    exact: bool
+    scrabbles: tuple[FeuilleMove, ...] = ()
+    nodes: int = 0
+    width: int = 1
+    elapsed: float = field(default=0.0, compare=False)
+    complete: bool = True
+
+    @property
+    def scrabble_count(self) -> int:
+        return len(self.scrabbles)
+
+
+def move_key(m: GeneratedMove) -> tuple[int, int, bool, int, int, str, str]:
+    """Deterministic order of candidate moves: higher score, fewer jokers, horizontal first,
+    smaller start square (row, then column), then the word (a tile before a joker)."""
+    return (-m.score, m.jokers, not m.horizontal, m.start // 15, m.start % 15,
+            m.word.upper(), m.word.swapcase())
+
+
+# --- budget -------------------------------------------------------------------------------
+class _OutOfBudget(Exception):
+    pass
+
+
+class _Budget:
+    def __init__(
+        self, nodes: int, seconds: float, progress: Callable[[Progress], None] | None
+    ) -> None:
+        self.max_nodes = nodes
+        self.nodes = 0
+        self.start = time.monotonic()
+        self.deadline = self.start + seconds
+        self.progress = progress
+        self.enforce = False
+        self.width = 1
+        self.best: int | None = None
+        self.time_cut = False
+
+    def charge(self) -> None:
+        self.nodes += 1
+        if not self.enforce:
+            return
+        if self.nodes > self.max_nodes:
+            raise _OutOfBudget
+        if time.monotonic() > self.deadline:
+            self.time_cut = True
+            raise _OutOfBudget
+
+    def report(self) -> None:
+        if self.progress is not None:
+            self.progress(Progress(self.nodes, self.elapsed, self.width, self.best))
+
+    @property
+    def elapsed(self) -> float:
+        return time.monotonic() - self.start
+
+
+# --- search state -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _State:
+    board: Board
+    cumul: int
+    lines: tuple[FeuilleMove, ...]
+    scores: tuple[int, ...]
+    res: tuple[object, ...]
+    heuristic: float = 0.0
+    path: str = ""
+
+    @property
+    def move_number(self) -> int:
+        return len(self.scores) + 1
+
+    def key(self) -> tuple[object, ...]:
+        return (tuple(self.board.cells), self.res)
+
+    def evaluation(self) -> float:
+        return self.cumul + self.heuristic
+
+
+class _Game(Protocol):
+    def start(self) -> _State: ...
+
+    def children(self, state: _State, branch: int, budget: _Budget) -> list[_State]: ...
+
+
+def _candidates(
+    board: Board, rack: str, config: GameConfig, budget: _Budget,
+    keep: Callable[[GeneratedMove], bool] | None = None,
+) -> list[GeneratedMove]:
+    """Every legal move of ``rack`` that ``keep`` accepts, best first (:func:`move_key`)."""
+    budget.charge()
+    if not rack:
+        return []
+    moves = movegen.generate(board, rack, config)
+    if keep is not None:
+        moves = [m for m in moves if keep(m)]
+    moves.sort(key=move_key)
+    return moves
+
+
+def _line(
+    number: int, m: GeneratedMove, cumul: int, *, group: int | None = None,
+    letters: str | None = None,
+) -> FeuilleMove:
+    return FeuilleMove(
+        number=number,
+        ref=format_ref(m.ref),
+        word=m.word,
+        letters=letters if letters is not None else m.letters,
+        score=m.score,
+        cumul=cumul,
+        group=group,
+    )
+
+
+def _play(
+    state: _State, m: GeneratedMove, res: tuple[object, ...], *, group: int | None = None,
+    letters: str | None = None, heuristic: float = 0.0, extra_score: int = 0,
+    merge_score: bool = False,
+) -> _State:
+    board = state.board.copy()
+    m.placement.apply(board)
+    cumul = state.cumul + m.score
+    line = _line(state.move_number if not merge_score else len(state.scores), m, cumul,
+                 group=group, letters=letters)
+    if merge_score:
+        scores = state.scores[:-1] + (state.scores[-1] + m.score,)
+    else:
+        scores = state.scores + (m.score + extra_score,)
+    return _State(board, cumul, state.lines + (line,), scores, res, heuristic,
+                  state.path + f"{line.ref}{line.word};")
+
+
+def _pass(state: _State, res: tuple[object, ...], group: int | None) -> _State:
+    line = FeuilleMove(number=state.move_number, passed=True, score=0, cumul=state.cumul,
+                       group=group)
+    return _State(state.board, state.cumul, state.lines + (line,), state.scores + (0,), res,
+                  state.heuristic, state.path + "-;")
+
+
+# --- beam search --------------------------------------------------------------------------
+def _beam(game: _Game, width: int, budget: _Budget) -> _State:
+    """Best finished state of a beam of ``width`` (a state is finished when it has no
+    child)."""
+    branch = max(MIN_BRANCH, width) if width > 1 else 1
+    layer = [game.start()]
+    best: _State | None = None
+    while layer:
+        children: list[_State] = []
+        for s in layer:
+            kids = game.children(s, branch, budget)
+            if not kids and _better(s, best):
+                best = s
+            children.extend(kids)
+        seen: dict[tuple[object, ...], _State] = {}
+        for c in children:
+            k = c.key()
+            if _better(c, seen.get(k)):
+                seen[k] = c
+        layer = sorted(seen.values(), key=lambda s: (-s.evaluation(), s.path))[:width]
+    assert best is not None
+    return best
+
+
+def _better(a: _State, b: _State | None) -> bool:
+    """Higher cumul; at equal cumul the alphabetically smaller path (reproducible)."""
+    return b is None or a.cumul > b.cumul or (a.cumul == b.cumul and a.path < b.path)
+
+
+def _widening(game: _Game, budget: _Budget) -> tuple[_State, int]:
+    """Greedy first (always finished), then beams of width 2, 4, … while nodes last."""
+    best = _beam(game, 1, budget)
+    best_width = 1
+    budget.best = best.cumul
+    budget.report()
+    budget.enforce = True
+    width = 2
+    while width <= MAX_WIDTH:
+        budget.width = width
+        try:
+            cand = _beam(game, width, budget)
+        except _OutOfBudget:
+            break
+        if cand.cumul > best.cumul:
+            best, best_width = cand, width
+            budget.best = best.cumul
+        budget.report()
+        width *= 2
+    return best, best_width
+
+
+# --- games --------------------------------------------------------------------------------
+class _Rangee:
+    """Each move plays exactly the first k letters still in the row (RULES §7.3)."""
+
+    def __init__(self, row: str, config: GameConfig, rate: float) -> None:
+        self.row = row
+        self.config = config
+        self.rate = rate
+
+    def start(self) -> _State:
+        return _State(Board(), 0, (), (), (0,), self.rate * len(self.row))
+
+    def children(self, state: _State, branch: int, budget: _Budget) -> list[_State]:
+        pos = int(state.res[0])  # type: ignore[call-overload]
+        if pos >= len(self.row):
+            return []
+        row = self.row
+
+        def prefix(m: GeneratedMove) -> bool:
+            return Counter(m.letters) == Counter(row[pos : pos + m.tiles])
+
+        moves = _candidates(state.board, row[pos : pos + 7], self.config, budget, prefix)
+        out = []
+        for m in moves[:branch]:
+            new = pos + m.tiles
+            out.append(_play(state, m, (new,), letters=row[pos:new],
+                             heuristic=self.rate * (len(row) - new)))
+        return out
+
+
+class _Stock:
+    """Intégral and Intégral partiel: each move takes 1–7 letters from what remains of the
+    stock (RULES §7.1–7.2). Candidate racks are drawn from the remaining stock."""
+
+    def __init__(self, stock: Counter[str], config: GameConfig, seed: int, rate: float) -> None:
+        self.stock = stock
+        self.config = config
+        self.seed = seed
+        self.rate = rate
+        self.ts = config.tileset
+
+    def _heuristic(self, left: Counter[str]) -> float:
+        return self.rate * sum(left.values()) + JOKER_KEEP_VALUE * left[JOKER]
+
+    def start(self) -> _State:
+        letters = "".join(sorted(self.stock.elements()))
+        return _State(Board(), 0, (), (), (letters,), self._heuristic(self.stock))
+
+    def racks(self, left: Counter[str], state: _State) -> list[str]:
+        total = sum(left.values())
+        if total <= STOCK_RACK_SIZE:
+            return ["".join(sorted(left.elements()))]
+        rng = random.Random(f"{self.seed}/{state.path}")
+        plain = sorted(c for c in left.elements() if c != JOKER)
+        vowels = [c for c in plain if self.ts.is_vowel(c)]
+        consonants = [c for c in plain if not self.ts.is_vowel(c)]
+        out: list[str] = []
+        for i in range(STOCK_RACKS):
+            rng.shuffle(vowels)
+            rng.shuffle(consonants)
+            # Rack i holds one joker when the stock has one (i = 0 never: a plain rack keeps
+            # the jokers for the scrabbles the plain letters cannot make).
+            jokers = min(left[JOKER], 1) if i == STOCK_RACKS - 1 else 0
+            size = STOCK_RACK_SIZE - jokers
+            nv = min(len(vowels), max(size - len(consonants), round(size * 0.45)))
+            nc = min(len(consonants), size - nv)
+            rack = vowels[:nv] + consonants[:nc] + [JOKER] * jokers
+            out.append("".join(sorted(rack)))
+        return list(dict.fromkeys(out))
+
+    def children(self, state: _State, branch: int, budget: _Budget) -> list[_State]:
+        left = Counter(str(state.res[0]))
+        if not left:
+            return []
+        pooled: dict[tuple[int, bool, str], GeneratedMove] = {}
+        for rack in self.racks(left, state):
+            for m in _candidates(state.board, rack, self.config, budget)[: branch * 4]:
+                pooled.setdefault((m.start, m.horizontal, m.word), m)
+
+        def value(m: GeneratedMove) -> float:
+            jokers_wasted = m.jokers if m.tiles < self.config.bingo_tiles else 0
+            return m.score - JOKER_KEEP_VALUE * jokers_wasted
+
+        ranked = sorted(pooled.values(), key=lambda m: (-value(m), move_key(m)))
+        out = []
+        for m in ranked[:branch]:
+            rest = left - Counter(m.letters)
+            out.append(_play(state, m, ("".join(sorted(rest.elements())),),
+                             heuristic=self._heuristic(rest)))
+        return out
+
+
+class _Groups:
+    """Games played one 7-letter group per move on the player's own grid: Anticipation
+    (move 1 may first play group 1), Scrabble exclusif, N-Scrabble (imposed or free order).
+
+    ``order`` is the imposed sequence of group numbers (None: free order). ``bingo_only``
+    keeps only moves placing all 7 letters; ``pass_allowed`` lets a move play nothing (0)."""
+
+    def __init__(
+        self, groups: Sequence[str], order: Sequence[int] | None, config: GameConfig, *,
+        first_group: bool, bingo_only: bool, pass_allowed: bool,
+    ) -> None:
+        self.groups = groups
+        self.order = order
+        self.config = config
+        self.first_group = first_group
+        self.bingo_only = bingo_only
+        self.pass_allowed = pass_allowed
+
+    def _keep(self) -> Callable[[GeneratedMove], bool] | None:
+        if not self.bingo_only:
+            return None
+        return lambda m: m.tiles == self.config.bingo_tiles
+
+    def start(self) -> _State:
+        return _State(Board(), 0, (), (), (frozenset(),))
+
+    def _available(self, used: frozenset[int], move_index: int) -> list[int]:
+        if self.order is not None:
+            return [self.order[move_index]] if move_index < len(self.order) else []
+        return [g for g in range(1, len(self.groups) + 1) if g not in used]
+
+    def children(self, state: _State, branch: int, budget: _Budget) -> list[_State]:
+        used = state.res[0]
+        assert isinstance(used, frozenset)
+        nexts = self._available(used, len(state.scores))
+        out: list[_State] = []
+        keep = self._keep()
+        for g in nexts:
+            res = (used | {g},)
+            moves = _candidates(state.board, self.groups[g - 1], self.config, budget, keep)
+            for m in moves[:branch]:
+                out.append(_play(state, m, res, group=g))
+            if self.first_group and not state.scores:
+                out.extend(self._with_group1(state, g, res, branch, budget))
+            if not moves and self.pass_allowed:
+                out.append(_pass(state, res, g))
+        return out
+
+    def _with_group1(
+        self, state: _State, g: int, res: tuple[object, ...], branch: int, budget: _Budget
+    ) -> list[_State]:
+        """Move 1 as two words: one from group 1, then one from the drawn group."""
+        out: list[_State] = []
+        for m1 in _candidates(state.board, self.groups[0], self.config, budget)[:branch]:
+            mid = _play(state, m1, res, group=1)
+            for m2 in _candidates(mid.board, self.groups[g - 1], self.config, budget,
+                                  self._keep())[:branch]:
+                out.append(_play(mid, m2, res, group=g, merge_score=True))
+        return out
+
+
+# --- exact games --------------------------------------------------------------------------
+def _serie(problem: Problem, config: GameConfig, budget: _Budget) -> _State:
+    """Série de maximaux: at each move the top of tops over the remaining groups."""
+    state = _State(Board(), 0, (), (), ())
+    left = list(range(1, len(problem.groups) + 1))
+    while left:
+        best: tuple[tuple[object, ...], GeneratedMove, int] | None = None
+        for g in left:
+            moves = _candidates(state.board, problem.groups[g - 1], config, budget)
+            if moves:
+                k = (*move_key(moves[0]), g)
+                if best is None or k < best[0]:
+                    best = (k, moves[0], g)
+        if best is None:
+            break
+        _, m, g = best
+        state = _play(state, m, (), group=g)
+        left.remove(g)
+    return state
+
+
+def superscrabble_moves(board: Board, rack: str, config: GameConfig) -> list[GeneratedMove]:
+    """The distinct scrabbles of ``rack`` on ``board`` (RULES §7.5): one move per (start
+    square, direction, word with the joker's letter resolved). Of the placements sharing an
+    identity (the same joker letter at different positions), the highest-scoring one is kept,
+    then the one whose joker comes last. Sorted by reference, then word."""
+    chosen: dict[tuple[int, bool, str], GeneratedMove] = {}
+    for m in movegen.generate(board, rack, config):
+        if m.tiles != config.bingo_tiles:
+            continue
+        ident = (m.start, m.horizontal, m.word.upper())
+        old = chosen.get(ident)
+        if old is None or (m.score, m.word) > (old.score, old.word):
+            chosen[ident] = m
+    return sorted(chosen.values(), key=lambda m: (not m.horizontal, m.start, m.word.upper()))
+
+
+def _superscrabble_lines(moves: Iterable[GeneratedMove]) -> tuple[FeuilleMove, ...]:
+    return tuple(
+        FeuilleMove(number=i, ref=format_ref(m.ref), word=m.word, letters=m.letters,
+                    score=m.score)
+        for i, m in enumerate(moves, start=1)
+    )
+
+
+# --- entry point --------------------------------------------------------------------------
+def game_config(problem: Problem, lexicon: Lexicon, settings: Settings | None = None) -> GameConfig:
+    """The engine configuration a problem is solved with."""
+    s = settings or Settings()
+    return GameConfig(tileset=problem.tileset, lexicon=lexicon,
+                      first_move_horizontal=s.first_move_horizontal)
+
+
+UNSUPPORTED = frozenset(
+    {
+        GameType.ANTICIPATION_AVOCALIQUE,
+        GameType.ANTICIPATION_AVEUGLE,
+        GameType.SERIE_MAXIMAUX_CONSONNES,
+        GameType.N_SCRABBLE_CONSONNES,
+    }
+)
+
+
+def solve(
+    problem: Problem,
+    lexicon: Lexicon,
+    *,
+    seconds: float = 30.0,
+    seed: int = 0,
+    progress: Callable[[Progress], None] | None = None,
+    nodes: int | None = None,
+    settings: Settings | None = None,
+) -> Solution:
+    """The reference solution of ``problem`` judged with ``lexicon``.
+
+    ``nodes`` (move-generator calls; default ``seconds * NODES_PER_SECOND``) is the budget
+    that makes the result reproducible; ``seconds`` caps the wall-clock time. ``seed`` only
+    matters to the Intégral family (the candidate racks).
+    """
+    game = problem.game
+    if game in UNSUPPORTED:
+        raise SolverError(
+            f"Pas de solution de référence pour « {game.label} » : les lettres y sont "
+            "complétées par le joueur depuis une réserve, ce que le solveur ne fait pas."
+        )
+    settings = settings or Settings()
+    config = game_config(problem, lexicon, settings)
+    per_second = STOCK_NODES_PER_SECOND if game in (
+        GameType.INTEGRAL, GameType.INTEGRAL_PARTIEL) else NODES_PER_SECOND
+    budget = _Budget(nodes if nodes is not None else int(seconds * per_second),
+                     seconds, progress)
+    feuille_row: str | None = None
+
+    if game in (GameType.SUPERSCRABBLE, GameType.SUPERSCRABBLE_INCOMPLET):
+        board = problem.initial_board() if game is GameType.SUPERSCRABBLE else Board()
+        budget.charge()
+        found = superscrabble_moves(board, problem.rack, config)
+        lines = _superscrabble_lines(found)
+        budget.best = len(lines)
+        budget.report()
+        return Solution(
+            problem_id=problem.id, game=game,
+            feuille=Feuille(scrabbles=lines, problem_id=problem.id),
+            cumul=len(lines), scores=(), exact=game is GameType.SUPERSCRABBLE,
+            scrabbles=lines, nodes=budget.nodes, elapsed=budget.elapsed,
+        )
+
+    width = 1
+    exact = False
+    if game is GameType.SERIE_MAXIMAUX:
+        state = _serie(problem, config, budget)
+        exact = True
+        budget.best = state.cumul
+        budget.report()
+    elif game is GameType.RANGEE:
+        feuille_row = problem.row
+        greedy = _beam(_Rangee(problem.row, config, 0.0), 1, budget)
+        rate = greedy.cumul / max(1, _consumed(greedy))
+        state, width = _widening(_Rangee(problem.row, config, rate), budget)
+        if greedy.cumul > state.cumul:
+            state, width = greedy, 1
+    elif game in (GameType.INTEGRAL, GameType.INTEGRAL_PARTIEL):
+        stock = problem.construction_stock()
+        greedy = _beam(_Stock(stock, config, seed, 0.0), 1, budget)
+        used = sum(stock.values()) - len(str(greedy.res[0]))
+        rate = greedy.cumul / max(1, used)
+        state, width = _widening(_Stock(stock, config, seed, rate), budget)
+        if greedy.cumul > state.cumul:
+            state, width = greedy, 1
+    elif game.is_anticipation:
+        fond = game is GameType.EXCLUSIF_FOND
+        resistance = game is GameType.EXCLUSIF_RESISTANCE
+        exclusif = fond or resistance
+        state, width = _widening(
+            _Groups(problem.groups, problem.order, config, first_group=not exclusif,
+                    bingo_only=exclusif,
+                    pass_allowed=fond or (not exclusif and settings.anticipation_pass_allowed)),
+            budget,
+        )
+    elif game is GameType.N_SCRABBLE:
+        state, width = _widening(
+            _Groups(problem.groups, problem.order or None, config, first_group=False,
+                    bingo_only=False, pass_allowed=False),
+            budget,
+        )
+    else:  # pragma: no cover - every GameType is handled above
+        raise SolverError(f"Type de partie non pris en charge : {game}.")
+
+    return Solution(
+        problem_id=problem.id,
+        game=game,
+        feuille=Feuille(moves=state.lines, problem_id=problem.id, row=feuille_row),
+        cumul=state.cumul,
+        scores=state.scores,
+        exact=exact,
+        nodes=budget.nodes,
+        width=width,
+        elapsed=budget.elapsed,
+        complete=not budget.time_cut,
+    )
+
+
+def _consumed(state: _State) -> int:
+    return sum(len(line.letters or "") for line in state.lines)
