@@ -174,10 +174,10 @@ def reminders(
 
 def results_notices(
     *, session: Session, problem: Any, ranking: Any, personal: Mapping[int, Mapping[str, Any]],
-    players: Mapping[int, Player],
+    players: Mapping[int, Player], revision: int | None = None,
 ) -> int:
     """Results (personal report + ranking) to every player who sent a sheet; idempotent per
-    ranking kind."""
+    ranking kind, and per ``revision`` (the id of a ranking that replaced another)."""
     rows = [
         {"rank": r["rank"], "name": r["name"], "score": r["score"], "percent": r.get("percent")}
         for r in ranking.rows
@@ -188,10 +188,14 @@ def results_notices(
         if not _deliverable(p):
             continue
         key = f"results:{ranking.kind}:{problem.code}:{player_id}"
+        if revision is not None:
+            key += f":r{revision}"
         before = _exists(session, key)
         title = f"{problem.title} ({problem.code})"
         if ranking.kind == "provisional":
             title += " — classement provisoire"
+        if revision is not None:
+            title += " (révisé)"
         enqueue(
             session=session, kind=OutboxKind.RESULTS, to_addr=p.email, template="results",
             context={
@@ -219,7 +223,13 @@ def _exists(session: Session, key: str) -> bool:
 def problem_statement(problem: Any) -> str:
     """The letters of a problem as text, for the publication mail."""
     p = problem.params
-    lines = [f"Type : {problem.game}"]
+    from puzzles.problem import GameType
+
+    try:
+        label = GameType(problem.game).label
+    except ValueError:
+        label = problem.game
+    lines = [f"Type : {label}"]
     for key, label in (("stock", "Lettres"), ("row", "Rangée"), ("rack", "Tirage"),
                        ("pool", "Réserve")):
         if p.get(key):

@@ -1,0 +1,147 @@
+"""The scheduler lease: one holder at a time, taken over once it expires, and with two real
+processes on PostgreSQL: kill the leader, the other one takes over."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import uuid
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from flask import Flask
+
+from webapp.db import get_engine, make_engine
+from webapp.leader import LeaderLease
+
+pytestmark = pytest.mark.db
+
+
+def test_one_holder_until_expiry_then_takeover(app: Flask, frozen_clock) -> None:
+    engine = get_engine(app)
+    a = LeaderLease(engine, holder="a", ttl_seconds=30)
+    b = LeaderLease(engine, holder="b", ttl_seconds=30)
+    assert a.try_acquire() is True
+    assert b.try_acquire() is False
+    frozen_clock.shift(timedelta(seconds=20))
+    assert a.try_acquire() is True  # renewal: expiry now t+50
+    frozen_clock.shift(timedelta(seconds=29))
+    assert b.try_acquire() is False  # t+49: a's renewed lease still runs
+    assert b.current_holder() == "a"
+    frozen_clock.shift(timedelta(seconds=2))  # t+51: a missed its renewal
+    assert b.try_acquire() is True
+    assert a.try_acquire() is False
+    assert a.current_holder() == "b"
+
+
+def test_release_lets_the_other_take_over_at_once(app: Flask) -> None:
+    engine = get_engine(app)
+    a = LeaderLease(engine, holder="a", ttl_seconds=300)
+    b = LeaderLease(engine, holder="b", ttl_seconds=300)
+    assert a.try_acquire() and not b.try_acquire()
+    a.release()
+    assert b.try_acquire() is True
+
+
+CHILD = textwrap.dedent(
+    """
+    import sys, time
+    from webapp import create_app
+    from webapp.scheduler import get_scheduler
+
+    app = create_app({
+        "TESTING": True, "SECRET_KEY": "x", "DATABASE_URL": sys.argv[1],
+        "DATABASE_SCHEMA": sys.argv[2], "INSTANCE_PATH": sys.argv[3],
+        "LEADER_LEASE_SECONDS": 2, "LEADER_RENEW_SECONDS": 0.5,
+        "SCHEDULER_TICK_SECONDS": 3600,
+    })
+    sched = get_scheduler(app)
+    sched.start()
+    print("holder", sched.lease.holder, flush=True)
+    while True:
+        time.sleep(0.1)
+    """
+)
+
+
+def _holder(engine: sa.Engine) -> tuple[str, object] | None:
+    with engine.connect() as conn:
+        row = conn.execute(sa.text("SELECT holder, expires_at FROM lease")).first()
+    return (row[0], row[1]) if row else None
+
+
+def _wait_for(predicate, timeout: float = 20.0):  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError("condition not met in time")
+
+
+@pytest.mark.slow
+def test_two_processes_on_postgresql_kill_the_leader_the_other_takes_over(
+    tmp_path: Path,
+) -> None:
+    url = os.environ.get("ARBITRE_TEST_DATABASE_URL") or (
+        "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+    )
+    probe = sa.create_engine(url)
+    try:
+        with probe.connect():
+            pass
+    except sa.exc.OperationalError as exc:
+        pytest.skip(f"PostgreSQL injoignable ({url}) : {exc.orig}")
+    finally:
+        probe.dispose()
+
+    from sqlmodel import SQLModel
+
+    import webapp.models  # noqa: F401
+
+    schema = f"lease_{uuid.uuid4().hex[:10]}"
+    engine = make_engine(url, schema=schema)
+    SQLModel.metadata.create_all(engine)
+    script = tmp_path / "child.py"
+    script.write_text(CHILD)
+    procs: list[subprocess.Popen[str]] = []
+    try:
+        for i in range(2):
+            procs.append(
+                subprocess.Popen(
+                    [sys.executable, str(script), url, schema, str(tmp_path / f"inst{i}")],
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                    cwd=Path(__file__).resolve().parents[2],
+                )
+            )
+        holders = {}
+        for p in procs:
+            line = p.stdout.readline().split() if p.stdout else []
+            assert line[:1] == ["holder"], p.stderr.read() if p.stderr else ""
+            holders[line[1]] = p
+        first = _wait_for(lambda: _holder(engine))[0]
+        assert first in holders
+        time.sleep(2.5)  # longer than a lease: the leader renews, nobody else takes it
+        assert _holder(engine)[0] == first  # type: ignore[index]
+
+        holders[first].send_signal(signal.SIGKILL)  # no clean release
+        holders[first].wait(10)
+        (survivor,) = set(holders) - {first}
+        _wait_for(lambda: (_holder(engine) or ("",))[0] == survivor, timeout=15)
+        time.sleep(1.5)
+        assert _holder(engine)[0] == survivor  # type: ignore[index]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.terminate()
+            p.communicate(timeout=10)  # also closes the pipes
+        with engine.begin() as conn:
+            conn.execute(sa.text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+        engine.dispose()

@@ -1,0 +1,191 @@
+"""A problem's life, step by step: publish, remind (J-3, J-1), close, verify the batch,
+publish the provisional ranking (opening the appeal window), finalise.
+
+:func:`run_due` does every step that has fallen due, each in its own transaction. Each step
+moves the problem's ``status`` forward with a conditional check, and every mail goes through
+the outbox's ``dedupe_key``: running it twice, or after a long downtime, is safe.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import datetime, timedelta
+
+from flask import current_app
+from sqlmodel import Session, col, select
+
+from webapp.db import session_scope
+from webapp.models import Appeal, AppealStatus, Problem, ProblemStatus, Submission, Verification
+from webapp.services import audit, notify, problems, rankings, verification
+
+log = logging.getLogger(__name__)
+
+ACTIVE = (
+    ProblemStatus.SCHEDULED,
+    ProblemStatus.OPEN,
+    ProblemStatus.CLOSED,
+    ProblemStatus.VERIFIED,
+    ProblemStatus.PROVISIONAL,
+)
+
+
+def _cfg(name: str) -> object:
+    return current_app.config[name]
+
+
+def run_due(*, now: datetime) -> list[str]:
+    """Do everything due at ``now``; returns ``"<action>:<problem code>"`` for each step."""
+    with session_scope() as s:
+        ids = list(
+            s.exec(
+                select(Problem.id).where(col(Problem.status).in_(ACTIVE)).order_by(
+                    col(Problem.id)
+                )
+            ).all()
+        )
+    done: list[str] = []
+    for pid in ids:
+        assert pid is not None
+        try:
+            done += advance(pid, now=now)
+        except Exception:
+            # one broken problem must not stop the others; the next tick retries it
+            log.exception("problem %s: scheduled step failed", pid)
+    return done
+
+
+def advance(problem_id: int, *, now: datetime) -> list[str]:
+    done: list[str] = []
+    for _ in range(len(ProblemStatus.ORDER) + 1):
+        with session_scope() as s:
+            p = s.get(Problem, problem_id)
+            if p is None:
+                return done
+            step = _next_step(s, p, now)
+            if step is None:
+                if p.status == ProblemStatus.OPEN:
+                    n = send_reminders(s, p, now)
+                    if n:
+                        done.append(f"remind:{p.code}")
+                return done
+            name = step(s, p, now)
+            audit.record(session=s, actor=audit.SYSTEM, action=f"problem.{name}",
+                         target=p.code, at=now.isoformat())
+            done.append(f"{name}:{p.code}")
+    return done
+
+
+Step = Callable[[Session, Problem, datetime], str]
+
+
+def _next_step(s: Session, p: Problem, now: datetime) -> Step | None:
+    if p.status == ProblemStatus.SCHEDULED and now >= p.publish_at:
+        return publish
+    if p.status == ProblemStatus.OPEN and now >= p.deadline_at:
+        return close
+    if p.status == ProblemStatus.CLOSED and _cfg("AUTO_VERIFY"):
+        return verify
+    if p.status == ProblemStatus.VERIFIED and _cfg("AUTO_PUBLISH_PROVISIONAL"):
+        return publish_provisional
+    if (
+        p.status == ProblemStatus.PROVISIONAL
+        and _cfg("AUTO_FINALISE")
+        and p.appeals_until is not None
+        and now >= p.appeals_until
+        and not open_appeals(s, p)
+    ):
+        return finalise
+    return None
+
+
+def publish(s: Session, p: Problem, now: datetime) -> str:
+    p.status = ProblemStatus.OPEN
+    p.published_at = now
+    s.add(p)
+    notify.publication_notices(
+        session=s, problem=p, players=problems.registered_players(session=s, problem=p)
+    )
+    return "publish"
+
+
+def close(s: Session, p: Problem, now: datetime) -> str:
+    p.status = ProblemStatus.CLOSED
+    p.closed_at = now
+    s.add(p)
+    return "close"
+
+
+def verify(s: Session, p: Problem, now: datetime) -> str:
+    verification.verify_problem(session=s, problem=p, actor=audit.SYSTEM)
+    p.status = ProblemStatus.VERIFIED
+    p.verified_at = now
+    s.add(p)
+    return "verify"
+
+
+def publish_provisional(s: Session, p: Problem, now: datetime) -> str:
+    rankings.publish_ranking(session=s, problem=p, kind="provisional", actor=audit.SYSTEM)
+    p.status = ProblemStatus.PROVISIONAL
+    p.provisional_at = now
+    p.appeals_until = now + timedelta(days=p.appeal_days)
+    s.add(p)
+    return "provisional"
+
+
+def finalise(s: Session, p: Problem, now: datetime) -> str:
+    rankings.publish_ranking(session=s, problem=p, kind="final", actor=audit.SYSTEM)
+    p.status = ProblemStatus.FINAL
+    p.finalised_at = now
+    s.add(p)
+    return "finalise"
+
+
+def open_appeals(s: Session, p: Problem) -> int:
+    return len(
+        s.exec(
+            select(Appeal.id)
+            .join(Verification, col(Verification.id) == col(Appeal.verification_id))
+            .join(Submission, col(Submission.id) == col(Verification.submission_id))
+            .where(Submission.problem_id == p.id, Appeal.status == AppealStatus.OPEN)
+        ).all()
+    )
+
+
+def reminder_due(p: Problem, now: datetime) -> int | None:
+    """The reminder (days before the deadline) in force at ``now``: only the latest one, so
+    a server that was down over J-3 and J-1 sends one reminder, not two."""
+    if p.status != ProblemStatus.OPEN or now >= p.deadline_at:
+        return None
+    days = sorted(int(d) for d in _cfg("REMINDER_DAYS"))  # type: ignore[attr-defined]
+    for d in days:
+        if now >= p.deadline_at - timedelta(days=d):
+            return d
+    return None
+
+
+def send_reminders(s: Session, p: Problem, now: datetime) -> int:
+    d = reminder_due(p, now)
+    if d is None:
+        return 0
+    senders = set(
+        s.exec(select(Submission.player_id).where(Submission.problem_id == p.id)).all()
+    )
+    without = [
+        pl for pl in problems.registered_players(session=s, problem=p) if pl.id not in senders
+    ]
+    return notify.reminders(session=s, problem=p, players=without, days_left=d)
+
+
+def upcoming_instants(*, now: datetime) -> list[datetime]:
+    """Every future instant at which :func:`run_due` has something to do."""
+    out: set[datetime] = set()
+    days = [int(d) for d in _cfg("REMINDER_DAYS")]  # type: ignore[attr-defined]
+    with session_scope() as s:
+        for p in s.exec(select(Problem).where(col(Problem.status).in_(ACTIVE))).all():
+            candidates = [p.publish_at, p.deadline_at]
+            candidates += [p.deadline_at - timedelta(days=d) for d in days]
+            if p.appeals_until is not None:
+                candidates.append(p.appeals_until)
+            out.update(t for t in candidates if t > now)
+    return sorted(out)

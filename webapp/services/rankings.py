@@ -1,0 +1,152 @@
+"""Rankings of a problem: computed from the current verifications with
+``puzzles.ranking.rank`` (ties by the earlier receive time), stored as provisional or final
+rows, and announced to the players through the outbox (personal report + ranking)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from webapp.models import Player, Problem, Ranking, RankingKind, Submission, Verification
+from webapp.services import audit, clock, notify
+from webapp.services.problems import puzzle_of
+
+#: what :func:`compute_rows` accepts instead of the stored report of a submission
+Override = Mapping[int, tuple[int, bool, dict[str, Any]]]
+
+
+def compute_rows(
+    *, session: Session, problem: Problem, override: Override | None = None
+) -> list[dict[str, Any]]:
+    """The ranking rows as they stand (or as they would with ``override``)."""
+    from webapp.services.verification import (
+        current_verification,
+        eligible_submissions,
+        excluded_submissions,
+    )
+
+    excluded = excluded_submissions(session, problem)
+    entries: list[dict[str, Any]] = []
+    for sub in eligible_submissions(session, problem):
+        if sub.id is None or sub.id in excluded:
+            continue
+        if override is not None and sub.id in override:
+            score, valid, report = override[sub.id]
+            verification_id = None
+        else:
+            v = current_verification(session, sub)
+            if v is None:
+                continue
+            score, valid, report, verification_id = v.final_score, v.valid, v.report, v.id
+        player = session.get(Player, sub.player_id)
+        assert player is not None
+        entries.append({
+            "player_id": player.id, "name": player.name, "club": player.club,
+            "submission_id": sub.id, "verification_id": verification_id,
+            "received_at": sub.received_at, "score": score, "valid": valid, "report": report,
+        })
+    return rank_entries(problem, entries)
+
+
+def rank_entries(problem: Problem, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Order ``entries`` with ``puzzles.ranking.rank`` and return JSON-ready rows."""
+    from puzzles.ranking import RankEntry, rank
+
+    ranked = rank(
+        puzzle_of(problem),
+        [
+            RankEntry(
+                key=str(e["submission_id"]), score=e["score"],
+                submitted_at=e["received_at"], report=e["report"],
+            )
+            for e in entries
+        ],
+    )
+    by_key = {str(e["submission_id"]): e for e in entries}
+    rows = []
+    for r in ranked:
+        e = by_key[r.key]
+        rows.append({
+            "rank": r.rank, "player_id": e["player_id"], "name": e["name"], "club": e["club"],
+            "score": r.score, "percent": r.percent, "submission_id": e["submission_id"],
+            "verification_id": e["verification_id"],
+            "received_at": _iso(e["received_at"]),
+        })
+    return rows
+
+
+def _iso(dt: datetime) -> str:
+    return dt.isoformat()
+
+
+def current_ranking(session: Session, problem: Problem, kind: str | None = None) -> Ranking | None:
+    q = select(Ranking).where(Ranking.problem_id == problem.id)
+    q = q.where(col(Ranking.superseded_at).is_(None))
+    if kind is not None:
+        q = q.where(Ranking.kind == kind)
+    return session.exec(q.order_by(col(Ranking.created_at).desc(), col(Ranking.id).desc())).first()
+
+
+def publish_ranking(
+    *, session: Session, problem: Problem, kind: str, actor: str, comment: str = ""
+) -> Ranking:
+    """Store a ranking of ``kind`` (superseding the previous one of that kind) and enqueue
+    the results mails. Publishing the same kind twice without change re-sends nothing."""
+    rows = compute_rows(session=session, problem=problem)
+    previous = current_ranking(session, problem, kind)
+    if previous is not None and previous.rows == rows:
+        return previous
+    now = clock.now()
+    if previous is not None:
+        previous.superseded_at = now
+        session.add(previous)
+    assert problem.id is not None
+    ranking = Ranking(problem_id=problem.id, kind=kind, comment=comment, rows=rows,
+                      created_at=now)
+    session.add(ranking)
+    session.flush()
+    audit.record(session=session, actor=actor, action=f"ranking.{kind}", target=problem.code,
+                 ranking=ranking.id, comment=comment, entries=len(rows))
+    _announce(session, problem, ranking, revision=previous is not None)
+    return ranking
+
+
+def republish_after_rerun(
+    *, session: Session, problem: Problem, actor: str, comment: str
+) -> Ranking | None:
+    """After a re-run, replace the current published ranking (if any) by a new one."""
+    cur = current_ranking(session, problem)
+    if cur is None:
+        return None
+    return publish_ranking(session=session, problem=problem, kind=cur.kind, actor=actor,
+                           comment=comment)
+
+
+def _announce(session: Session, problem: Problem, ranking: Ranking, *, revision: bool) -> None:
+    personal: dict[int, dict[str, Any]] = {}
+    for row in ranking.rows:
+        v = session.get(Verification, row["verification_id"]) if row["verification_id"] else None
+        personal[row["player_id"]] = {
+            "final_score": row["score"],
+            "rank": row["rank"],
+            "report_text": (v.report.get("text") if v else None),
+        }
+    # players whose only sheets were late (not accepted) still hear about the results
+    senders = set(
+        session.exec(select(Submission.player_id).where(Submission.problem_id == problem.id))
+    )
+    for pid in senders - set(personal):
+        personal[pid] = {"report_text": "Votre feuille est arrivée après la clôture : elle "
+                         "n'est pas classée."}
+    players = {p.id: p for p in session.exec(select(Player).where(
+        col(Player.id).in_(list(personal)))).all() if p.id is not None}
+    notify.results_notices(session=session, problem=problem, ranking=ranking,
+                           personal=personal, players=players,
+                           revision=ranking.id if revision else None)
+
+
+FINAL = RankingKind.FINAL
+PROVISIONAL = RankingKind.PROVISIONAL

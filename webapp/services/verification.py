@@ -1,0 +1,327 @@
+"""Verifying the batch: every player's latest on-time (or accepted-late) sheet of a problem,
+with the problem's lexicon and the arbitre's rulings, through ``puzzles.verify``.
+
+One :class:`~webapp.models.Verification` per submission and lexicon: the batch is
+idempotent. A re-run (after a ruling, an appeal) first shows a preview of the ranking
+changes; applying it supersedes the current reports with new ones carrying the reason.
+Rulings are inputs: accepted/rejected words change the word list the verifier is given,
+excluded sheets are verified but not ranked. Scores are never edited by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask import current_app, has_app_context
+from sqlmodel import Session, col, select
+
+from webapp.models import (
+    Player,
+    Problem,
+    Ruling,
+    RulingKind,
+    Submission,
+    Verification,
+)
+from webapp.services import audit, clock
+from webapp.services.problems import puzzle_of
+
+
+class VerificationError(Exception):
+    """The batch cannot be verified as configured (French message for the arbitre)."""
+
+
+# --- lexicons ------------------------------------------------------------------------------
+
+_lexicons: dict[tuple[str, ...], Any] = {}
+_lex_lock = threading.Lock()
+
+
+def base_lexicon(problem: Problem) -> Any:
+    """The problem's word list: ``LEXICONS[name]`` (a path) from the configuration, else the
+    engine's default list. Its identity must match the one recorded at publication."""
+    from scoring.lexicon import Lexicon, default_lexicon
+
+    paths: dict[str, str] = {}
+    if has_app_context():
+        paths = dict(current_app.config.get("LEXICONS") or {})
+    key = ("base", problem.lexicon_name, paths.get(problem.lexicon_name, ""))
+    with _lex_lock:
+        lex = _lexicons.get(key)
+        if lex is None:
+            path = paths.get(problem.lexicon_name)
+            lex = Lexicon.load(path, problem.lexicon_name) if path else default_lexicon()
+            _lexicons[key] = lex
+    if problem.lexicon_sha256 and lex.identity.sha256 != problem.lexicon_sha256:
+        raise VerificationError(
+            f"La liste de mots « {lex.identity.name} » chargée (sha256 "
+            f"{lex.identity.sha256[:12]}…) n'est pas celle du problème {problem.code} "
+            f"(« {problem.lexicon_name} », sha256 {problem.lexicon_sha256[:12]}…). "
+            "Configurez LEXICONS pour la retrouver."
+        )
+    return lex
+
+
+def word_rulings(session: Session, problem: Problem) -> tuple[frozenset[str], frozenset[str]]:
+    rows = session.exec(
+        select(Ruling).where(
+            Ruling.problem_id == problem.id, col(Ruling.revoked_at).is_(None),
+            col(Ruling.kind).in_((RulingKind.ACCEPT_WORD, RulingKind.REJECT_WORD)),
+        )
+    ).all()
+    accept = frozenset((r.word or "").upper() for r in rows if r.kind == RulingKind.ACCEPT_WORD)
+    reject = frozenset((r.word or "").upper() for r in rows if r.kind == RulingKind.REJECT_WORD)
+    return accept, reject
+
+
+def ruled_lexicon(session: Session, problem: Problem) -> Any:
+    """The base list with the arbitre's word rulings applied (its own identity, so reports
+    say which list judged them)."""
+    from scoring.lexicon import Lexicon
+
+    base = base_lexicon(problem)
+    accept, reject = word_rulings(session, problem)
+    if not accept and not reject:
+        return base
+    key = ("ruled", base.identity.sha256, *sorted("+" + w for w in accept),
+           *sorted("-" + w for w in reject))
+    with _lex_lock:
+        lex = _lexicons.get(key)
+        if lex is None:
+            words = [w for w in base if w not in reject] + sorted(accept - set(reject))
+            lex = Lexicon.from_words(words, f"{base.identity.name}+décisions")
+            _lexicons[key] = lex
+    return lex
+
+
+def add_ruling(
+    *, session: Session, problem: Problem, kind: str, actor: str, arbitre_id: int | None = None,
+    word: str | None = None, submission: Submission | None = None, comment: str = "",
+) -> Ruling:
+    if kind in (RulingKind.ACCEPT_WORD, RulingKind.REJECT_WORD):
+        from scoring.notation import parse_word
+
+        if not word:
+            raise ValueError("Une décision sur un mot doit nommer le mot.")
+        word = parse_word(word).upper()
+    elif kind == RulingKind.EXCLUDE_SHEET:
+        if submission is None:
+            raise ValueError("Une décision sur une feuille doit désigner la feuille.")
+    else:
+        raise ValueError(f"Type de décision inconnu : {kind}")
+    if not comment.strip():
+        raise ValueError("Motivez la décision (elle figure dans les rapports).")
+    assert problem.id is not None
+    ruling = Ruling(
+        problem_id=problem.id, kind=kind, word=word, comment=comment.strip(),
+        submission_id=submission.id if submission else None, arbitre_id=arbitre_id,
+        created_at=clock.now(),
+    )
+    session.add(ruling)
+    session.flush()
+    audit.record(session=session, actor=actor, action="ruling.add", target=problem.code,
+                 kind=kind, word=word, submission=ruling.submission_id, comment=ruling.comment)
+    return ruling
+
+
+def excluded_submissions(session: Session, problem: Problem) -> set[int]:
+    return {
+        r.submission_id
+        for r in session.exec(
+            select(Ruling).where(
+                Ruling.problem_id == problem.id, Ruling.kind == RulingKind.EXCLUDE_SHEET,
+                col(Ruling.revoked_at).is_(None),
+            )
+        ).all()
+        if r.submission_id is not None
+    }
+
+
+# --- which sheets --------------------------------------------------------------------------
+
+
+def eligible_submissions(session: Session, problem: Problem) -> list[Submission]:
+    """Per player, the latest version received on time or accepted late (a late
+    correction does not erase an on-time sheet)."""
+    subs = session.exec(
+        select(Submission)
+        .where(Submission.problem_id == problem.id)
+        .where((col(Submission.late).is_(False)) | (col(Submission.accepted_late).is_(True)))
+        .order_by(col(Submission.player_id), col(Submission.version).desc())
+    ).all()
+    latest: dict[int, Submission] = {}
+    for s in subs:
+        latest.setdefault(s.player_id, s)
+    return sorted(latest.values(), key=lambda s: (s.received_at, s.id or 0))
+
+
+def current_verification(session: Session, submission: Submission) -> Verification | None:
+    return session.exec(
+        select(Verification)
+        .where(Verification.submission_id == submission.id)
+        .where(col(Verification.superseded_at).is_(None))
+        .order_by(col(Verification.run).desc())
+    ).first()
+
+
+# --- running the verifier ------------------------------------------------------------------
+
+
+@dataclass
+class VerifierResult:
+    valid: bool
+    final_score: int
+    report: dict[str, Any]
+    text: str
+
+
+def settings_for(problem: Problem) -> Any:
+    from puzzles.settings import Settings
+
+    data = problem.params.get("settings") if isinstance(problem.params, dict) else None
+    return Settings.from_dict(data) if data else Settings()
+
+
+def run_verifier(problem: Problem, submission: Submission, lexicon: Any) -> VerifierResult:
+    """``puzzles.verify.verify`` on one stored sheet (it never raises; neither does this)."""
+    if submission.feuille is None:
+        return VerifierResult(
+            False, 0, {"error": "feuille illisible"},
+            "La feuille n'a pas pu être lue ; aucun coup n'est retenu.",
+        )
+    from puzzles.verify import verify
+
+    from puzzles.feuille import Feuille
+
+    report = verify(
+        puzzle_of(problem), Feuille.from_dict(submission.feuille), lexicon, settings_for(problem)
+    )
+    data = report.to_json()
+    if isinstance(data, str):
+        data = json.loads(data)
+    return VerifierResult(
+        valid=bool(report.valid), final_score=int(report.final_score), report=data,
+        text=report.to_text(),
+    )
+
+
+def verify_problem(*, session: Session, problem: Problem, actor: str) -> list[Verification]:
+    """Verify every eligible sheet that has no current report yet (idempotent)."""
+    lexicon = ruled_lexicon(session, problem)
+    ident = lexicon.identity
+    created = []
+    for sub in eligible_submissions(session, problem):
+        if current_verification(session, sub) is not None:
+            continue
+        res = run_verifier(problem, sub, lexicon)
+        assert sub.id is not None
+        v = Verification(
+            submission_id=sub.id, lexicon_name=ident.name, lexicon_sha256=ident.sha256,
+            run=1, valid=res.valid, report=res.report | {"text": res.text},
+            final_score=res.final_score, created_at=clock.now(), reason="vérification initiale",
+        )
+        session.add(v)
+        created.append(v)
+    session.flush()
+    audit.record(session=session, actor=actor, action="verification.batch", target=problem.code,
+                 created=len(created), lexicon=ident.name, lexicon_sha256=ident.sha256)
+    return created
+
+
+# --- re-runs -------------------------------------------------------------------------------
+
+
+@dataclass
+class RowChange:
+    player_id: int
+    name: str
+    old_rank: int | None
+    new_rank: int | None
+    old_score: int | None
+    new_score: int | None
+
+
+@dataclass
+class RerunPreview:
+    reason: str
+    lexicon_name: str
+    lexicon_sha256: str
+    results: dict[int, VerifierResult]  # by submission id
+    changes: list[RowChange] = field(default_factory=list)
+    new_rows: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.changes)
+
+
+def preview_rerun(*, session: Session, problem: Problem, reason: str) -> RerunPreview:
+    """What a re-run would change, without writing anything."""
+    from webapp.services import rankings
+
+    if not reason.strip():
+        raise ValueError("Indiquez le motif de la nouvelle vérification.")
+    lexicon = ruled_lexicon(session, problem)
+    subs = eligible_submissions(session, problem)
+    results = {s.id: run_verifier(problem, s, lexicon) for s in subs if s.id is not None}
+    old_rows = rankings.compute_rows(session=session, problem=problem)
+    new_rows = rankings.compute_rows(
+        session=session, problem=problem,
+        override={sid: (r.final_score, r.valid, r.report) for sid, r in results.items()},
+    )
+    old = {r["player_id"]: r for r in old_rows}
+    new = {r["player_id"]: r for r in new_rows}
+    names = {p.id: p.name for p in session.exec(select(Player)).all()}
+    changes = []
+    for pid in sorted(set(old) | set(new)):
+        o, n = old.get(pid), new.get(pid)
+        before = (o["rank"], o["score"]) if o else (None, None)
+        after = (n["rank"], n["score"]) if n else (None, None)
+        if before != after:
+            changes.append(RowChange(pid, names.get(pid, "?"), before[0], after[0],
+                                     before[1], after[1]))
+    ident = lexicon.identity
+    return RerunPreview(reason.strip(), ident.name, ident.sha256, results, changes, new_rows)
+
+
+def apply_rerun(
+    *, session: Session, problem: Problem, preview: RerunPreview, actor: str
+) -> list[Verification]:
+    """Write the re-run shown in ``preview``: new reports (run n+1), old ones superseded,
+    and a new ranking of the same kind as the current one."""
+    from webapp.services import rankings
+
+    now = clock.now()
+    created = []
+    for sub_id, res in preview.results.items():
+        sub = session.get(Submission, sub_id)
+        assert sub is not None
+        cur = current_verification(session, sub)
+        last_run = session.exec(
+            select(Verification.run)
+            .where(Verification.submission_id == sub_id,
+                   Verification.lexicon_sha256 == preview.lexicon_sha256)
+            .order_by(col(Verification.run).desc())
+        ).first()
+        if cur is not None:
+            cur.superseded_at = now
+            session.add(cur)
+        v = Verification(
+            submission_id=sub_id, lexicon_name=preview.lexicon_name,
+            lexicon_sha256=preview.lexicon_sha256, run=(last_run or 0) + 1, valid=res.valid,
+            report=res.report | {"text": res.text}, final_score=res.final_score,
+            created_at=now, reason=preview.reason,
+        )
+        session.add(v)
+        created.append(v)
+    session.flush()
+    audit.record(
+        session=session, actor=actor, action="verification.rerun", target=problem.code,
+        reason=preview.reason, changes=[c.__dict__ for c in preview.changes],
+    )
+    rankings.republish_after_rerun(session=session, problem=problem, actor=actor,
+                                   comment=preview.reason)
+    return created
