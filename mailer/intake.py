@@ -104,7 +104,8 @@ class IntakeHandler:
                 self.executor,
                 lambda: pipeline.store_raw(
                     self.app, raw, channel=self.channel,
-                    envelope_from=envelope.mail_from or "",
+                    # MAIL FROM:<> arrives as "": store the null sender explicitly.
+                    envelope_from=envelope.mail_from or "<>",
                     envelope_to=list(envelope.rcpt_tos),
                 ),
             )

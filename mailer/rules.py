@@ -51,7 +51,9 @@ class Classification:
 
 
 def is_empty_sender(envelope_from: str | None) -> bool:
-    return envelope_from is None or envelope_from.strip() in ("", "<>")
+    """The null reverse-path ``<>`` (bounces, auto-replies). ``""``/``None`` mean *unknown*
+    (a message fetched by IMAP without ``Return-Path``), which is not the same thing."""
+    return envelope_from is not None and envelope_from.strip() == "<>"
 
 
 def is_bounce(msg: Message) -> bool:

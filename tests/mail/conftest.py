@@ -160,3 +160,18 @@ def intake(app: Flask, seed: Seed) -> Iterator[Any]:
     handle = start_embedded(app)
     yield handle
     handle.stop()
+
+
+@pytest.fixture(scope="session")
+def dovecot() -> Iterator[Any]:
+    import shutil
+    import tempfile
+
+    from tests.mail.dovecot import start
+
+    # Not under pytest's tmp dir: that one is 0700, and Dovecot's own users must read here.
+    root = Path(tempfile.mkdtemp(prefix="arbitre-dovecot-"))
+    server = start(root)
+    yield server
+    server.stop()
+    shutil.rmtree(root, ignore_errors=True)

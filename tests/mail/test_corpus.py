@@ -26,7 +26,7 @@ CASES: list[tuple[str, str, str, list[str] | None, list[tuple[str, str]]]] = [
     ("reply_quoting_receipt.eml", "ana.ionescu@example.org", "processed", WORDS,
      [("receipt", ANA[1])]),
     ("auto_reply.eml", "ana.ionescu@example.org", "ignored", None, []),
-    ("bounce_dsn.eml", "", "processed", None, []),
+    ("bounce_dsn.eml", "<>", "processed", None, []),
     ("stranger.eml", "mallory@evil.example", "ignored", None,
      [("instructions", "mallory@evil.example")]),
     ("spoofed_token.eml", "mallory@evil.example", "ignored", None,
@@ -71,7 +71,7 @@ def test_bounce_is_recorded_against_the_player(app: Flask, seed: Seed) -> None:
     from mailer.pipeline import receive
     from webapp.models import Player
 
-    receive(app, eml("bounce_dsn.eml"), channel="smtp", envelope_from="", envelope_to=ANA_TO)
+    receive(app, eml("bounce_dsn.eml"), channel="smtp", envelope_from="<>", envelope_to=ANA_TO)
     (bogdan,) = rows(app, Player, email=BOGDAN[1])
     assert bogdan.bounce_count == 1
     assert bogdan.last_bounce_at is not None
