@@ -22,7 +22,7 @@ from flask import (
     abort,
     current_app,
     flash,
-    g,
+    has_request_context,
     redirect,
     render_template,
     request,
@@ -68,29 +68,34 @@ def token_digest(token: str) -> str:
 
 
 def current_arbitre() -> Arbitre | None:
-    if "arbitre" not in g:
-        g.arbitre = None
-        arbitre_id = session.get("arbitre_id")
-        if arbitre_id is not None:
-            with Session(get_engine()) as s:
-                a = s.get(Arbitre, arbitre_id)
-                if a is not None and a.active:
-                    s.expunge(a)
-                    g.arbitre = a
-    return cast(Arbitre | None, g.arbitre)
+    """The signed-in arbitre, loaded once per request (cached in the WSGI environ, not in
+    ``g``: ``g`` outlives the request when an app context was already pushed)."""
+    if not has_request_context():
+        return None
+    cache = request.environ
+    if "arbitre.arbitre" not in cache:
+        cache["arbitre.arbitre"] = _load(Arbitre, session.get("arbitre_id"))
+    return cast(Arbitre | None, cache["arbitre.arbitre"])
 
 
 def current_player() -> Player | None:
-    if "player" not in g:
-        g.player = None
-        player_id = session.get("player_id")
-        if player_id is not None:
-            with Session(get_engine()) as s:
-                p = s.get(Player, player_id)
-                if p is not None and p.active:
-                    s.expunge(p)
-                    g.player = p
-    return cast(Player | None, g.player)
+    if not has_request_context():
+        return None
+    cache = request.environ
+    if "arbitre.player" not in cache:
+        cache["arbitre.player"] = _load(Player, session.get("player_id"))
+    return cast(Player | None, cache["arbitre.player"])
+
+
+def _load(model: type[Arbitre] | type[Player], row_id: object) -> Arbitre | Player | None:
+    if not isinstance(row_id, int):
+        return None
+    with Session(get_engine()) as s:
+        row = s.get(model, row_id)
+        if row is None or not row.active:
+            return None
+        s.expunge(row)
+        return row
 
 
 def arbitre_required(view: F) -> F:
