@@ -1,7 +1,637 @@
-"""Pages of the console blueprint (filled in by the pages work)."""
+"""The arbitre's console: competitions and their calendars, problems (drawn by
+``puzzles.generate.new_problem`` or entered as JSON), player import, the submissions as they
+arrive, verification and re-verification (with a reason and a preview of the ranking
+changes), rulings, appeals, finalisation, the audit log and the local mailbox.
+
+Every route is arbitre-only. Each action calls one service function in one transaction;
+nothing here computes a score, a rank or a status by itself.
+"""
 
 from __future__ import annotations
 
-from flask import Blueprint
+import hashlib
+import json
+from datetime import UTC, datetime
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from flask import (
+    Blueprint,
+    abort,
+    current_app,
+    flash,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from flask.typing import ResponseReturnValue
+from sqlmodel import Session, col, func, select
+
+from webapp.auth import arbitre_required, current_arbitre
+from webapp.board_svg import board_svg
+from webapp.db import get_engine, session_scope
+from webapp.models import (
+    DEFAULT_TIMEZONE,
+    Appeal,
+    AppealStatus,
+    Arbitre,
+    AuditLog,
+    Competition,
+    OutboxMessage,
+    Player,
+    Problem,
+    ProblemStatus,
+    Ranking,
+    Registration,
+    Ruling,
+    RulingKind,
+    Stage,
+    Submission,
+    Verification,
+)
+from webapp.services import appeals, audit, clock, lifecycle, players, problems, submissions
+from webapp.views.helpers import get_or_404, letters_view, puzzle_of
 
 bp = Blueprint("console", __name__, url_prefix="/console")
+
+GAME_CHOICES = [
+    ("integral", "Scrabble intégral"),
+    ("integral_partiel", "Intégral partiel"),
+    ("rangee", "Intégral sur rangée de lettres"),
+    ("anticipation", "Anticipation"),
+    ("anticipation_avocalique", "Anticipation avocalique"),
+    ("exclusif_resistance", "Scrabble exclusif – résistance"),
+    ("exclusif_fond", "Scrabble exclusif – fond"),
+    ("anticipation_aveugle", "Anticipation aveugle"),
+    ("serie_maximaux", "Série de maximaux"),
+    ("serie_maximaux_consonnes", "Série de maximaux (consonnes annoncées)"),
+    ("superscrabble", "Superscrabble"),
+    ("superscrabble_incomplet", "Superscrabble incomplet"),
+    ("n_scrabble", "N-Scrabble"),
+    ("n_scrabble_consonnes", "N-Scrabble (consonnes annoncées)"),
+]
+RANKING_RULES = [
+    ("sum_percent", "somme des pourcentages de la référence"),
+    ("sum_scores", "somme des scores"),
+    ("frsc_points", "points FRSc par place"),
+]
+PER_PAGE = 50
+
+
+@bp.before_request
+@arbitre_required
+def _only_arbitres() -> None:
+    """Every console page needs a signed-in arbitre (the decorator redirects otherwise)."""
+    return None
+
+
+def _actor() -> str:
+    a = current_arbitre()
+    if a is None:
+        abort(403)
+    return a.username
+
+
+def _session() -> Session:
+    return Session(get_engine(), expire_on_commit=False)
+
+
+def parse_local(value: str, tz: str) -> datetime:
+    """A ``datetime-local`` field read in ``tz`` (the competition's zone), as UTC."""
+    try:
+        zone = ZoneInfo(tz)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"Fuseau horaire inconnu : « {tz} ».") from None
+    try:
+        naive = datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise ValueError(f"Date illisible : « {value} » (attendu AAAA-MM-JJTHH:MM).") from None
+    if naive.tzinfo is not None:
+        return naive.astimezone(UTC)
+    return naive.replace(tzinfo=zone).astimezone(UTC)
+
+
+def local_input(dt: datetime | None, tz: str) -> str:
+    if dt is None:
+        return ""
+    return dt.astimezone(ZoneInfo(tz)).strftime("%Y-%m-%dT%H:%M")
+
+
+# --- dashboard -------------------------------------------------------------------------------
+
+
+@bp.route("/")
+def index() -> str:
+    with _session() as s:
+        comps = s.exec(select(Competition).order_by(col(Competition.created_at).desc())).all()
+        probs = s.exec(
+            select(Problem)
+            .where(col(Problem.status) != ProblemStatus.FINAL)
+            .order_by(col(Problem.deadline_at))
+        ).all()
+        counts = dict(s.exec(
+            select(Submission.problem_id, func.count(func.distinct(Submission.player_id)))
+            .group_by(col(Submission.problem_id))
+        ).all())
+        open_appeals = s.exec(
+            select(func.count()).select_from(Appeal).where(Appeal.status == AppealStatus.OPEN)
+        ).one()
+        recent = s.exec(
+            select(Submission, Player, Problem)
+            .join(Player, col(Player.id) == col(Submission.player_id))
+            .join(Problem, col(Problem.id) == col(Submission.problem_id))
+            .order_by(col(Submission.received_at).desc())
+            .limit(15)
+        ).all()
+    return render_template(
+        "console/index.html", competitions=comps, problems=probs, counts=counts,
+        open_appeals=open_appeals, recent=recent,
+    )
+
+
+# --- competitions ----------------------------------------------------------------------------
+
+
+@bp.route("/competitions/nouvelle", methods=["GET", "POST"])
+def competition_new() -> ResponseReturnValue:
+    form = request.form
+    error = None
+    if request.method == "POST":
+        slug = form.get("slug", "").strip().lower()
+        name = form.get("name", "").strip()
+        if not slug or not name:
+            error = "L'identifiant et le nom sont obligatoires."
+        elif not all(c.isalnum() or c in "-_" for c in slug) or not slug.isascii():
+            error = "L'identifiant ne contient que des lettres sans accent, chiffres, - et _."
+        else:
+            try:
+                with session_scope() as s:
+                    if s.exec(select(Competition).where(Competition.slug == slug)).first():
+                        raise ValueError(f"Une compétition a déjà l'identifiant « {slug} ».")
+                    problems.create_competition(
+                        session=s, slug=slug, name=name,
+                        ranking_rule=form.get("ranking_rule", "sum_percent"),
+                        lang=form.get("lang", "fr"), description=form.get("description", ""),
+                        actor=_actor(),
+                    )
+            except ValueError as exc:
+                error = str(exc)
+            else:
+                flash(f"Compétition « {name} » créée.", "success")
+                return redirect(url_for("console.competition", slug=slug))
+    return render_template(
+        "console/competition_new.html", form=form, error=error, ranking_rules=RANKING_RULES,
+    ), (400 if error else 200)
+
+
+@bp.route("/competitions/<slug>", methods=["GET", "POST"])
+def competition(slug: str) -> ResponseReturnValue:
+    with _session() as s:
+        comp = s.exec(select(Competition).where(Competition.slug == slug)).first()
+        if comp is None:
+            abort(404)
+    if request.method == "POST" and request.form.get("action") == "stage":
+        name = request.form.get("stage_name", "").strip()
+        if not name:
+            flash("Donnez un nom à l'étape.", "error")
+        else:
+            with session_scope() as s:
+                c = s.get(Competition, comp.id)
+                assert c is not None
+                problems.add_stage(session=s, competition=c, name=name)
+                audit.record(session=s, actor=_actor(), action="stage.create", target=slug,
+                             name=name)
+            flash(f"Étape « {name} » ajoutée.", "success")
+        return redirect(url_for("console.competition", slug=slug))
+    with _session() as s:
+        stages = s.exec(
+            select(Stage).where(Stage.competition_id == comp.id).order_by(col(Stage.position))
+        ).all()
+        probs = s.exec(
+            select(Problem).where(Problem.competition_id == comp.id)
+            .order_by(col(Problem.publish_at))
+        ).all()
+        n_players = s.exec(
+            select(func.count()).select_from(Registration)
+            .where(Registration.competition_id == comp.id)
+        ).one()
+    return render_template(
+        "console/competition.html", competition=comp, stages=stages, problems=probs,
+        n_players=n_players,
+    )
+
+
+# --- players ---------------------------------------------------------------------------------
+
+
+@bp.route("/joueurs", methods=["GET", "POST"])
+def players_page() -> ResponseReturnValue:
+    report = None
+    text = ""
+    status = 200
+    with _session() as s:
+        comps = s.exec(select(Competition).order_by(col(Competition.name))).all()
+    if request.method == "POST":
+        f = request.files.get("fichier")
+        if f is not None and f.filename:
+            raw = f.read()
+            try:
+                text = raw.decode("utf-8-sig")
+            except UnicodeDecodeError:
+                text = raw.decode("cp1252", errors="replace")
+        else:
+            text = request.form.get("csv", "")
+        comp_id = request.form.get("competition_id", type=int)
+        with session_scope() as s:
+            comp = s.get(Competition, comp_id) if comp_id else None
+            report = players.import_players_csv(
+                session=s, text=text, competition=comp, actor=_actor()
+            )
+            if not report.ok:
+                s.rollback()  # all or nothing: a file with errors imports nobody
+        if report.ok:
+            flash(
+                f"Import terminé : {len(report.created)} créé(s), {len(report.updated)} mis à "
+                f"jour, {len(report.unchanged)} inchangé(s).", "success",
+            )
+            return redirect(url_for("console.players_page"))
+        status = 400
+    page = max(1, request.args.get("page", 1, type=int) or 1)
+    with _session() as s:
+        total = s.exec(select(func.count()).select_from(Player)).one()
+        plist = s.exec(
+            select(Player).order_by(col(Player.name)).offset((page - 1) * PER_PAGE)
+            .limit(PER_PAGE)
+        ).all()
+    return render_template(
+        "console/players.html", players=plist, competitions=comps, report=report, text=text,
+        page=page, pages=max(1, (total + PER_PAGE - 1) // PER_PAGE), total=total,
+    ), status
+
+
+# --- problems --------------------------------------------------------------------------------
+
+
+def _lexicon_for(lang: str) -> Any:
+    """The word list a draw may need (rangée, exclusif, Superscrabble): the configured
+    ``LEXICONS`` entry of the language, else the bundled French list."""
+    from scoring.lexicon import Lexicon, default_lexicon
+
+    path = (current_app.config.get("LEXICONS") or {}).get(lang)
+    if path:
+        return Lexicon.load(path, lang)
+    if lang == "fr":
+        return default_lexicon()
+    return None
+
+
+@bp.route("/problemes/nouveau", methods=["GET", "POST"])
+def problem_new() -> ResponseReturnValue:
+    from puzzles.problem import Problem as Puzzle
+    from puzzles.problem import ProblemError
+
+    form = request.form
+    error = None
+    with _session() as s:
+        comps = s.exec(select(Competition).order_by(col(Competition.name))).all()
+        stages = s.exec(select(Stage).order_by(col(Stage.competition_id), col(Stage.position))).all()
+    if request.method == "POST":
+        try:
+            comp_id = form.get("competition_id", type=int)
+            tz = form.get("timezone", DEFAULT_TIMEZONE).strip() or DEFAULT_TIMEZONE
+            publish_at = parse_local(form.get("publish_at", ""), tz)
+            deadline_at = parse_local(form.get("deadline_at", ""), tz)
+            lang = form.get("lang", "fr")
+            if form.get("source") == "json":
+                puzzle = Puzzle.from_json(form.get("problem_json", ""))
+                errs = puzzle.check()
+                if errs:
+                    raise ValueError(" ".join(errs))
+            else:
+                from puzzles.generate import new_problem
+
+                seed = form.get("seed", type=int)
+                if seed is None:
+                    raise ValueError("Donnez une graine (un nombre entier) pour le tirage.")
+                lexicon = _lexicon_for(lang)
+                puzzle = new_problem(
+                    form.get("game", "integral"), seed=seed, lang=lang, lexicon=lexicon,
+                    n_groups=form.get("n_groups", 4, type=int) or 4,
+                )
+            status = ProblemStatus.DRAFT if form.get("draft") else ProblemStatus.SCHEDULED
+            with session_scope() as s:
+                comp = s.get(Competition, comp_id) if comp_id else None
+                if comp is None:
+                    raise ValueError("Choisissez la compétition.")
+                stage_id = form.get("stage_id", type=int)
+                stage = s.get(Stage, stage_id) if stage_id else None
+                if stage is not None and stage.competition_id != comp.id:
+                    raise ValueError("Cette étape n'appartient pas à la compétition choisie.")
+                prob = problems.create_problem(
+                    session=s, competition=comp, puzzle=puzzle, publish_at=publish_at,
+                    deadline_at=deadline_at, timezone=tz,
+                    title=form.get("title", "").strip() or None,
+                    code=form.get("code", "").strip() or None, stage=stage,
+                    appeal_days=form.get("appeal_days", 7, type=int) or 7,
+                    status=status, actor=_actor(),
+                )
+                instructions = form.get("instructions", "").strip()
+                if instructions:
+                    prob.instructions = instructions
+                    s.add(prob)
+                pid = prob.id
+        except (ValueError, ProblemError, RuntimeError) as exc:
+            error = str(exc)
+        else:
+            flash("Problème enregistré.", "success")
+            return redirect(url_for("console.problem", problem_id=pid))
+    return render_template(
+        "console/problem_new.html", form=form, error=error, competitions=comps, stages=stages,
+        games=GAME_CHOICES, default_tz=DEFAULT_TIMEZONE,
+    ), (400 if error else 200)
+
+
+def _latest_per_player(s: Session, problem: Problem) -> list[dict[str, Any]]:
+    subs = s.exec(
+        select(Submission, Player)
+        .join(Player, col(Player.id) == col(Submission.player_id))
+        .where(Submission.problem_id == problem.id)
+        .order_by(col(Submission.player_id), col(Submission.version).desc())
+    ).all()
+    rows: dict[int, dict[str, Any]] = {}
+    for sub, player in subs:
+        row = rows.setdefault(player.id or 0, {"player": player, "latest": sub, "versions": 0})
+        row["versions"] += 1
+    ver = {
+        v.submission_id: v
+        for v in s.exec(
+            select(Verification)
+            .join(Submission, col(Submission.id) == col(Verification.submission_id))
+            .where(Submission.problem_id == problem.id)
+            .where(col(Verification.superseded_at).is_(None))
+        ).all()
+    }
+    out = sorted(rows.values(), key=lambda r: r["latest"].received_at, reverse=True)
+    for r in out:
+        r["verification"] = ver.get(r["latest"].id)
+    return out
+
+
+@bp.route("/problemes/<int:problem_id>")
+def problem(problem_id: int) -> str:
+    with _session() as s:
+        prob = get_or_404(s, Problem, problem_id)
+        comp = s.get(Competition, prob.competition_id)
+        rows = _latest_per_player(s, prob)
+        rulings = s.exec(
+            select(Ruling).where(Ruling.problem_id == prob.id).order_by(col(Ruling.created_at))
+        ).all()
+        rankings = s.exec(
+            select(Ranking).where(Ranking.problem_id == prob.id)
+            .order_by(col(Ranking.created_at).desc())
+        ).all()
+        prob_appeals = s.exec(
+            select(Appeal, Player)
+            .join(Player, col(Player.id) == col(Appeal.player_id))
+            .join(Verification, col(Verification.id) == col(Appeal.verification_id))
+            .join(Submission, col(Submission.id) == col(Verification.submission_id))
+            .where(Submission.problem_id == prob.id)
+            .order_by(col(Appeal.created_at))
+        ).all()
+    pz = puzzle_of(prob)
+    svg = board_svg(pz.initial_board(), tileset=pz.tileset) if pz else None
+    return render_template(
+        "console/problem.html", problem=prob, competition=comp, rows=rows, rulings=rulings,
+        rankings=rankings, appeals=prob_appeals, puzzle=pz,
+        letters=letters_view(pz) if pz else None, board=svg, auto=request.args.get("auto"),
+        ruling_kinds=RulingKind,
+    )
+
+
+@bp.route("/problemes/<int:problem_id>/etape", methods=["POST"])
+def problem_step(problem_id: int) -> ResponseReturnValue:
+    """Move a problem one step of its life by hand (the scheduler does the same when due)."""
+    step = request.form.get("step", "")
+    steps = {
+        "publish": (lifecycle.publish, (ProblemStatus.SCHEDULED, ProblemStatus.DRAFT)),
+        "close": (lifecycle.close, (ProblemStatus.OPEN,)),
+        "verify": (lifecycle.verify, (ProblemStatus.CLOSED,)),
+        "provisional": (lifecycle.publish_provisional, (ProblemStatus.VERIFIED,)),
+    }
+    if step not in steps:
+        abort(400)
+    fn, allowed = steps[step]
+    try:
+        with session_scope() as s:
+            prob = get_or_404(s, Problem, problem_id)
+            if prob.status not in allowed:
+                raise ValueError("Cette étape n'est pas possible dans l'état actuel du problème.")
+            if step == "close" and clock.now() < prob.deadline_at:
+                raise ValueError("Le délai n'est pas écoulé : le problème ne peut pas être clos.")
+            name = fn(s, prob, clock.now())
+            audit.record(session=s, actor=_actor(), action=f"problem.{name}", target=prob.code,
+                         manual=True)
+    except ValueError as exc:
+        flash(str(exc), "error")
+    else:
+        flash("C'est fait.", "success")
+    return redirect(url_for("console.problem", problem_id=problem_id))
+
+
+@bp.route("/problemes/<int:problem_id>/hors-delai/<int:submission_id>", methods=["POST"])
+def accept_late(problem_id: int, submission_id: int) -> ResponseReturnValue:
+    try:
+        with session_scope() as s:
+            sub = get_or_404(s, Submission, submission_id)
+            if sub.problem_id != problem_id:
+                abort(404)
+            submissions.accept_late(session=s, submission=sub, actor=_actor(),
+                                    reason=request.form.get("reason", ""))
+    except ValueError as exc:
+        flash(str(exc), "error")
+    else:
+        flash("Feuille hors délai acceptée.", "success")
+    return redirect(url_for("console.problem", problem_id=problem_id))
+
+
+# --- verification, rulings, appeals, finalisation --------------------------------------------
+
+
+def _preview_digest(preview: Any) -> str:
+    """A fingerprint of what the arbitre saw: applying checks it has not changed since."""
+    rows = [(r["player_id"], r["rank"], r["score"]) for r in preview.new_rows]
+    blob = json.dumps([preview.lexicon_sha256, rows], sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+@bp.route("/problemes/<int:problem_id>/reverifier", methods=["GET", "POST"])
+def rerun(problem_id: int) -> ResponseReturnValue:
+    from webapp.services import verification
+
+    with _session() as s:
+        prob = get_or_404(s, Problem, problem_id)
+    reason = request.form.get("reason", "").strip()
+    if request.method == "GET":
+        return render_template("console/rerun.html", problem=prob, preview=None, reason="")
+    try:
+        with session_scope() as s:
+            p = get_or_404(s, Problem, problem_id)
+            preview = verification.preview_rerun(session=s, problem=p, reason=reason)
+            digest = _preview_digest(preview)
+            if request.form.get("action") == "apply":
+                if request.form.get("digest") != digest:
+                    flash("Les résultats ont changé depuis l'aperçu (nouvelle décision ?) : "
+                          "vérifiez le nouvel aperçu avant d'appliquer.", "warning")
+                else:
+                    verification.apply_rerun(session=s, problem=p, preview=preview,
+                                             actor=_actor())
+                    flash(f"Nouvelle vérification appliquée : {len(preview.changes)} "
+                          "changement(s) de classement.", "success")
+                    return redirect(url_for("console.problem", problem_id=problem_id))
+            names = {pl.id: pl.name for pl in s.exec(select(Player)).all()}
+    except verification.VerificationError as exc:
+        flash(str(exc), "error")
+        return redirect(url_for("console.problem", problem_id=problem_id))
+    except ValueError as exc:
+        return render_template("console/rerun.html", problem=prob, preview=None, reason=reason,
+                               error=str(exc)), 400
+    return render_template(
+        "console/rerun.html", problem=prob, preview=preview, reason=reason, digest=digest,
+        names=names,
+    )
+
+
+@bp.route("/problemes/<int:problem_id>/decisions", methods=["POST"])
+def ruling_add(problem_id: int) -> ResponseReturnValue:
+    from webapp.services import verification
+
+    arbitre = current_arbitre()
+    try:
+        with session_scope() as s:
+            prob = get_or_404(s, Problem, problem_id)
+            sub = None
+            sub_id = request.form.get("submission_id", type=int)
+            if sub_id:
+                sub = get_or_404(s, Submission, sub_id)
+                if sub.problem_id != prob.id:
+                    abort(404)
+            verification.add_ruling(
+                session=s, problem=prob, kind=request.form.get("kind", ""), actor=_actor(),
+                arbitre_id=arbitre.id if arbitre else None,
+                word=request.form.get("word", "").strip() or None, submission=sub,
+                comment=request.form.get("comment", ""),
+            )
+    except Exception as exc:  # the engine's NotationError is a ValueError too
+        if not isinstance(exc, ValueError):
+            raise
+        flash(str(exc), "error")
+    else:
+        flash("Décision enregistrée. Relancez la vérification pour l'appliquer aux rapports.",
+              "success")
+    return redirect(url_for("console.problem", problem_id=problem_id) + "#decisions")
+
+
+@bp.route("/appels")
+def appeals_page() -> str:
+    with _session() as s:
+        rows = s.exec(
+            select(Appeal, Player, Verification, Submission, Problem)
+            .join(Player, col(Player.id) == col(Appeal.player_id))
+            .join(Verification, col(Verification.id) == col(Appeal.verification_id))
+            .join(Submission, col(Submission.id) == col(Verification.submission_id))
+            .join(Problem, col(Problem.id) == col(Submission.problem_id))
+            .order_by(col(Appeal.status) != AppealStatus.OPEN, col(Appeal.created_at))
+        ).all()
+    return render_template("console/appeals.html", rows=rows)
+
+
+@bp.route("/appels/<int:appeal_id>", methods=["POST"])
+def appeal_answer(appeal_id: int) -> ResponseReturnValue:
+    decision = request.form.get("decision")
+    try:
+        with session_scope() as s:
+            appeal = get_or_404(s, Appeal, appeal_id)
+            arbitre = s.get(Arbitre, current_arbitre().id)  # type: ignore[union-attr]
+            assert arbitre is not None
+            appeals.answer_appeal(
+                session=s, appeal=appeal, arbitre=arbitre, accepted=decision == "accept",
+                answer=request.form.get("answer", ""),
+            )
+    except ValueError as exc:
+        flash(str(exc), "error")
+    else:
+        flash("Réponse enregistrée." + (
+            " Si l'appel change un résultat, enregistrez la décision puis relancez la "
+            "vérification." if decision == "accept" else ""), "success")
+    return redirect(request.form.get("back") or url_for("console.appeals_page"))
+
+
+@bp.route("/problemes/<int:problem_id>/finaliser", methods=["GET", "POST"])
+def finalise(problem_id: int) -> ResponseReturnValue:
+    from webapp.services import rankings
+
+    with _session() as s:
+        prob = get_or_404(s, Problem, problem_id)
+        n_open = lifecycle.open_appeals(s, prob)
+    if request.method == "POST":
+        comment = request.form.get("comment", "").strip()
+        try:
+            if prob.status != ProblemStatus.PROVISIONAL:
+                raise ValueError("Seul un classement provisoire peut être rendu définitif.")
+            if n_open:
+                raise ValueError(f"{n_open} appel(s) attendent encore une réponse.")
+            if not comment:
+                raise ValueError("Un commentaire accompagne le classement définitif.")
+            with session_scope() as s:
+                p = get_or_404(s, Problem, problem_id)
+                # Publishing the final ranking with its comment first makes the lifecycle
+                # step find it already there (same rows): it keeps it and only moves the status.
+                rankings.publish_ranking(session=s, problem=p, kind=rankings.FINAL,
+                                         actor=_actor(), comment=comment)
+                lifecycle.finalise(s, p, clock.now())
+                audit.record(session=s, actor=_actor(), action="problem.finalise",
+                             target=p.code, comment=comment, manual=True)
+        except ValueError as exc:
+            flash(str(exc), "error")
+        else:
+            flash("Classement définitif publié.", "success")
+            return redirect(url_for("console.problem", problem_id=problem_id))
+    return render_template("console/finalise.html", problem=prob, open_appeals=n_open)
+
+
+# --- audit log and mailbox -------------------------------------------------------------------
+
+
+@bp.route("/journal")
+def audit_log() -> str:
+    page = max(1, request.args.get("page", 1, type=int) or 1)
+    action = request.args.get("action", "").strip()
+    target = request.args.get("cible", "").strip()
+    with _session() as s:
+        q = select(AuditLog)
+        if action:
+            q = q.where(col(AuditLog.action).startswith(action))
+        if target:
+            q = q.where(col(AuditLog.target).contains(target))
+        total = s.exec(select(func.count()).select_from(q.subquery())).one()
+        entries = s.exec(
+            q.order_by(col(AuditLog.at).desc(), col(AuditLog.id).desc())
+            .offset((page - 1) * PER_PAGE).limit(PER_PAGE)
+        ).all()
+    return render_template(
+        "console/audit.html", entries=entries, page=page, action=action, target=target,
+        pages=max(1, (total + PER_PAGE - 1) // PER_PAGE), total=total,
+    )
+
+
+@bp.route("/courrier")
+def mailbox() -> str:
+    from mailer.outbox import read_local_mailbox
+
+    messages = list(reversed(read_local_mailbox(current_app._get_current_object())))  # type: ignore[attr-defined]
+    with _session() as s:
+        outbox = s.exec(
+            select(OutboxMessage).order_by(col(OutboxMessage.created_at).desc()).limit(100)
+        ).all()
+    return render_template("console/mailbox.html", messages=messages[:100], outbox=outbox)

@@ -84,6 +84,13 @@ def remaining(dt: datetime | None) -> str:
     return f"Il reste {prefix}{hours:02d} h {minutes:02d} min"
 
 
+def from_iso(text: str | None) -> datetime | None:
+    """Instants stored as ISO text in JSON columns (ranking rows) back to datetimes."""
+    if not text:
+        return None
+    return datetime.fromisoformat(text)
+
+
 def status_fr(status: str) -> str:
     return STATUS_FR.get(status, status)
 
@@ -181,7 +188,7 @@ def letters_view(pz: PuzzleProblem) -> LettersView:
     )
 
 
-def board_data(pz: PuzzleProblem) -> dict[str, Any]:
+def board_data(pz: PuzzleProblem, code: str | None = None) -> dict[str, Any]:
     """The JSON the interactive board reads (see static/js/board.js)."""
     ts = tileset(pz.lang)
     layout = STANDARD_LAYOUT
@@ -207,14 +214,26 @@ def board_data(pz: PuzzleProblem) -> dict[str, Any]:
         "stock": dict(sorted(stock.items())) if stock is not None else None,
         # In Superscrabble every scrabble is placed on the same given grid.
         "accumulate": g is not GameType.SUPERSCRABBLE,
-        "header": [],
+        "groups": list(pz.groups) if g.uses_groups else [],
+        "header": _sheet_header(pz, code),
     }
+
+
+def _sheet_header(pz: PuzzleProblem, code: str | None) -> list[str]:
+    """Header lines the board writes above the moves (puzzles.feuille reads them)."""
+    lines = [f"Problème: {code}"] if code else []
+    if pz.game is GameType.RANGEE:
+        lines.append(f"Rangée: {pz.row}")  # the copied row heads a rangée sheet (RULES §7.3)
+    if pz.game is GameType.SUPERSCRABBLE:
+        lines.append("Scrabbles:")
+    return lines
 
 
 def register_template_helpers(bp: Blueprint) -> None:
     bp.add_app_template_filter(iso_utc, "iso_utc")
     bp.add_app_template_filter(remaining, "remaining")
     bp.add_app_template_filter(status_fr, "status_fr")
+    bp.add_app_template_filter(from_iso, "from_iso")
     bp.add_app_template_filter(game_label, "game_label")
 
     @bp.app_context_processor

@@ -1,7 +1,254 @@
-"""Pages of the public blueprint (filled in by the pages work)."""
+"""Public pages: competitions and their calendars, problem pages (letters, board, deadline
+and countdown), rankings with CSV export, the archive of past problems with their reference
+solutions, and verification reports (each player's own before publication, everyone's after).
+"""
 
 from __future__ import annotations
 
-from flask import Blueprint
+import csv
+import io
+from datetime import UTC, datetime
+from typing import Any
+
+from flask import Blueprint, Response, abort, render_template, request
+from flask.typing import ResponseReturnValue
+from sqlmodel import Session, col, select
+
+from webapp.auth import current_arbitre, current_player
+from webapp.board_svg import board_svg
+from webapp.db import get_engine
+from webapp.models import (
+    Competition,
+    Player,
+    Problem,
+    ProblemStatus,
+    Ranking,
+    Stage,
+    Submission,
+    Verification,
+)
+from webapp.services import clock
+from webapp.views import helpers
+from webapp.views.helpers import PUBLIC_STATUSES, get_or_404, letters_view, puzzle_of
 
 bp = Blueprint("public", __name__)
+helpers.register_template_helpers(bp)
+
+
+def _session() -> Session:
+    return Session(get_engine(), expire_on_commit=False)
+
+
+def visible(problem: Problem) -> bool:
+    """Published problems are public; drafts and scheduled ones only for the arbitre."""
+    return problem.status in PUBLIC_STATUSES or current_arbitre() is not None
+
+
+def problem_by_code(s: Session, code: str) -> Problem:
+    problem = s.exec(select(Problem).where(Problem.code == code)).first()
+    if problem is None or not visible(problem):
+        abort(404)
+    return problem
+
+
+@bp.route("/")
+def index() -> str:
+    with _session() as s:
+        comps = s.exec(select(Competition).order_by(col(Competition.created_at).desc())).all()
+        open_problems = s.exec(
+            select(Problem)
+            .where(Problem.status == ProblemStatus.OPEN)
+            .order_by(col(Problem.deadline_at))
+        ).all()
+        upcoming = s.exec(
+            select(Problem)
+            .where(Problem.status == ProblemStatus.SCHEDULED)
+            .order_by(col(Problem.publish_at))
+            .limit(10)
+        ).all()
+        comp_names = {c.id: c.name for c in comps}
+    return render_template(
+        "public/index.html", competitions=comps, open_problems=open_problems,
+        upcoming=upcoming, comp_names=comp_names,
+    )
+
+
+@bp.route("/competitions/<slug>")
+def competition(slug: str) -> str:
+    with _session() as s:
+        comp = s.exec(select(Competition).where(Competition.slug == slug)).first()
+        if comp is None:
+            abort(404)
+        stages = {st.id: st for st in s.exec(
+            select(Stage).where(Stage.competition_id == comp.id).order_by(col(Stage.position))
+        ).all()}
+        problems = s.exec(
+            select(Problem)
+            .where(Problem.competition_id == comp.id)
+            .where(col(Problem.status) != ProblemStatus.DRAFT)
+            .order_by(col(Problem.publish_at))
+        ).all()
+    return render_template(
+        "public/competition.html", competition=comp, problems=problems, stages=stages
+    )
+
+
+@bp.route("/problemes/<code>")
+def problem(code: str) -> str:
+    with _session() as s:
+        prob = problem_by_code(s, code)
+        comp = s.get(Competition, prob.competition_id)
+        pz = puzzle_of(prob)
+        shown = prob.status in PUBLIC_STATUSES or current_arbitre() is not None
+        me = current_player()
+        mine = None
+        if me is not None:
+            mine = s.exec(
+                select(Submission)
+                .where(Submission.problem_id == prob.id, Submission.player_id == me.id)
+                .order_by(col(Submission.version).desc())
+            ).first()
+        ranking = latest_ranking(s, prob)
+    svg = None
+    view = None
+    if pz is not None and shown:
+        view = letters_view(pz)
+        svg = board_svg(pz.initial_board(), tileset=pz.tileset, title="Grille de départ")
+    return render_template(
+        "public/problem.html", problem=prob, competition=comp, puzzle=pz, letters=view,
+        board=svg, mine=mine, ranking=ranking, now=clock.now(),
+        reference=reference_solution(prob),
+    )
+
+
+def latest_ranking(s: Session, problem: Problem) -> Ranking | None:
+    """The published ranking in force (final before provisional), or None."""
+    if problem.status not in helpers.RESULTS_STATUSES:
+        return None
+    return s.exec(
+        select(Ranking)
+        .where(Ranking.problem_id == problem.id)
+        .where(col(Ranking.superseded_at).is_(None))
+        .order_by(col(Ranking.created_at).desc(), col(Ranking.id).desc())
+    ).first()
+
+
+def reference_solution(problem: Problem) -> dict[str, Any] | None:
+    """The reference solution stored with the problem once results are public."""
+    if problem.status not in helpers.RESULTS_STATUSES and current_arbitre() is None:
+        return None
+    ref = problem.params.get("reference") if isinstance(problem.params, dict) else None
+    return ref if isinstance(ref, dict) else None
+
+
+@bp.route("/archives")
+def archive() -> str:
+    page = max(1, request.args.get("page", 1, type=int) or 1)
+    per_page = 30
+    with _session() as s:
+        q = (
+            select(Problem)
+            .where(col(Problem.status).in_(helpers.RESULTS_STATUSES))
+            .order_by(col(Problem.deadline_at).desc())
+        )
+        total = len(s.exec(q.with_only_columns(col(Problem.id))).all())
+        problems = s.exec(q.offset((page - 1) * per_page).limit(per_page)).all()
+        comps = {c.id: c for c in s.exec(select(Competition)).all()}
+    pages = max(1, (total + per_page - 1) // per_page)
+    return render_template(
+        "public/archive.html", problems=problems, competitions=comps, page=page, pages=pages,
+    )
+
+
+# --- rankings --------------------------------------------------------------------------------
+
+CSV_COLUMNS = ("rang", "joueur", "club", "score", "pourcentage", "reçue_le_utc")
+
+
+def ranking_rows(ranking: Ranking) -> list[dict[str, Any]]:
+    return [dict(r) for r in ranking.rows]
+
+
+@bp.route("/problemes/<code>/classement")
+def ranking(code: str) -> str:
+    with _session() as s:
+        prob = problem_by_code(s, code)
+        rk = latest_ranking(s, prob)
+        if rk is None:
+            abort(404)
+        rows = ranking_rows(rk)
+    me = current_player()
+    return render_template(
+        "public/ranking.html", problem=prob, ranking=rk, rows=rows,
+        me_id=me.id if me else None,
+    )
+
+
+@bp.route("/problemes/<code>/classement.csv")
+def ranking_csv(code: str) -> Response:
+    with _session() as s:
+        prob = problem_by_code(s, code)
+        rk = latest_ranking(s, prob)
+        if rk is None:
+            abort(404)
+        rows = ranking_rows(rk)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\r\n")
+    w.writerow(CSV_COLUMNS)
+    for r in rows:
+        w.writerow(csv_row(r))
+    kind = "definitif" if rk.kind == "final" else "provisoire"
+    return Response(
+        buf.getvalue().encode("utf-8"),
+        mimetype="text/csv",
+        headers={
+            "Content-Disposition": f'attachment; filename="classement-{prob.code}-{kind}.csv"'
+        },
+    )
+
+
+def csv_row(r: dict[str, Any]) -> list[str]:
+    pct = r.get("percent")
+    received = r.get("received_at") or ""
+    if received:
+        received = datetime.fromisoformat(received).astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
+    return [
+        str(r.get("rank", "")),
+        str(r.get("name", "")),
+        str(r.get("club", "")),
+        str(r.get("score", "")),
+        f"{pct:.2f}" if isinstance(pct, int | float) else "",
+        received,
+    ]
+
+
+# --- reports ---------------------------------------------------------------------------------
+
+
+def can_see_report(problem: Problem, submission: Submission) -> bool:
+    """Before results are published a report is its player's (and the arbitre's) only."""
+    if current_arbitre() is not None:
+        return True
+    if problem.status in helpers.RESULTS_STATUSES:
+        return True
+    me = current_player()
+    return me is not None and me.id == submission.player_id
+
+
+@bp.route("/rapports/<int:verification_id>")
+def report(verification_id: int) -> ResponseReturnValue:
+    from webapp.views.reports import report_context
+
+    with _session() as s:
+        ver = get_or_404(s, Verification, verification_id)
+        sub = get_or_404(s, Submission, ver.submission_id)
+        prob = get_or_404(s, Problem, sub.problem_id)
+        if not can_see_report(prob, sub):
+            abort(403 if current_player() is not None else 404)
+        player = get_or_404(s, Player, sub.player_id)
+        ctx = report_context(s, prob, sub, ver)
+    me = current_player()
+    return render_template(
+        "public/report.html", problem=prob, submission=sub, verification=ver, player=player,
+        own=me is not None and me.id == sub.player_id, **ctx,
+    )

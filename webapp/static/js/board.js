@@ -36,6 +36,7 @@
   var addBtn = document.getElementById("ib-add");
   var undoBtn = document.getElementById("ib-undo");
   var dirInputs = root.querySelectorAll("input[name=ib-dir]");
+  var groupSelect = document.getElementById("ib-group");
   var movesBody = document.getElementById("ib-moves");
   var stockOut = document.getElementById("ib-stock");
   var textarea = document.getElementById(root.getAttribute("data-target") || "feuille-text");
@@ -193,7 +194,9 @@
   function feuilleLines() {
     var lines = (data.header || []).slice();
     moves.forEach(function (m, i) {
-      lines.push([i + 1, m.letters, S.formatRef(m.ref), m.word, m.total, cumulAt(i)].join(" "));
+      var fields = [i + 1];
+      if (m.group) fields.push("G" + m.group);
+      lines.push(fields.concat([m.letters, S.formatRef(m.ref), m.word, m.total, cumulAt(i)]).join(" "));
     });
     return lines;
   }
@@ -202,10 +205,10 @@
     movesBody.innerHTML = "";
     moves.forEach(function (m, i) {
       var tr = document.createElement("tr");
-      [i + 1, m.letters, S.formatRef(m.ref), m.word, m.total, cumulAt(i)].forEach(function (v, k) {
+      [i + 1, m.group ? "G" + m.group : "", m.letters, S.formatRef(m.ref), m.word, m.total, cumulAt(i)].forEach(function (v, k) {
         var td = document.createElement("td");
         td.textContent = String(v);
-        if (k >= 4) td.className = "num";
+        if (k >= 5) td.className = "num";
         tr.appendChild(td);
       });
       movesBody.appendChild(tr);
@@ -244,7 +247,8 @@
       word: p.placement.word,
       tiles: p.placement.tiles,
       total: p.total,
-      letters: S.lettersUsed(p.placement.tiles)
+      letters: S.lettersUsed(p.placement.tiles),
+      group: groupSelect && groupSelect.value ? parseInt(groupSelect.value, 10) : null
     });
     wordInput.value = "";
     selected = null;
@@ -258,6 +262,14 @@
     update();
   }
 
+  if (groupSelect) {
+    (data.groups || []).forEach(function (letters, i) {
+      var o = document.createElement("option");
+      o.value = String(i + 1);
+      o.textContent = (i + 1) + " : " + letters;
+      groupSelect.appendChild(o);
+    });
+  }
   buildGrid();
   dirInputs.forEach(function (i) {
     i.addEventListener("change", function () { horizontal = i.value === "h" ? i.checked : !i.checked; update(); });
