@@ -463,15 +463,16 @@ def _serie(problem: Problem, config: GameConfig, budget: _Budget) -> _State:
 def superscrabble_moves(board: Board, rack: str, config: GameConfig) -> list[GeneratedMove]:
     """The distinct scrabbles of ``rack`` on ``board`` (RULES §7.5): one move per (start
     square, direction, word with the joker's letter resolved). Of the placements sharing an
-    identity (the same joker letter at different positions), the highest-scoring one is kept,
-    then the one whose joker comes last. Sorted by reference, then word."""
+    identity (the same joker letter at different positions) the first in :func:`move_key`
+    order is kept: the highest score, then the joker as early in the word as possible.
+    Sorted by direction (across first), start square, then word."""
     chosen: dict[tuple[int, bool, str], GeneratedMove] = {}
     for m in movegen.generate(board, rack, config):
         if m.tiles != config.bingo_tiles:
             continue
         ident = (m.start, m.horizontal, m.word.upper())
         old = chosen.get(ident)
-        if old is None or (m.score, m.word) > (old.score, old.word):
+        if old is None or move_key(m) < move_key(old):
             chosen[ident] = m
     return sorted(chosen.values(), key=lambda m: (not m.horizontal, m.start, m.word.upper()))
 
