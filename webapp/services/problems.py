@@ -4,6 +4,7 @@ every part needs (registered players, the puzzle value of a stored problem)."""
 from __future__ import annotations
 
 import secrets
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -101,10 +102,12 @@ def create_problem(
     except (ZoneInfoNotFoundError, ValueError):
         raise ValueError(f"Fuseau horaire inconnu : « {timezone} ».") from None
     assert competition.id is not None
-    puzzle = puzzle.with_deadline(deadline_at.astimezone(ZoneInfo(timezone)))
+    code = code or f"{competition.slug}-{secrets.token_hex(3)}"
+    # players write the problem's code on their sheets: it is the puzzle's id
+    puzzle = replace(puzzle, id=code).with_deadline(deadline_at.astimezone(ZoneInfo(timezone)))
     lex = puzzle.lexicon
     prob = Problem(
-        code=code or f"{competition.slug}-{secrets.token_hex(3)}",
+        code=code,
         competition_id=competition.id,
         stage_id=stage.id if stage else None,
         title=title or puzzle.title or puzzle.game.label,

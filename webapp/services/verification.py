@@ -10,7 +10,7 @@ excluded sheets are verified but not ranked. Scores are never edited by hand.
 
 from __future__ import annotations
 
-import json
+import hashlib
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -77,24 +77,38 @@ def word_rulings(session: Session, problem: Problem) -> tuple[frozenset[str], fr
     return accept, reject
 
 
-def ruled_lexicon(session: Session, problem: Problem) -> Any:
-    """The base list with the arbitre's word rulings applied (its own identity, so reports
-    say which list judged them)."""
-    from scoring.lexicon import Lexicon
+class RuledLexicon:
+    """The base list with the arbitre's word rulings on top: ``accept`` words are in,
+    ``reject`` words are out. Its identity differs from the base list's, so every report
+    says which list (and which rulings) judged it."""
 
+    def __init__(self, base: Any, accept: frozenset[str], reject: frozenset[str]) -> None:
+        from scoring.lexicon import LexiconIdentity
+
+        self.base, self.accept, self.reject = base, accept - reject, reject
+        h = hashlib.sha256(base.identity.sha256.encode())
+        for w in sorted(self.accept):
+            h.update(f"\n+{w}".encode())
+        for w in sorted(reject):
+            h.update(f"\n-{w}".encode())
+        count = (base.identity.word_count
+                 + sum(1 for w in self.accept if w not in base)
+                 - sum(1 for w in reject if w in base))
+        self.identity = LexiconIdentity(f"{base.identity.name}+décisions", h.hexdigest(), count)
+
+    def __contains__(self, word: object) -> bool:
+        if word in self.accept:
+            return True
+        return word not in self.reject and word in self.base
+
+
+def ruled_lexicon(session: Session, problem: Problem) -> Any:
+    """The problem's list with the arbitre's word rulings applied."""
     base = base_lexicon(problem)
     accept, reject = word_rulings(session, problem)
     if not accept and not reject:
         return base
-    key = ("ruled", base.identity.sha256, *sorted("+" + w for w in accept),
-           *sorted("-" + w for w in reject))
-    with _lex_lock:
-        lex = _lexicons.get(key)
-        if lex is None:
-            words = [w for w in base if w not in reject] + sorted(accept - set(reject))
-            lex = Lexicon.from_words(words, f"{base.identity.name}+décisions")
-            _lexicons[key] = lex
-    return lex
+    return RuledLexicon(base, accept, reject)
 
 
 def add_ruling(
@@ -192,20 +206,31 @@ def run_verifier(problem: Problem, submission: Submission, lexicon: Any) -> Veri
             False, 0, {"error": "feuille illisible"},
             "La feuille n'a pas pu être lue ; aucun coup n'est retenu.",
         )
-    from puzzles.verify import verify
+    from dataclasses import replace
 
     from puzzles.feuille import Feuille
+    from puzzles.problem import LexiconRef
+    from puzzles.verify import verify
 
-    report = verify(
-        puzzle_of(problem), Feuille.from_dict(submission.feuille), lexicon, settings_for(problem)
-    )
-    data = report.to_json()
-    if isinstance(data, str):
-        data = json.loads(data)
+    puzzle = puzzle_of(problem)
+    if isinstance(lexicon, RuledLexicon):
+        # the published list was checked in base_lexicon(); the rulings make a new identity
+        i = lexicon.identity
+        puzzle = replace(puzzle, lexicon=LexiconRef(i.name, i.sha256, i.word_count))
+    report = verify(puzzle, Feuille.from_dict(submission.feuille), lexicon, settings_for(problem))
     return VerifierResult(
-        valid=bool(report.valid), final_score=int(report.final_score), report=data,
-        text=report.to_text(),
+        valid=sheet_is_valid(report), final_score=int(report.final_score),
+        report=report.to_dict(), text=report.to_text(),
     )
+
+
+def sheet_is_valid(report: Any) -> bool:
+    """No sheet-level error and no move judged zero (warnings and penalties allowed)."""
+    from puzzles.verify import MoveStatus
+
+    ok = {MoveStatus.VALID, MoveStatus.WARNING, MoveStatus.PENALTY, MoveStatus.PASSED,
+          MoveStatus.ANNULLED}
+    return not report.errors and all(m.status in ok for m in report.moves)
 
 
 def verify_problem(*, session: Session, problem: Problem, actor: str) -> list[Verification]:
