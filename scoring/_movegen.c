@@ -59,15 +59,20 @@ typedef struct {
 } Gen;
 
 /* Index of the edge of `node` carrying `code`, or -1. */
-static Py_ssize_t child_edge(const Gen *g, uint32_t node, uint32_t code) {
+static Py_ssize_t find_edge(const uint32_t *edges, Py_ssize_t nedges, uint32_t node,
+                            uint32_t code) {
     if (node == 0) return -1;
-    for (Py_ssize_t i = node; i < g->nedges; i++) {
-        uint32_t e = g->edges[i];
+    for (Py_ssize_t i = node; i < nedges; i++) {
+        uint32_t e = edges[i];
         uint32_t c = e & LETTER_MASK;
         if (c == code) return i;
         if (c > code || (e & LAST)) return -1;
     }
     return -1;
+}
+
+static Py_ssize_t child_edge(const Gen *g, uint32_t node, uint32_t code) {
+    return find_edge(g->edges, g->nedges, node, code);
 }
 
 static int cutoff(const Gen *g) { return g->nbest >= g->n ? g->best[g->n - 1] : INT32_MIN; }
@@ -545,7 +550,49 @@ done:
     return result;
 }
 
+/* contains(edges, word): is `word` (uppercase A-Z) a word of the DAWG? */
+static PyObject *contains(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "contains(edges, word) takes 2 arguments");
+        return NULL;
+    }
+    PyObject *word = args[1];
+    if (!PyUnicode_Check(word) || !PyUnicode_IS_ASCII(word)) Py_RETURN_FALSE;
+    Py_ssize_t len = PyUnicode_GET_LENGTH(word);
+    if (len == 0) Py_RETURN_FALSE;
+    const Py_UCS1 *s = PyUnicode_1BYTE_DATA(word);
+    Py_buffer buf;
+    if (PyObject_GetBuffer(args[0], &buf, PyBUF_SIMPLE) < 0) return NULL;
+    if (buf.len < 4 || buf.len % 4) {
+        PyBuffer_Release(&buf);
+        PyErr_SetString(PyExc_ValueError, "edges: bad DAWG buffer");
+        return NULL;
+    }
+    const uint32_t *edges = (const uint32_t *)buf.buf;
+    const Py_ssize_t nedges = buf.len / 4;
+    uint32_t node = edges[0] >> CHILD_SHIFT;
+    uint32_t last = 0;
+    for (Py_ssize_t k = 0; k < len; k++) {
+        if (s[k] < 'A' || s[k] > 'Z') {
+            last = 0;
+            break;
+        }
+        Py_ssize_t i = find_edge(edges, nedges, node, (uint32_t)(s[k] - 64));
+        if (i < 0) {
+            last = 0;
+            break;
+        }
+        last = edges[i];
+        node = last >> CHILD_SHIFT;
+    }
+    PyBuffer_Release(&buf);
+    return PyBool_FromLong((last & ACCEPTS) != 0);
+}
+
 static PyMethodDef methods[] = {
+    {"contains", (PyCFunction)(void (*)(void))contains, METH_FASTCALL,
+     "contains(edges, word): membership of an uppercase word in the DAWG."},
     {"generate", generate, METH_VARARGS,
      "generate(edges, cells, rack, values, letter_mult, word_mult, center, first_min_tiles, "
      "first_horizontal, max_tiles, bingo_tiles, bingo_bonus, mode, n): see "

@@ -31,7 +31,7 @@ import struct
 import tempfile
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -41,6 +41,14 @@ from scoring.dawg import FORMAT as DAWG_FORMAT
 from scoring.dawg import Dawg
 from scoring.errors import LexiconError
 from scoring.notation import fold_letter
+
+_c_contains: Callable[[array[int], object], bool] | None
+try:
+    from scoring._movegen import contains as _c_contains_impl
+
+    _c_contains = None if os.environ.get("ARBITRE_PURE_PYTHON") == "1" else _c_contains_impl
+except ImportError:  # pragma: no cover - the extension is optional
+    _c_contains = None
 
 MIN_LENGTH = 2
 MAX_LENGTH = 15
@@ -212,24 +220,36 @@ def _identity_digest(ordered: list[str]) -> str:
 
 
 class Lexicon:
-    """A normalised word list: ``"MOT" in lex``, its identity, its DAWG."""
+    """A normalised word list: ``"MOT" in lex``, its identity, its DAWG.
 
-    __slots__ = ("_words", "_ordered", "_dawg", "identity", "report")
+    Membership goes through the DAWG in C when the extension is built (no per-word objects,
+    so a cached list loads in a few milliseconds); otherwise through a ``frozenset`` built on
+    first use. The sorted word list itself is also materialised only when iterated.
+    """
+
+    __slots__ = ("_blob", "_ordered", "_words", "_dawg", "identity", "report")
 
     def __init__(
         self,
-        ordered: list[str],
+        ordered: list[str] | None,
         name: str,
         *,
         report: LoadReport | None = None,
         dawg: Dawg | None = None,
         digest: str | None = None,
+        blob: bytes | None = None,
+        word_count: int | None = None,
     ) -> None:
+        if ordered is None and (blob is None or word_count is None or digest is None):
+            raise ValueError("a Lexicon needs its words, or their blob, count and digest")
         self._ordered = ordered
-        self._words = frozenset(ordered)
+        self._blob = blob
+        self._words: frozenset[str] | None = None
         self._dawg = dawg
+        count = len(ordered) if ordered is not None else word_count
+        assert count is not None
         self.identity = LexiconIdentity(
-            name, digest or _identity_digest(ordered), len(ordered)
+            name, digest or _identity_digest(self._list()), count
         )
         self.report = report or LoadReport(source=name)
 
@@ -269,13 +289,25 @@ class Lexicon:
 
     # --- use -----------------------------------------------------------------------------
     def __contains__(self, word: object) -> bool:
+        if self._dawg is not None and _c_contains is not None:
+            return _c_contains(self._dawg.edges, word)
+        if self._words is None:
+            self._words = frozenset(self._list())
         return word in self._words
 
+    def _list(self) -> list[str]:
+        if self._ordered is None:
+            blob = self._blob or b""
+            self._ordered = blob.decode("ascii").split("\n") if blob else []
+            self._blob = None
+        return self._ordered
+
     def __len__(self) -> int:
-        return len(self._ordered)
+        return self.identity.word_count
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._ordered)
+        """The words in alphabetical order."""
+        return iter(self._list())
 
     @property
     def name(self) -> str:
@@ -285,7 +317,7 @@ class Lexicon:
     def dawg(self) -> Dawg:
         """The compiled form (built on first use for in-memory lists)."""
         if self._dawg is None:
-            self._dawg = Dawg.build(self._ordered)
+            self._dawg = Dawg.build(self._list())
         return self._dawg
 
     def __repr__(self) -> str:
@@ -323,14 +355,15 @@ def _read_cache(cache_file: Path, name: str) -> Lexicon | None:
             return None
         if hashlib.sha256(payload).digest() != digest:
             return None
-        ordered = bytes(payload[:nwords]).decode("ascii").split("\n") if nwords else []
+        blob = bytes(payload[:nwords])
+        if not blob.isascii() or (nwords and blob.count(b"\n") + 1 != count):
+            return None
         edges = array("I")
         edges.frombytes(payload[nwords : nwords + 4 * nedges])
         report = LoadReport.from_json(json.loads(bytes(payload[nwords + 4 * nedges :])))
-        if len(ordered) != count:
-            return None
         return Lexicon(
-            ordered, name, report=report, dawg=Dawg(edges), digest=ident.decode("ascii")
+            None, name, report=report, dawg=Dawg(edges), digest=ident.decode("ascii"),
+            blob=blob, word_count=count,
         )
     except (ValueError, KeyError, TypeError, AssertionError, UnicodeDecodeError, struct.error):
         return None
@@ -338,7 +371,7 @@ def _read_cache(cache_file: Path, name: str) -> Lexicon | None:
 
 def _write_cache(cache_file: Path, lex: Lexicon) -> None:
     """Best effort: a read-only home only costs a rebuild next time."""
-    words = "\n".join(lex._ordered).encode("ascii")
+    words = "\n".join(lex).encode("ascii")
     edges = lex.dawg.edges.tobytes()
     report = json.dumps(lex.report.to_json(), ensure_ascii=False).encode("utf-8")
     payload = words + edges + report

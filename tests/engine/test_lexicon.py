@@ -5,12 +5,14 @@ from __future__ import annotations
 import gzip
 import hashlib
 import lzma
+from functools import cache
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scoring import lexicon as lexicon_module
 from scoring.dawg import LAST, Dawg
 from scoring.errors import LexiconError
 from scoring.lexicon import (
@@ -18,6 +20,7 @@ from scoring.lexicon import (
     Lexicon,
     LexiconIdentity,
     RejectedLine,
+    bundled_lexicon_path,
     default_lexicon,
 )
 
@@ -210,8 +213,30 @@ def test_dawg_small() -> None:
         Dawg.build(["BA", "AA"])
 
 
+@cache
+def _word_set() -> frozenset[str]:
+    return frozenset(default_lexicon())
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet="ABEILMNORSTUZ", min_size=0, max_size=9))
-def test_dawg_membership_matches_the_set(word: str) -> None:
+def test_membership_agrees_with_the_plain_set(word: str) -> None:
     lex = default_lexicon()
-    assert (word in lex.dawg) == (word in lex)
+    expected = word in _word_set()
+    assert (word in lex) == expected
+    assert (word in lex.dawg) == expected
+
+
+def test_membership_without_the_c_extension(monkeypatch: pytest.MonkeyPatch) -> None:
+    lex = Lexicon.load(bundled_lexicon_path(), "sans-c")
+    monkeypatch.setattr(lexicon_module, "_c_contains", None)
+    sample = list(_word_set())[::997]
+    assert all(w in lex for w in sample)
+    assert not any(w + "Q" in lex for w in sample if w + "Q" not in _word_set())
+    assert "mot" not in lex and 3 not in lex and "" not in lex
+
+
+def test_membership_odd_inputs() -> None:
+    lex = default_lexicon()
+    for odd in ("", "mot", "MOT ", "MÔT", "M-T", None, 12, b"MOT"):
+        assert odd not in lex
