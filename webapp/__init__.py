@@ -36,7 +36,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     Path(app.instance_path).mkdir(parents=True, exist_ok=True)
     _ensure_secret_key(app)
 
-    from webapp import auth, db, scheduler, timefmt
+    from webapp import auth, cli, db, scheduler, timefmt
     from webapp.views import register_blueprints
 
     db.init_app(app)
@@ -44,6 +44,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     timefmt.init_app(app)
     register_blueprints(app)
     scheduler.init_app(app)
+    cli.init_app(app)
     return app
 
 

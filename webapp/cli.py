@@ -209,3 +209,67 @@ def _run_gunicorn(host: str, port: int, workers: int, stop: threading.Event) -> 
     if proc.poll() is None:
         proc.terminate()
     return proc.wait(30) or 0
+
+
+def init_app(app: Flask) -> None:
+    """The same commands under ``flask --app webapp ...`` (and the tests' CLI runner)."""
+    import click
+
+    @app.cli.command("db-upgrade")
+    def _db_upgrade() -> None:
+        """Migrer la base à la dernière révision."""
+        from webapp import db
+
+        db.upgrade(app)
+        click.echo(f"Base à jour (révision {db.current_revision(app)}).")
+
+    @app.cli.command("seed-demo")
+    def _seed_demo() -> None:
+        """Créer le championnat de démonstration."""
+        from webapp.demo import seed_demo
+
+        info = seed_demo(app)
+        click.echo(info.describe(app.config["BASE_URL"]) if info else
+                   "La démonstration existe déjà.")
+
+    @app.cli.command("create-arbitre")
+    @click.argument("username")
+    @click.option("--name", default="")
+    @click.password_option("--password", prompt="Mot de passe")
+    def _create_arbitre(username: str, name: str, password: str) -> None:
+        """Créer un compte d'arbitre."""
+        from webapp.auth import create_arbitre
+        from webapp.db import session_scope
+
+        try:
+            with session_scope(app) as s:
+                create_arbitre(session=s, username=username, password=password, name=name)
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from None
+        click.echo(f"Compte d'arbitre « {username} » créé.")
+
+    @app.cli.command("import-players")
+    @click.argument("csv_file", type=click.File("r", encoding="utf-8-sig"))
+    @click.option("--competition", "slug", default=None, help="inscrire au championnat")
+    def _import_players(csv_file: Any, slug: str | None) -> None:
+        """Importer des joueurs depuis un CSV (nom, club, courriel)."""
+        from sqlmodel import select
+
+        from webapp.db import session_scope
+        from webapp.models import Competition
+        from webapp.services.players import import_players_csv
+
+        with session_scope(app) as s:
+            comp = None
+            if slug:
+                comp = s.exec(select(Competition).where(Competition.slug == slug)).first()
+                if comp is None:
+                    raise click.ClickException(f"Championnat inconnu : « {slug} ».")
+            report = import_players_csv(session=s, text=csv_file.read(), competition=comp,
+                                        actor="cli")
+            if not report.ok:
+                s.rollback()
+                raise click.ClickException("Rien n'a été importé :\n" +
+                                           "\n".join(report.messages()))
+        click.echo(f"{len(report.created)} créé(s), {len(report.updated)} mis à jour, "
+                   f"{len(report.unchanged)} inchangé(s).")
