@@ -808,7 +808,10 @@ class _Verifier:
                         if not mv.passed:
                             e.warnings.append("cumul non indiqué.")
                     elif s.cumul_check == "arithmetic":
-                        if mv.cumul not in (expected, expected - cancelled):
+                        # with the score left blank the arithmetic cannot be checked
+                        if mv.score is not None and mv.cumul not in (
+                            expected, expected - cancelled
+                        ):
                             e.warnings.append(
                                 f"cumul écrit {mv.cumul}, attendu {expected} (cumul précédent "
                                 f"{prev_claimed} + score écrit {claimed})."
@@ -1012,6 +1015,24 @@ class _Verifier:
             construction_letters=construction,
             eliminated_at=eliminated,
         )
+
+
+def verify_text(
+    problem: Problem,
+    text: str,
+    lexicon: WordList,
+    settings: Settings | None = None,
+) -> Report:
+    """Parse a sheet and verify it; the parser's line errors open the report's errors."""
+    from dataclasses import replace
+
+    from puzzles.feuille import parse_feuille
+
+    parsed = parse_feuille(text)
+    report = verify(problem, parsed.feuille, lexicon, settings)
+    if not parsed.errors:
+        return report
+    return replace(report, errors=tuple(str(e) for e in parsed.errors) + report.errors)
 
 
 def verify(

@@ -1,0 +1,220 @@
+"""The puzzles' command line: ``arbitre problem new``, ``arbitre verify``, ``arbitre rank``
+and ``arbitre solve`` (``argv`` includes the subcommand).
+
+Messages are French. Long batches (``rank``) report progress on stderr only when stderr is
+a terminal, so scripts stay quiet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+from puzzles.problem import GameType, ProblemError, dump_problem, load_problem
+from puzzles.settings import Settings
+
+if TYPE_CHECKING:
+    from scoring.lexicon import Lexicon
+
+ALIASES = {
+    "integral": GameType.INTEGRAL,
+    "partiel": GameType.INTEGRAL_PARTIEL,
+    "rangee": GameType.RANGEE,
+    "anticipation": GameType.ANTICIPATION,
+    "avocalique": GameType.ANTICIPATION_AVOCALIQUE,
+    "resistance": GameType.EXCLUSIF_RESISTANCE,
+    "fond": GameType.EXCLUSIF_FOND,
+    "aveugle": GameType.ANTICIPATION_AVEUGLE,
+    "serie": GameType.SERIE_MAXIMAUX,
+    "superscrabble": GameType.SUPERSCRABBLE,
+    "incomplet": GameType.SUPERSCRABBLE_INCOMPLET,
+    "nscrabble": GameType.N_SCRABBLE,
+}
+
+
+def _game(text: str) -> GameType:
+    key = text.strip().lower().replace("-", "_")
+    if key in ALIASES:
+        return ALIASES[key]
+    try:
+        return GameType(key)
+    except ValueError:
+        names = ", ".join(sorted({*ALIASES, *(g.value for g in GameType)}))
+        raise argparse.ArgumentTypeError(
+            f"type de partie inconnu « {text} » (connus : {names})"
+        ) from None
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        print(f"arbitre : erreur : {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _load_lexicon(path: str | None) -> Lexicon:
+    from scoring.lexicon import Lexicon, default_lexicon
+
+    return Lexicon.load(path) if path else default_lexicon()
+
+
+def _progress(done: int, total: int, label: str) -> None:
+    if sys.stderr.isatty():
+        print(f"\r{label} {done}/{total}", end="" if done < total else "\n", file=sys.stderr)
+
+
+def _cmd_problem(args: argparse.Namespace, out: TextIO) -> int:
+    from puzzles.generate import new_problem
+
+    game: GameType = args.type
+    needs = game in (
+        GameType.RANGEE, GameType.EXCLUSIF_FOND, GameType.EXCLUSIF_RESISTANCE,
+        GameType.SUPERSCRABBLE,
+    ) or (game is GameType.ANTICIPATION_AVOCALIQUE and args.lang == "fr")
+    lexicon = _load_lexicon(args.lexicon) if needs or args.lexicon else None
+    problem = new_problem(
+        game,
+        seed=args.seed,
+        lang=args.lang,
+        lexicon=lexicon,
+        n_groups=args.groupes,
+        imposed_order=args.ordre_impose,
+    )
+    if args.output:
+        dump_problem(problem, args.output)
+        print(f"Problème {problem.id} écrit dans {args.output}.", file=sys.stderr)
+    else:
+        out.write(problem.to_json())
+    return 0
+
+
+def _settings(path: str | None) -> Settings:
+    if not path:
+        return Settings()
+    return Settings.from_dict(json.loads(Path(path).read_text("utf-8")))
+
+
+def _cmd_verify(args: argparse.Namespace, out: TextIO) -> int:
+    from puzzles.verify import verify_text
+
+    problem = load_problem(args.problem)
+    text = Path(args.sheet).read_text("utf-8", errors="replace")
+    report = verify_text(problem, text, _load_lexicon(args.lexicon), _settings(args.reglages))
+    out.write(report.to_json() if args.json else report.to_text())
+    return 0
+
+
+def _cmd_rank(args: argparse.Namespace, out: TextIO) -> int:
+    from puzzles.ranking import RankEntry, rank
+    from puzzles.verify import verify_text
+
+    problem = load_problem(args.problem)
+    lexicon = _load_lexicon(args.lexicon)
+    settings = _settings(args.reglages)
+    entries: list[RankEntry] = []
+    # Without an Envoyé header the files' order is the submission order: the id carries it.
+    width = len(str(len(args.sheets)))
+    for i, name in enumerate(args.sheets, start=1):
+        text = Path(name).read_text("utf-8", errors="replace")
+        report = verify_text(problem, text, lexicon, settings)
+        entries.append(RankEntry(f"{i:0{width}d}:{Path(name).name}", report))
+        _progress(i, len(args.sheets), "Vérification")
+    rows = rank(problem, entries, reference=args.reference)
+    if args.json:
+        out.write(json.dumps([r.to_dict() for r in rows], ensure_ascii=False, indent=2) + "\n")
+    elif args.csv:
+        buf = io.StringIO()
+        w = csv.writer(buf)
+        w.writerow(["rang", "feuille", "joueur", "score", "unité", "envoyé", "pourcentage",
+                    "avertissements", "pénalité"])
+        for r in rows:
+            w.writerow([
+                r.rank, r.entry_id.split(":", 1)[1], r.player or "", r.final_score, r.unit,
+                r.submitted_at.isoformat() if r.submitted_at else "",
+                "" if r.percent is None else f"{r.percent:.2f}", r.report.warnings,
+                r.report.penalty,
+            ])
+        out.write(buf.getvalue())
+    else:
+        out.write(f"Classement — {problem.title or problem.id} ({problem.game.label})\n")
+        for r in rows:
+            pct = "" if r.percent is None else f"  {r.percent:.2f} %"
+            eq = " (ex aequo, départagé)" if r.ex_aequo else ""
+            out.write(
+                f"{r.rank:>3}. {r.player or r.entry_id.split(':', 1)[1]:<24} "
+                f"{r.final_score:>6} {r.unit}{pct}{eq}\n"
+            )
+    return 0
+
+
+def _cmd_solve(args: argparse.Namespace, out: TextIO) -> int:
+    try:
+        from puzzles.solver import solve
+    except ImportError:
+        print("Le solveur (puzzles.solver) n'est pas installé.", file=sys.stderr)
+        return 3
+    problem = load_problem(args.problem)
+    solution = solve(problem, _load_lexicon(args.lexicon), seconds=args.secondes)
+    out.write(solution.feuille.to_json() if args.json else solution.feuille.to_text())
+    return 0
+
+
+def _build() -> argparse.ArgumentParser:
+    p = _Parser(prog="arbitre", description="Problèmes, feuilles de route, classements.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    pr = sub.add_parser("problem", help="tirer un problème")
+    prs = pr.add_subparsers(dest="action", required=True, parser_class=_Parser)
+    new = prs.add_parser("new", help="tirer un nouveau problème")
+    new.add_argument("type", type=_game)
+    new.add_argument("--seed", type=int, default=0)
+    new.add_argument("--lang", choices=("fr", "ro"), default="fr")
+    new.add_argument("-o", "--output")
+    new.add_argument("--lexicon")
+    new.add_argument("--groupes", type=int, default=4, help="N-Scrabble : nombre de groupes")
+    new.add_argument("--ordre-impose", action="store_true", help="N-Scrabble : ordre imposé")
+    v = sub.add_parser("verify", help="vérifier une feuille de route")
+    v.add_argument("problem")
+    v.add_argument("sheet")
+    v.add_argument("--json", action="store_true")
+    v.add_argument("--lexicon")
+    v.add_argument("--reglages", help="fichier JSON de réglages (docs/PUZZLES.md)")
+    r = sub.add_parser("rank", help="classer des feuilles")
+    r.add_argument("problem")
+    r.add_argument("sheets", nargs="+")
+    fmt = r.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true")
+    fmt.add_argument("--csv", action="store_true")
+    r.add_argument("--lexicon")
+    r.add_argument("--reglages")
+    r.add_argument("--reference", type=float, help="score de référence pour les pourcentages")
+    s = sub.add_parser("solve", help="solution de référence")
+    s.add_argument("problem")
+    s.add_argument("--lexicon")
+    s.add_argument("--secondes", type=float, default=30.0)
+    s.add_argument("--json", action="store_true")
+    return p
+
+
+def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
+    """Run ``problem|verify|rank|solve``; returns the exit status."""
+    args = _build().parse_args(sys.argv[1:] if argv is None else argv)
+    stream = out or sys.stdout
+    try:
+        if args.command == "problem":
+            return _cmd_problem(args, stream)
+        if args.command == "verify":
+            return _cmd_verify(args, stream)
+        if args.command == "rank":
+            return _cmd_rank(args, stream)
+        return _cmd_solve(args, stream)
+    except ProblemError as exc:
+        print(f"Problème invalide : {exc}", file=sys.stderr)
+        return 2
+    except (OSError, ValueError) as exc:
+        print(f"Erreur : {exc}", file=sys.stderr)
+        return 2
