@@ -85,8 +85,9 @@ def relay() -> Iterator[Relay]:
     port = free_port()
     controller = Controller(handler, hostname="127.0.0.1", port=port)
     controller.start()
-    yield Relay(handler, controller, port)
-    controller.stop()
+    r = Relay(handler, controller, port)
+    yield r
+    r.controller.stop()
 
 
 @pytest.fixture
