@@ -14,8 +14,10 @@ answer guarantees (docs/PUZZLES.md, "Solutions de référence"):
 - **Intégral, Intégral partiel, rangée, Anticipation (classique, exclusif fond/résistance),
   N-Scrabble** — *heuristic*: a beam search over the move generator, widened 1, 2, 4, …
   while the budget lasts; the best finished sheet is kept. No optimality is claimed.
-- **Superscrabble incomplet** — *baseline*: no construction, the scrabbles of the 7 letters
-  on the empty grid.
+- **Superscrabble incomplet** — *heuristic*: construction words of at most
+  :data:`CONSTRUCTION_MAX_TILES` tiles are added one at a time, each the candidate that most
+  raises the exact scrabble count (candidates put down letters the rack can scrabble
+  through); the scrabbles of the final grid are exact.
 
 Variants whose letters the player chooses from a pool (avocalique, consonants announced) and
 the Anticipation aveugle raise :class:`SolverError`.
@@ -31,7 +33,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from puzzles.feuille import Feuille, FeuilleMove
@@ -58,6 +60,9 @@ MAX_WIDTH = 256
 #: Intégral family: letters per candidate rack and candidate racks per position.
 STOCK_RACK_SIZE = 9
 STOCK_RACKS = 3
+#: Superscrabble incomplet: construction moves tried per step, and their largest size.
+CONSTRUCTION_CANDIDATES = 40
+CONSTRUCTION_MAX_TILES = 4
 #: Intégral family: points a joker still in the stock is worth to the beam's evaluation (a
 #: joker spent on an ordinary word is a scrabble lost).
 JOKER_KEEP_VALUE = 25
@@ -162,6 +167,8 @@ class _State:
     res: tuple[object, ...]
     heuristic: float = 0.0
     path: str = ""
+    #: Compared before the cumul: the number of scrabbles in Exclusif résistance, else 0.
+    rank: int = 0
 
     @property
     def move_number(self) -> int:
@@ -213,7 +220,7 @@ def _line(
 def _play(
     state: _State, m: GeneratedMove, res: tuple[object, ...], *, group: int | None = None,
     letters: str | None = None, heuristic: float = 0.0, extra_score: int = 0,
-    merge_score: bool = False,
+    merge_score: bool = False, rank: int = 0,
 ) -> _State:
     board = state.board.copy()
     m.placement.apply(board)
@@ -225,14 +232,14 @@ def _play(
     else:
         scores = state.scores + (m.score + extra_score,)
     return _State(board, cumul, state.lines + (line,), scores, res, heuristic,
-                  state.path + f"{line.ref}{line.word};")
+                  state.path + f"{line.ref}{line.word};", state.rank + rank)
 
 
 def _pass(state: _State, res: tuple[object, ...], group: int | None) -> _State:
     line = FeuilleMove(number=state.move_number, passed=True, score=0, cumul=state.cumul,
                        group=group)
     return _State(state.board, state.cumul, state.lines + (line,), state.scores + (0,), res,
-                  state.heuristic, state.path + "-;")
+                  state.heuristic, state.path + "-;", state.rank)
 
 
 # --- beam search --------------------------------------------------------------------------
@@ -254,14 +261,18 @@ def _beam(game: _Game, width: int, budget: _Budget) -> _State:
             k = c.key()
             if _better(c, seen.get(k)):
                 seen[k] = c
-        layer = sorted(seen.values(), key=lambda s: (-s.evaluation(), s.path))[:width]
+        layer = sorted(seen.values(), key=lambda s: (-s.rank, -s.evaluation(), s.path))[:width]
     assert best is not None
     return best
 
 
 def _better(a: _State, b: _State | None) -> bool:
-    """Higher cumul; at equal cumul the alphabetically smaller path (reproducible)."""
-    return b is None or a.cumul > b.cumul or (a.cumul == b.cumul and a.path < b.path)
+    """Higher rank, then higher cumul; then the alphabetically smaller path (reproducible)."""
+    if b is None:
+        return True
+    return (a.rank, a.cumul) > (b.rank, b.cumul) or (
+        (a.rank, a.cumul) == (b.rank, b.cumul) and a.path < b.path
+    )
 
 
 def _widening(game: _Game, budget: _Budget) -> tuple[_State, int]:
@@ -278,7 +289,7 @@ def _widening(game: _Game, budget: _Budget) -> tuple[_State, int]:
             cand = _beam(game, width, budget)
         except _OutOfBudget:
             break
-        if cand.cumul > best.cumul:
+        if (cand.rank, cand.cumul) > (best.rank, best.cumul):
             best, best_width = cand, width
             budget.best = best.cumul
         budget.report()
@@ -383,11 +394,12 @@ class _Groups:
     (move 1 may first play group 1), Scrabble exclusif, N-Scrabble (imposed or free order).
 
     ``order`` is the imposed sequence of group numbers (None: free order). ``bingo_only``
-    keeps only moves placing all 7 letters; ``pass_allowed`` lets a move play nothing (0)."""
+    keeps only moves placing all 7 letters; ``pass_allowed`` lets a move play nothing (0);
+    ``survival`` ranks sheets by their number of moves first (Exclusif résistance)."""
 
     def __init__(
         self, groups: Sequence[str], order: Sequence[int] | None, config: GameConfig, *,
-        first_group: bool, bingo_only: bool, pass_allowed: bool,
+        first_group: bool, bingo_only: bool, pass_allowed: bool, survival: bool = False,
     ) -> None:
         self.groups = groups
         self.order = order
@@ -395,6 +407,7 @@ class _Groups:
         self.first_group = first_group
         self.bingo_only = bingo_only
         self.pass_allowed = pass_allowed
+        self.survival = survival
 
     def _keep(self) -> Callable[[GeneratedMove], bool] | None:
         if not self.bingo_only:
@@ -419,7 +432,7 @@ class _Groups:
             res = (used | {g},)
             moves = _candidates(state.board, self.groups[g - 1], self.config, budget, keep)
             for m in moves[:branch]:
-                out.append(_play(state, m, res, group=g))
+                out.append(_play(state, m, res, group=g, rank=int(self.survival)))
             if self.first_group and not state.scores:
                 out.extend(self._with_group1(state, g, res, branch, budget))
             if not moves and self.pass_allowed:
@@ -485,6 +498,86 @@ def _superscrabble_lines(moves: Iterable[GeneratedMove]) -> tuple[FeuilleMove, .
     )
 
 
+def _through_letters(rack: str, config: GameConfig, budget: _Budget) -> dict[str, int]:
+    """Letters x for which ``rack`` + x makes 8-letter words, with how many placements of
+    them an empty grid allows: the grid letters a Superscrabble rack can scrabble through."""
+    wide = replace(config, rack_size=8, bingo_tiles=8)
+    out: dict[str, int] = {}
+    for x in config.tileset.letters:
+        budget.charge()
+        n = sum(1 for m in movegen.generate(Board(), rack + x, wide) if m.tiles == 8)
+        if n:
+            out[x] = n
+    return out
+
+
+def _construction_candidates(
+    board: Board, left: Counter[str], useful: dict[str, int], config: GameConfig,
+    budget: _Budget,
+) -> list[GeneratedMove]:
+    """Short construction words from the stock that put down letters the rack can scrabble
+    through, most useful first, then fewest tiles."""
+    letters: list[str] = []
+    for x in sorted(useful, key=lambda c: (-useful[c], c)):
+        letters.extend([x] * min(2, left[x]))
+    for x, _ in sorted(((c, k) for c, k in left.items() if c != JOKER),
+                       key=lambda ck: (-ck[1], ck[0])):
+        if len(letters) >= 12:
+            break
+        if x not in useful:
+            letters.extend([x] * min(2, left[x]))
+    rack = "".join(sorted(letters[:12]))
+
+    def gain(m: GeneratedMove) -> int:
+        return sum(useful.get(c, 0) for c in m.letters)
+
+    moves = _candidates(board, rack, config, budget,
+                        lambda m: m.tiles <= CONSTRUCTION_MAX_TILES and gain(m) > 0)
+    moves.sort(key=lambda m: (-gain(m), m.tiles, move_key(m)))
+    return moves[:CONSTRUCTION_CANDIDATES]
+
+
+def _incomplet(
+    problem: Problem, config: GameConfig, budget: _Budget
+) -> tuple[_State, list[GeneratedMove]]:
+    """Superscrabble incomplet: add construction words one at a time while one of the
+    candidates raises the number of scrabbles (at equal count, fewer tiles)."""
+    rack = problem.rack
+    state = _State(Board(), 0, (), (), ())
+    budget.charge()
+    best = superscrabble_moves(state.board, rack, config)
+    budget.best = len(best)
+    budget.report()
+    left = problem.construction_stock()
+    budget.enforce = True
+    try:
+        useful = _through_letters(rack, config, budget)
+        while useful:
+            choice: tuple[int, int, int] | None = None
+            found_for: list[list[GeneratedMove]] = []
+            cands = _construction_candidates(state.board, left, useful, config, budget)
+            for i, m in enumerate(cands):
+                board = state.board.copy()
+                m.placement.apply(board)
+                budget.charge()
+                found = superscrabble_moves(board, rack, config)
+                found_for.append(found)
+                k = (-len(found), m.tiles, i)
+                if choice is None or k < choice:
+                    choice = k
+            if choice is None or -choice[0] <= len(best):
+                break
+            m = cands[choice[2]]
+            state = _play(state, m, ())
+            left -= Counter(m.letters)
+            best = found_for[choice[2]]
+            budget.best = len(best)
+            budget.report()
+    except _OutOfBudget:
+        pass
+    return state, best
+
+
 # --- entry point --------------------------------------------------------------------------
 def game_config(problem: Problem, lexicon: Lexicon, settings: Settings | None = None) -> GameConfig:
     """The engine configuration a problem is solved with."""
@@ -534,17 +627,19 @@ def solve(
     feuille_row: str | None = None
 
     if game in (GameType.SUPERSCRABBLE, GameType.SUPERSCRABBLE_INCOMPLET):
-        board = problem.initial_board() if game is GameType.SUPERSCRABBLE else Board()
-        budget.charge()
-        found = superscrabble_moves(board, problem.rack, config)
+        if game is GameType.SUPERSCRABBLE:
+            built = _State(problem.initial_board(), 0, (), (), ())
+            budget.charge()
+            found = superscrabble_moves(built.board, problem.rack, config)
+        else:
+            built, found = _incomplet(problem, config, budget)
         lines = _superscrabble_lines(found)
-        budget.best = len(lines)
-        budget.report()
         return Solution(
             problem_id=problem.id, game=game,
-            feuille=Feuille(scrabbles=lines, problem_id=problem.id),
-            cumul=len(lines), scores=(), exact=game is GameType.SUPERSCRABBLE,
+            feuille=Feuille(moves=built.lines, scrabbles=lines, problem_id=problem.id),
+            cumul=len(lines), scores=built.scores, exact=game is GameType.SUPERSCRABBLE,
             scrabbles=lines, nodes=budget.nodes, elapsed=budget.elapsed,
+            complete=not budget.time_cut,
         )
 
     width = 1
@@ -575,7 +670,7 @@ def solve(
         exclusif = fond or resistance
         state, width = _widening(
             _Groups(problem.groups, problem.order, config, first_group=not exclusif,
-                    bingo_only=exclusif,
+                    bingo_only=exclusif, survival=resistance,
                     pass_allowed=fond or (not exclusif and settings.anticipation_pass_allowed)),
             budget,
         )
@@ -592,7 +687,7 @@ def solve(
         problem_id=problem.id,
         game=game,
         feuille=Feuille(moves=state.lines, problem_id=problem.id, row=feuille_row),
-        cumul=state.cumul,
+        cumul=state.rank if game is GameType.EXCLUSIF_RESISTANCE else state.cumul,
         scores=state.scores,
         exact=exact,
         nodes=budget.nodes,
