@@ -39,6 +39,7 @@ PREMIUM_NAMES = {
 PLAIN_FILL = "#dfe9d8"
 TILE_FILL = "#f7e6b0"
 JOKER_FILL = "#fff7dd"
+ZERO_FILL = "#f4c7c3"
 HIGHLIGHT = "#e07b00"
 
 
@@ -54,6 +55,7 @@ def board_svg(
     *,
     tileset: TileSet | None = None,
     highlight: Collection[int] = (),
+    zeroed: Collection[int] = (),
     title: str = "Grille",
     cell: int = CELL,
     css_class: str = "board-svg",
@@ -61,12 +63,15 @@ def board_svg(
     """An inline ``<svg>`` of ``board``.
 
     ``highlight``: squares drawn with an outline (the tiles of the move being shown).
+    ``zeroed``: tiles of moves scored zero — they stay on the player's grid (RULES §5.2) but
+    are tinted so the replay shows what no longer counts.
     ``tileset``: when given, each tile shows its points (0 for a joker).
     """
     size = MARGIN + SIZE * cell + 2
     font = cell * 0.56
     small = cell * 0.26
     hl = set(highlight)
+    zero = set(zeroed)
     out: list[str] = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="{escape(css_class)}" '
         f'viewBox="0 0 {size} {size}" role="img" aria-label="{escape(title)}">',
@@ -117,11 +122,12 @@ def board_svg(
         stroke = HIGHLIGHT if sq in hl else "#9b8447"
         width = 2.5 if sq in hl else 1
         kind = "tile joker" if joker else "tile"
+        fill = ZERO_FILL if sq in zero else JOKER_FILL if joker else TILE_FILL
         out.append(
-            f'<g class="{kind}{" new" if sq in hl else ""}" data-sq="{sq}">'
+            f'<g class="{kind}{" new" if sq in hl else ""}{" zero" if sq in zero else ""}" '
+            f'data-sq="{sq}">'
             f'<rect x="{x + 1.5:g}" y="{y + 1.5:g}" width="{cell - 3}" height="{cell - 3}" '
-            f'rx="3" fill="{JOKER_FILL if joker else TILE_FILL}" stroke="{stroke}" '
-            f'stroke-width="{width}"/>'
+            f'rx="3" fill="{fill}" stroke="{stroke}" stroke-width="{width}"/>'
         )
         if joker:
             # On paper the joker's letter is circled (FISF 4.1); do the same here.

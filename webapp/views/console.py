@@ -295,7 +295,9 @@ def problem_new() -> ResponseReturnValue:
     error = None
     with _session() as s:
         comps = s.exec(select(Competition).order_by(col(Competition.name))).all()
-        stages = s.exec(select(Stage).order_by(col(Stage.competition_id), col(Stage.position))).all()
+        stages = s.exec(
+            select(Stage).order_by(col(Stage.competition_id), col(Stage.position))
+        ).all()
     if request.method == "POST":
         try:
             comp_id = form.get("competition_id", type=int)
@@ -536,7 +538,7 @@ def ruling_add(problem_id: int) -> ResponseReturnValue:
 def appeals_page() -> str:
     with _session() as s:
         rows = s.exec(
-            select(Appeal, Player, Verification, Submission, Problem)
+            select(Appeal, Player, Verification, Problem)
             .join(Player, col(Player.id) == col(Appeal.player_id))
             .join(Verification, col(Verification.id) == col(Appeal.verification_id))
             .join(Submission, col(Submission.id) == col(Verification.submission_id))

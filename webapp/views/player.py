@@ -38,6 +38,26 @@ from webapp.views.helpers import (
 
 bp = Blueprint("player", __name__, url_prefix="/joueur")
 
+#: Upload limit when the configuration sets none: a feuille de route is a few kilobytes,
+#: 256 KiB leaves room for a long Superscrabble list and refuses anything else early.
+DEFAULT_MAX_CONTENT_LENGTH = 256 * 1024
+
+
+@bp.record_once
+def _limit_uploads(state: Any) -> None:
+    state.app.config.setdefault("MAX_CONTENT_LENGTH", DEFAULT_MAX_CONTENT_LENGTH)
+    if state.app.config.get("MAX_CONTENT_LENGTH") is None:
+        state.app.config["MAX_CONTENT_LENGTH"] = DEFAULT_MAX_CONTENT_LENGTH
+
+
+@bp.app_errorhandler(413)
+def _too_large(_exc: Exception) -> ResponseReturnValue:
+    limit = (current_app.config.get("MAX_CONTENT_LENGTH") or 0) // 1024
+    return render_template("error.html", code=413, title="Envoi trop volumineux", message=(
+        f"Ce que vous avez envoyé dépasse {limit} Ko. Une feuille de route est un court "
+        "texte : enregistrez-la en texte brut (.txt) ou collez-la dans la zone de texte."
+    )), 413
+
 #: Encodings tried, in order, for an uploaded sheet: what word processors and old mail
 #: clients of francophone and Romanian players produce.
 UPLOAD_ENCODINGS = ("utf-8-sig", "cp1252", "iso-8859-2")
@@ -145,7 +165,8 @@ def submit(code: str) -> ResponseReturnValue:
         if upload_error:
             error = upload_error
         elif not text.strip():
-            error = "La feuille est vide : collez-la, déposez un fichier ou posez vos mots sur la grille."
+            error = ("La feuille est vide : collez-la, déposez un fichier ou posez vos mots "
+                     "sur la grille.")
         else:
             try:
                 with session_scope() as s:
@@ -163,14 +184,14 @@ def submit(code: str) -> ResponseReturnValue:
                 error = str(exc)
             else:
                 if late:
-                    flash("Feuille reçue après la clôture : elle est conservée et marquée hors délai.",
-                          "warning")
+                    flash("Feuille reçue après la clôture : elle est conservée et marquée "
+                          "hors délai.", "warning")
                 elif n_errors:
                     flash("Feuille reçue, mais certaines lignes n'ont pas pu être lues : "
                           "corrigez-les et renvoyez la feuille avant la clôture.", "warning")
                 else:
-                    flash("Feuille reçue. Un accusé de réception vous est aussi envoyé par courriel.",
-                          "success")
+                    flash("Feuille reçue. Un accusé de réception vous est aussi envoyé par "
+                          "courriel.", "success")
                 return redirect(url_for("player.receipt", submission_id=sub_id))
     return render_template(
         "player/submit.html", problem=prob, puzzle=pz, text=text, error=error, last=last,
@@ -248,8 +269,8 @@ def appeal(verification_id: int) -> ResponseReturnValue:
         except appeals.AppealRefused as exc:
             error = str(exc)
         else:
-            flash("Votre appel est enregistré ; l'arbitre vous répondra par courriel et sur cette page.",
-                  "success")
+            flash("Votre appel est enregistré ; l'arbitre vous répondra par courriel et sur "
+                  "cette page.", "success")
             return redirect(url_for("player.appeal", verification_id=verification_id))
     window_open = (
         prob.status == ProblemStatus.PROVISIONAL

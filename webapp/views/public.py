@@ -12,7 +12,7 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, render_template, request
 from flask.typing import ResponseReturnValue
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col, func, select
 
 from webapp.auth import current_arbitre, current_player
 from webapp.board_svg import board_svg
@@ -33,6 +33,24 @@ from webapp.views.helpers import PUBLIC_STATUSES, get_or_404, letters_view, puzz
 
 bp = Blueprint("public", __name__)
 helpers.register_template_helpers(bp)
+
+ERRORS = {
+    400: ("Requête refusée", "Le formulaire n'a pas pu être accepté. S'il est resté ouvert "
+          "longtemps ou a été envoyé depuis un autre site, rechargez la page et recommencez : "
+          "ce que vous aviez saisi n'a pas été enregistré."),
+    403: ("Accès refusé", "Cette page ne vous est pas accessible."),
+    404: ("Page introuvable", "Cette page n'existe pas, ou pas encore."),
+}
+
+
+def _error_page(exc: Any) -> ResponseReturnValue:
+    code = getattr(exc, "code", 500) or 500
+    title, message = ERRORS.get(code, ("Erreur", "Une erreur est survenue."))
+    return render_template("error.html", code=code, title=title, message=message), code
+
+
+for _code in ERRORS:
+    bp.app_errorhandler(_code)(_error_page)
 
 
 def _session() -> Session:
@@ -151,7 +169,10 @@ def archive() -> str:
             .where(col(Problem.status).in_(helpers.RESULTS_STATUSES))
             .order_by(col(Problem.deadline_at).desc())
         )
-        total = len(s.exec(q.with_only_columns(col(Problem.id))).all())
+        total = s.exec(
+            select(func.count()).select_from(Problem)
+            .where(col(Problem.status).in_(helpers.RESULTS_STATUSES))
+        ).one()
         problems = s.exec(q.offset((page - 1) * per_page).limit(per_page)).all()
         comps = {c.id: c for c in s.exec(select(Competition)).all()}
     pages = max(1, (total + per_page - 1) // per_page)
