@@ -1,0 +1,213 @@
+"""Pipeline decisions with the database: replies, rate limit, ambiguity, quarantine, LMTP,
+the local mbox, and outbox claims."""
+
+from __future__ import annotations
+
+import smtplib
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from flask import Flask
+
+from tests.mail.conftest import ANA, Seed, add_problem, eml, free_port
+from tests.mail.helpers import make_mail, rows
+
+pytestmark = [pytest.mark.db, pytest.mark.mail]
+
+TO = f"feuilles+{ANA[2]}@arbitre.test"
+FROM = "ana.ionescu@example.org"
+
+
+def _receive(app: Flask, raw: bytes, env_from: str = FROM, to: str = TO) -> tuple[int, str]:
+    from mailer.pipeline import receive
+
+    return receive(app, raw, channel="smtp", envelope_from=env_from, envelope_to=[to])
+
+
+def test_stranger_replies_are_rate_limited(app: Flask, seed: Seed) -> None:
+    from webapp.models import OutboxMessage
+
+    app.config["MAIL_REPLY_RATE_PER_HOUR"] = 10
+    for i in range(12):
+        raw = make_mail(frm="x@stranger.example", to="feuilles@arbitre.test", subject="I3",
+                        body="1 ACEFHIR h8 FICHERA 82 82", message_id=f"<s{i}@stranger>")
+        assert _receive(app, raw, "x@stranger.example", "feuilles@arbitre.test")[1] == "ignored"
+    out = rows(app, OutboxMessage)
+    assert len(out) == 10
+    assert {(o.kind, o.to_addr) for o in out} == {("instructions", "x@stranger.example")}
+    assert out[0].headers["Auto-Submitted"] == "auto-replied"
+    assert "cette adresse n'est inscrite pour aucun joueur" in out[0].body_text
+
+
+def test_registered_address_without_token_gets_its_personal_address(
+    app: Flask, seed: Seed
+) -> None:
+    from webapp.models import OutboxMessage, Submission
+
+    raw = make_mail(frm=f"Ana <{FROM}>", to="feuilles@arbitre.test", subject="I3",
+                    body="1 ACEFHIR h8 FICHERA 82 82", message_id="<nt@example.org>",
+                    extra={"Reply-To": "attacker@evil.example"})
+    assert _receive(app, raw, FROM, "feuilles@arbitre.test")[1] == "ignored"
+    assert rows(app, Submission) == []
+    (out,) = rows(app, OutboxMessage)
+    assert (out.kind, out.to_addr) == ("instructions", ANA[1])
+    assert f"Votre adresse personnelle de dépôt est : {TO}" in out.body_text
+
+
+def test_list_message_without_token_gets_no_answer(app: Flask, seed: Seed) -> None:
+    from webapp.models import OutboxMessage
+
+    raw = make_mail(frm="x@stranger.example", to="feuilles@arbitre.test", subject="I3",
+                    body="1 ACEFHIR h8 FICHERA 82 82", extra={"List-Id": "<l.example>"})
+    assert _receive(app, raw, "x@stranger.example", "feuilles@arbitre.test")[1] == "ignored"
+    assert rows(app, OutboxMessage) == []
+
+
+def test_two_open_problems_and_no_reference_asks_which(app: Flask, seed: Seed) -> None:
+    from webapp.models import InboundMessage, OutboxMessage, Submission
+
+    add_problem(app, seed, "A7", "Anticipation n° 7")
+    raw = make_mail(frm=FROM, to=TO, subject="ma feuille", body="1 ACEFHIR h8 FICHERA 82 82")
+    assert _receive(app, raw)[1] == "ignored"
+    assert rows(app, Submission) == []
+    (out,) = rows(app, OutboxMessage)
+    assert (out.kind, out.to_addr) == ("ambiguity", ANA[1])
+    assert "  - [I3] Intégral n° 3 (clôture le 31/12/2099 à 18:00 UTC)" in out.body_text
+    assert "  - [A7] Anticipation n° 7" in out.body_text
+    assert rows(app, InboundMessage)[0].error == "problème non précisé ou inconnu"
+    # With the reference in the sheet it goes through.
+    raw2 = make_mail(frm=FROM, to=TO, subject="ma feuille",
+                     body="Problème : A7\n1 ACEFHIR h8 FICHERA 82 82")
+    assert _receive(app, raw2)[1] == "processed"
+    (sub,) = rows(app, Submission)
+    assert sub.feuille["problem"] == "A7"
+
+
+def test_quarantine_replay_and_discard_from_the_cli(
+    app: Flask, seed: Seed, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import mailer.cli
+    import webapp.services.submissions as submissions
+    from webapp.models import InboundMessage, Submission
+
+    real_submit = submissions.submit_sheet
+
+    def broken(**kwargs: Any) -> Any:
+        raise RuntimeError("panne simulée du service de dépôt")
+
+    monkeypatch.setattr(submissions, "submit_sheet", broken)
+    for i in range(2):
+        raw = make_mail(frm=FROM, to=TO, subject="I3", body="1 ACEFHIR h8 FICHERA 82 82",
+                        message_id=f"<q{i}@example.org>")
+        assert _receive(app, raw)[1] == "quarantined"
+    assert rows(app, Submission) == []
+    first, second = rows(app, InboundMessage)
+    assert first.error == ("erreur de traitement : RuntimeError: panne simulée du service "
+                           "de dépôt")
+
+    monkeypatch.setattr(submissions, "submit_sheet", real_submit)
+    monkeypatch.setattr(mailer.cli, "_app", lambda: app)
+    assert mailer.cli.main(["quarantine", "list"]) == 0
+    listing = capsys.readouterr().out
+    assert f"n° {first.id} " in listing and f"n° {second.id} " in listing
+    assert mailer.cli.main(["quarantine", "replay", str(first.id)]) == 0
+    assert capsys.readouterr().out == f"Message n° {first.id} rejoué : processed\n"
+    assert mailer.cli.main(["quarantine", "discard", str(second.id), "--motif", "doublon"]) == 0
+    assert mailer.cli.main(["quarantine", "replay", str(second.id)]) == 1
+    assert "seul un message en quarantaine ou ignoré peut être rejoué" in capsys.readouterr().err
+    assert [r.status for r in rows(app, InboundMessage)] == ["processed", "discarded"]
+    assert rows(app, InboundMessage)[1].error == "écarté par l'arbitre : doublon"
+    assert len(rows(app, Submission)) == 1
+
+
+def test_pending_messages_are_processed_at_start(app: Flask, seed: Seed) -> None:
+    from mailer.pipeline import process_pending, store_raw
+    from webapp.models import InboundMessage, Submission
+
+    raw = make_mail(frm=FROM, to=TO, subject="I3", body="1 ACEFHIR h8 FICHERA 82 82")
+    store_raw(app, raw, channel="smtp", envelope_from=FROM, envelope_to=[TO])  # then "crash"
+    assert process_pending(app) == 1
+    assert process_pending(app) == 0
+    assert [r.status for r in rows(app, InboundMessage)] == ["processed"]
+    assert len(rows(app, Submission)) == 1
+
+
+def test_lmtp_listener(app: Flask, seed: Seed) -> None:
+    from mailer.intake import start_embedded
+    from webapp.models import InboundMessage
+
+    port = free_port()
+    app.config.update(MAIL_SMTP_LISTEN="", MAIL_LMTP_LISTEN=f"127.0.0.1:{port}")
+    handle = start_embedded(app, sender=False)
+    try:
+        with smtplib.LMTP("127.0.0.1", port) as c:
+            assert c.sendmail(FROM, [TO], make_mail(frm=FROM, to=TO, subject="I3",
+                                                    body="1 ACEFHIR h8 FICHERA 82 82")) == {}
+    finally:
+        handle.stop()
+    (row,) = rows(app, InboundMessage)
+    assert (row.channel, row.status) == ("lmtp", "processed")
+
+
+def test_unknown_recipient_refused(app: Flask, seed: Seed, intake: Any, smtp_port: int) -> None:
+    with smtplib.SMTP("127.0.0.1", smtp_port) as c:
+        c.ehlo()
+        c.mail(FROM)
+        code, text = c.rcpt("postmaster@arbitre.test")
+    assert code == 550
+    assert "Adresse inconnue" in text.decode()
+
+
+def test_local_mbox_without_relay(app: Flask, seed: Seed) -> None:
+    from mailer.outbox import _deliver_local as deliver_local
+    from mailer.outbox import build_message, read_local_mailbox, send_pending
+    from webapp.models import OutboxMessage
+
+    app.config["SMTP_RELAY"] = ""
+    _receive(app, make_mail(frm=FROM, to=TO, subject="I3", body="1 ACEFHIR h8 FICHERA 82 82",
+                            message_id="<mbox@example.org>"))
+    assert send_pending(app) == 1
+    assert send_pending(app) == 0
+    (got,) = read_local_mailbox(app)
+    (row,) = rows(app, OutboxMessage)
+    assert row.status == "sent"
+    assert got["message_id"] == row.message_id
+    assert (got["kind"], got["to"], got["auto_submitted"]) == ("receipt", ANA[1], "auto-replied")
+    assert got["in_reply_to"] == "<mbox@example.org>"
+    assert "FICHERA" in got["text"] and got["html"].startswith("<!DOCTYPE html>")
+    # A retry after a crash between append and "sent" does not append it twice.
+    deliver_local(app, build_message(row, "Arbitre <arbitre@arbitre.test>"))
+    assert len(read_local_mailbox(app)) == 1
+
+
+def test_claims_are_exclusive_and_leases_expire(app: Flask, seed: Seed) -> None:
+    from mailer.outbox import claim
+    from mailer.settings import MailSettings
+    from webapp.models import OutboxMessage
+    from webapp.services import clock
+
+    _receive(app, make_mail(frm=FROM, to=TO, subject="I3", body="1 ACEFHIR h8 FICHERA 82 82"))
+    settings = MailSettings.from_config({**app.config, "OUTBOX_LEASE_SECONDS": 60})
+    now = clock.now()
+    first = claim(app, settings, now)
+    assert [c.attempts for c in first] == [1]
+    assert claim(app, settings, now) == []  # another worker: nothing left
+    assert claim(app, settings, now + timedelta(seconds=59)) == []
+    (row,) = rows(app, OutboxMessage)
+    assert (row.status, row.attempts) == ("sending", 1)
+    again = claim(app, settings, now + timedelta(seconds=61))  # the first worker died
+    assert [(c.id, c.attempts) for c in again] == [(first[0].id, 2)]
+
+
+def test_auto_reply_over_smtp_gets_nothing(
+    app: Flask, seed: Seed, intake: Any, smtp_port: int
+) -> None:
+    from webapp.models import InboundMessage, OutboxMessage
+
+    with smtplib.SMTP("127.0.0.1", smtp_port) as c:
+        c.sendmail(FROM, [TO], eml("auto_reply.eml"))
+    (row,) = rows(app, InboundMessage)
+    assert row.status == "ignored"
+    assert row.error == "message automatique ignoré : Auto-Submitted: auto-replied"
+    assert rows(app, OutboxMessage) == []
