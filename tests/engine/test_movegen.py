@@ -91,6 +91,20 @@ def test_c_and_python_list_the_same_moves(pos: dict[str, Any], fr: GameConfig) -
         )
 
 
+@pytest.mark.parametrize("bag_empty", [False, True])
+def test_pruned_top_equals_the_exhaustive_ranking(bag_empty: bool, fr: GameConfig) -> None:
+    """The shadow-pruned top N is the head of the full list sorted by FISF order."""
+    for pos in POSITIONS:
+        board = Board.from_cgp(pos["board"])
+        rack = pos["rack"]
+        everything = sorted(
+            generate(board, rack, fr),
+            key=lambda m: movegen.fisf_key(m, len(rack), bag_empty),  # noqa: B023
+        )
+        for n in (1, 4, 25):
+            assert best(board, rack, fr, n=n, bag_empty=bag_empty) == everything[:n], pos["id"]
+
+
 def test_public_totals(fr: GameConfig) -> None:
     placements = scrabbles = top_moves = 0
     for pos in POSITIONS:
