@@ -860,11 +860,13 @@ class _Verifier:
             if self._annul_only(e.move) or e.group == 1:
                 continue
             if out_at is not None:
-                e.zero(f"Le joueur est sorti du jeu au coup {out_at}.", MoveStatus.OUT)
+                e.status = MoveStatus.OUT
+                e.reasons.append(f"Le joueur est sorti du jeu au coup {out_at}.")
                 continue
             if not e.status.counts:
                 out_at = e.move.number
                 if e.status is not MoveStatus.OUT:
+                    e.status = MoveStatus.OUT
                     e.reasons.append("Pas de scrabble valable : le joueur sort du jeu.")
         self.eliminated_at = out_at
 

@@ -1,0 +1,486 @@
+"""The verifier on hand-built sheets. Every expected number is worked out by hand from the
+rules and the premium layout (RULES §1.3, §3.2) in the comment next to it.
+
+Letter values used below (French set): A E I L N O R S T U = 1, D G M = 2, B C P = 3,
+F H V = 4, K W X Y Z = 10. Premiums met here: H8 DW; G7 G9 I7 I9 DL; F10 TL; H12 DL.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from puzzles.feuille import parse_feuille
+from puzzles.problem import GameType, Problem
+from puzzles.settings import Settings
+from puzzles.verify import MoveStatus, Report, verify, verify_text
+from scoring.lexicon import Lexicon
+from tests.puzzles.conftest import anticipation_problem, lex
+
+V, Z, C, A, P = (
+    MoveStatus.VALID, MoveStatus.ZERO, MoveStatus.CASCADE_ZERO, MoveStatus.ANNULLED,
+    MoveStatus.PENALTY,
+)
+W = MoveStatus.WARNING
+
+INTEGRAL = Problem(id="t-integral", game=GameType.INTEGRAL)
+
+
+def run(problem: Problem, text: str, words: Lexicon, settings: Settings | None = None) -> Report:
+    parsed = parse_feuille(text)
+    assert parsed.errors == (), parsed.errors
+    return verify(problem, parsed.feuille, words, settings)
+
+
+def statuses(report: Report) -> list[MoveStatus]:
+    return [m.status for m in report.moves]
+
+
+def scores(report: Report) -> list[int]:
+    return [m.score for m in report.moves]
+
+
+# --- the historical example (RULES §12, E5) with the bundled French list -----------------
+
+
+def test_fichera_wus_with_the_bundled_list(french: Lexicon) -> None:
+    # FICHERA at H8: F4 I1 C3 H4 E1·2 (H12 DL) R1 A1 = 16, ×2 (H8) = 32, +50 = 82.
+    # WUS at 15F: W10 U1 S1 on F15 G15 H15 (H15 TW) = 12 ×3 = 36; FICHERAS = 15 ×3 = 45
+    # plus... FICHERA's letters 15 (no premium now) + S1 = 16 ×3 = 48; 36 + 48 = 84; 166.
+    text = (
+        "Coup | Lettres | Réf. | Mot | Score | Cumul\n"
+        "1 ACEFHIR h8 FICHERA 82 82\n"
+        "2 SUW 15f WUS 84 166\n"
+    )
+    r = run(INTEGRAL, text, french)
+    assert statuses(r) == [V, V]
+    assert [m.true_score for m in r.moves] == [82, 84]
+    assert [m.cumul for m in r.moves] == [82, 166]
+    assert (r.total, r.warnings, r.penalty, r.final_score) == (166, 0, 0, 166)
+    assert r.moves[1].words == ("WUS 36", "FICHERAS 48")
+    assert r.lexicon_name == french.identity.name
+    assert r.lexicon_sha256 == french.identity.sha256
+
+
+# --- zero and cascade -------------------------------------------------------------------
+
+CASCADE_WORDS = lex("RAT", "RATS", "OZA", "ON", "EN")  # ZA is not admitted
+
+
+def test_cascade_three_levels_deep_and_a_move_that_must_not_cascade() -> None:
+    # 1 RAT H7: R1 A1(H8 DW) T1 = 3 ×2 = 6.
+    # 2 ZA 8G: Z on G8 (no premium) 10 + A 1 = 11, but ZA is not admitted -> zero.
+    # 3 OZA 8F: O on F8 + Z + A = 12; contains move 2's Z -> cascade (level 1).
+    # 4 ON F8: N on F9, O1 + N1 = 2; contains move 3's O -> cascade (level 2).
+    # 5 EN 9E: E on E9, E1 + N1 = 2; contains move 4's N -> cascade (level 3).
+    # 6 RATS H7: S on H10, 4 letters × 1 = 4; touches only move 1's tiles -> valid.
+    # Total 6 + 4 = 10; the cumuls are the player's own arithmetic (no warning).
+    text = (
+        "1 ART H7 RAT 6 6\n"
+        "2 Z 8G ZA 11 17\n"
+        "3 O 8F OZA 12 29\n"
+        "4 N F8 ON 2 31\n"
+        "5 E 9E EN 2 33\n"
+        "6 S H7 RATS 4 37\n"
+    )
+    r = run(INTEGRAL, text, CASCADE_WORDS)
+    assert statuses(r) == [V, Z, C, C, C, V]
+    assert [m.true_score for m in r.moves] == [6, 11, 12, 2, 2, 4]
+    assert scores(r) == [6, 0, 0, 0, 0, 4]
+    assert [m.cumul for m in r.moves] == [6, 6, 6, 6, 6, 10]
+    assert (r.total, r.warnings, r.final_score) == (10, 0, 10)
+    assert "ZA" in r.moves[1].reasons[0]
+    assert "coup 2" in r.moves[2].reasons[0]
+    assert "coup 3" in r.moves[3].reasons[0]
+    assert "coup 4" in r.moves[4].reasons[0]
+
+
+def test_two_level_cascade_stops_when_the_base_is_valid() -> None:
+    # Same grid with ZA admitted: nothing is zero, 6 + 11 + 12 + 2 + 2 + 4 = 37.
+    words = lex("RAT", "RATS", "OZA", "ON", "EN", "ZA")
+    text = (
+        "1 ART H7 RAT 6 6\n2 Z 8G ZA 11 17\n3 O 8F OZA 12 29\n4 N F8 ON 2 31\n"
+        "5 E 9E EN 2 33\n6 S H7 RATS 4 37\n"
+    )
+    r = run(INTEGRAL, text, words)
+    assert statuses(r) == [V] * 6
+    assert r.final_score == 37
+
+
+def test_cascade_two_levels_deep_from_an_invalid_cross_word() -> None:
+    # ON is not admitted: 4 (ON, 2) zero; 5 (EN uses move 4's N) cascade; the chain is
+    # 2 levels: 6 + 11 + 12 + 0 + 0 + 4 = 33.
+    words = lex("RAT", "RATS", "OZA", "EN", "ZA")
+    text = (
+        "1 ART H7 RAT 6 6\n2 Z 8G ZA 11 17\n3 O 8F OZA 12 29\n4 N F8 ON 2 31\n"
+        "5 E 9E EN 2 33\n6 S H7 RATS 4 37\n"
+    )
+    r = run(INTEGRAL, text, words)
+    assert statuses(r) == [V, V, V, Z, C, V]
+    assert r.final_score == 33
+
+
+def test_first_move_zero_makes_every_dependent_move_zero() -> None:
+    # RAT not admitted: move 1 zero; RATS (main word contains RAT's tiles) cascades.
+    words = lex("RATS")
+    r = run(INTEGRAL, "1 ART H7 RAT 6 6\n2 S H7 RATS 4 10\n", words)
+    assert statuses(r) == [Z, C]
+    assert r.final_score == 0
+
+
+def test_unavailable_letters_in_an_integral_partiel() -> None:
+    # The stock has one T: RAT uses it; TA (8G) needs another T -> zero, not placed twice.
+    problem = Problem(id="p", game=GameType.INTEGRAL_PARTIEL, stock="AAERST" + "B" * 15)
+    r = run(problem, "1 ART H7 RAT 6 6\n2 T 8G TA 2 8\n", lex("RAT", "TA"))
+    assert statuses(r) == [V, Z]
+    assert "T" in r.moves[1].reasons[0]
+    assert r.final_score == 6
+
+
+# --- rangée ------------------------------------------------------------------------------
+
+ROW = "ARTSNOE" + "LLMMPPBBCCDDGGUUIIOOEEAA"  # 31 letters
+
+
+def test_rangee_skip_in_the_middle_annuls_the_rest() -> None:
+    # 1 RAT uses A R T (row 1-3): 6.  2 RATS uses S (row 4): 4.
+    # 3 TO (9H) puts O, but the next letter of the row is N: the row is broken, move 3 and
+    # everything after it are annulled.  Total 6 + 4 = 10.
+    problem = Problem(id="r", game=GameType.RANGEE, row=ROW)
+    text = (
+        f"Rangée: {ROW}\n"
+        "1 ART H7 RAT 6 6\n2 S H7 RATS 4 10\n3 O 9H TO 3 13\n4 N 8G NA 2 15\n"
+    )
+    r = run(problem, text, lex("RAT", "RATS", "TO", "NA"))
+    assert statuses(r) == [V, V, A, A]
+    assert scores(r) == [6, 4, 0, 0]
+    assert r.final_score == 10
+    assert "rangée" in r.moves[2].reasons[0]
+
+
+@pytest.mark.parametrize(("breaks", "expected", "status3"), [(False, 10, V), (True, 6, A)])
+def test_rangee_word_error_consumes_letters_g10(
+    breaks: bool, expected: int, status3: MoveStatus
+) -> None:
+    # 2 AS (8H) uses S, the next row letter, but AS is not admitted: zero. By default (G10)
+    # S is consumed, so 3 NOT (9F) with N O (row 5-6) is in sequence:
+    # N1 (F9) + O1×2 (G9 DL) + T1 = 4 -> 6 + 4 = 10. With the setting on, move 2 breaks the
+    # row and move 3 is annulled: 6.
+    problem = Problem(id="r", game=GameType.RANGEE, row=ROW)
+    text = "1 ART H7 RAT 6 6\n2 S 8H AS 2 8\n3 NO 9F NOT 4 12\n"
+    settings = Settings(rangee_word_error_breaks_sequence=breaks)
+    r = run(problem, text, lex("RAT", "NOT"), settings)
+    assert r.moves[2].status is status3
+    assert r.final_score == expected
+
+
+def test_rangee_first_letters_must_be_the_first_of_the_row() -> None:
+    problem = Problem(id="r", game=GameType.RANGEE, row=ROW)
+    r = run(problem, "1 RTS H7 RTS 6 6\n", lex("RTS"))
+    assert statuses(r) == [A]
+    assert r.final_score == 0
+
+
+# --- Anticipation: annulments -----------------------------------------------------------
+
+
+def test_annulment_frees_squares_reused_later() -> None:
+    # Order: move 1 -> group 2, move 2 -> group 3, move 3 -> group 4.
+    # 1 RAT (group 2) = 6.  2 ZA (group 3): not admitted -> zero, Z stays on G8.
+    # 3 "Annuler coup 2": Z leaves G8; TA (group 4) puts T on G8: T1 + A1 = 2.
+    # Total 6 + 0 + 2 = 8. The written cumul 8 = 17 + 2 - 11 (annulled score taken off).
+    problem = anticipation_problem({2: "RATBCDE", 3: "ZLLMMNN", 4: "TOOPPUU"})
+    assert problem.check() == []
+    text = (
+        "1 G2 ART H7 RAT 6 6\n"
+        "2 G3 Z 8G ZA 11 17\n"
+        "3 Annuler coup 2\n"
+        "3 G4 T 8G TA 2 8\n"
+    )
+    r = run(problem, text, lex("RAT", "TA"))
+    assert statuses(r) == [V, A, V]
+    assert scores(r) == [6, 0, 2]
+    assert r.moves[2].annul == (2,)
+    assert (r.final_score, r.warnings) == (8, 0)
+
+
+def test_annulment_cascades_back_to_moves_that_relied_on_it() -> None:
+    # 1 RAT 6.  2 ZA 11 (valid).  3 OZA 12 (relies on Z).  4 annuls move 2, then RATS = 4.
+    # Move 3 relied on the annulled move: zero. Total 6 + 0 + 0 + 4 = 10.
+    problem = anticipation_problem(
+        {2: "RATBCDE", 3: "ZLLMMNN", 4: "OOPPUUI", 5: "SGGHHFF"}
+    )
+    text = (
+        "1 G2 ART H7 RAT 6 6\n2 G3 Z 8G ZA 11 17\n3 G4 O 8F OZA 12 29\n"
+        "4 Annuler coup 2\n4 G5 S H7 RATS 4 22\n"
+    )
+    r = run(problem, text, lex("RAT", "RATS", "ZA", "OZA"))
+    assert statuses(r) == [V, A, C, V]
+    assert r.final_score == 10
+    assert r.warnings == 0
+
+
+def test_anticipation_letters_must_come_from_the_announced_group() -> None:
+    # Move 2 is group 3 (ZLLMMNN): TA needs a T -> zero.
+    problem = anticipation_problem({2: "RATBCDE", 3: "ZLLMMNN"})
+    r = run(problem, "1 ART H7 RAT 6 6\n2 T 8G TA 2 8\n", lex("RAT", "TA"))
+    assert statuses(r) == [V, Z]
+    assert "groupe 3" in r.moves[1].reasons[0]
+
+
+def test_anticipation_first_move_with_two_words() -> None:
+    # Move 1 may place a group-1 word, then a word of the drawn group (group 2).
+    # TAS at H8 (group 1 AEST): T (H8 DW) 1 + A 1 + S 1 = 3 ×2 = 6.
+    # LES down 10F (group 2), S already on H10: L (F10 TL) 1×3 + E 1 + S 1 = 5.
+    # One billet: 6 + 5, cumul 11 (the first line needs no cumul).
+    problem = anticipation_problem({1: "AEST", 2: "RSBCDEL"})
+    text = "1 G1 AST H8 TAS 6\n1 G2 LE 10F LES 5 11\n"
+    r = run(problem, text, lex("TAS", "LES"))
+    assert statuses(r) == [V, V]
+    assert [m.group for m in r.moves] == [1, 2]
+    assert (r.final_score, r.warnings) == (11, 0)
+
+
+def test_anticipation_pass_scores_zero() -> None:
+    problem = anticipation_problem({2: "RATBCDE"})
+    r = run(problem, "1 G2 ART H7 RAT 6 6\n2 G3 Passe\n", lex("RAT"))
+    assert statuses(r) == [V, MoveStatus.PASSED]
+    assert r.final_score == 6
+
+
+# --- jokers, declared letters, warnings, penalties --------------------------------------
+
+
+@pytest.mark.parametrize("written", ["RAt", "RA(T)", "RAT0", "RA(t)"])
+def test_a_joker_written_each_way(written: str) -> None:
+    # R1 + A1 (H8 DW) + joker 0 = 2, ×2 = 4.
+    r = run(INTEGRAL, f"1 AR? H7 {written} 4 4\n", lex("RAT"))
+    assert statuses(r) == [V]
+    assert r.moves[0].word == "RAt"
+    assert r.moves[0].letters == "AR?"
+    assert r.final_score == 4
+
+
+def test_declared_letters_that_disagree_with_the_grid_are_a_warning() -> None:
+    r = run(INTEGRAL, "1 ARS H7 RAT 6 6\n", lex("RAT"))
+    assert statuses(r) == [W]
+    assert r.moves[0].score == 6
+    assert "ARS" in r.moves[0].warnings[0]
+    assert (r.warnings, r.penalty, r.final_score) == (1, 0, 6)
+
+
+FIVE_WARNINGS = (
+    "1 ART H7 RAT - 6\n"       # score missing               (true 6)
+    "2 S H7 RATS 5 11\n"       # score wrong, 5 for 4         (true 4)
+    "3 S 8H AS 2\n"            # cumul missing                (true 2)
+    "4 E 9H TE 6 20\n"         # cumul wrong: 13 + 6 = 19     (true 6)
+    "5 OS 7G OR 3 23\n"        # letters: only O is placed    (true 3)
+)
+FIVE_WORDS = lex("RAT", "RATS", "AS", "TE", "SE", "OR")
+
+
+def test_five_warnings_cost_ten_points() -> None:
+    # True scores: RAT 6; RATS 4; AS (S on I8) 2; TE: E on I9 (DL) 2 + T 1 = 3, and the
+    # cross-word SE = S1 + E2 = 3, so 6; OR: O on G7 (DL) 2 + R 1 = 3.
+    # Total 6 + 4 + 2 + 6 + 3 = 21; 5 warnings -> 5 × (5 - 3) = 10 points; final 11.
+    r = run(INTEGRAL, FIVE_WARNINGS, FIVE_WORDS)
+    assert statuses(r) == [W] * 5
+    assert [m.true_score for m in r.moves] == [6, 4, 2, 6, 3]
+    assert (r.total, r.warnings, r.penalty, r.final_score) == (21, 5, 10, 11)
+    assert r.moves[0].warnings == ("score non indiqué.",)
+    assert r.moves[1].warnings == ("score écrit 5, score exact 4.",)
+    assert r.moves[2].warnings == ("cumul non indiqué.",)
+    assert "attendu 19" in r.moves[3].warnings[0]
+
+
+def test_warnings_from_the_sixth_in_original_games() -> None:
+    # G6 alternative: 5 × max(0, 5 - 5) = 0.
+    r = run(INTEGRAL, FIVE_WARNINGS, FIVE_WORDS, Settings(warning_penalty_from=6))
+    assert (r.penalty, r.final_score) == (0, 21)
+
+
+def test_several_faults_on_one_move_are_one_warning() -> None:
+    # Score wrong and letters wrong on the same line: one warning (RULES §4.7.5).
+    r = run(INTEGRAL, "1 ARS H7 RAT 7 7\n", lex("RAT"))
+    assert len(r.moves[0].warnings) == 2
+    assert r.warnings == 1
+
+
+def test_warnings_do_not_add_to_a_zero() -> None:
+    r = run(INTEGRAL, "1 ART H7 RAT 99 99\n", lex("TAR"))
+    assert statuses(r) == [Z]
+    assert r.moves[0].warnings == ()
+    assert r.warnings == 0
+
+
+# --- G17: reference and word that do not match ------------------------------------------
+
+
+def test_wrong_reference_relocated_with_a_five_point_penalty() -> None:
+    # RATS written at 9G cannot go there (H9 holds T, not A). With 6 points claimed the only
+    # legal placement is 9F: R F9 1 + A G9 (DL) 2 + T 1 + S I9 (DL) 2 = 6. Penalty 5: 1.
+    r = run(INTEGRAL, "1 ART H7 RAT 6 6\n2 ARS 9G RATS 6 12\n", lex("RAT", "RATS"))
+    assert statuses(r) == [V, P]
+    assert r.moves[1].ref == "9F"
+    assert (r.moves[1].true_score, r.moves[1].score, r.moves[1].penalty) == (6, 1, 5)
+    assert r.final_score == 7
+
+
+def test_ambiguous_wrong_reference_is_zero() -> None:
+    # RATS for 4 points fits two places: H7 (S on H10) and 8G (R G8, T I8, S J8: 1+1+1+1).
+    r = run(INTEGRAL, "1 ART H7 RAT 6 6\n2 S H9 RATS 4 10\n", lex("RAT", "RATS"))
+    assert statuses(r) == [V, Z]
+    assert r.final_score == 6
+
+
+# --- Superscrabble ----------------------------------------------------------------------
+
+RAT_BOARD = "15/15/15/15/15/15/15/6RAT6/15/15/15/15/15/15/15"
+
+
+def test_superscrabble_identity_rules() -> None:
+    # 10G: L G10, E H10 (RATE across), V I10, E J10, R K10, A L10, joker M10.
+    # LEVERAi and LEVERA(S) are two scrabbles (different letters for the joker); LEVERAI0
+    # repeats the first; LEVERAx is not a word; 10E LEVERAi (E on H10 is its 4th letter) is
+    # the same word elsewhere and counts. 3 scrabbles.
+    problem = Problem(id="s", game=GameType.SUPERSCRABBLE, board=RAT_BOARD, rack="AEELRV?")
+    assert problem.check() == []
+    text = (
+        "Scrabbles:\n10G LEVERAi\n10G LEVERA(S)\n10G LEVERAI0\n10G LEVERAx\n10E LEVERAi\n"
+    )
+    r = run(problem, text, lex("RAT", "RATE", "LEVERAI", "LEVERAS"))
+    assert [s.status for s in r.scrabbles] == [V, V, MoveStatus.DUPLICATE, Z, V]
+    assert (r.total, r.final_score, r.unit) == (3, 3, "scrabbles")
+
+
+def test_superscrabble_joker_for_the_same_letter_counts_once() -> None:
+    # ReLEVER / RELeVER / RELEVeR at 10G: one identity (G10, down, RELEVER).
+    problem = Problem(id="s", game=GameType.SUPERSCRABBLE, board=RAT_BOARD, rack="EELRRV?")
+    text = "1 10G ReLEVER\n2 10G RELeVER\n3 10G RELEVeR\n"
+    r = run(problem, text, lex("RAT", "RATE", "RELEVER"))
+    dup = MoveStatus.DUPLICATE
+    assert [s.status for s in r.scrabbles] == [V, dup, dup]
+    assert r.final_score == 1
+
+
+def test_superscrabble_must_use_the_seven_letters() -> None:
+    problem = Problem(id="s", game=GameType.SUPERSCRABBLE, board=RAT_BOARD, rack="AEELRV?")
+    r = run(problem, "1 10G LEVERAI\n", lex("RAT", "RATE", "LEVERAI"))
+    assert [s.status for s in r.scrabbles] == [Z]  # a real I, not in the rack
+    assert r.final_score == 0
+
+
+@pytest.mark.parametrize(("words", "expected"), [
+    (("RAT", "RATE", "LEVERAI"), [V]),
+    (("RATE", "LEVERAI"), [C]),  # RAT is not a word: the construction is zero
+])
+def test_superscrabble_incomplet(words: tuple[str, ...], expected: list[MoveStatus]) -> None:
+    problem = Problem(id="si", game=GameType.SUPERSCRABBLE_INCOMPLET, rack="AEELRV?")
+    text = "1 ART H7 RAT 6 6\nScrabbles:\n10G LEVERAi\n"
+    r = run(problem, text, lex(*words))
+    assert [s.status for s in r.scrabbles] == expected
+    assert r.construction_letters == 3
+    assert r.final_score == (1 if expected == [V] else 0)
+
+
+def test_superscrabble_warnings_convert_to_ranking_points() -> None:
+    # RULES §5.3: 4 warnings -> 1 point, 7 -> 2. Each invalid entry warns with the setting on.
+    problem = Problem(id="s", game=GameType.SUPERSCRABBLE, board=RAT_BOARD, rack="AEELRV?")
+    lines = "".join(f"{n} 10G LEVERAx\n" for n in range(1, 5)) + "5 10G LEVERAi\n"
+    r = run(problem, lines, lex("RAT", "RATE", "LEVERAI"),
+            Settings(superscrabble_invalid_entry_warning=True))
+    assert (r.total, r.warnings, r.penalty, r.final_score) == (1, 4, 1, 0)
+
+
+# --- Série de maximaux, N-Scrabble, exclusif, avocalique, aveugle -----------------------
+
+SERIE = Problem(
+    id="serie", game=GameType.SERIE_MAXIMAUX,
+    groups=("RATEBCD", "SLLMMNN", "OOPPUUI", "GGHHFFJ", "KQWXYZA", "AAAEEEI", "IIIOOOU"),
+)
+
+
+def test_serie_score_vector_with_groups_found_from_the_letters() -> None:
+    # 1 RAT from group 1 (found from the letters) = 6; 2 RATS with group 2 = 4.
+    r = run(SERIE, "1 ART H7 RAT 6 6\n2 G2 S H7 RATS 4 10\n", lex("RAT", "RATS"))
+    assert [m.group for m in r.moves] == [1, 2]
+    assert r.score_vector == (6, 4, 0, 0, 0, 0, 0)
+
+
+def test_serie_group_used_twice_is_zero() -> None:
+    r = run(SERIE, "1 G1 ART H7 RAT 6 6\n2 G1 E H7 RATE 4 10\n", lex("RAT", "RATE"))
+    assert statuses(r) == [V, Z]
+
+
+def test_n_scrabble_imposed_order() -> None:
+    # Order 2, 1: move 1 must use group 2 (SLLMMNN), RAT does not -> zero.
+    problem = replace(SERIE, game=GameType.N_SCRABBLE, groups=SERIE.groups[:2], order=(2, 1))
+    r = run(problem, "1 ART H7 RAT 6 6\n", lex("RAT"))
+    assert statuses(r) == [Z]
+
+
+def test_exclusif_resistance_sudden_death() -> None:
+    # 1 LEVERAI (group 2, 7 letters) = 1 point; 2 a 3-letter word is not a scrabble: out;
+    # 3 does not count any more.
+    problem = anticipation_problem(
+        {2: "AEILRVE", 3: "TSBCDFG", 4: "UNOPQHJ"}, game=GameType.EXCLUSIF_RESISTANCE
+    )
+    text = "1 G2 AEEILRV H8 LEVERAI 72 72\n2 G3 ST 9H TEST\n3 G4 NU I8 UN\n"
+    r = run(problem, text, lex("LEVERAI", "TEST", "UN", "EU"))
+    assert [m.status for m in r.moves] == [V, MoveStatus.OUT, MoveStatus.OUT]
+    assert (r.final_score, r.eliminated_at, r.unit) == (1, 2, "scrabbles")
+
+
+def test_exclusif_fond_scores_scrabbles_and_passes() -> None:
+    # LEVERAI at H8: L H8 1 + E 1 + V 4 + E 1 + R H12 (DL) 2 + A 1 + I 1 = 11 ×2 = 22 + 50.
+    problem = anticipation_problem({2: "AEILRVE"}, game=GameType.EXCLUSIF_FOND)
+    r = run(problem, "1 G2 AEEILRV H8 LEVERAI 72 72\n2 G3 Passe\n", lex("LEVERAI"))
+    assert [m.status for m in r.moves] == [V, MoveStatus.PASSED]
+    assert r.final_score == 72
+
+
+@pytest.mark.parametrize(("pool", "second", "total"), [("A", Z, 6), ("AA", V, 9)])
+def test_avocalique_vowels_come_from_the_pool(pool: str, second: MoveStatus, total: int) -> None:
+    # Group 2 announces R T, group 3 announces T; the vowels come from the pool.
+    # 1 RAT takes one A from the pool: 6. 2 AT down 9G puts a new A on G9 (DL): 2 + T 1 = 3.
+    # With a one-A pool move 2 has no A left: zero (6); with two A it counts (6 + 3 = 9).
+    problem = Problem(
+        id="avo", game=GameType.ANTICIPATION_AVOCALIQUE, groups=("BC", "RT", "T") + ("",) * 12,
+        group_sizes=(4,) + (7,) * 14, pool=pool, order=tuple(range(2, 16)),
+    )
+    r = run(problem, "1 ART H7 RAT 6 6\n2 A 9G AT 3 9\n", lex("RAT", "AT"))
+    assert statuses(r) == [V, second]
+    assert r.final_score == total
+    if second is Z:
+        assert "réserve" in r.moves[1].reasons[0]
+
+
+def test_aveugle_uses_the_players_own_groups() -> None:
+    problem = anticipation_problem({}, game=GameType.ANTICIPATION_AVEUGLE)
+    groups = list(anticipation_problem({2: "RATBCDE"}).groups)
+    header = "Groupes: " + " ".join(f"{i}={g}" for i, g in enumerate(groups, 1)) + "\n"
+    ok = run(replace(problem, groups=()), header + "1 ART H7 RAT 6 6\n", lex("RAT"))
+    assert (statuses(ok), ok.errors) == ([V], ())
+    bad_header = header.replace("2=RATBCDE", "2=RATBCDZ")
+    bad = run(replace(problem, groups=()), bad_header + "1 ART H7 RAT 6 6\n", lex("RAT"))
+    assert statuses(bad) == [Z]
+    assert "aveugle" in bad.errors[0]
+
+
+# --- the report ---------------------------------------------------------------------------
+
+
+def test_report_round_trips_and_reads_in_french() -> None:
+    r = run(INTEGRAL, FIVE_WARNINGS, FIVE_WORDS)
+    assert Report.from_json(r.to_json()) == r
+    text = r.to_text()
+    assert "Avertissements : 5" in text
+    assert "Pénalité : 10 points" in text
+    assert "Score final : 11 points" in text
+
+
+def test_verify_text_keeps_parser_errors_and_never_raises() -> None:
+    r = verify_text(INTEGRAL, "1 ART H7 RAT 6 6\nn'importe quoi ici\n2 XYZ\n", lex("RAT"))
+    assert r.final_score == 6
+    assert any(e.startswith("Ligne 2") for e in r.errors)
