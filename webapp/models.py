@@ -158,6 +158,9 @@ class Problem(SQLModel, table=True):
     deadline_at: datetime = _ts(index=True)
     timezone: str = DEFAULT_TIMEZONE
     appeal_days: int = 7
+    # the score percentages are computed against (the arbitre's or the solver's solution);
+    # None: the best sheet's score
+    reference_score: int | None = None
     status: str = Field(default=ProblemStatus.SCHEDULED, index=True)
     instructions: str = ""
     created_at: datetime = _ts()

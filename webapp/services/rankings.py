@@ -52,27 +52,32 @@ def compute_rows(
 
 
 def rank_entries(problem: Problem, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Order ``entries`` with ``puzzles.ranking.rank`` and return JSON-ready rows."""
+    """Order ``entries`` with ``puzzles.ranking.rank`` (ties: earlier receive time) and
+    return JSON-ready rows. Percentages are of the problem's reference score when the arbitre
+    set one, else of the best score (the winner has 100 %)."""
     from puzzles.ranking import RankEntry, rank
+    from puzzles.verify import Report
 
-    ranked = rank(
-        puzzle_of(problem),
-        [
-            RankEntry(
-                key=str(e["submission_id"]), score=e["score"],
-                submitted_at=e["received_at"], report=e["report"],
-            )
-            for e in entries
-        ],
-    )
+    rank_input = []
+    for e in entries:
+        try:
+            report = Report.from_dict(e["report"])
+        except (KeyError, ValueError, TypeError):
+            continue  # an unreadable sheet has no report to rank
+        rank_input.append(RankEntry(entry_id=str(e["submission_id"]), report=report,
+                                    submitted_at=e["received_at"]))
+    best = max((r.report.final_score for r in rank_input), default=None)
+    reference = problem.reference_score or best
+    ranked = rank(puzzle_of(problem), rank_input, reference=reference)
     by_key = {str(e["submission_id"]): e for e in entries}
     rows = []
     for r in ranked:
-        e = by_key[r.key]
+        e = by_key[r.entry_id]
         rows.append({
             "rank": r.rank, "player_id": e["player_id"], "name": e["name"], "club": e["club"],
-            "score": r.score, "percent": r.percent, "submission_id": e["submission_id"],
-            "verification_id": e["verification_id"],
+            "score": r.final_score, "unit": r.unit, "percent": r.percent,
+            "ex_aequo": r.ex_aequo, "warnings": r.report.warnings, "penalty": r.report.penalty,
+            "submission_id": e["submission_id"], "verification_id": e["verification_id"],
             "received_at": _iso(e["received_at"]),
         })
     return rows
