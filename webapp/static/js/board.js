@@ -37,6 +37,7 @@
   var undoBtn = document.getElementById("ib-undo");
   var dirInputs = root.querySelectorAll("input[name=ib-dir]");
   var groupSelect = document.getElementById("ib-group");
+  var hasGroups = !!(data.groups && data.groups.length);
   var movesBody = document.getElementById("ib-moves");
   var stockOut = document.getElementById("ib-stock");
   var textarea = document.getElementById(root.getAttribute("data-target") || "feuille-text");
@@ -205,10 +206,13 @@
     movesBody.innerHTML = "";
     moves.forEach(function (m, i) {
       var tr = document.createElement("tr");
-      [i + 1, m.group ? "G" + m.group : "", m.letters, S.formatRef(m.ref), m.word, m.total, cumulAt(i)].forEach(function (v, k) {
+      var cells = [i + 1];
+      if (hasGroups) cells.push(m.group ? "G" + m.group : "");
+      cells = cells.concat([m.letters, S.formatRef(m.ref), m.word, m.total, cumulAt(i)]);
+      cells.forEach(function (v, k) {
         var td = document.createElement("td");
         td.textContent = String(v);
-        if (k >= 5) td.className = "num";
+        if (k >= cells.length - 2) td.className = "num";
         tr.appendChild(td);
       });
       movesBody.appendChild(tr);

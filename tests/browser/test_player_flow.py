@@ -1,0 +1,158 @@
+"""A player's whole journey in Chromium against the real server: sign in by the e-mailed
+link, build the feuille on the interactive board (its scores computed in the page), send it,
+read the receipt; then, after the deadline (the schedule's own ``run_due`` at a later
+instant), read the provisional ranking and the report replayed move by move.
+
+Screenshots go to /tmp/arbitre-*.png for a human look.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from flask import Flask
+from sqlmodel import Session, select
+
+from webapp.db import get_engine
+from webapp.models import OutboxMessage, Ranking, Submission
+from webapp.services import clock, lifecycle, problems
+from webapp.services.players import create_player
+
+pytestmark = [pytest.mark.browser, pytest.mark.db]
+
+EXPECTED_SHEET = "Problème: P1\n1 ACEFHIR H8 FICHERA 82 82\n2 SUW 15F WUS 84 166\n"
+
+
+@pytest.fixture
+def open_problem(app: Flask) -> dict[str, Any]:
+    from puzzles.generate import new_problem
+
+    with app.app_context(), Session(get_engine(app), expire_on_commit=False) as s:
+        comp = problems.create_competition(session=s, slug="cn2026",
+                                           name="Championnat par correspondance 2026")
+        ana = create_player(session=s, name="Ana Popescu", email="ana@example.ro",
+                            club="CS București")
+        problems.register(session=s, competition=comp, player=ana)
+        now = clock.now()
+        prob = problems.create_problem(
+            session=s, competition=comp, puzzle=new_problem("integral", seed=1),
+            publish_at=now - timedelta(hours=1), deadline_at=now + timedelta(hours=2),
+            code="P1", status="open",
+        )
+        s.commit()
+        return {"problem_id": prob.id, "deadline": prob.deadline_at, "player_id": ana.id}
+
+
+def sign_in_by_link(page: Any, app: Flask, base: str, email: str) -> None:
+    page.goto(base + "/connexion")
+    page.fill("#email", email)
+    page.click("button[type=submit]")
+    assert "un lien de connexion vient de lui être envoyé" in page.content()
+    with app.app_context(), Session(get_engine(app)) as s:
+        mail = s.exec(select(OutboxMessage).where(OutboxMessage.kind == "login")).one()
+    link = re.search(r"http://[^/\s]+(/connexion/lien/[A-Za-z0-9_-]+)", mail.body_text).group(1)
+    page.goto(base + link)
+    page.click("button[type=submit]")
+
+
+def place(page: Any, square: int, word: str, *, vertical: bool = False) -> str:
+    page.click(f'.ib-sq[data-sq="{square}"]')
+    page.check('input[name=ib-dir][value="v"]' if vertical else 'input[name=ib-dir][value="h"]')
+    page.fill("#ib-word", word)
+    preview: str = page.inner_text("#ib-preview")
+    page.click("#ib-add")
+    return preview
+
+
+def test_submit_on_the_board_then_see_the_ranking(
+    app: Flask, live_server: Any, page: Any, open_problem: dict[str, Any]
+) -> None:
+    base = live_server.url
+    sign_in_by_link(page, app, base, "ana@example.ro")
+    page.goto(base + "/problemes/P1")
+    page.click("text=Envoyer ma feuille")
+    assert page.url.endswith("/joueur/problemes/P1/envoyer")
+    page.wait_for_selector("#interactive-board:not([hidden])")
+
+    # move 1: FICHERA across from H8 (centre square 112)
+    preview = place(page, 112, "FICHERA")
+    assert "H8 FICHERA : 32" in preview
+    assert "Prime de 7 lettres : 50" in preview
+    assert "Ce coup : 82 points — lettres ACEFHIR" in preview
+    # move 2: WUS down from F15 (square 89), extending FICHERA to FICHERAS
+    page.click('.ib-sq[data-sq="89"]')
+    page.check('input[name=ib-dir][value="v"]')
+    page.fill("#ib-word", "WUS")
+    preview = page.inner_text("#ib-preview")
+    assert "15F WUS : 36" in preview and "H8 FICHERAS : 48" in preview
+    assert "Ce coup : 84 points" in preview
+    board_text = page.inner_text("#interactive-board").lower()
+    assert "valide" not in board_text and "invalide" not in board_text
+    page.click("#ib-add")
+    page.screenshot(path="/tmp/arbitre-board.png", full_page=True)
+
+    assert page.input_value("#feuille") == EXPECTED_SHEET
+    rows = page.locator("#ib-moves tr")
+    assert rows.count() == 2
+    assert rows.nth(1).inner_text().split() == ["2", "SUW", "15F", "WUS", "84", "166"]
+
+    page.click("text=Envoyer la feuille")
+    page.wait_for_url(re.compile(r".*/joueur/feuilles/\d+$"))
+    with app.app_context(), Session(get_engine(app)) as s:
+        sub = s.exec(select(Submission)).one()
+    # an HTML form sends a text area's line breaks as CRLF; the raw text is kept as sent
+    assert sub.raw_text == EXPECTED_SHEET.replace("\n", "\r\n")
+    assert sub.parse_errors == []
+    receipt = page.inner_text("main")
+    assert page.inner_text("#submission-id") == str(sub.id)
+    assert page.inner_text("#sha256") == hashlib.sha256(sub.raw_text.encode()).hexdigest()
+    assert "Europe/Bucharest" in receipt and "UTC" in receipt
+    assert "FICHERA" in receipt and "dans le délai" in receipt
+    page.screenshot(path="/tmp/arbitre-receipt.png", full_page=True)
+
+    # the deadline passes: the schedule closes, verifies and publishes the provisional ranking
+    with app.app_context():
+        done = lifecycle.run_due(now=open_problem["deadline"] + timedelta(minutes=1))
+    assert done == ["close:P1", "verify:P1", "provisional:P1"]
+    with app.app_context(), Session(get_engine(app)) as s:
+        assert s.exec(select(Ranking)).one().kind == "provisional"
+
+    page.goto(base + "/problemes/P1")
+    page.click("text=Voir le classement")
+    assert page.inner_text("h1") == "Classement provisoire"
+    row = page.locator("#classement tbody tr")
+    assert row.count() == 1
+    cells = row.nth(0).locator("td").all_inner_texts()
+    assert cells[:4] == ["1", "Ana Popescu", "CS București", "166"]
+    assert "me" in (row.nth(0).get_attribute("class") or "")
+    page.screenshot(path="/tmp/arbitre-ranking.png", full_page=True)
+
+    # the report, replayed move by move with the stepper
+    page.click("#classement >> text=voir")
+    assert page.inner_text("#final-score") == "166"
+    assert page.inner_text(".replay-pos") == "Coup 1 / 2"
+    assert page.locator(".replay-step.current h3").inner_text().startswith("Coup 1 : FICHERA")
+    page.click(".replay-next")
+    assert page.inner_text(".replay-pos") == "Coup 2 / 2"
+    current = page.locator(".replay-step.current")
+    assert current.locator("g.tile").count() == 10
+    assert current.locator("g.tile.new").count() == 3
+    page.screenshot(path="/tmp/arbitre-report.png", full_page=True)
+
+
+def test_local_time_and_countdown_are_filled_in_by_the_browser(
+    live_server: Any, page: Any, open_problem: dict[str, Any]
+) -> None:
+    page.goto(live_server.url + "/problemes/P1")
+    local = page.locator("[data-local-time]").first
+    local.wait_for(state="visible")
+    # the context runs in Montréal time: the page says so, with the zone
+    assert local.inner_text().startswith("Chez vous : ")
+    assert "America/" in local.inner_text()
+    # the deadline is two hours away, ticking by the second
+    countdown = page.locator("[data-countdown]").first.inner_text()
+    assert re.fullmatch(r"Il reste (01 h 59 min \d\d|02 h 00 min 00) s", countdown), countdown
