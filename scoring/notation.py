@@ -112,6 +112,8 @@ def parse_word(text: str) -> str:
     ``RESTAIt``, ``RESTAI(T)``, ``RESTAI(t)`` and ``RESTAIT0`` all give ``RESTAIt``.
     Raises :class:`NotationError` for anything else (digits, ``?``, punctuation, empty).
     """
+    if text.isascii() and text.isalpha():
+        return text  # already canonical: the verifier parses every move's word this way
     src = "".join(fold_letter(c) for c in text.strip())
     out: list[str] = []
     i = 0
