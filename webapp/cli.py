@@ -50,6 +50,8 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    for chatty in ("alembic", "apscheduler", "mail.log"):
+        logging.getLogger(chatty).setLevel(logging.WARNING)
     from webapp import create_app
 
     app = create_app()
