@@ -132,7 +132,9 @@ def greedy_sheet(stock: str, lexicon: object, *, seed: int, max_moves: int = 12)
         for ch in list(used.elements()):
             left.remove(ch)
         cumul += m.score
-        lines.append(f"{number} {m.letters} {m.notation} {m.score} {cumul}")
+        ref, word = m.notation.split(" ", 1)
+        # "|" separators: "5 O G5 ..." would read the number and a one-letter draw as "5O"
+        lines.append(f"{number} | {m.letters} | {ref} | {word} | {m.score} | {cumul}")
         if not left:
             break
     return "\n".join(lines) + "\n"
