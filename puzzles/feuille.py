@@ -30,7 +30,7 @@ from datetime import datetime
 from typing import Any
 
 from scoring.errors import EngineError
-from scoring.notation import fold_letter, format_ref, parse_ref, parse_word
+from scoring.notation import fold_letter, format_ref, format_word, parse_ref, parse_word
 
 FORMAT_NAME = "arbitre-feuille"
 FORMAT_VERSION = 1
@@ -322,6 +322,7 @@ class _LineParser:
             group = int(tokens[0].strip()[1:])
             tokens = tokens[1:]
         numbers: list[int | None] = []
+        has_ref = any(_is_ref(t.strip()) for t in tokens)
         alphas_before: list[str] = []
         alphas_after: list[str] = []
         ref: str | None = None
@@ -347,9 +348,9 @@ class _LineParser:
             if t in ("-", "–", "—") and seen_text:
                 numbers.append(None)  # a score left blank before a written cumul
                 continue
-            if low in _UNITS or t in ("=", "+"):
+            if (numbers and low in _UNITS) or (seen_text and t in ("=", "+")):
                 continue
-            if low in _PASS_WORDS and ref is None:
+            if low in _PASS_WORDS and not has_ref:
                 passed = True
                 seen_text = True
                 continue
@@ -369,7 +370,9 @@ class _LineParser:
             if alphas_before or alphas_after:
                 self.errors.append("« Passe » ne s'accompagne d'aucun mot.")
         elif ref is not None:
-            if len(alphas_before) > 1 or len(alphas_after) > 1:
+            if len(alphas_before) > 2 or len(alphas_after) > 1 or (
+                len(alphas_before) == 2 and alphas_after
+            ):
                 self.errors.append(
                     "trop de champs : attendu lettres, référence, mot, score, cumul."
                 )
@@ -407,6 +410,8 @@ class _LineParser:
                 )
         word: str | None = None
         if word_tok is not None:
+            if word_tok.isalpha() and word_tok.islower():
+                word_tok = word_tok.upper()  # all lowercase is handwriting, not 7 jokers
             try:
                 word = parse_word(word_tok)
             except EngineError as exc:
@@ -642,7 +647,9 @@ def _format_move(m: FeuilleMove) -> list[str]:
         if m.ref is not None:
             cells.append(m.ref)
         if m.word is not None:
-            cells.append(m.word)
+            # an all-joker word would read back as lowercase handwriting
+            mixed = any(c.isupper() for c in m.word)
+            cells.append(m.word if mixed else format_word(m.word, "paren"))
     if m.score is not None:
         cells.append(str(m.score))
         if m.cumul is not None:

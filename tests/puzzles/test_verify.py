@@ -46,8 +46,9 @@ def scores(report: Report) -> list[int]:
 
 def test_fichera_wus_with_the_bundled_list(french: Lexicon) -> None:
     # FICHERA at H8: F4 I1 C3 H4 E1·2 (H12 DL) R1 A1 = 16, ×2 (H8) = 32, +50 = 82.
-    # WUS at 15F: W10 U1 S1 on F15 G15 H15 (H15 TW) = 12 ×3 = 36; FICHERAS = 15 ×3 = 45
-    # plus... FICHERA's letters 15 (no premium now) + S1 = 16 ×3 = 48; 36 + 48 = 84; 166.
+    # WUS at 15F: W10 U1 S1 on F15 G15 H15 (H15 TW) = 12 ×3 = 36; the S makes FICHERAS:
+    # F4 I1 C3 H4 E1 R1 A1 (premiums already used) = 15, + S1 = 16, ×3 (H15) = 48.
+    # 36 + 48 = 84; cumul 82 + 84 = 166.
     text = (
         "Coup | Lettres | Réf. | Mot | Score | Cumul\n"
         "1 ACEFHIR h8 FICHERA 82 82\n"
