@@ -143,3 +143,35 @@ def test_started_scheduler_plans_one_job_per_instant(
         select(Problem).where(col(Problem.status) == ProblemStatus.SCHEDULED)
     ).all()
     assert len(still_scheduled) == 1
+
+
+@pytest.mark.slow
+def test_the_deadline_job_fires_on_the_real_clock(
+    app, ctx, db_session: Session, make_player, make_problem
+) -> None:
+    import time
+
+    from webapp.services.submissions import submit_sheet as submit
+
+    ana = make_player("Ana", "ana@example.ro")
+    prob = make_problem(code="P1", start=clock.now(), publish=timedelta(hours=-1),
+                        deadline=timedelta(seconds=2))
+    submit(session=db_session, player=ana, problem=prob, text=SHEET, channel=Channel.WEB,
+           received_at=clock.now())
+    db_session.commit()
+    sched = get_scheduler(app)
+    sched.start()
+    try:
+        assert sched.planned() == [prob.deadline_at]
+        limit = time.monotonic() + 20
+        while time.monotonic() < limit:
+            db_session.expire_all()
+            if db_session.get(Problem, prob.id).status == ProblemStatus.PROVISIONAL:  # type: ignore[union-attr]
+                break
+            time.sleep(0.2)
+        db_session.expire_all()
+        prob = db_session.get(Problem, prob.id)
+        assert prob is not None and prob.status == ProblemStatus.PROVISIONAL
+        assert prob.closed_at is not None and prob.closed_at >= prob.deadline_at
+    finally:
+        sched.shutdown()
