@@ -64,7 +64,9 @@ def live_server(app: Flask) -> Iterator[LiveServer]:
         server.stop()
 
 
-@pytest.fixture(scope="session")
+# Module scope: Playwright's sync API keeps an event loop running in this thread while it is
+# open, and later tests (the mail pipeline) call asyncio.run() on the same thread.
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
