@@ -30,7 +30,7 @@ from flask import (
     url_for,
 )
 from flask.typing import ResponseReturnValue
-from flask_wtf.csrf import CSRFProtect
+from flask_wtf.csrf import CSRFProtect  # type: ignore[import-untyped]
 from sqlmodel import Session, select
 from werkzeug.security import check_password_hash, generate_password_hash
 from werkzeug.wrappers import Response
@@ -91,7 +91,7 @@ def _load(model: type[Arbitre] | type[Player], row_id: object) -> Arbitre | Play
     if not isinstance(row_id, int):
         return None
     with Session(get_engine()) as s:
-        row = s.get(model, row_id)
+        row: Arbitre | Player | None = s.get(model, row_id)  # type: ignore[assignment]
         if row is None or not row.active:
             return None
         s.expunge(row)

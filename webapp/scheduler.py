@@ -16,7 +16,7 @@ import threading
 from datetime import UTC, datetime
 from typing import Any
 
-from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.schedulers.background import BackgroundScheduler  # type: ignore[import-untyped]
 from flask import Flask
 
 from webapp.db import get_engine
@@ -98,11 +98,11 @@ class ArbitreScheduler:
 
     def run_due(self, now: datetime | None = None) -> list[str]:
         """Do what has fallen due; returns the actions taken (also in the audit log)."""
-        from webapp.services import lifecycle
+        from webapp.services import lifecycle as lifecycle
 
         with self._lock, self.app.app_context():
             try:
-                done = lifecycle.run_due(now=now or clock.now())
+                done: list[str] = lifecycle.run_due(now=now or clock.now())
             except Exception:
                 log.exception("scheduled run failed; it is retried at the next tick")
                 return []
@@ -116,7 +116,7 @@ class ArbitreScheduler:
 
     def _plan(self) -> None:
         """One date job per upcoming instant (publication, reminders, deadline...)."""
-        from webapp.services import lifecycle
+        from webapp.services import lifecycle as lifecycle
 
         aps = self._aps
         if aps is None or not aps.running or not self.is_leader:
