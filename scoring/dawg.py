@@ -33,6 +33,35 @@ def letter_code(ch: str) -> int:
     return ord(ch) - 64
 
 
+def find_edge(edges: array[int], node: int, code: int) -> int:
+    """Index of the edge of ``node`` carrying ``code``, or -1. ``node`` 0 has no edges."""
+    if node == 0:
+        return -1
+    i = node
+    while True:
+        e = edges[i]
+        c = e & LETTER_MASK
+        if c == code:
+            return i
+        if c > code or e & LAST:
+            return -1
+        i += 1
+
+
+def node_edges(edges: array[int], node: int) -> list[int]:
+    """The edges of ``node`` (none for node 0)."""
+    out: list[int] = []
+    if node == 0:
+        return out
+    i = node
+    while True:
+        e = edges[i]
+        out.append(e)
+        if e & LAST:
+            return out
+        i += 1
+
+
 class _Node:
     # a word's end is marked on the edge into its last letter (``accepts``), not on a node,
     # so two nodes with the same outgoing edges are one node
@@ -100,19 +129,8 @@ class Dawg:
         return self.edges[0] >> CHILD_SHIFT
 
     def child(self, node: int, code: int) -> int:
-        """Index of the edge of ``node`` carrying ``code``, or -1. ``node`` 0 has no edges."""
-        if node == 0:
-            return -1
-        edges = self.edges
-        i = node
-        while True:
-            e = edges[i]
-            c = e & LETTER_MASK
-            if c == code:
-                return i
-            if c > code or e & LAST:
-                return -1
-            i += 1
+        """Index of the edge of ``node`` carrying ``code``, or -1."""
+        return find_edge(self.edges, node, code)
 
     def __contains__(self, word: object) -> bool:
         if not isinstance(word, str) or not word:

@@ -1,7 +1,8 @@
 """Lexicons: reading word lists, normalising them to A–Z, their identity, membership, and the
 compiled form (:mod:`scoring.dawg`) cached on disk.
 
-Reading (:meth:`Lexicon.load`): a plain text file, UTF-8 or else Latin-1, optionally ``.gz``
+Reading (:meth:`Lexicon.load`): a plain text file, UTF-8 or else Latin-1 (Windows-1252 when
+it holds bytes 0x80–0x9F, where that code page puts Œ and œ), optionally ``.gz``
 or ``.xz``, one word per line; ``#`` starts a comment. Each word is folded to A–Z (accents
 stripped, Œ → OE, Æ → AE, uppercase); lines holding anything else, or shorter than 2 or
 longer than 15 letters, are rejected and listed with their line number in the
@@ -9,7 +10,7 @@ longer than 15 letters, are rejected and listed with their line number in the
 
 Identity (:class:`LexiconIdentity`): the name, the word count and the SHA-256 of the
 normalised list — the sorted unique words, each followed by ``\\n``, encoded in ASCII
-(``"AA\\nAB\\n…ZZZZ\\n"``). Two files that normalise to the same words have the same
+(``"AB\\nABACA\\n…ZZZZ\\n"`` for the bundled list). Two files that normalise to the same words have the same
 identity whatever their encoding, order or comments.
 
 Compiled cache: ``$ARBITRE_CACHE_DIR`` or ``~/.cache/arbitre``, one file per source keyed by
@@ -27,6 +28,7 @@ import hashlib
 import json
 import lzma
 import os
+import re
 import struct
 import tempfile
 from array import array
@@ -57,6 +59,7 @@ DEFAULT_NAME = "fr-comprehensive"
 ENV_LEXICON = "ARBITRE_LEXICON"
 ENV_CACHE_DIR = "ARBITRE_CACHE_DIR"
 
+_C1_BYTES = re.compile(rb"[\x80-\x9f]")
 _MAGIC = b"ARBLEXC\0"
 # magic, cache format, DAWG format, word count, words bytes, edge count, report bytes,
 # identity sha256 (hex), payload sha256 (raw)
@@ -179,7 +182,15 @@ def decode_source(data: bytes, filename: str = "") -> tuple[str, str]:
     try:
         return data.decode("utf-8"), "utf-8"
     except UnicodeDecodeError:
-        return data.decode("latin-1"), "latin-1"
+        pass
+    # bytes 0x80-0x9F are control codes in Latin-1 but letters such as Œ/œ in Windows-1252,
+    # the usual 8-bit encoding of French lists made on Windows
+    if _C1_BYTES.search(data):
+        try:
+            return data.decode("cp1252"), "cp1252"
+        except UnicodeDecodeError:
+            pass
+    return data.decode("latin-1"), "latin-1"
 
 
 def parse_word_list(text: str, report: LoadReport) -> list[str]:

@@ -30,7 +30,7 @@ from typing import NamedTuple
 
 from scoring.board import Board
 from scoring.config import GameConfig
-from scoring.dawg import ACCEPTS, CHILD_SHIFT, LAST, LETTER_MASK
+from scoring.dawg import ACCEPTS, CHILD_SHIFT, LETTER_MASK, find_edge, node_edges
 from scoring.errors import LexiconError, UnknownLetterError
 from scoring.layout import SIZE
 from scoring.lexicon import Lexicon
@@ -293,7 +293,8 @@ def best(
     """The ``n`` best moves in FISF order (the first is the top); fewer when fewer exist."""
     if n < 1:
         return []
-    raw = _run(board, rack, config, lexicon, MODE_TOP, n, engine)
+    # the engine keeps n scores in memory; no position has anywhere near 2**20 placements
+    raw = _run(board, rack, config, lexicon, MODE_TOP, min(n, 1 << 20), engine)
     assert isinstance(raw, list)
     rack_len = len(rack.strip())
     moves = sorted((GeneratedMove(*m) for m in raw), key=lambda m: fisf_key(m, rack_len, bag_empty))
@@ -405,32 +406,10 @@ class _Search:
         self.tiles = 0
 
     def child_edge(self, node: int, code: int) -> int:
-        """Index of ``node``'s edge for ``code``, or -1."""
-        if node == 0:
-            return -1
-        edges = self.edges
-        i = node
-        while True:
-            e = edges[i]
-            c = e & LETTER_MASK
-            if c == code:
-                return i
-            if c > code or e & LAST:
-                return -1
-            i += 1
+        return find_edge(self.edges, node, code)
 
     def node_edges(self, node: int) -> list[int]:
-        out: list[int] = []
-        if node == 0:
-            return out
-        edges = self.edges
-        i = node
-        while True:
-            e = edges[i]
-            out.append(e)
-            if e & LAST:
-                return out
-            i += 1
+        return node_edges(self.edges, node)
 
     def cross_sets(self) -> None:
         """Letters each empty square admits given its column word, and that word's points

@@ -99,6 +99,10 @@ def test_encodings_and_compression_give_the_same_identity(tmp_path: Path, cache_
         assert lex.identity == LexiconIdentity("liste", expected, 4), name
         assert lex.report.encoding == ("latin-1" if name in ("l.txt", "x.txt.xz") else "utf-8")
     assert Lexicon.load(tmp_path / "g.txt.gz").identity.name == "g"
+    (tmp_path / "dos.txt").write_bytes(text.replace("\n", "\r\n").encode("cp1252"))
+    dos = Lexicon.load(tmp_path / "dos.txt", "liste")
+    assert dos.identity == LexiconIdentity("liste", expected, 4)
+    assert dos.report.encoding == "cp1252" and dos.report.rejected == []
 
 
 def test_from_words_normalises_and_identity_is_order_free() -> None:
