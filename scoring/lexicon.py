@@ -10,8 +10,8 @@ longer than 15 letters, are rejected and listed with their line number in the
 
 Identity (:class:`LexiconIdentity`): the name, the word count and the SHA-256 of the
 normalised list — the sorted unique words, each followed by ``\\n``, encoded in ASCII
-(``"AB\\nABACA\\n…ZZZZ\\n"`` for the bundled list). Two files that normalise to the same words have the same
-identity whatever their encoding, order or comments.
+(``"AB\\nABACA\\n…ZZZZ\\n"`` for the bundled list). Two files that normalise to the same
+words have the same identity whatever their encoding, order or comments.
 
 Compiled cache: ``$ARBITRE_CACHE_DIR`` or ``~/.cache/arbitre``, one file per source keyed by
 the SHA-256 of the source file's bytes and :data:`CACHE_FORMAT`. It holds the identity, the
