@@ -29,6 +29,7 @@ greedy pass, width 1, always finishes) and ``Solution.complete`` says whether it
 
 from __future__ import annotations
 
+import heapq
 import random
 import time
 from collections import Counter
@@ -189,15 +190,21 @@ class _Game(Protocol):
 
 def _candidates(
     board: Board, rack: str, config: GameConfig, budget: _Budget,
-    keep: Callable[[GeneratedMove], bool] | None = None,
+    keep: Callable[[GeneratedMove], bool] | None = None, n: int | None = None,
 ) -> list[GeneratedMove]:
-    """Every legal move of ``rack`` that ``keep`` accepts, best first (:func:`move_key`)."""
+    """The ``n`` first (all when None) legal moves of ``rack`` that ``keep`` accepts, in
+    :func:`move_key` order. Without a filter the engine's pruned top search does the work
+    (its FISF order is :func:`move_key` when the bag is not empty)."""
     budget.charge()
     if not rack:
         return []
+    if keep is None and n is not None:
+        return sorted(movegen.best(board, rack, config, n=n), key=move_key)
     moves = movegen.generate(board, rack, config)
     if keep is not None:
         moves = [m for m in moves if keep(m)]
+    if n is not None:
+        return heapq.nsmallest(n, moves, key=move_key)
     moves.sort(key=move_key)
     return moves
 
@@ -318,7 +325,8 @@ class _Rangee:
         def prefix(m: GeneratedMove) -> bool:
             return Counter(m.letters) == Counter(row[pos : pos + m.tiles])
 
-        moves = _candidates(state.board, row[pos : pos + 7], self.config, budget, prefix)
+        moves = _candidates(state.board, row[pos : pos + 7], self.config, budget, prefix,
+                            branch)
         out = []
         for m in moves[:branch]:
             new = pos + m.tiles
@@ -373,7 +381,7 @@ class _Stock:
             return []
         pooled: dict[tuple[int, bool, str], GeneratedMove] = {}
         for rack in self.racks(left, state):
-            for m in _candidates(state.board, rack, self.config, budget)[: branch * 4]:
+            for m in _candidates(state.board, rack, self.config, budget, n=branch * 4):
                 pooled.setdefault((m.start, m.horizontal, m.word), m)
 
         def value(m: GeneratedMove) -> float:
@@ -430,7 +438,8 @@ class _Groups:
         keep = self._keep()
         for g in nexts:
             res = (used | {g},)
-            moves = _candidates(state.board, self.groups[g - 1], self.config, budget, keep)
+            moves = _candidates(state.board, self.groups[g - 1], self.config, budget, keep,
+                                branch)
             for m in moves[:branch]:
                 out.append(_play(state, m, res, group=g, rank=int(self.survival)))
             if self.first_group and not state.scores:
@@ -444,10 +453,10 @@ class _Groups:
     ) -> list[_State]:
         """Move 1 as two words: one from group 1, then one from the drawn group."""
         out: list[_State] = []
-        for m1 in _candidates(state.board, self.groups[0], self.config, budget)[:branch]:
+        for m1 in _candidates(state.board, self.groups[0], self.config, budget, n=branch):
             mid = _play(state, m1, res, group=1)
             for m2 in _candidates(mid.board, self.groups[g - 1], self.config, budget,
-                                  self._keep())[:branch]:
+                                  self._keep(), branch):
                 out.append(_play(mid, m2, res, group=g, merge_score=True))
         return out
 
@@ -460,7 +469,7 @@ def _serie(problem: Problem, config: GameConfig, budget: _Budget) -> _State:
     while left:
         best: tuple[tuple[object, ...], GeneratedMove, int] | None = None
         for g in left:
-            moves = _candidates(state.board, problem.groups[g - 1], config, budget)
+            moves = _candidates(state.board, problem.groups[g - 1], config, budget, n=1)
             if moves:
                 k = (*move_key(moves[0]), g)
                 if best is None or k < best[0]:
