@@ -16,6 +16,7 @@ from scoring import movegen
 from scoring.board import Board
 from scoring.config import GameConfig
 from scoring.errors import LexiconError, UnknownLetterError
+from scoring.layout import BoardLayout
 from scoring.lexicon import Lexicon, default_lexicon
 from scoring.move import Placement
 from scoring.movegen import (
@@ -286,3 +287,20 @@ def test_no_legal_move() -> None:
 
 def test_default_lexicon_is_the_one_used_by_default_config(fr: GameConfig) -> None:
     assert fr.lexicon is default_lexicon()
+
+
+def test_custom_layout_centre_and_eight_tile_bonus(fr: GameConfig) -> None:
+    """Another layout (no premiums, start square A1) and an 8-tile bonus rule are honoured,
+    and the validation path agrees on every move."""
+    flat = BoardLayout("plat", (1,) * 225, (1,) * 225, center=0)
+    cfg = replace(fr, layout=flat, rack_size=8, bingo_tiles=8, bingo_bonus=30)
+    board = Board()
+    moves = generate(board, "AEINRST?", cfg)
+    assert moves and all(0 in m.placement.squares for m in moves)
+    assert any(m.tiles == 8 for m in moves)
+    for m in moves[::7]:
+        v = validate_placement(board, m.placement, cfg, horizontal=m.horizontal)
+        assert v.ok and v.score == m.score
+        letters = sum(cfg.tileset.value(ch) for ch in m.word)
+        assert m.score == letters + (30 if m.tiles == 8 else 0)
+    assert count(board, "AEINRST?", cfg) == count(board, "AEINRST?", cfg, engine=py_generate)
