@@ -18,7 +18,8 @@ fewest jokers, then — when the bag is empty — a move using the whole rack, t
 INFERRED) a horizontal word first, then the smallest reference (row, then column), then the
 smallest word (alphabetical on the letters, a joker after the same letter as a tile). The C
 engine prunes with an upper bound per anchor (a *shadow* score: the rack's best values on the
-best multipliers of each reachable span), so the top does not enumerate every placement.
+best multipliers of each reachable span), so the top does not enumerate every placement; the
+Python engine ranks every placement (same result, slower).
 """
 
 from __future__ import annotations
@@ -75,6 +76,10 @@ class MoveCount(NamedTuple):
 
 class GeneratedMove:
     """One legal placement with its score, French reference and whole main word.
+
+    ``placement``, ``score``, ``ref``, ``word`` as in the conformance data; also ``start``
+    (square of the main word's first letter), ``horizontal`` and ``new_mask`` (bit i: letter
+    i of ``word`` is put down by this move).
 
     The :attr:`placement` is built on first use: listing thousands of moves should not pay
     for objects nobody looks at.
