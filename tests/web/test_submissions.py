@@ -140,3 +140,38 @@ def test_naive_receive_time_is_refused(ctx, db_session, make_player, make_proble
     with pytest.raises(ValueError, match="timezone-aware"):
         submit_sheet(session=db_session, player=ana, problem=prob, text=TEXT,
                      channel=Channel.WEB, received_at=datetime(2026, 5, 10, 10, 0))
+
+
+def test_simultaneous_sheets_of_one_player_get_consecutive_versions(
+    app, ctx, db_session: Session, make_player, make_problem, frozen_start
+) -> None:
+    import threading
+
+    from webapp.db import session_scope
+
+    ana = make_player("Ana", "ana@example.ro")
+    prob = make_problem(code="P1")
+    barrier = threading.Barrier(4)
+    errors: list[BaseException] = []
+
+    def send(i: int) -> None:
+        try:
+            with app.app_context():
+                barrier.wait()
+                with session_scope(app) as s:
+                    submit_sheet(session=s, player=s.get(type(ana), ana.id),
+                                 problem=s.get(type(prob), prob.id), text=f"{TEXT}# {i}\n",
+                                 channel=Channel.EMAIL if i % 2 else Channel.WEB,
+                                 received_at=frozen_start + timedelta(seconds=i))
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=send, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert errors == []
+    subs = db_session.exec(select(Submission).order_by(Submission.version)).all()
+    assert [s.version for s in subs] == [1, 2, 3, 4]
+    assert [s.previous_id for s in subs] == [None] + [s.id for s in subs[:-1]]

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from webapp.models import (
@@ -95,6 +96,14 @@ def submit_sheet(
             f"{format_local(problem.publish_at, problem.timezone)}."
         )
     assert player.id is not None and problem.id is not None
+    # Web and mail may deliver two sheets of one player at the same instant. A no-op UPDATE
+    # of the player row serialises them before the version is read: a row lock on
+    # PostgreSQL, the write lock on SQLite (where a SELECT ... FOR UPDATE would lock nothing).
+    session.execute(
+        sa.update(Player)
+        .where(col(Player.id) == player.id)
+        .values(bounce_count=Player.bounce_count)
+    )
     previous = latest_submission(session=session, player_id=player.id, problem_id=problem.id)
     late = is_late(problem, received_at)
     sub = Submission(
