@@ -185,7 +185,7 @@ class _State:
 class _Game(Protocol):
     def start(self) -> _State: ...
 
-    def children(self, state: _State, branch: int, budget: _Budget) -> list[_State]: ...
+    def children(self, state: _State, branch: int, budget: _Budget) -> list[_Child]: ...
 
 
 def _candidates(
@@ -224,29 +224,66 @@ def _line(
     )
 
 
+class _Child:
+    """A proposed child state, built only if the beam keeps it (most are not)."""
+
+    __slots__ = ("cumul", "rank", "value", "path", "_make", "_state")
+
+    def __init__(
+        self, cumul: int, rank: int, value: float, path: str, make: Callable[[], _State]
+    ) -> None:
+        self.cumul = cumul
+        self.rank = rank
+        self.value = value
+        self.path = path
+        self._make = make
+        self._state: _State | None = None
+
+    def state(self) -> _State:
+        if self._state is None:
+            self._state = self._make()
+        return self._state
+
+    def order(self) -> tuple[int, float, str]:
+        return (-self.rank, -self.value, self.path)
+
+
 def _play(
     state: _State, m: GeneratedMove, res: tuple[object, ...], *, group: int | None = None,
-    letters: str | None = None, heuristic: float = 0.0, extra_score: int = 0,
-    merge_score: bool = False, rank: int = 0,
-) -> _State:
-    board = state.board.copy()
-    m.placement.apply(board)
+    letters: str | None = None, heuristic: float = 0.0, merge_score: bool = False,
+    rank: int = 0,
+) -> _Child:
     cumul = state.cumul + m.score
-    line = _line(state.move_number if not merge_score else len(state.scores), m, cumul,
-                 group=group, letters=letters)
-    if merge_score:
-        scores = state.scores[:-1] + (state.scores[-1] + m.score,)
-    else:
-        scores = state.scores + (m.score + extra_score,)
-    return _State(board, cumul, state.lines + (line,), scores, res, heuristic,
-                  state.path + f"{line.ref}{line.word};", state.rank + rank)
+    ref = format_ref(m.ref)
+    path = f"{state.path}{ref}{m.word};"
+
+    def make() -> _State:
+        board = state.board.copy()
+        m.placement.apply(board)
+        number = len(state.scores) if merge_score else state.move_number
+        line = FeuilleMove(number=number, ref=ref, word=m.word,
+                           letters=letters if letters is not None else m.letters,
+                           score=m.score, cumul=cumul, group=group)
+        if merge_score:
+            scores = state.scores[:-1] + (state.scores[-1] + m.score,)
+        else:
+            scores = state.scores + (m.score,)
+        return _State(board, cumul, state.lines + (line,), scores, res, heuristic, path,
+                      state.rank + rank)
+
+    return _Child(cumul, state.rank + rank, cumul + heuristic, path, make)
 
 
-def _pass(state: _State, res: tuple[object, ...], group: int | None) -> _State:
-    line = FeuilleMove(number=state.move_number, passed=True, score=0, cumul=state.cumul,
-                       group=group)
-    return _State(state.board, state.cumul, state.lines + (line,), state.scores + (0,), res,
-                  state.heuristic, state.path + "-;", state.rank)
+def _pass(state: _State, res: tuple[object, ...], group: int | None) -> _Child:
+    path = state.path + "-;"
+
+    def make() -> _State:
+        line = FeuilleMove(number=state.move_number, passed=True, score=0, cumul=state.cumul,
+                           group=group)
+        return _State(state.board, state.cumul, state.lines + (line,), state.scores + (0,),
+                      res, state.heuristic, path, state.rank)
+
+    return _Child(state.cumul, state.rank, state.evaluation(), path, make)
 
 
 # --- beam search --------------------------------------------------------------------------
@@ -257,17 +294,21 @@ def _beam(game: _Game, width: int, budget: _Budget) -> _State:
     layer = [game.start()]
     best: _State | None = None
     while layer:
-        children: list[_State] = []
+        children: list[_Child] = []
         for s in layer:
             kids = game.children(s, branch, budget)
             if not kids and _better(s, best):
                 best = s
             children.extend(kids)
+        # Only the most promising children are built; duplicates (the same grid and
+        # supplies reached by two paths) are then dropped.
+        children.sort(key=_Child.order)
         seen: dict[tuple[object, ...], _State] = {}
-        for c in children:
-            k = c.key()
-            if _better(c, seen.get(k)):
-                seen[k] = c
+        for c in children[: 2 * width]:
+            st = c.state()
+            k = st.key()
+            if _better(st, seen.get(k)):
+                seen[k] = st
         layer = sorted(seen.values(), key=lambda s: (-s.rank, -s.evaluation(), s.path))[:width]
     assert best is not None
     return best
@@ -316,7 +357,7 @@ class _Rangee:
     def start(self) -> _State:
         return _State(Board(), 0, (), (), (0,), self.rate * len(self.row))
 
-    def children(self, state: _State, branch: int, budget: _Budget) -> list[_State]:
+    def children(self, state: _State, branch: int, budget: _Budget) -> list[_Child]:
         pos = int(state.res[0])  # type: ignore[call-overload]
         if pos >= len(self.row):
             return []
@@ -375,7 +416,7 @@ class _Stock:
             out.append("".join(sorted(rack)))
         return list(dict.fromkeys(out))
 
-    def children(self, state: _State, branch: int, budget: _Budget) -> list[_State]:
+    def children(self, state: _State, branch: int, budget: _Budget) -> list[_Child]:
         left = Counter(str(state.res[0]))
         if not left:
             return []
@@ -430,11 +471,11 @@ class _Groups:
             return [self.order[move_index]] if move_index < len(self.order) else []
         return [g for g in range(1, len(self.groups) + 1) if g not in used]
 
-    def children(self, state: _State, branch: int, budget: _Budget) -> list[_State]:
+    def children(self, state: _State, branch: int, budget: _Budget) -> list[_Child]:
         used = state.res[0]
         assert isinstance(used, frozenset)
         nexts = self._available(used, len(state.scores))
-        out: list[_State] = []
+        out: list[_Child] = []
         keep = self._keep()
         for g in nexts:
             res = (used | {g},)
@@ -450,11 +491,11 @@ class _Groups:
 
     def _with_group1(
         self, state: _State, g: int, res: tuple[object, ...], branch: int, budget: _Budget
-    ) -> list[_State]:
+    ) -> list[_Child]:
         """Move 1 as two words: one from group 1, then one from the drawn group."""
-        out: list[_State] = []
+        out: list[_Child] = []
         for m1 in _candidates(state.board, self.groups[0], self.config, budget, n=branch):
-            mid = _play(state, m1, res, group=1)
+            mid = _play(state, m1, res, group=1).state()
             for m2 in _candidates(mid.board, self.groups[g - 1], self.config, budget,
                                   self._keep(), branch):
                 out.append(_play(mid, m2, res, group=g, merge_score=True))
@@ -477,7 +518,7 @@ def _serie(problem: Problem, config: GameConfig, budget: _Budget) -> _State:
         if best is None:
             break
         _, m, g = best
-        state = _play(state, m, (), group=g)
+        state = _play(state, m, (), group=g).state()
         left.remove(g)
     return state
 
@@ -577,7 +618,7 @@ def _incomplet(
             if choice is None or -choice[0] <= len(best):
                 break
             m = cands[choice[2]]
-            state = _play(state, m, ())
+            state = _play(state, m, ()).state()
             left -= Counter(m.letters)
             best = found_for[choice[2]]
             budget.best = len(best)
