@@ -501,18 +501,20 @@ def parse_feuille(text: str) -> ParsedFeuille:
             number = int(before.rstrip(".)")) if before else None
             pending.append((line_no, number, nums))
             continue
+        gm = re.match(r"^\s*groupe\s*(\d{1,2})\s*[:=]\s*(.*)$", folded)
+        if gm:
+            value = re.split(r"[:=]", line, maxsplit=1)[1]
+            try:
+                numbered_groups[int(gm.group(1))] = _read_letters(value)
+            except ValueError:
+                err(line_no, f"groupe {gm.group(1)} illisible (attendu des lettres).", raw)
+            continue
         hm = _HEADER_RE.match(line)
         if hm and not re.search(r"\d", hm.group(1)):
             key = _fold(hm.group(1)).strip()
             value = hm.group(2).strip()
-            gk = re.fullmatch(r"groupe\s*(\d{1,2})", key)
             kind = _HEADER_KEYS.get(key)
-            if gk:
-                try:
-                    numbered_groups[int(gk.group(1))] = _read_letters(value)
-                except ValueError:
-                    err(line_no, f"groupe {gk.group(1)} illisible (attendu des lettres).", raw)
-            elif kind == "problem":
+            if kind == "problem":
                 problem_id = value
             elif kind == "player":
                 player = value

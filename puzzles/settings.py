@@ -22,7 +22,8 @@ class Settings:
     anticipation_pass_allowed: bool = True
     # G7 (RULES §6.1): the generator makes group 1 hold at least a vowel and a consonant.
     anticipation_group1_vowel_and_consonant: bool = True
-    # RULES §6.1: an "Annuler coup(s)" on a billet takes effect before that billet's word.
+    # RULES §6.1 (INFERRED): an "Annuler coup(s)" on a billet takes effect before that
+    # billet's word; off, after it (the word may then rely on what it cancels and cascades).
     annulment_before_move: bool = True
     # G10 (RULES §7.3): a word/placement error in a rangée still consumes its letters; when
     # True it is treated like skipping a letter (the rest of the solution is annulled).
@@ -38,10 +39,12 @@ class Settings:
     # G18 (RULES §7.4): Série de maximaux sanctions are applied as a tie-break demotion
     # (the penalty in ranking points breaks ties on the score vector).
     serie_sanction: Literal["tie_break_demotion"] = "tie_break_demotion"
-    # RULES §7.4 (INFERRED): moves a Série sheet does not play count 0 in the score vector.
+    # RULES §7.4 (INFERRED): moves a Série sheet does not play count 0 in the score vector
+    # (off: they rank below any played move, even a zero).
     serie_missing_moves_zero: bool = True
-    # G12 (RULES §7.6): Superscrabble incomplet builds from the full set minus the 7 letters.
-    incomplet_construction_stock: Literal["bag_minus_rack"] = "bag_minus_rack"
+    # G12 (RULES §7.6): Superscrabble incomplet builds from the full set minus the 7 letters
+    # (``"bag"``: from the full set).
+    incomplet_construction_stock: Literal["bag_minus_rack", "bag"] = "bag_minus_rack"
     # RULES §7.6 (INFERRED): a scrabble relying on a zeroed construction word is invalid.
     incomplet_scrabble_needs_valid_construction: bool = True
     # RULES §7.5 (INFERRED): an invalid or repeated scrabble earns nothing; when True it also

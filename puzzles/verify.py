@@ -321,6 +321,10 @@ class _Verifier:
         self._check_header()
         if g in (GameType.INTEGRAL, GameType.INTEGRAL_PARTIEL, GameType.SUPERSCRABBLE_INCOMPLET):
             self.stock = self.problem.construction_stock()
+            if g is GameType.SUPERSCRABBLE_INCOMPLET and (
+                self.settings.incomplet_construction_stock == "bag"
+            ):
+                self.stock = self.ts.bag()
         if g is GameType.ANTICIPATION_AVEUGLE:
             self._check_blind_groups()
         if g is GameType.SUPERSCRABBLE:
@@ -395,7 +399,10 @@ class _Verifier:
         for i, mv in enumerate(moves):
             e = _Entry(i, mv)
             self.entries.append(e)
-            if mv.annul:
+            annul_later = bool(mv.annul) and not (
+                self.settings.annulment_before_move or self._annul_only(mv)
+            )
+            if mv.annul and not annul_later:
                 self._annul(e)
             if self._annul_only(mv):
                 e.status = MoveStatus.PASSED
@@ -422,6 +429,8 @@ class _Verifier:
                     e.zero("Pas de scrabble à ce coup : le joueur sort du jeu.", MoveStatus.OUT)
                 continue
             self._play(e)
+            if annul_later:
+                self._annul(e)
 
     @staticmethod
     def _annul_only(m: FeuilleMove) -> bool:
@@ -992,7 +1001,9 @@ class _Verifier:
         if g in (GameType.SERIE_MAXIMAUX, GameType.SERIE_MAXIMAUX_CONSONNES):
             per_move = [m.score for m in moves if m.status is not MoveStatus.PASSED]
             n = len(self.problem.groups)
-            score_vector = tuple(per_move[:n]) + (0,) * max(0, n - len(per_move))
+            # a move not played counts 0, or (setting off) below any played move, even a zero
+            pad = 0 if s.serie_missing_moves_zero else -1
+            score_vector = tuple(per_move[:n]) + (pad,) * max(0, n - len(per_move))
             final = total  # G18: the penalty only demotes among equal score vectors
         else:
             final = total - penalty

@@ -233,3 +233,25 @@ def test_any_text_parses_without_raising(text: str) -> None:
     parsed = parse_feuille(text)
     for e in parsed.errors:
         assert e.line >= 0 and e.message
+
+
+def test_other_documented_spellings() -> None:
+    text = (
+        "Groupe 1: ABCD\n"
+        "Groupe 2 = EFGHIJK\n"
+        "Construction:\n"
+        "1) A*T H7 RaT 4 4\n"
+        "2 #5 S H7 RATS 4 8\n"
+        "4 Annuler coups 1 et 2\n"
+        "4 G3 Passe\n"
+        "Solutions:\n"
+        "10G LEVERAi\n"
+    )
+    parsed = parse_feuille(text)
+    assert parsed.errors == ()
+    f = parsed.feuille
+    assert f.groups == ("ABCD", "EFGHIJK")
+    assert [(m.number, m.letters, m.group, m.annul, m.passed) for m in f.moves] == [
+        (1, "A?T", None, (), False), (2, "S", 5, (), False), (4, None, 3, (1, 2), True),
+    ]
+    assert [m.word for m in f.scrabbles] == ["LEVERAi"]

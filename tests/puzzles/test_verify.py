@@ -206,6 +206,16 @@ def test_annulment_frees_squares_reused_later() -> None:
     assert (r.final_score, r.warnings) == (8, 0)
 
 
+def test_annulment_after_the_word_keeps_the_squares_taken() -> None:
+    # Setting off: the billet's word is placed before the annulment, while Z still holds G8,
+    # so TA at 8G cannot be put there (and no other place makes 2 points): zero. Total 6.
+    problem = anticipation_problem({2: "RATBCDE", 3: "ZLLMMNN", 4: "TOOPPUU"})
+    text = "1 G2 ART H7 RAT 6 6\n2 G3 Z 8G ZA 11 17\n3 Annuler coup 2\n3 G4 T 8G TA 2 8\n"
+    r = run(problem, text, lex("RAT", "TA"), Settings(annulment_before_move=False))
+    assert statuses(r) == [V, A, Z]
+    assert r.final_score == 6
+
+
 def test_annulment_cascades_back_to_moves_that_relied_on_it() -> None:
     # 1 RAT 6.  2 ZA 11 (valid).  3 OZA 12 (relies on Z).  4 annuls move 2, then RATS = 4.
     # Move 3 relied on the annulled move: zero. Total 6 + 0 + 0 + 4 = 10.
@@ -407,6 +417,11 @@ def test_serie_score_vector_with_groups_found_from_the_letters() -> None:
     r = run(SERIE, "1 ART H7 RAT 6 6\n2 G2 S H7 RATS 4 10\n", lex("RAT", "RATS"))
     assert [m.group for m in r.moves] == [1, 2]
     assert r.score_vector == (6, 4, 0, 0, 0, 0, 0)
+
+
+def test_serie_missing_moves_setting() -> None:
+    r = run(SERIE, "1 ART H7 RAT 6 6\n", lex("RAT"), Settings(serie_missing_moves_zero=False))
+    assert r.score_vector == (6, -1, -1, -1, -1, -1, -1)
 
 
 def test_serie_group_used_twice_is_zero() -> None:
