@@ -36,7 +36,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 from werkzeug.wrappers import Response
 
 from webapp.db import get_engine, session_scope
-from webapp.models import Arbitre, LoginToken, OutboxKind, Player
+from webapp.models import Arbitre, AuditLog, LoginToken, OutboxKind, Player
 from webapp.services import audit, clock, notify
 
 bp = Blueprint("auth", __name__, template_folder="auth_templates")
@@ -118,6 +118,34 @@ def player_required(view: F) -> F:
     return cast(F, wrapped)
 
 
+TOO_MANY = "Trop de tentatives de connexion : réessayez dans un quart d'heure."
+
+
+def _throttled(s: Session, who: str, target: str) -> bool:
+    """``LOGIN_MAX_FAILURES`` failed passwords for one account within
+    ``LOGIN_FAILURE_WINDOW_MINUTES`` suspend password sign-in for it (guessing defence)."""
+    window = timedelta(minutes=int(current_app.config.get("LOGIN_FAILURE_WINDOW_MINUTES", 15)))
+    since = clock.now() - window
+    failures = s.exec(
+        select(AuditLog.id).where(
+            AuditLog.action == f"{who}.login_failed", AuditLog.target == target,
+            AuditLog.at >= since,
+        )
+    ).all()
+    return len(failures) >= int(current_app.config.get("LOGIN_MAX_FAILURES", 5))
+
+
+def _too_many_links(s: Session, player: Player) -> bool:
+    """At most ``LOGIN_LINKS_PER_HOUR`` sign-in mails per player: the form cannot be used
+    to flood someone's mailbox."""
+    since = clock.now() - timedelta(hours=1)
+    recent = s.exec(
+        select(LoginToken.id).where(LoginToken.player_id == player.id,
+                                    LoginToken.created_at >= since)
+    ).all()
+    return len(recent) >= int(current_app.config.get("LOGIN_LINKS_PER_HOUR", 5))
+
+
 def _safe_next(default: str) -> str:
     """Only local paths: a login form must not become an open redirect."""
     target = request.values.get("next") or ""
@@ -155,19 +183,24 @@ def arbitre_login() -> str | Response:
     if request.method == "POST":
         username = request.form.get("username", "").strip()
         password = request.form.get("password", "")
+        arbitre_id = None
         with session_scope() as s:
-            a = s.exec(select(Arbitre).where(Arbitre.username == username)).first()
-            if a is not None and a.active and check_password_hash(a.password_hash, password):
-                a.last_login_at = clock.now()
-                audit.record(session=s, actor=a.username, action="arbitre.login")
-                arbitre_id = a.id
+            if _throttled(s, "arbitre", username):
+                error = TOO_MANY
             else:
-                arbitre_id = None
+                a = s.exec(select(Arbitre).where(Arbitre.username == username)).first()
+                if a is not None and a.active and check_password_hash(a.password_hash, password):
+                    a.last_login_at = clock.now()
+                    audit.record(session=s, actor=a.username, action="arbitre.login")
+                    arbitre_id = a.id
+                else:
+                    audit.record(session=s, actor="anonyme", action="arbitre.login_failed",
+                                 target=username, ip=request.remote_addr)
+                    error = "Identifiant ou mot de passe incorrect."
         if arbitre_id is not None:
             session.clear()
             session["arbitre_id"] = arbitre_id
             return redirect(_safe_next(_home("console.index")))
-        error = "Identifiant ou mot de passe incorrect."
     return render_template("auth/arbitre_login.html", error=error)
 
 
@@ -218,7 +251,10 @@ def player_login() -> str | Response:
         password = request.form.get("password", "")
         with session_scope() as s:
             p = s.exec(select(Player).where(Player.email == email)).first()
-            if password:
+            if password and _throttled(s, "player", email):
+                player_id = None
+                error = TOO_MANY
+            elif password:
                 if (
                     p is not None
                     and p.active
@@ -230,10 +266,12 @@ def player_login() -> str | Response:
                 else:
                     player_id = None
                     error = "Adresse ou mot de passe incorrect."
+                    audit.record(session=s, actor="anonyme", action="player.login_failed",
+                                 target=email, ip=request.remote_addr)
             else:
                 player_id = None
                 sent = True
-                if p is not None and p.active:
+                if p is not None and p.active and not _too_many_links(s, p):
                     issue_login_link(session=s, player=p)
         if player_id is not None:
             session.clear()

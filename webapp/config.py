@@ -29,6 +29,9 @@ class Config:
     AUTO_FINALISE = True  # finalise when the appeal window closes and no appeal is open
 
     LOGIN_TOKEN_MINUTES = 30
+    LOGIN_MAX_FAILURES = 5  # wrong passwords per account before sign-in is suspended...
+    LOGIN_FAILURE_WINDOW_MINUTES = 15  # ...for this long
+    LOGIN_LINKS_PER_HOUR = 5  # sign-in mails per player and hour
     MAIL_FROM = "Arbitre <arbitre@localhost>"
     # submissions by e-mail go to SUBMIT_LOCALPART+<player token>@SUBMIT_DOMAIN
     SUBMIT_LOCALPART = "feuilles"

@@ -172,3 +172,26 @@ def test_forms_are_protected_against_csrf(app_config, tmp_path):
                                                 "csrf_token": token})
     assert r.status_code == 302
     engine.dispose()
+
+
+def test_password_guessing_is_suspended_after_five_failures(client, arbitre, frozen_clock):
+    for _ in range(5):
+        r = client.post("/arbitre/connexion", data={"username": "juge", "password": "devine"})
+        assert "Identifiant ou mot de passe incorrect." in html.unescape(r.get_data(as_text=True))
+    # even the right password is refused for a quarter of an hour
+    r = client.post("/arbitre/connexion", data={"username": "juge", "password": "correct horse"})
+    assert r.status_code == 200
+    assert "Trop de tentatives de connexion" in html.unescape(r.get_data(as_text=True))
+    frozen_clock.shift(timedelta(minutes=15, seconds=1))
+    r = client.post("/arbitre/connexion", data={"username": "juge", "password": "correct horse"})
+    assert r.status_code == 302
+
+
+def test_sign_in_mails_are_limited_to_five_an_hour(client, ctx, db_session, frozen_clock):
+    _player(db_session)
+    for _ in range(7):
+        client.post("/connexion", data={"email": "ana@example.ro"})
+    assert len(db_session.exec(select(OutboxMessage)).all()) == 5
+    frozen_clock.shift(timedelta(hours=1, seconds=1))
+    client.post("/connexion", data={"email": "ana@example.ro"})
+    assert len(db_session.exec(select(OutboxMessage)).all()) == 6
