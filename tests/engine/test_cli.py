@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -181,3 +182,23 @@ def test_through_the_arbitre_command() -> None:
     assert proc.returncode == 1
     assert proc.stdout.splitlines()[:2] == ["6F BILIEX : coup refusé.",
                                            "  - Le mot BILIEX n'est pas admis."]
+
+
+def test_pure_python_fallback_in_a_real_process() -> None:
+    """ARBITRE_PURE_PYTHON=1 runs without the C extension (generator and membership)."""
+    pos = POSITIONS[8]
+    code = (
+        "import json, sys\n"
+        "from scoring import lexicon, movegen\n"
+        "from scoring.cli import main\n"
+        "assert lexicon._c_contains is None and movegen._default_engine() is movegen.py_generate\n"
+        f"sys.exit(main(['moves', '--board', {pos['board']!r}, '--rack', {pos['rack']!r},"
+        " '--json']))\n"
+    )
+    env = {**os.environ, "ARBITRE_PURE_PYTHON": "1"}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=False, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == {
+        k: pos[k] for k in ("placements", "scrabbles", "top", "top_moves")
+    }
