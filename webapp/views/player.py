@@ -148,20 +148,13 @@ def _read_upload() -> tuple[str | None, str | None]:
 @bp.route("/problemes/<code>/envoyer", methods=["GET", "POST"])
 @player_required
 def submit(code: str) -> ResponseReturnValue:
+    received_at = clock.now()  # the receive time, before anything else can delay it
     me = _me()
-    with _session() as s:
-        prob = s.exec(select(Problem).where(Problem.code == code)).first()
-        if prob is None or prob.status not in PUBLIC_STATUSES:
-            abort(404)
-        last = submissions.latest_submission(session=s, player_id=me.id or 0,
-                                             problem_id=prob.id or 0)
-    pz = puzzle_of(prob)
-    text = last.raw_text if last is not None else ""
     error = None
+    text = ""
     if request.method == "POST":
         uploaded, upload_error = _read_upload()
-        pasted = request.form.get("feuille", "")
-        text = uploaded if uploaded is not None else pasted
+        text = uploaded if uploaded is not None else request.form.get("feuille", "")
         if upload_error:
             error = upload_error
         elif not text.strip():
@@ -170,12 +163,14 @@ def submit(code: str) -> ResponseReturnValue:
         else:
             try:
                 with session_scope() as s:
+                    problem_row = s.exec(select(Problem).where(Problem.code == code)).first()
                     player = s.get(Player, me.id)
-                    problem_row = s.get(Problem, prob.id)
-                    assert player is not None and problem_row is not None
+                    if problem_row is None or problem_row.status not in PUBLIC_STATUSES:
+                        abort(404)
+                    assert player is not None
                     outcome = submissions.submit_sheet(
                         session=s, player=player, problem=problem_row, text=text,
-                        channel=Channel.WEB, received_at=clock.now(),
+                        channel=Channel.WEB, received_at=received_at,
                     )
                     sub_id = outcome.submission.id
                     late = outcome.late
@@ -193,11 +188,21 @@ def submit(code: str) -> ResponseReturnValue:
                     flash("Feuille reçue. Un accusé de réception vous est aussi envoyé par "
                           "courriel.", "success")
                 return redirect(url_for("player.receipt", submission_id=sub_id))
+    # The form: shown first, or again with the text kept and the error when refused.
+    with _session() as s:
+        prob = s.exec(select(Problem).where(Problem.code == code)).first()
+        if prob is None or prob.status not in PUBLIC_STATUSES:
+            abort(404)
+        last = submissions.latest_submission(session=s, player_id=me.id or 0,
+                                             problem_id=prob.id or 0)
+    if request.method == "GET" and last is not None:
+        text = last.raw_text
+    pz = puzzle_of(prob)
     return render_template(
         "player/submit.html", problem=prob, puzzle=pz, text=text, error=error, last=last,
         letters=letters_view(pz) if pz else None, board=board_data(pz, prob.code) if pz else None,
         max_kb=(current_app.config.get("MAX_CONTENT_LENGTH") or 0) // 1024,
-    ), (400 if error and request.method == "POST" else 200)
+    ), (400 if error else 200)
 
 
 def _own_submission(s: Session, submission_id: int) -> tuple[Submission, Problem]:
