@@ -440,8 +440,11 @@ def _annul_numbers(nums: str) -> tuple[int, ...]:
     return tuple(int(x) for x in re.findall(r"\d+", nums))
 
 
-def parse_feuille(text: str) -> ParsedFeuille:
-    """Read a sheet (text, or the JSON form when it starts with ``{``). Never raises."""
+def parse_feuille(text: str, *, superscrabble: bool = False) -> ParsedFeuille:
+    """Read a sheet (text, or the JSON form when it starts with ``{``). Never raises.
+
+    ``superscrabble``: every line is an answer of the Scrabbles list (a Superscrabble
+    sheet is nothing else), so lines need no number."""
     if text.lstrip().startswith("{"):
         return parse_feuille_json(text)
     errors: list[LineError] = []
@@ -452,7 +455,7 @@ def parse_feuille(text: str) -> ParsedFeuille:
     groups: tuple[str, ...] = ()
     numbered_groups: dict[int, str] = {}
     extra: list[tuple[str, str]] = []
-    in_scrabbles = False
+    in_scrabbles = superscrabble
     # An "Annuler coup(s)" line waits for the billet it belongs to: (line, number, moves).
     pending: list[tuple[int, int | None, tuple[int, ...]]] = []
 

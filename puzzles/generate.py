@@ -35,6 +35,8 @@ from scoring.validate import validate_placement
 
 ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 MAX_REDRAWS = 10_000
+#: Whole Scrabble-exclusif draws tried before giving up (a few are enough with a real list).
+EXCLUSIF_TRIES = 50
 
 
 class WordSource(Protocol):
@@ -156,6 +158,7 @@ def _anticipation_groups(
     small = first_group_size(lang)
     avocalique = game is GameType.ANTICIPATION_AVOCALIQUE
     exclusif = game in (GameType.EXCLUSIF_RESISTANCE, GameType.EXCLUSIF_FOND)
+    exclusif_tries = 0
     for _ in range(MAX_REDRAWS):
         bag = _shuffled_bag(ts, rng)
         first = "".join(bag[:small])
@@ -168,7 +171,13 @@ def _anticipation_groups(
         groups = _scrabble_groups(rest, rng, idx)
         if groups is not None:
             return [first] + groups
-    raise RuntimeError("Tirage impossible : trop de tentatives.")
+        exclusif_tries += 1
+        if exclusif_tries >= EXCLUSIF_TRIES:
+            break
+    raise ValueError(
+        "Tirage impossible : le lexique ne permet pas de former les groupes demandés "
+        "(trop de tentatives)."
+    )
 
 
 def _scrabble_groups(rest: list[str], rng: random.Random, idx: AnagramIndex) -> list[str] | None:

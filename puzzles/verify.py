@@ -314,6 +314,7 @@ class _Verifier:
         self.used_groups: set[int] = set()
         self.groups: tuple[str, ...] = problem.groups
         self.eliminated_at: int | None = None
+        self.warned_billets: set[int] = set()
 
     # -- entry points -------------------------------------------------------------------
     def run(self) -> Report:
@@ -831,8 +832,11 @@ class _Verifier:
                         )
                 prev_claimed = mv.cumul if mv.cumul is not None else expected
             running += counted
-            if e.absent:
-                e.warnings.clear()  # RULES §4.7.5: a warning does not add to a zero
+            if e.absent or (e.penalty and e.status.counts):
+                e.warnings.clear()  # RULES §4.7.5: a warning adds to neither a zero nor a penalty
+            if e.warnings:
+                # one billet is one move number in Anticipation, one line elsewhere
+                self.warned_billets.add(mv.number if self.game.is_anticipation else -1 - e.idx)
             if e.status is MoveStatus.VALID and e.penalty:
                 e.status = MoveStatus.PENALTY
             elif e.status is MoveStatus.VALID and e.warnings:
@@ -972,8 +976,7 @@ class _Verifier:
     ) -> Report:
         g, s = self.game, self.settings
         if s.one_warning_per_move:
-            warned = {(m.number) for m in moves if m.warnings}
-            warnings = len(warned) + sum(1 for m in scrabbles if m.warnings)
+            warnings = len(self.warned_billets) + sum(1 for m in scrabbles if m.warnings)
         else:
             warnings = sum(len(m.warnings) for m in moves + scrabbles)
         score_vector: tuple[int, ...] = ()
@@ -1041,7 +1044,7 @@ def verify_text(
 
     from puzzles.feuille import parse_feuille
 
-    parsed = parse_feuille(text)
+    parsed = parse_feuille(text, superscrabble=problem.game is GameType.SUPERSCRABBLE)
     report = verify(problem, parsed.feuille, lexicon, settings)
     if not parsed.errors:
         return report

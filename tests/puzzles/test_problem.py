@@ -210,3 +210,8 @@ def test_settings_defaults_and_unknown_keys() -> None:
     assert Settings.from_dict(s.to_dict()) == s
     with pytest.raises(ValueError, match="inconnu"):
         Settings.from_dict({"premier_coup": True})
+
+
+def test_exclusif_with_a_list_too_small_fails_with_a_french_message() -> None:
+    with pytest.raises(ValueError, match="lexique ne permet pas"):
+        new_problem(GameType.EXCLUSIF_FOND, seed=1, lexicon=lex("ET", "LEVERAI"))

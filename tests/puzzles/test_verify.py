@@ -500,3 +500,23 @@ def test_verify_text_keeps_parser_errors_and_never_raises() -> None:
     r = verify_text(INTEGRAL, "1 ART H7 RAT 6 6\nn'importe quoi ici\n2 XYZ\n", lex("RAT"))
     assert r.final_score == 6
     assert any(e.startswith("Ligne 2") for e in r.errors)
+
+
+def test_superscrabble_sheet_lines_need_no_number() -> None:
+    problem = Problem(id="s", game=GameType.SUPERSCRABBLE, board=RAT_BOARD, rack="AEELRV?")
+    r = verify_text(problem, "10G LEVERAi\n10E LEVERAs\n", lex("RAT", "RATE", "LEVERAI", "LEVERAS"))
+    assert (r.errors, r.final_score) == ((), 2)
+
+
+def test_a_warning_does_not_add_to_a_penalty() -> None:
+    # The relocated move (G17, see above) also has a wrong cumul: only the penalty applies.
+    r = run(INTEGRAL, "1 ART H7 RAT 6 6\n2 ARS 9G RATS 6 99\n", lex("RAT", "RATS"))
+    assert statuses(r) == [V, P]
+    assert (r.moves[1].warnings, r.warnings, r.final_score) == ((), 0, 7)
+
+
+def test_in_composition_each_line_is_its_own_billet() -> None:
+    # Two lines both numbered 2, each with a wrong score: two warnings (a billet is a line).
+    text = "1 ART H7 RAT 6 6\n2 S H7 RATS 5 11\n2 S 8H AS 3 14\n"
+    r = run(INTEGRAL, text, lex("RAT", "RATS", "AS"))
+    assert r.warnings == 2
