@@ -520,3 +520,34 @@ def test_in_composition_each_line_is_its_own_billet() -> None:
     text = "1 ART H7 RAT 6 6\n2 S H7 RATS 5 11\n2 S 8H AS 3 14\n"
     r = run(INTEGRAL, text, lex("RAT", "RATS", "AS"))
     assert r.warnings == 2
+
+
+@pytest.mark.parametrize("game", [GameType.SERIE_MAXIMAUX_CONSONNES,
+                                  GameType.N_SCRABBLE_CONSONNES])
+def test_consonant_variants_complete_groups_from_the_stock(game: GameType) -> None:
+    # Announced: group 1 R T, group 2 S, groups 3-7 nothing. The stock (pool) holds A E.
+    # 1 RAT: R T from group 1, A from the stock = 6.  2 RATS: S from group 2 = 4.
+    # 3 TE (9H): E from the stock on I9 (DL) 2 + T 1 = 3, with group 3 (first unused).
+    # 4 ES (10G) needs a second E: the stock has none left -> zero. Total 13.
+    problem = Problem(
+        id="c", game=game, groups=("RT", "S", "", "", "", "", ""), group_sizes=(7,) * 7,
+        pool="AE",
+    )
+    text = "1 ART H7 RAT 6 6\n2 S H7 RATS 4 10\n3 E 9H TE 3 13\n4 E 10G ES 2 15\n"
+    r = run(problem, text, lex("RAT", "RATS", "TE", "ES"))
+    assert [m.group for m in r.moves][:3] == [1, 2, 3]
+    assert statuses(r) == [V, V, V, Z]
+    assert r.final_score == 13
+
+
+@pytest.mark.parametrize(("written", "expected"), [("STIRE", 13), ("ST0IRE", 9)])
+def test_romanian_values_and_the_zero_joker(written: str, expected: int) -> None:
+    # RULES §12 (E8), Romanian values (all 1 here): CASA H7 = C A(H8 DW) S A = 4 ×2 = 8.
+    # STIRE I8: S 1 + T (I9 DL) 2 + I + R + E = 6; cross-words AS 2, ST 1 + 2 = 3, AI 2 -> 13.
+    # With T a joker (T0): STIRE 1 + 0 + 3 = 4, ST 1 + 0 = 1, AS 2, AI 2 -> 9.
+    problem = Problem(id="ro", game=GameType.INTEGRAL, lang="ro")
+    letters = "EIRST" if expected == 13 else "?EIRS"
+    text = f"1 AACS H7 CASA 8 8\n2 {letters} I8 {written} {expected} {8 + expected}\n"
+    r = run(problem, text, lex("CASA", "STIRE", "AS", "ST", "AI"))
+    assert statuses(r) == [V, V]
+    assert [m.true_score for m in r.moves] == [8, expected]
