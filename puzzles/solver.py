@@ -19,8 +19,10 @@ answer guarantees (docs/PUZZLES.md, "Solutions de référence"):
   raises the exact scrabble count (candidates put down letters the rack can scrabble
   through); the scrabbles of the final grid are exact.
 
-Variants whose letters the player chooses from a pool (avocalique, consonants announced) and
-the Anticipation aveugle raise :class:`SolverError`.
+In the consonant variants (Anticipation avocalique, Série de maximaux and N-Scrabble with
+the consonants announced) the completion from the pool is searched heuristically, so the
+Série answer there is heuristic too. The Anticipation aveugle (each player composes his
+own groups) raises :class:`SolverError`.
 
 The budget is counted in *nodes* (one move-generator call each), so a given (problem, seed,
 nodes) always gives the same sheet; ``seconds`` is a wall-clock cap that stops widening (the
@@ -50,9 +52,11 @@ from scoring.tiles import JOKER
 
 #: Nodes (move-generator calls) granted per second of ``seconds`` when ``nodes`` is not
 #: given, measured with the C generator on one core: a 7-letter group costs about 4 ms, a
-#: candidate rack of the Intégral family (9 letters, maybe a joker) about 20 ms.
+#: candidate rack of the Intégral family (9 letters, maybe a joker) about 20 ms, a rack of a
+#: consonant variant (up to 13 letters with a joker) about 120 ms.
 NODES_PER_SECOND = 100
 STOCK_NODES_PER_SECOND = 40
+POOL_NODES_PER_SECOND = 8
 #: Moves of each position kept as branches, per candidate rack, at beam width ``w``:
 #: ``max(MIN_BRANCH, w)``.
 MIN_BRANCH = 3
@@ -64,6 +68,11 @@ STOCK_RACKS = 3
 #: Superscrabble incomplet: construction moves tried per step, and their largest size.
 CONSTRUCTION_CANDIDATES = 40
 CONSTRUCTION_MAX_TILES = 4
+#: Consonant variants: the pool letters in the order the candidate rack takes them, the
+#: rack's largest size, and what a pool letter still unused is worth to the evaluation.
+POOL_ORDER = ("E", "A", "I", "U", "O", "Y", JOKER)
+POOL_RACK = 13
+POOL_LETTER_VALUE = 3
 #: Intégral family: points a joker still in the stock is worth to the beam's evaluation (a
 #: joker spent on an ordinary word is a scrabble lost).
 JOKER_KEEP_VALUE = 25
@@ -439,16 +448,24 @@ class _Stock:
 
 
 class _Groups:
-    """Games played one 7-letter group per move on the player's own grid: Anticipation
-    (move 1 may first play group 1), Scrabble exclusif, N-Scrabble (imposed or free order).
+    """Games played one group per move on the player's own grid: Anticipation (move 1 may
+    first play group 1), Scrabble exclusif, N-Scrabble (imposed or free order), and the
+    Série de maximaux through :func:`_serie`.
 
     ``order`` is the imposed sequence of group numbers (None: free order). ``bingo_only``
     keeps only moves placing all 7 letters; ``pass_allowed`` lets a move play nothing (0);
-    ``survival`` ranks sheets by their number of moves first (Exclusif résistance)."""
+    ``survival`` ranks sheets by their number of moves first (Exclusif résistance).
+
+    Consonant variants (``pool`` given): a group holds the announced consonants and is
+    completed to ``sizes[g - 1]`` letters from the shared pool (vowels, Y, jokers), so a
+    move puts down the group's consonants plus at most that many pool letters, and the pool
+    shrinks by the pool letters it used. The candidate rack offers up to two of each pool
+    letter (one joker) next to the consonants."""
 
     def __init__(
         self, groups: Sequence[str], order: Sequence[int] | None, config: GameConfig, *,
         first_group: bool, bingo_only: bool, pass_allowed: bool, survival: bool = False,
+        pool: str | None = None, sizes: Sequence[int] = (),
     ) -> None:
         self.groups = groups
         self.order = order
@@ -457,14 +474,53 @@ class _Groups:
         self.bingo_only = bingo_only
         self.pass_allowed = pass_allowed
         self.survival = survival
+        self.pool = pool
+        self.sizes = sizes
+        self.ts = config.tileset
 
-    def _keep(self) -> Callable[[GeneratedMove], bool] | None:
-        if not self.bingo_only:
-            return None
-        return lambda m: m.tiles == self.config.bingo_tiles
+    def _from_pool(self, c: str) -> bool:
+        return c == JOKER or self.ts.is_vowel(c) or c in self.ts.ambiguous
+
+    def _heuristic(self, pool: str) -> float:
+        return POOL_LETTER_VALUE * len(pool) + JOKER_KEEP_VALUE * pool.count(JOKER)
+
+    def rack(self, g: int, pool: str) -> tuple[str, Callable[[GeneratedMove], bool] | None]:
+        """The movegen rack of group ``g`` and the filter its moves must pass."""
+        letters = self.groups[g - 1]
+        bingo = self.config.bingo_tiles
+        if self.pool is None:
+            if not self.bingo_only:
+                return letters, None
+            return letters, lambda m: m.tiles == bingo
+        size = self.sizes[g - 1] if self.sizes else len(letters)
+        k = max(0, size - len(letters))
+        left = Counter(pool)
+        extra: list[str] = []
+        for copies in (1, 2):
+            for c in POOL_ORDER:
+                if c == JOKER and copies > 1:
+                    continue
+                if left[c] >= copies and copies <= k and len(letters) + len(extra) < POOL_RACK:
+                    extra.append(c)
+        only_bingo = self.bingo_only
+
+        def keep(m: GeneratedMove) -> bool:
+            if m.tiles > size or (only_bingo and m.tiles != bingo):
+                return False
+            return sum(1 for c in m.letters if self._from_pool(c)) <= k
+
+        return letters + "".join(sorted(extra)), keep
+
+    def after(self, pool: str, m: GeneratedMove) -> str:
+        """The pool once ``m`` is played."""
+        if self.pool is None:
+            return pool
+        used = Counter(c for c in m.letters if self._from_pool(c))
+        return "".join(sorted((Counter(pool) - used).elements()))
 
     def start(self) -> _State:
-        return _State(Board(), 0, (), (), (frozenset(),))
+        pool = self.pool or ""
+        return _State(Board(), 0, (), (), (frozenset(), pool), self._heuristic(pool))
 
     def _available(self, used: frozenset[int], move_index: int) -> list[int]:
         if self.order is not None:
@@ -472,45 +528,55 @@ class _Groups:
         return [g for g in range(1, len(self.groups) + 1) if g not in used]
 
     def children(self, state: _State, branch: int, budget: _Budget) -> list[_Child]:
-        used = state.res[0]
-        assert isinstance(used, frozenset)
+        used, pool = state.res
+        assert isinstance(used, frozenset) and isinstance(pool, str)
         nexts = self._available(used, len(state.scores))
         out: list[_Child] = []
-        keep = self._keep()
         for g in nexts:
-            res = (used | {g},)
-            moves = _candidates(state.board, self.groups[g - 1], self.config, budget, keep,
-                                branch)
-            for m in moves[:branch]:
-                out.append(_play(state, m, res, group=g, rank=int(self.survival)))
+            rack, keep = self.rack(g, pool)
+            moves = _candidates(state.board, rack, self.config, budget, keep, branch)
+            for m in moves:
+                rest = self.after(pool, m)
+                out.append(_play(state, m, (used | {g}, rest), group=g,
+                                 rank=int(self.survival), heuristic=self._heuristic(rest)))
             if self.first_group and not state.scores:
-                out.extend(self._with_group1(state, g, res, branch, budget))
+                out.extend(self._with_group1(state, g, branch, budget))
             if not moves and self.pass_allowed:
-                out.append(_pass(state, res, g))
+                out.append(_pass(state, (used | {g}, pool), g))
         return out
 
     def _with_group1(
-        self, state: _State, g: int, res: tuple[object, ...], branch: int, budget: _Budget
+        self, state: _State, g: int, branch: int, budget: _Budget
     ) -> list[_Child]:
         """Move 1 as two words: one from group 1, then one from the drawn group."""
+        used, pool = state.res
+        assert isinstance(used, frozenset) and isinstance(pool, str)
+        res = (used | {g},)
         out: list[_Child] = []
-        for m1 in _candidates(state.board, self.groups[0], self.config, budget, n=branch):
-            mid = _play(state, m1, res, group=1).state()
-            for m2 in _candidates(mid.board, self.groups[g - 1], self.config, budget,
-                                  self._keep(), branch):
-                out.append(_play(mid, m2, res, group=g, merge_score=True))
+        rack1, keep1 = self.rack(1, pool)
+        for m1 in _candidates(state.board, rack1, self.config, budget, keep1, branch):
+            pool1 = self.after(pool, m1)
+            mid = _play(state, m1, (*res, pool1), group=1).state()
+            rack2, keep2 = self.rack(g, pool1)
+            for m2 in _candidates(mid.board, rack2, self.config, budget, keep2, branch):
+                rest = self.after(pool1, m2)
+                out.append(_play(mid, m2, (*res, rest), group=g, merge_score=True,
+                                 heuristic=self._heuristic(rest)))
         return out
 
 
 # --- exact games --------------------------------------------------------------------------
-def _serie(problem: Problem, config: GameConfig, budget: _Budget) -> _State:
-    """Série de maximaux: at each move the top of tops over the remaining groups."""
-    state = _State(Board(), 0, (), (), ())
-    left = list(range(1, len(problem.groups) + 1))
+def _serie(game: _Groups, budget: _Budget) -> _State:
+    """Série de maximaux: at each move the top of tops over the remaining groups (with the
+    consonants announced: over the completions the candidate rack offers)."""
+    state = game.start()
+    left = list(range(1, len(game.groups) + 1))
     while left:
+        pool = str(state.res[1])
         best: tuple[tuple[object, ...], GeneratedMove, int] | None = None
         for g in left:
-            moves = _candidates(state.board, problem.groups[g - 1], config, budget, n=1)
+            rack, keep = game.rack(g, pool)
+            moves = _candidates(state.board, rack, game.config, budget, keep, 1)
             if moves:
                 k = (*move_key(moves[0]), g)
                 if best is None or k < best[0]:
@@ -518,7 +584,7 @@ def _serie(problem: Problem, config: GameConfig, budget: _Budget) -> _State:
         if best is None:
             break
         _, m, g = best
-        state = _play(state, m, (), group=g).state()
+        state = _play(state, m, (frozenset(), game.after(pool, m)), group=g).state()
         left.remove(g)
     return state
 
@@ -636,14 +702,8 @@ def game_config(problem: Problem, lexicon: Lexicon, settings: Settings | None = 
                       first_move_horizontal=s.first_move_horizontal)
 
 
-UNSUPPORTED = frozenset(
-    {
-        GameType.ANTICIPATION_AVOCALIQUE,
-        GameType.ANTICIPATION_AVEUGLE,
-        GameType.SERIE_MAXIMAUX_CONSONNES,
-        GameType.N_SCRABBLE_CONSONNES,
-    }
-)
+#: Each player composes his own groups: there is no single problem to solve.
+UNSUPPORTED = frozenset({GameType.ANTICIPATION_AVEUGLE})
 
 
 def solve(
@@ -665,13 +725,16 @@ def solve(
     game = problem.game
     if game in UNSUPPORTED:
         raise SolverError(
-            f"Pas de solution de référence pour « {game.label} » : les lettres y sont "
-            "complétées par le joueur depuis une réserve, ce que le solveur ne fait pas."
+            f"Pas de solution de référence pour « {game.label} » : chaque joueur y compose "
+            "ses propres groupes."
         )
     settings = settings or Settings()
     config = game_config(problem, lexicon, settings)
-    per_second = STOCK_NODES_PER_SECOND if game in (
-        GameType.INTEGRAL, GameType.INTEGRAL_PARTIEL) else NODES_PER_SECOND
+    per_second = NODES_PER_SECOND
+    if game in (GameType.INTEGRAL, GameType.INTEGRAL_PARTIEL):
+        per_second = STOCK_NODES_PER_SECOND
+    elif game.is_consonant_variant:
+        per_second = POOL_NODES_PER_SECOND
     budget = _Budget(nodes if nodes is not None else int(seconds * per_second),
                      seconds, progress)
     feuille_row: str | None = None
@@ -694,9 +757,15 @@ def solve(
 
     width = 1
     exact = False
-    if game is GameType.SERIE_MAXIMAUX:
-        state = _serie(problem, config, budget)
-        exact = True
+    pool = problem.pool if game.is_consonant_variant else None
+    sizes = problem.group_sizes
+    if game in (GameType.SERIE_MAXIMAUX, GameType.SERIE_MAXIMAUX_CONSONNES):
+        state = _serie(
+            _Groups(problem.groups, None, config, first_group=False, bingo_only=False,
+                    pass_allowed=False, pool=pool, sizes=sizes),
+            budget,
+        )
+        exact = game is GameType.SERIE_MAXIMAUX
         budget.best = state.cumul
         budget.report()
     elif game is GameType.RANGEE:
@@ -721,13 +790,14 @@ def solve(
         state, width = _widening(
             _Groups(problem.groups, problem.order, config, first_group=not exclusif,
                     bingo_only=exclusif, survival=resistance,
-                    pass_allowed=fond or (not exclusif and settings.anticipation_pass_allowed)),
+                    pass_allowed=fond or (not exclusif and settings.anticipation_pass_allowed),
+                    pool=pool, sizes=sizes),
             budget,
         )
-    elif game is GameType.N_SCRABBLE:
+    elif game in (GameType.N_SCRABBLE, GameType.N_SCRABBLE_CONSONNES):
         state, width = _widening(
             _Groups(problem.groups, problem.order or None, config, first_group=False,
-                    bingo_only=False, pass_allowed=False),
+                    bingo_only=False, pass_allowed=False, pool=pool, sizes=sizes),
             budget,
         )
     else:  # pragma: no cover - every GameType is handled above
