@@ -204,3 +204,43 @@ def test_finalise_needs_a_comment_and_no_open_appeal(
         "/problemes/P1/classement.csv").headers["Content-Disposition"]
     # the archive now lists it
     assert "Scrabble intégral n° 1" in text(client.get("/archives"))
+
+
+def test_reference_solution_entered_by_the_arbitre_is_published_with_the_results(
+    client: FlaskClient, results: dict[str, Any], db_session: Session
+) -> None:
+    prob = results["problem"]
+    as_arbitre(client, db_session)
+    resp = client.post(f"/console/problemes/{prob.id}/reference",
+                       data={"action": "enter", "feuille": "1 ACEFHIR h8 FICHERA 82 82\n2 SUW\n"},
+                       follow_redirects=True)
+    assert "Solution de référence — Ligne 2 :" in text(resp)
+    resp = client.post(f"/console/problemes/{prob.id}/reference",
+                       data={"action": "enter", "feuille": FULL}, follow_redirects=True)
+    assert "Solution de référence enregistrée : 166 points." in text(resp)
+    db_session.expire_all()
+    stored = db_session.get(Problem, prob.id)
+    assert stored.reference_score == 166
+    assert [m["word"] for m in stored.params["reference"]["moves"]] == ["FICHERA", "WUS"]
+    # results are public (provisional): everyone sees it, with its final grid
+    with client.session_transaction() as sess:
+        sess.clear()
+    page = client.get("/problemes/P1").get_data(as_text=True)
+    assert '<strong id="reference-total">166</strong>' in page
+    assert "FICHERA" in page and page.count("<svg") == 2
+
+
+def test_reference_solution_from_the_solver(
+    client: FlaskClient, results: dict[str, Any], db_session: Session
+) -> None:
+    prob = results["problem"]
+    as_arbitre(client, db_session)
+    resp = client.post(f"/console/problemes/{prob.id}/reference",
+                       data={"action": "solve", "seconds": "2"}, follow_redirects=True)
+    db_session.expire_all()
+    ref = db_session.get(Problem, prob.id).params["reference"]
+    assert ref["source"].startswith("solveur (2 s")
+    # the solver's sheet, checked by the verifier: every move counts, cumul = total
+    assert ref["moves"] and all(m["status"] == "valide" for m in ref["moves"])
+    assert ref["moves"][-1]["cumul"] == ref["total"] > 166
+    assert f"Solution de référence enregistrée : {ref['total']} points." in text(resp)

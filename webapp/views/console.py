@@ -457,6 +457,68 @@ def accept_late(problem_id: int, submission_id: int) -> ResponseReturnValue:
     return redirect(url_for("console.problem", problem_id=problem_id))
 
 
+# --- reference solution ----------------------------------------------------------------------
+
+MAX_SOLVER_SECONDS = 60
+
+
+@bp.route("/problemes/<int:problem_id>/reference", methods=["POST"])
+def reference(problem_id: int) -> ResponseReturnValue:
+    """Store the problem's reference solution: computed by ``puzzles.solver`` or entered by
+    the arbitre as a feuille. Either way the verifier scores it with the problem's word list;
+    its score becomes the problem's ``reference_score`` (the 100 % of the ranking), and the
+    solution is published with the results."""
+    from puzzles.feuille import parse_feuille
+    from puzzles.solver import SolverError, solve
+    from puzzles.verify import verify
+    from webapp.services import verification
+
+    back = redirect(url_for("console.problem", problem_id=problem_id) + "#reference")
+    with _session() as s:
+        prob = get_or_404(s, Problem, problem_id)
+    pz = puzzle_of(prob)
+    if pz is None:
+        flash("Énoncé illisible : pas de solution de référence possible.", "error")
+        return back
+    try:
+        lexicon = verification.base_lexicon(prob)
+        if request.form.get("action") == "solve":
+            seconds = min(MAX_SOLVER_SECONDS,
+                          max(1, request.form.get("seconds", 10, type=int) or 10))
+            solution = solve(pz, lexicon, seconds=seconds, settings=verification.settings_for(prob))
+            feuille, source = solution.feuille, f"solveur ({seconds} s" + (
+                ", optimum prouvé)" if solution.exact else ")")
+        else:
+            parsed = parse_feuille(request.form.get("feuille", ""))
+            if parsed.errors:
+                for e in parsed.errors:
+                    flash(f"Solution de référence — {e}", "error")
+                return back
+            feuille, source = parsed.feuille, "arbitre"
+    except (SolverError, verification.VerificationError, ValueError) as exc:
+        flash(str(exc), "error")
+        return back
+    report = verify(pz, feuille, lexicon, verification.settings_for(prob))
+    data = {
+        "source": source,
+        "total": report.final_score,
+        "unit": report.unit,
+        "moves": [m.to_dict() for m in report.moves],
+        "scrabbles": [m.to_dict() for m in report.scrabbles],
+        "computed_at": clock.now().isoformat(),
+    }
+    with session_scope() as s:
+        p = get_or_404(s, Problem, problem_id)
+        # a new dict: the JSON column only notices a reassignment
+        p.params = {**p.params, "reference": data}
+        p.reference_score = report.final_score or None
+        s.add(p)
+        audit.record(session=s, actor=_actor(), action="problem.reference", target=p.code,
+                     source=source, total=report.final_score)
+    flash(f"Solution de référence enregistrée : {report.final_score} {report.unit}.", "success")
+    return back
+
+
 # --- verification, rulings, appeals, finalisation --------------------------------------------
 
 

@@ -137,10 +137,18 @@ def problem(code: str) -> str:
     if pz is not None and shown:
         view = letters_view(pz)
         svg = board_svg(pz.initial_board(), tileset=pz.tileset, title="Grille de départ")
+    reference = reference_solution(prob)
+    reference_board = None
+    if reference is not None and pz is not None and reference.get("moves"):
+        from webapp.views.reports import replay
+
+        steps, _ = replay(pz, list(reference["moves"]),
+                          accumulate=pz.game.value != "superscrabble")
+        reference_board = steps[-1].svg if steps else None
     return render_template(
         "public/problem.html", problem=prob, competition=comp, puzzle=pz, letters=view,
-        board=svg, mine=mine, ranking=ranking, now=clock.now(),
-        reference=reference_solution(prob),
+        board=svg, mine=mine, ranking=ranking, now=clock.now(), reference=reference,
+        reference_board=reference_board,
     )
 
 
