@@ -156,3 +156,53 @@ def test_local_time_and_countdown_are_filled_in_by_the_browser(
     # the deadline is two hours away, ticking by the second
     countdown = page.locator("[data-countdown]").first.inner_text()
     assert re.fullmatch(r"Il reste (01 h 59 min \d\d|02 h 00 min 00) s", countdown), countdown
+
+
+def test_groups_on_a_phone(app: Flask, live_server: Any, browser: Any) -> None:
+    """Anticipation on a phone-sized screen: the board fits, the group picked is written
+    as ``G<n>`` after the move number, and the server's parser reads it back as the group."""
+    from puzzles.generate import new_problem
+    from scoring.tiles import french
+
+    with app.app_context(), Session(get_engine(app), expire_on_commit=False) as s:
+        comp = problems.create_competition(session=s, slug="ant", name="Anticipation 2026")
+        ana = create_player(session=s, name="Ana Popescu", email="ana@example.ro")
+        problems.register(session=s, competition=comp, player=ana)
+        now = clock.now()
+        puzzle = new_problem("anticipation", seed=7)
+        problems.create_problem(
+            session=s, competition=comp, puzzle=puzzle, publish_at=now - timedelta(hours=1),
+            deadline_at=now + timedelta(hours=2), code="A1", status="open",
+        )
+        s.commit()
+    group3 = puzzle.groups[2]
+    word = group3[:2].replace("?", "E")
+    expected_score = 2 * sum(french().points[c] for c in word)  # H8 doubles the word
+
+    context = browser.new_context(locale="fr-FR", viewport={"width": 390, "height": 844},
+                                  device_scale_factor=2, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        sign_in_by_link(page, app, live_server.url, "ana@example.ro")
+        page.goto(live_server.url + "/joueur/problemes/A1/envoyer")
+        page.wait_for_selector("#interactive-board:not([hidden])")
+        grid = page.locator(".ib-grid").bounding_box()
+        assert grid is not None and grid["width"] <= 390
+        page.select_option("#ib-group", "3")
+        preview = place(page, 112, word)
+        assert f"Ce coup : {expected_score} points" in preview
+        line = page.input_value("#feuille").splitlines()[-1]
+        assert line == f"1 G3 {''.join(sorted(word))} H8 {word} {expected_score} {expected_score}"
+        page.screenshot(path="/tmp/arbitre-phone.png", full_page=True)
+        page.click("text=Envoyer la feuille")
+        page.wait_for_url(re.compile(r".*/joueur/feuilles/\d+$"))
+    finally:
+        context.close()
+    assert errors == []
+    with app.app_context(), Session(get_engine(app)) as s:
+        sub = s.exec(select(Submission)).one()
+    assert sub.parse_errors == []
+    assert sub.feuille["moves"][0]["group"] == 3
+    assert sub.feuille["moves"][0]["word"] == word
