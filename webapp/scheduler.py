@@ -153,6 +153,17 @@ def init_app(app: Flask) -> None:
         sched.start()
 
 
+def wake(app: Flask) -> bool:
+    """Ask this process's scheduler to check what is due now (after a problem was created or
+    its dates changed) instead of at the next tick. Returns False when this process does not
+    run the scheduler: the leader elsewhere sees the change at its next tick."""
+    sched = app.extensions.get(EXTENSION)
+    if sched is None or sched._aps is None or not sched.running or not sched.is_leader:
+        return False
+    sched._aps.add_job(sched.tick, "date", run_date=clock.now())
+    return True
+
+
 def get_scheduler(app: Flask) -> ArbitreScheduler:
     sched: ArbitreScheduler = app.extensions[EXTENSION]
     return sched

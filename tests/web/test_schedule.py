@@ -175,3 +175,31 @@ def test_the_deadline_job_fires_on_the_real_clock(
         assert prob.closed_at is not None and prob.closed_at >= prob.deadline_at
     finally:
         sched.shutdown()
+
+
+@pytest.mark.slow
+def test_wake_runs_what_is_due_without_waiting_for_the_tick(
+    app, ctx, db_session: Session, make_player, make_problem
+) -> None:
+    import time
+
+    from webapp.scheduler import wake
+
+    make_player("Ana", "ana@example.ro")
+    sched = get_scheduler(app)
+    assert wake(app) is False  # not started here
+    sched.start()
+    try:
+        prob = make_problem(code="P1", start=clock.now(), publish=timedelta(seconds=-1),
+                            deadline=timedelta(days=10), status=ProblemStatus.SCHEDULED)
+        assert wake(app) is True
+        limit = time.monotonic() + 10
+        while time.monotonic() < limit:
+            db_session.expire_all()
+            if db_session.get(Problem, prob.id).status == ProblemStatus.OPEN:  # type: ignore[union-attr]
+                break
+            time.sleep(0.1)
+        db_session.expire_all()
+        assert db_session.get(Problem, prob.id).status == ProblemStatus.OPEN  # type: ignore[union-attr]
+    finally:
+        sched.shutdown()

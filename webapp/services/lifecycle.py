@@ -59,7 +59,9 @@ def advance(problem_id: int, *, now: datetime) -> list[str]:
     done: list[str] = []
     for _ in range(len(ProblemStatus.ORDER) + 1):
         with session_scope() as s:
-            p = s.get(Problem, problem_id)
+            # the row lock (PostgreSQL) makes a console action and a scheduled step on the
+            # same problem wait for each other instead of both acting on the same status
+            p = s.get(Problem, problem_id, with_for_update=True)
             if p is None:
                 return done
             step = _next_step(s, p, now)
