@@ -83,9 +83,14 @@ def test_submit_on_the_board_then_see_the_ranking(
     assert "H8 FICHERA : 32" in preview
     assert "Prime de 7 lettres : 50" in preview
     assert "Ce coup : 82 points — lettres ACEFHIR" in preview
-    # move 2: WUS down from F15 (square 89), extending FICHERA to FICHERAS
-    page.click('.ib-sq[data-sq="89"]')
+    # move 2: WUS down from F15 (square 89), extending FICHERA to FICHERAS — chosen with the
+    # keyboard: focus F14, arrow right, Enter
+    page.focus('.ib-sq[data-sq="88"]')
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Enter")
+    assert page.inner_text("#ib-ref") == "F15"
     page.check('input[name=ib-dir][value="v"]')
+    assert page.inner_text("#ib-ref") == "15F"
     page.fill("#ib-word", "WUS")
     preview = page.inner_text("#ib-preview")
     assert "15F WUS : 36" in preview and "H8 FICHERAS : 48" in preview

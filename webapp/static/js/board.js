@@ -275,6 +275,22 @@
     });
   }
   buildGrid();
+  // Arrow keys move between squares, so the grid is usable without a mouse.
+  grid.addEventListener("keydown", function (ev) {
+    var target = ev.target;
+    if (!target.classList || !target.classList.contains("ib-sq")) return;
+    var sq = parseInt(target.getAttribute("data-sq"), 10);
+    var r = Math.floor(sq / S.SIZE);
+    var c = sq % S.SIZE;
+    if (ev.key === "ArrowLeft") c = Math.max(0, c - 1);
+    else if (ev.key === "ArrowRight") c = Math.min(S.SIZE - 1, c + 1);
+    else if (ev.key === "ArrowUp") r = Math.max(0, r - 1);
+    else if (ev.key === "ArrowDown") r = Math.min(S.SIZE - 1, r + 1);
+    else return;
+    ev.preventDefault();
+    var next = grid.querySelector('.ib-sq[data-sq="' + (r * S.SIZE + c) + '"]');
+    if (next) next.focus();
+  });
   dirInputs.forEach(function (i) {
     i.addEventListener("change", function () { horizontal = i.value === "h" ? i.checked : !i.checked; update(); });
   });
