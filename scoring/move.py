@@ -38,13 +38,16 @@ class Placement:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "tiles", tuple(sorted(self.tiles)))
+        # Cached: the verifier's cascade asks every earlier move for its squares.
+        object.__setattr__(self, "_squares", tuple(t.square for t in self.tiles))
 
     def __len__(self) -> int:
         return len(self.tiles)
 
     @property
     def squares(self) -> tuple[int, ...]:
-        return tuple(t.square for t in self.tiles)
+        squares: tuple[int, ...] = self.__dict__["_squares"]
+        return squares
 
     @property
     def jokers(self) -> int:
