@@ -45,7 +45,19 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     register_blueprints(app)
     scheduler.init_app(app)
     cli.init_app(app)
+    _init_mail(app)
     return app
+
+
+def _init_mail(app: Flask) -> None:
+    """``mailer.init_app(app)`` when the mail package offers one (it is optional)."""
+    try:
+        import mailer
+    except ImportError:
+        return
+    init = getattr(mailer, "init_app", None)
+    if callable(init):
+        init(app)
 
 
 def _ensure_secret_key(app: Flask) -> None:

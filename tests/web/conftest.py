@@ -45,7 +45,8 @@ def make_problem(
     def make(
         *, game: str = "integral", seed: int = 1, publish: timedelta = timedelta(hours=-1),
         deadline: timedelta = timedelta(days=5), status: str = ProblemStatus.OPEN,
-        code: str | None = None, start: datetime | None = None, **kw: Any,
+        code: str | None = None, start: datetime | None = None,
+        appeal_days: int | None = None, **kw: Any,
     ) -> Problem:
         from puzzles.generate import new_problem
 
@@ -54,7 +55,7 @@ def make_problem(
             session=db_session, competition=competition,
             puzzle=new_problem(game, seed=seed, **kw),
             publish_at=start + publish, deadline_at=start + deadline, code=code,
-            status=status,
+            status=status, appeal_days=appeal_days,
         )
         db_session.commit()
         return prob

@@ -203,3 +203,9 @@ def test_wake_runs_what_is_due_without_waiting_for_the_tick(
         assert db_session.get(Problem, prob.id).status == ProblemStatus.OPEN  # type: ignore[union-attr]
     finally:
         sched.shutdown()
+
+
+def test_appeal_window_defaults_to_the_setting(app, ctx, make_problem) -> None:
+    app.config["APPEAL_DAYS"] = 10
+    assert make_problem(code="P1").appeal_days == 10
+    assert make_problem(code="P2", appeal_days=3).appeal_days == 3

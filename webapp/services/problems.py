@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from flask import current_app, has_app_context
 from sqlmodel import Session, col, select
 
 from webapp.models import (
@@ -88,11 +89,12 @@ def create_problem(
     title: str | None = None,
     code: str | None = None,
     stage: Stage | None = None,
-    appeal_days: int = 7,
+    appeal_days: int | None = None,
     status: str = ProblemStatus.SCHEDULED,
     actor: str = audit.SYSTEM,
 ) -> Problem:
-    """Store ``puzzle`` (a :class:`puzzles.problem.Problem`) with its schedule."""
+    """Store ``puzzle`` (a :class:`puzzles.problem.Problem`) with its schedule. The appeal
+    window defaults to the ``APPEAL_DAYS`` setting (7 days)."""
     if publish_at.tzinfo is None or deadline_at.tzinfo is None:
         raise ValueError("publish_at and deadline_at must be timezone-aware")
     if deadline_at <= publish_at:
@@ -101,6 +103,8 @@ def create_problem(
         ZoneInfo(timezone)
     except (ZoneInfoNotFoundError, ValueError):
         raise ValueError(f"Fuseau horaire inconnu : « {timezone} ».") from None
+    if appeal_days is None:
+        appeal_days = int(current_app.config["APPEAL_DAYS"]) if has_app_context() else 7
     assert competition.id is not None
     code = code or f"{competition.slug}-{secrets.token_hex(3)}"
     # players write the problem's code on their sheets: it is the puzzle's id
