@@ -155,3 +155,54 @@ def _announce(session: Session, problem: Problem, ranking: Ranking, *, revision:
 
 FINAL = RankingKind.FINAL
 PROVISIONAL = RankingKind.PROVISIONAL
+
+
+#: FRSc ranking points by place for an event of value 100 (RULES §10 [E18]); places beyond
+#: the table earn nothing (INFERRED: the source lists only the first ten).
+FRSC_PLACE_POINTS = (1000, 859, 801, 757, 720, 688, 659, 632, 608, 585)
+
+
+def standings(*, session: Session, competition: Any) -> list[dict[str, Any]]:
+    """The championship's general ranking under its ``ranking_rule``, from each problem's
+    current ranking (final when there is one, else provisional; ``provisional`` says whether
+    any provisional ranking was counted). Ties share the rank."""
+    rule = competition.ranking_rule
+    if rule not in ("sum_scores", "sum_percent", "frsc_points"):
+        raise ValueError(f"Règle de classement général inconnue : « {rule} ».")
+    probs = session.exec(
+        select(Problem).where(Problem.competition_id == competition.id)
+        .order_by(col(Problem.deadline_at), col(Problem.id))
+    ).all()
+    totals: dict[int, dict[str, Any]] = {}
+    any_provisional = False
+    for prob in probs:
+        ranking = current_ranking(session, prob, RankingKind.FINAL) or current_ranking(
+            session, prob, RankingKind.PROVISIONAL
+        )
+        if ranking is None:
+            continue
+        any_provisional |= ranking.kind == RankingKind.PROVISIONAL
+        for row in ranking.rows:
+            if rule == "sum_scores":
+                value: float = row["score"]
+            elif rule == "sum_percent":
+                value = row["percent"] or 0.0
+            else:
+                place = row["rank"]
+                value = FRSC_PLACE_POINTS[place - 1] if place <= len(FRSC_PLACE_POINTS) else 0
+            t = totals.setdefault(row["player_id"], {
+                "player_id": row["player_id"], "name": row["name"], "club": row["club"],
+                "total": 0, "problems": {},
+            })
+            t["total"] += value
+            t["problems"][prob.code] = value
+    rows = sorted(totals.values(), key=lambda t: (-t["total"], t["name"]))
+    previous, rank = None, 0
+    for position, t in enumerate(rows, start=1):
+        if rule == "sum_percent":
+            t["total"] = round(t["total"], 2)
+        if t["total"] != previous:
+            rank, previous = position, t["total"]
+        t["rank"] = rank
+        t["provisional"] = any_provisional
+    return rows
