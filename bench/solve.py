@@ -29,7 +29,7 @@ from scoring.lexicon import default_lexicon  # noqa: E402
 #: (game, problem seed, node budget)
 PROBLEMS = [
     (GameType.RANGEE, 101, 3000),
-    (GameType.INTEGRAL_PARTIEL, 102, 600),
+    (GameType.INTEGRAL_PARTIEL, 102, 2000),
     (GameType.ANTICIPATION, 103, 3000),
     (GameType.SERIE_MAXIMAUX, 104, 1000),
     (GameType.SUPERSCRABBLE, 105, 10),

@@ -51,11 +51,12 @@ from scoring.notation import format_ref
 from scoring.tiles import JOKER
 
 #: Nodes (move-generator calls) granted per second of ``seconds`` when ``nodes`` is not
-#: given, measured with the C generator on one core: a 7-letter group costs about 4 ms, a
-#: candidate rack of the Intégral family (9 letters, maybe a joker) about 20 ms, a rack of a
-#: consonant variant (up to 13 letters with a joker) about 120 ms.
-NODES_PER_SECOND = 100
-STOCK_NODES_PER_SECOND = 40
+#: given. Measured on one core with the C generator, search overhead included: about 1 ms
+#: per node for the rangée, 3 ms for a 7-letter group or an Intégral candidate rack, 130 ms
+#: for a rack of a consonant variant (up to 13 letters with a joker); the rates leave room
+#: for a loaded machine so that the node budget, not the clock, ends the search.
+NODES_PER_SECOND = 150
+STOCK_NODES_PER_SECOND = 150
 POOL_NODES_PER_SECOND = 8
 #: Moves of each position kept as branches, per candidate rack, at beam width ``w``:
 #: ``max(MIN_BRANCH, w)``.
