@@ -175,3 +175,25 @@ def test_simultaneous_sheets_of_one_player_get_consecutive_versions(
     subs = db_session.exec(select(Submission).order_by(Submission.version)).all()
     assert [s.version for s in subs] == [1, 2, 3, 4]
     assert [s.previous_id for s in subs] == [None] + [s.id for s in subs[:-1]]
+
+
+def test_a_broken_mail_template_never_costs_the_sheet(
+    ctx, db_session: Session, make_player, make_problem, frozen_start, monkeypatch, caplog
+) -> None:
+    import mailer.compose
+
+    def broken(template: str, **kw: object) -> object:
+        raise RuntimeError("modèle cassé")
+
+    monkeypatch.setattr(mailer.compose, "render", broken)
+    ana = make_player("Ana", "ana@example.ro")
+    prob = make_problem(code="P1")
+    out = submit_sheet(session=db_session, player=ana, problem=prob, text=TEXT,
+                       channel=Channel.WEB, received_at=frozen_start)
+    db_session.commit()
+    assert db_session.get(Submission, out.submission.id).raw_text == TEXT  # type: ignore[union-attr]
+    receipt = db_session.exec(select(OutboxMessage)).one()
+    assert receipt.subject == "Accusé de réception de votre feuille de route"
+    assert f"Référence de l'envoi : n° {out.submission.id}, version 1" in receipt.body_text
+    assert f"Empreinte SHA-256 : {TEXT_SHA256}" in receipt.body_text
+    assert "template receipt failed" in caplog.text

@@ -7,6 +7,7 @@ the rows; nothing here touches the network.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from email.utils import make_msgid
 from typing import Any
@@ -17,6 +18,8 @@ from sqlmodel import Session, select
 
 from webapp.models import OutboxKind, OutboxMessage, OutboxStatus, Player
 from webapp.services import clock
+
+log = logging.getLogger(__name__)
 
 
 def _setting(name: str, default: Any) -> Any:
@@ -40,6 +43,37 @@ def submission_address(player: Player) -> str:
     return f"{local}+{player.token}@{domain}"
 
 
+_FALLBACK_SUBJECTS = {
+    "receipt": "Accusé de réception de votre feuille de route",
+    "reminder": "Rappel : clôture prochaine",
+    "publication": "Nouveau problème publié",
+    "results": "Résultats",
+    "login": "Votre lien de connexion",
+}
+_FALLBACK_FIELDS = (
+    ("problem_title", "Problème"), ("received_at", "Reçue le"),
+    ("submission_ref", "Référence de l'envoi"), ("sha256", "Empreinte SHA-256"),
+    ("deadline", "Clôture"), ("link", "Lien"), ("final_score", "Score retenu"),
+)
+
+
+def _compose(template: str, ctx: dict[str, Any]) -> tuple[str, str, str | None]:
+    """Render with ``mailer.compose``; should a template fail, a plain French message with
+    the essential facts goes out instead, so that the caller's transaction (a sheet and its
+    receipt) is never lost to a template error."""
+    from mailer.compose import render
+
+    try:
+        mail = render(template, **ctx)
+    except Exception:
+        log.exception("template %s failed; sending the plain fallback", template)
+        lines = [f"Bonjour {ctx['player_name']}," if ctx.get("player_name") else "Bonjour,", ""]
+        lines += [f"{label} : {ctx[key]}" for key, label in _FALLBACK_FIELDS if ctx.get(key)]
+        lines += ["", "(Message automatique d'Arbitre.)"]
+        return _FALLBACK_SUBJECTS.get(template, "Message d'Arbitre"), "\n".join(lines) + "\n", None
+    return mail.subject, mail.text, mail.html
+
+
 def enqueue(
     *,
     session: Session,
@@ -59,11 +93,9 @@ def enqueue(
         ).first()
         if existing is not None:
             return existing
-    from mailer.compose import render
-
     ctx = common_context()
     ctx.update(context)
-    mail = render(template, **ctx)
+    subject, text, html = _compose(template, ctx)
     hdrs = {"Auto-Submitted": "auto-generated"}
     if kind == OutboxKind.RECEIPT and headers and "In-Reply-To" in headers:
         hdrs["Auto-Submitted"] = "auto-replied"
@@ -73,9 +105,9 @@ def enqueue(
         created_at=now,
         kind=kind,
         to_addr=to_addr,
-        subject=mail.subject,
-        body_text=mail.text,
-        body_html=mail.html,
+        subject=subject,
+        body_text=text,
+        body_html=html,
         headers=hdrs,
         message_id=make_msgid(domain=_setting("SUBMIT_DOMAIN", "localhost")),
         dedupe_key=dedupe_key,
