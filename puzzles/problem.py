@@ -249,9 +249,11 @@ class Problem:
 
     def group_size(self, number: int) -> int:
         """Letters group ``number`` (1-based) holds or is completed to."""
-        if self.group_sizes:
+        if 0 < number <= len(self.group_sizes):
             return self.group_sizes[number - 1]
-        return len(self.groups[number - 1])
+        if 0 < number <= len(self.groups):
+            return len(self.groups[number - 1])
+        return 0
 
     def with_deadline(self, instant: datetime | None) -> Problem:
         return replace(self, deadline=instant)

@@ -468,7 +468,7 @@ class _Verifier:
             e.zero(f"Coup {b} : une Anticipation se joue en 14 coups.")
             return False
         announced = self.problem.order[b - 1] if len(self.problem.order) >= b else None
-        if announced is None or not self.groups:
+        if announced is None or not 1 <= announced <= len(self.groups):
             e.zero("Aucun groupe disponible pour ce coup.")
             return False
         if b == 1 and n_lines >= 2:
@@ -504,6 +504,9 @@ class _Verifier:
                 e.zero("Plus de coups que de groupes.")
                 return False
             expected = self.problem.order[index]
+            if not 1 <= expected <= n:
+                e.zero(f"L'ordre imposé désigne le groupe {expected}, qui n'existe pas.")
+                return False
             if e.move.group is not None and e.move.group != expected:
                 e.warnings.append(f"groupe {e.move.group} écrit, l'ordre imposé est le {expected}.")
             e.group = expected

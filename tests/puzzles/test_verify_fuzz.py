@@ -67,3 +67,28 @@ def test_verify_never_raises_and_adds_up(game: GameType, f: Feuille) -> None:
     assert r.total == sum(m.score for m in (r.scrabbles if game in (
         GameType.SUPERSCRABBLE, GameType.SUPERSCRABBLE_INCOMPLET) else r.moves))
     assert r.to_text()
+
+
+MALFORMED = [
+    dict(groups=("AB",), order=(15, 3)),
+    dict(),
+    dict(groups=("",) * 15, order=tuple(range(2, 16)), group_sizes=(4,) + (7,) * 14,
+         board="15/" * 14 + "15"),
+    dict(groups=("AB",) * 20, order=(0, -1, 99), group_sizes=(1,)),
+]
+ODD_SHEETS = [
+    "1 G1 ART H7 RAT 6 6\n1 G2 ART H8 RAT\n2 A H7 RAT 3\nScrabbles:\nH7 RAT\n",
+    "1 G9 Passe\n2 Annuler coups 1, 2, 99\n3 Annuler coup 0\n",
+    "Groupes: AB\n1 G1 A H8 AB\n2 G2 B 8H AB\n",
+]
+
+
+@pytest.mark.parametrize("game", list(GameType))
+def test_verify_survives_malformed_problems(game: GameType) -> None:
+    from puzzles.verify import verify_text
+
+    for fields in MALFORMED:
+        problem = Problem(id="bad", game=game, **fields)
+        for text in ODD_SHEETS:
+            r = verify_text(problem, text, WORDS)
+            assert r.final_score <= sum(max(m.score, 0) for m in r.moves + r.scrabbles)
