@@ -197,3 +197,26 @@ def test_a_broken_mail_template_never_costs_the_sheet(
     assert f"Référence de l'envoi : n° {out.submission.id}, version 1" in receipt.body_text
     assert f"Empreinte SHA-256 : {TEXT_SHA256}" in receipt.body_text
     assert "template receipt failed" in caplog.text
+
+
+def test_extending_the_deadline_judges_lateness_again(
+    ctx, db_session: Session, make_player, make_problem, frozen_start
+) -> None:
+    from webapp.services.problems import reschedule
+
+    ana = make_player("Ana", "ana@example.ro")
+    prob = make_problem(code="P1", deadline=timedelta(days=1))
+    out = submit_sheet(session=db_session, player=ana, problem=prob, text=TEXT,
+                       channel=Channel.EMAIL, received_at=prob.deadline_at + timedelta(hours=1))
+    assert out.late is True
+    new_deadline = prob.deadline_at + timedelta(days=1)
+    changed = reschedule(session=db_session, problem=prob, publish_at=prob.publish_at,
+                         deadline_at=new_deadline, actor="juge",
+                         reason="panne du serveur de courriel")
+    db_session.commit()
+    assert changed == [out.submission.id]
+    assert db_session.get(Submission, out.submission.id).late is False  # type: ignore[union-attr]
+    assert prob.params["deadline"] == "2026-05-12T13:00:00+03:00[Europe/Bucharest]"
+    with pytest.raises(ValueError, match="seule la clôture peut changer"):
+        reschedule(session=db_session, problem=prob, actor="juge", reason="x",
+                   publish_at=prob.publish_at + timedelta(hours=1), deadline_at=new_deadline)

@@ -142,3 +142,44 @@ def puzzle_of(problem: Problem) -> Any:
     from puzzles.problem import Problem as Puzzle
 
     return Puzzle.from_dict(problem.params)
+
+
+def reschedule(
+    *, session: Session, problem: Problem, publish_at: datetime, deadline_at: datetime,
+    actor: str, reason: str,
+) -> list[int]:
+    """Move a problem's publication or deadline (before it closes). Lateness is judged again
+    against the new deadline; returns the ids of sheets whose late flag changed."""
+    if publish_at.tzinfo is None or deadline_at.tzinfo is None:
+        raise ValueError("publish_at and deadline_at must be timezone-aware")
+    if problem.status not in (ProblemStatus.DRAFT, ProblemStatus.SCHEDULED, ProblemStatus.OPEN):
+        raise ValueError("Ce problème est clos : ses dates ne peuvent plus changer.")
+    if deadline_at <= publish_at:
+        raise ValueError("La clôture doit suivre la publication.")
+    if problem.status == ProblemStatus.OPEN and publish_at != problem.publish_at:
+        raise ValueError("Ce problème est déjà publié : seule la clôture peut changer.")
+    if not reason.strip():
+        raise ValueError("Indiquez le motif du changement de dates.")
+    from webapp.models import Submission
+
+    old = (problem.publish_at, problem.deadline_at)
+    problem.publish_at, problem.deadline_at = publish_at, deadline_at
+    params = dict(problem.params)
+    puzzle = puzzle_of(problem).with_deadline(deadline_at.astimezone(ZoneInfo(problem.timezone)))
+    params.update(puzzle.to_dict())
+    problem.params = params
+    session.add(problem)
+    changed = []
+    for sub in session.exec(select(Submission).where(Submission.problem_id == problem.id)):
+        late = sub.received_at > deadline_at
+        if late != sub.late:
+            sub.late = late
+            session.add(sub)
+            assert sub.id is not None
+            changed.append(sub.id)
+    audit.record(
+        session=session, actor=actor, action="problem.reschedule", target=problem.code,
+        reason=reason.strip(), publish_at=[old[0].isoformat(), publish_at.isoformat()],
+        deadline_at=[old[1].isoformat(), deadline_at.isoformat()], late_changed=changed,
+    )
+    return changed
