@@ -59,7 +59,7 @@ CHILD = textwrap.dedent(
         "TESTING": True, "SECRET_KEY": "x", "DATABASE_URL": sys.argv[1],
         "DATABASE_SCHEMA": sys.argv[2], "INSTANCE_PATH": sys.argv[3],
         "LEADER_LEASE_SECONDS": 2, "LEADER_RENEW_SECONDS": 0.5,
-        "SCHEDULER_TICK_SECONDS": 3600,
+        "SCHEDULER_TICK_SECONDS": 0.5,
     })
     sched = get_scheduler(app)
     sched.start()
@@ -74,6 +74,38 @@ def _holder(engine: sa.Engine) -> tuple[str, object] | None:
     with engine.connect() as conn:
         row = conn.execute(sa.text("SELECT holder, expires_at FROM lease")).first()
     return (row[0], row[1]) if row else None
+
+
+def _pid(holder: str) -> str:
+    return holder.split(":")[1]
+
+
+def _add_problem(engine: sa.Engine, code: str) -> None:
+    from sqlmodel import Session, select
+
+    from puzzles.generate import new_problem
+    from webapp.models import Competition
+    from webapp.services import clock, problems
+
+    with Session(engine) as s:
+        comp = s.exec(select(Competition)).first() or problems.create_competition(
+            session=s, slug="c", name="C")
+        problems.create_problem(
+            session=s, competition=comp, code=code, puzzle=new_problem("integral", seed=1),
+            publish_at=clock.now(), deadline_at=clock.now() + timedelta(days=9),
+        )
+        s.commit()
+
+
+def _published_by(engine: sa.Engine, code: str) -> list[str]:
+    from sqlmodel import Session, select
+
+    from webapp.models import AuditLog
+
+    with Session(engine) as s:
+        rows = s.exec(select(AuditLog).where(AuditLog.action == "problem.publish",
+                                             AuditLog.target == code)).all()
+        return [r.details["process"].split(":")[1] for r in rows]
 
 
 def _wait_for(predicate, timeout: float = 20.0):  # type: ignore[no-untyped-def]
@@ -131,12 +163,19 @@ def test_two_processes_on_postgresql_kill_the_leader_the_other_takes_over(
         time.sleep(2.5)  # longer than a lease: the leader renews, nobody else takes it
         assert _holder(engine)[0] == first  # type: ignore[index]
 
+        # the leader, and only it, runs the jobs
+        _add_problem(engine, "P1")
+        assert _wait_for(lambda: _published_by(engine, "P1")) == [_pid(first)]
+
         holders[first].send_signal(signal.SIGKILL)  # no clean release
         holders[first].wait(10)
         (survivor,) = set(holders) - {first}
+        _add_problem(engine, "P2")
         _wait_for(lambda: (_holder(engine) or ("",))[0] == survivor, timeout=15)
         time.sleep(1.5)
         assert _holder(engine)[0] == survivor  # type: ignore[index]
+        assert _wait_for(lambda: _published_by(engine, "P2")) == [_pid(survivor)]
+        assert _published_by(engine, "P1") == [_pid(first)]
     finally:
         for p in procs:
             if p.poll() is None:

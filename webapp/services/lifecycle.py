@@ -9,6 +9,8 @@ the outbox's ``dedupe_key``: running it twice, or after a long downtime, is safe
 from __future__ import annotations
 
 import logging
+import os
+import socket
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
@@ -20,6 +22,9 @@ from webapp.models import Appeal, AppealStatus, Problem, ProblemStatus, Submissi
 from webapp.services import audit, notify, problems, rankings, verification
 
 log = logging.getLogger(__name__)
+
+#: which process did a scheduled step (several may share the database; one leads)
+PROCESS = f"{socket.gethostname()}:{os.getpid()}"
 
 ACTIVE = (
     ProblemStatus.SCHEDULED,
@@ -73,7 +78,7 @@ def advance(problem_id: int, *, now: datetime) -> list[str]:
                 return done
             name = step(s, p, now)
             audit.record(session=s, actor=audit.SYSTEM, action=f"problem.{name}",
-                         target=p.code, at=now.isoformat())
+                         target=p.code, at=now.isoformat(), process=PROCESS)
             done.append(f"{name}:{p.code}")
     return done
 
