@@ -264,6 +264,7 @@ class _Entry:
     warnings: list[str] = field(default_factory=list)
     deps: set[int] = field(default_factory=set)
     board_before: Board | None = None
+    owner_before: dict[int, int] = field(default_factory=dict)
     penalty: int = 0
     relocated: bool = False
     annul_done: tuple[int, ...] = ()
@@ -607,6 +608,7 @@ class _Verifier:
             return
         letters = Counter(p.letters)
         e.board_before = self.board.copy()
+        e.owner_before = dict(self.owner)
         if len(p) > 7:
             e.zero(f"{len(p)} lettres posées : 7 au plus par coup.")
         self._check_supply(e, letters)
@@ -747,7 +749,7 @@ class _Verifier:
             if self.settings.missing_letters_warning:
                 e.warnings.append("lettres utilisées non indiquées.")
             return
-        if Counter(declared) != Counter(p.letters) and self.settings.letters_mismatch_warning:
+        if sorted(declared) != sorted(p.letters) and self.settings.letters_mismatch_warning:
             e.warnings.append(
                 f"lettres écrites {declared}, lettres posées sur la grille {_letters_of(p)}."
             )
@@ -768,9 +770,11 @@ class _Verifier:
                     MoveStatus.CASCADE_ZERO,
                 )
                 continue
+            if not gone:
+                continue  # the effective grid is the physical one: legality already checked
             effective = e.board_before.copy()
-            for sq, cell in enumerate(e.board_before.cells):
-                if cell and self._owner_at(e, sq) in gone:
+            for sq, owner in e.owner_before.items():
+                if owner in gone:
                     effective.remove(sq)
             reasons = geometry_reasons(effective, e.placement, self.config)
             if reasons:
@@ -779,13 +783,6 @@ class _Verifier:
                     "pu être placé (" + " ".join(reasons) + ")",
                     MoveStatus.CASCADE_ZERO,
                 )
-
-    def _owner_at(self, e: _Entry, sq: int) -> int | None:
-        """Which earlier move put the tile on ``sq`` of ``e.board_before``."""
-        for x in reversed(self.entries[: e.idx]):
-            if x.placement is not None and x.board_before is not None and sq in x.placement.squares:
-                return x.idx
-        return None
 
     # -- scores, warnings, cumul -------------------------------------------------------
     def _finish_moves(self) -> tuple[MoveReport, ...]:
