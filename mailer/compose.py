@@ -126,6 +126,7 @@ def _env(autoescape: bool) -> jinja2.Environment:
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
+        auto_reload=False,  # templates ship with the code: no stat() per message
     )
     env.filters["dt"] = format_datetime
     env.filters["size"] = format_size

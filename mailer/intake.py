@@ -6,20 +6,26 @@ Owns the protocol answers:
   at any domain (Postfix decides which domains reach us); others get ``550``.
 * ``MAIL ... SIZE=n`` above ``MAIL_MAX_SIZE``, or a message body above it: ``552``, and a
   polite notice to the envelope sender when it is a registered player (never to ``<>``).
-* ``DATA``: the raw message is committed (:func:`mailer.pipeline.store_raw`) before the
-  ``250``; if the database does not answer, ``451`` so the sending server retries. The
-  pipeline then runs; its failures quarantine the message but do not change the ``250``.
+* ``DATA``: the raw message is committed before the ``250``; if the database does not
+  answer, ``451`` so the sending server retries. Messages arriving together are committed
+  together (:class:`StoreBatcher`, group commit: one disk sync for all the waiting sessions).
+* Processing (:mod:`mailer.pipeline`) runs after the ``250`` in one :class:`Processor`
+  thread, in batches; its failures quarantine a message, they never lose it. A message
+  stored but not yet processed when the process dies is picked up at the next start.
 
-Database work runs in a small thread pool so a slow commit never stalls the event loop.
 ``start_embedded(app)`` is what ``arbitre serve`` calls.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
+import queue
 import re
-from concurrent.futures import ThreadPoolExecutor
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,8 +39,9 @@ from sqlmodel import select
 from mailer import parse, pipeline
 from mailer.outbox import OutboxWorker
 from mailer.settings import MailSettings, host_port
-from webapp.db import session_scope
+from mailer.txn import write_scope
 from webapp.models import Player
+from webapp.services import clock
 
 log = logging.getLogger(__name__)
 
@@ -43,16 +50,153 @@ log = logging.getLogger(__name__)
 HARD_CAP_FACTOR = 4
 
 
+class StoreBatcher:
+    """Commits raw messages for all waiting SMTP sessions together (group commit)."""
+
+    def __init__(self, app: Flask, max_batch: int = 100) -> None:
+        self.app = app
+        self.max_batch = max_batch
+        self.last_activity = 0.0
+        self._queue: queue.Queue[tuple[pipeline.Incoming, Future[int]] | None] = queue.Queue()
+        self._thread = threading.Thread(target=self._run, name="arbitre-store", daemon=True)
+        self._thread.start()
+
+    def submit(self, item: pipeline.Incoming) -> Future[int]:
+        fut: Future[int] = Future()
+        self.last_activity = time.monotonic()
+        self._queue.put((item, fut))
+        return fut
+
+    def busy(self, window: float = 0.02) -> bool:
+        """Whether senders are waiting, or were a moment ago."""
+        return not self._queue.empty() or time.monotonic() - self.last_activity < window
+
+    def _run(self) -> None:
+        while True:
+            first = self._queue.get()
+            if first is None:
+                return
+            batch = [first]
+            stop = False
+            while len(batch) < self.max_batch:
+                try:
+                    nxt = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if nxt is None:
+                    stop = True
+                    break
+                batch.append(nxt)
+            try:
+                ids = pipeline.store_many(self.app, [item for item, _ in batch])
+            except Exception as exc:
+                for _, fut in batch:
+                    fut.set_exception(exc)
+            else:
+                for (_, fut), inbound_id in zip(batch, ids, strict=True):
+                    fut.set_result(inbound_id)
+            if stop:
+                return
+
+    def stop(self) -> None:
+        self._queue.put(None)
+        self._thread.join(30)
+
+
+class Processor:
+    """Runs the pipeline on stored messages, in batches, off the SMTP path.
+
+    Every ``sweep_seconds`` it also looks for messages left ``stored`` (for instance when
+    the database was briefly unavailable during processing).
+    """
+
+    def __init__(self, app: Flask, on_processed: Any = None, max_batch: int = 5,
+                 sweep_seconds: float = 30.0, batcher: StoreBatcher | None = None) -> None:
+        self.app = app
+        self.batcher = batcher
+        self.on_processed = on_processed
+        self.max_batch = max_batch
+        self.sweep_seconds = sweep_seconds
+        self._queue: queue.Queue[int | None] = queue.Queue()
+        self._pending = 0
+        self._cond = threading.Condition()
+        self._thread = threading.Thread(target=self._run, name="arbitre-process", daemon=True)
+        self._thread.start()
+
+    def submit(self, inbound_id: int) -> None:
+        with self._cond:
+            self._pending += 1
+        self._queue.put(inbound_id)
+
+    def wait_idle(self, timeout: float = 30.0) -> bool:
+        """Block until everything submitted so far is processed (tests, shutdown)."""
+        with self._cond:
+            return self._cond.wait_for(lambda: self._pending == 0, timeout)
+
+    def _run(self) -> None:
+        while True:
+            try:
+                first = self._queue.get(timeout=self.sweep_seconds)
+            except queue.Empty:
+                self._safely(lambda: pipeline.process_pending(self.app))
+                continue
+            if first is None:
+                return
+            self._yield_to_intake()
+            batch = [first]
+            stop = False
+            while len(batch) < self.max_batch:
+                try:
+                    nxt = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if nxt is None:
+                    stop = True
+                    break
+                batch.append(nxt)
+            self._safely(functools.partial(pipeline.process_batch, self.app, batch))
+            if self.on_processed is not None:
+                self.on_processed()
+            with self._cond:
+                self._pending -= len(batch)
+                self._cond.notify_all()
+            if stop:
+                return
+
+    def _yield_to_intake(self, longest: float = 0.25) -> None:
+        # Intake first: a sender waits for our 250 with its connection open, whereas a
+        # receipt a few hundred milliseconds later harms no one. Bounded, so a steady
+        # stream of mail cannot postpone processing indefinitely.
+        if self.batcher is None:
+            return
+        until = time.monotonic() + longest
+        while self.batcher.busy() and time.monotonic() < until:
+            time.sleep(0.01)
+
+    @staticmethod
+    def _safely(fn: Any) -> None:
+        try:
+            fn()
+        except Exception:
+            # Left "stored": the next sweep (or the next start) processes it.
+            log.exception("processing pass failed")
+
+    def stop(self) -> None:
+        self._queue.put(None)
+        self._thread.join(60)
+
+
 class IntakeHandler:
     """aiosmtpd handler: RCPT filter, size limit, store-then-250, then the pipeline."""
 
     def __init__(self, app: Flask, channel: str, executor: ThreadPoolExecutor,
-                 on_processed: Any = None) -> None:
+                 batcher: StoreBatcher, processor: Processor) -> None:
         self.app = app
         self.channel = channel
         self.settings = MailSettings.from_config(app.config)
         self.executor = executor
-        self.on_processed = on_processed
+        self.batcher = batcher
+        self.processor = processor
         local = re.escape(self.settings.submit_localpart)
         self._rcpt = re.compile(rf"^{local}(\+[A-Za-z0-9_-]{{1,64}})?@[^@\s]+$", re.I)
 
@@ -98,31 +242,20 @@ class IntakeHandler:
             subject = parse.header(parse.parse_message(raw[:65536]), "Subject")
             await self._notify_too_large(envelope.mail_from or "", len(raw), subject)
             return self._too_large(len(raw))
-        loop = asyncio.get_running_loop()
+        item = pipeline.Incoming(
+            raw=raw, channel=self.channel,
+            # MAIL FROM:<> arrives as "": store the null sender explicitly.
+            envelope_from=envelope.mail_from or "<>",
+            envelope_to=list(envelope.rcpt_tos), received_at=clock.now(),
+        )
         try:
-            stored = await loop.run_in_executor(
-                self.executor,
-                lambda: pipeline.store_raw(
-                    self.app, raw, channel=self.channel,
-                    # MAIL FROM:<> arrives as "": store the null sender explicitly.
-                    envelope_from=envelope.mail_from or "<>",
-                    envelope_to=list(envelope.rcpt_tos),
-                ),
-            )
+            inbound_id = await asyncio.wrap_future(self.batcher.submit(item))
         except Exception as exc:
             log.warning("intake: database unavailable, answering 451: %s", exc)
             return self._per_rcpt(envelope, "451 4.3.0 Erreur temporaire du serveur : "
                                             "réessayez plus tard")
-        try:
-            status = await loop.run_in_executor(self.executor, pipeline.process, self.app,
-                                                stored.id)
-        except Exception:
-            # Stored, so accepted: process_pending() will pick it up again.
-            log.exception("intake: processing of %s failed after storing", stored.id)
-            status = "stored"
-        if self.on_processed is not None:
-            self.on_processed()
-        return self._per_rcpt(envelope, f"250 2.0.0 Message reçu (n° {stored.id}, {status})")
+        self.processor.submit(inbound_id)
+        return self._per_rcpt(envelope, f"250 2.0.0 Message reçu (n° {inbound_id})")
 
     def _per_rcpt(self, envelope: Envelope, status: str) -> str:
         # LMTP answers once per recipient after DATA; one stored copy serves them all.
@@ -133,10 +266,9 @@ class IntakeHandler:
 
 def _notice_too_large(app: Flask, settings: MailSettings, envelope_from: str, size: int,
                       subject: str) -> None:
-    from webapp.services import clock
     from webapp.services.notify import enqueue
 
-    with app.app_context(), session_scope(app) as session:
+    with app.app_context(), write_scope(app) as session:
         player = session.exec(
             select(Player).where(sa.func.lower(Player.email) == envelope_from.lower())
         ).first()
@@ -170,19 +302,28 @@ class _Controller(Controller):
 
 @dataclass
 class IntakeHandle:
-    """What :func:`start_embedded` returns: listeners and the outbox worker."""
+    """What :func:`start_embedded` returns: listeners, store/process threads, outbox worker."""
 
     controllers: list[Controller] = field(default_factory=list)
     worker: OutboxWorker | None = None
     executor: ThreadPoolExecutor | None = None
+    batcher: StoreBatcher | None = None
+    processor: Processor | None = None
 
     @property
     def ports(self) -> list[int]:
         return [int(c.port) for c in self.controllers]
 
+    def wait_idle(self, timeout: float = 30.0) -> bool:
+        return self.processor.wait_idle(timeout) if self.processor is not None else True
+
     def stop(self) -> None:
         for c in self.controllers:
             c.stop()
+        if self.batcher is not None:
+            self.batcher.stop()
+        if self.processor is not None:
+            self.processor.stop()
         if self.worker is not None:
             self.worker.stop()
         if self.executor is not None:
@@ -190,10 +331,10 @@ class IntakeHandle:
 
 
 def start_listener(app: Flask, listen: str, *, lmtp: bool, executor: ThreadPoolExecutor,
-                   on_processed: Any = None) -> Controller:
+                   batcher: StoreBatcher, processor: Processor) -> Controller:
     settings = MailSettings.from_config(app.config)
     host, port = host_port(listen, 24 if lmtp else 25)
-    handler = IntakeHandler(app, "lmtp" if lmtp else "smtp", executor, on_processed)
+    handler = IntakeHandler(app, "lmtp" if lmtp else "smtp", executor, batcher, processor)
     controller = _Controller(handler, lmtp=lmtp, hostname=host, port=port,
                              data_size_limit=settings.max_size * HARD_CAP_FACTOR)
     controller.start()
@@ -216,10 +357,11 @@ def start_embedded(app: Flask, *, sender: bool = True) -> IntakeHandle:
     if sender:
         handle.worker = OutboxWorker(app).start()
     wake = handle.worker.wake if handle.worker is not None else None
-    if settings.smtp_listen:
-        handle.controllers.append(start_listener(app, settings.smtp_listen, lmtp=False,
-                                                 executor=executor, on_processed=wake))
-    if settings.lmtp_listen:
-        handle.controllers.append(start_listener(app, settings.lmtp_listen, lmtp=True,
-                                                 executor=executor, on_processed=wake))
+    handle.batcher = StoreBatcher(app)
+    handle.processor = Processor(app, on_processed=wake, batcher=handle.batcher)
+    for listen, lmtp in ((settings.smtp_listen, False), (settings.lmtp_listen, True)):
+        if listen:
+            handle.controllers.append(start_listener(
+                app, listen, lmtp=lmtp, executor=executor, batcher=handle.batcher,
+                processor=handle.processor))
     return handle

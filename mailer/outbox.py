@@ -36,6 +36,7 @@ from flask import Flask
 from sqlmodel import select
 
 from mailer.settings import MailSettings, host_port
+from mailer.txn import write_scope
 from webapp.db import session_scope
 from webapp.models import OutboxMessage, OutboxStatus
 from webapp.services import clock
@@ -98,8 +99,11 @@ def claim(app: Flask, settings: MailSettings, now: datetime | None = None) -> li
         ).all()
     claimed: list[Claimed] = []
     table = OutboxMessage.__table__  # type: ignore[attr-defined]
-    for row_id, status, attempts in due:
-        with session_scope(app) as session:
+    # One transaction for the batch; each UPDATE is guarded by the values just read, so a
+    # row another worker claimed in between simply matches nothing here.
+    with write_scope(app) as session:
+        for row_id, status, attempts in due:
+            assert row_id is not None
             result = session.execute(
                 sa.update(table)
                 .where(table.c.id == row_id, table.c.status == status,
@@ -108,20 +112,27 @@ def claim(app: Flask, settings: MailSettings, now: datetime | None = None) -> li
                         next_attempt_at=lease_until)
             )
             if result.rowcount == 1:  # type: ignore[attr-defined]
-                assert row_id is not None
                 claimed.append(Claimed(row_id, attempts + 1))
     return claimed
 
 
 def _mark(app: Flask, c: Claimed, **values: Any) -> None:
+    _mark_many(app, [(c, values)])
+
+
+def _mark_many(app: Flask, marks: list[tuple[Claimed, dict[str, Any]]]) -> None:
+    """Record outcomes in one transaction; only rows still held by this claim change."""
+    if not marks:
+        return
     table = OutboxMessage.__table__  # type: ignore[attr-defined]
-    with session_scope(app) as session:
-        session.execute(
-            sa.update(table)
-            .where(table.c.id == c.id, table.c.status == OutboxStatus.SENDING,
-                   table.c.attempts == c.attempts)
-            .values(**values)
-        )
+    with write_scope(app) as session:
+        for c, values in marks:
+            session.execute(
+                sa.update(table)
+                .where(table.c.id == c.id, table.c.status == OutboxStatus.SENDING,
+                       table.c.attempts == c.attempts)
+                .values(**values)
+            )
 
 
 def mbox_path(app: Flask) -> Path:
@@ -172,13 +183,21 @@ def _permanent(exc: BaseException) -> bool:
     return False
 
 
-async def send_one(app: Flask, settings: MailSettings, c: Claimed) -> bool:
-    """Deliver one claimed row; returns True when it is now ``sent``."""
+def _load(app: Flask, claims: list[Claimed], mail_from: str) -> dict[int, EmailMessage]:
     with session_scope(app) as session:
-        row = session.get(OutboxMessage, c.id)
-        if row is None:
-            return False
-        msg = build_message(row, settings.mail_from)
+        found = session.exec(
+            select(OutboxMessage).where(
+                OutboxMessage.id.in_([c.id for c in claims])  # type: ignore[union-attr]
+            )
+        ).all()
+        return {r.id: build_message(r, mail_from) for r in found if r.id is not None}
+
+
+async def _attempt(app: Flask, settings: MailSettings, c: Claimed,
+                   msg: EmailMessage | None) -> dict[str, Any]:
+    """Deliver one claimed message; returns the column values recording the outcome."""
+    if msg is None:
+        return {"status": OutboxStatus.FAILED, "last_error": "message introuvable"}
     sender = parseaddr(settings.mail_from)[1] or "arbitre@localhost"
     try:
         if settings.relay:
@@ -190,14 +209,19 @@ async def send_one(app: Flask, settings: MailSettings, c: Claimed) -> bool:
         error = f"{type(exc).__name__}: {exc}"[:2000]
         if _permanent(exc) or c.attempts >= settings.max_attempts:
             log.warning("outbox %s failed for good: %s", c.id, error)
-            _mark(app, c, status=OutboxStatus.FAILED, last_error=error)
-        else:
-            log.info("outbox %s attempt %s failed: %s", c.id, c.attempts, error)
-            _mark(app, c, status=OutboxStatus.PENDING, last_error=error,
-                  next_attempt_at=now + backoff(c.attempts, settings))
-        return False
-    _mark(app, c, status=OutboxStatus.SENT, sent_at=clock.now(), last_error=None)
-    return True
+            return {"status": OutboxStatus.FAILED, "last_error": error}
+        log.info("outbox %s attempt %s failed: %s", c.id, c.attempts, error)
+        return {"status": OutboxStatus.PENDING, "last_error": error,
+                "next_attempt_at": now + backoff(c.attempts, settings)}
+    return {"status": OutboxStatus.SENT, "sent_at": clock.now(), "last_error": None}
+
+
+async def send_one(app: Flask, settings: MailSettings, c: Claimed) -> bool:
+    """Deliver one claimed row and record the outcome; True when it is now ``sent``."""
+    msgs = await asyncio.to_thread(_load, app, [c], settings.mail_from)
+    outcome = await _attempt(app, settings, c, msgs.get(c.id))
+    await asyncio.to_thread(_mark, app, c, **outcome)
+    return bool(outcome["status"] == OutboxStatus.SENT)
 
 
 async def send_due(app: Flask, settings: MailSettings | None = None) -> int:
@@ -208,8 +232,11 @@ async def send_due(app: Flask, settings: MailSettings | None = None) -> int:
         batch = await asyncio.to_thread(claim, app, settings)
         if not batch:
             return sent
-        results = await asyncio.gather(*(send_one(app, settings, c) for c in batch))
-        sent += sum(results)
+        msgs = await asyncio.to_thread(_load, app, batch, settings.mail_from)
+        outcomes = await asyncio.gather(*(_attempt(app, settings, c, msgs.get(c.id))
+                                          for c in batch))
+        await asyncio.to_thread(_mark_many, app, list(zip(batch, outcomes, strict=True)))
+        sent += sum(1 for o in outcomes if o["status"] == OutboxStatus.SENT)
         if len(batch) < settings.batch:
             return sent
 

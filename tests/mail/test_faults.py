@@ -58,6 +58,7 @@ def test_database_down_answers_451_then_retry_submits_once(
     for _ in range(2):
         with smtplib.SMTP("127.0.0.1", smtp_port, timeout=30) as c:
             assert c.sendmail(FROM, [TO], sheet()) == {}
+    assert intake.wait_idle()
     assert [r.status for r in rows(app, InboundMessage)] == ["processed", "duplicate"]
     assert len(rows(app, Submission)) == 1
     wait_for(lambda: len(relay.handler.accepted) == 1)

@@ -207,7 +207,38 @@ def test_auto_reply_over_smtp_gets_nothing(
 
     with smtplib.SMTP("127.0.0.1", smtp_port) as c:
         c.sendmail(FROM, [TO], eml("auto_reply.eml"))
+    assert intake.wait_idle()
     (row,) = rows(app, InboundMessage)
     assert row.status == "ignored"
     assert row.error == "message automatique ignoré : Auto-Submitted: auto-replied"
     assert rows(app, OutboxMessage) == []
+
+
+def test_batch_quarantines_only_the_failing_message(
+    app: Flask, seed: Seed, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import webapp.services.submissions as submissions
+    from mailer.pipeline import process_batch, store_raw
+    from tests.mail.conftest import BOGDAN
+    from webapp.models import InboundMessage, OutboxMessage, Submission
+
+    real_submit = submissions.submit_sheet
+
+    def picky(**kwargs: Any) -> Any:
+        if kwargs["player"].email == BOGDAN[1]:
+            raise RuntimeError("panne pour ce joueur")
+        return real_submit(**kwargs)
+
+    monkeypatch.setattr(submissions, "submit_sheet", picky)
+    ids = []
+    for i, (frm, token) in enumerate([(FROM, ANA[2]), (BOGDAN[1], BOGDAN[2]), (FROM, ANA[2])]):
+        to = f"feuilles+{token}@arbitre.test"
+        raw = make_mail(frm=frm, to=to, subject="I3", body=f"1 ACEFHIR h8 FICHERA 82 {82 + i}")
+        ids.append(store_raw(app, raw, channel="smtp", envelope_from=frm, envelope_to=[to]).id)
+    assert process_batch(app, ids) == {
+        ids[0]: "processed", ids[1]: "quarantined", ids[2]: "processed"}
+    assert [r.status for r in rows(app, InboundMessage)] == [
+        "processed", "quarantined", "processed"]
+    assert [s.version for s in rows(app, Submission)] == [1, 2]
+    # Nothing of the failed message survived its savepoint: two receipts, both for Ana.
+    assert [o.to_addr for o in rows(app, OutboxMessage)] == [ANA[1], ANA[1]]

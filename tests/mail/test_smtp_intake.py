@@ -30,6 +30,7 @@ def test_sheet_by_mail_is_stored_submitted_and_acknowledged(
     raw = make_mail(frm=f"{ANA[0]} <ana.ionescu@example.org>", to=to, subject="Ma feuille",
                     body=SHEET, message_id="<s1@example.org>")
     assert send(smtp_port, raw, frm="ana.ionescu@example.org", to=[to]) == {}
+    assert intake.wait_idle()
 
     inbound = rows(app, InboundMessage)
     assert len(inbound) == 1
