@@ -881,6 +881,10 @@ class _Verifier:
                 if e.status is not MoveStatus.OUT:
                     e.status = MoveStatus.OUT
                     e.reasons.append("Pas de scrabble valable : le joueur sort du jeu.")
+        if out_at is None:
+            # a move the sheet does not play at all also puts the player out
+            played = {e.move.number for e in self.entries if e.status.counts and e.group != 1}
+            out_at = next((b for b in range(1, 15) if b not in played), None)
         self.eliminated_at = out_at
 
     # -- Superscrabble ------------------------------------------------------------------

@@ -446,6 +446,9 @@ def test_exclusif_resistance_sudden_death() -> None:
     r = run(problem, text, lex("LEVERAI", "TEST", "UN", "EU"))
     assert [m.status for m in r.moves] == [V, MoveStatus.OUT, MoveStatus.OUT]
     assert (r.final_score, r.eliminated_at, r.unit) == (1, 2, "scrabbles")
+    # A sheet that stops after move 1 is out at move 2 too.
+    short = run(problem, "1 G2 AEEILRV H8 LEVERAI 72 72\n", lex("LEVERAI"))
+    assert (short.final_score, short.eliminated_at) == (1, 2)
 
 
 def test_exclusif_fond_scores_scrabbles_and_passes() -> None:
