@@ -64,7 +64,7 @@ MIN_BRANCH = 3
 #: Largest beam width tried.
 MAX_WIDTH = 256
 #: Intégral family: letters per candidate rack and candidate racks per position.
-STOCK_RACK_SIZE = 9
+STOCK_RACK_SIZE = 11
 STOCK_RACKS = 3
 #: Superscrabble incomplet: construction moves tried per step, and their largest size.
 CONSTRUCTION_CANDIDATES = 40
