@@ -309,6 +309,7 @@ class IntakeHandle:
     executor: ThreadPoolExecutor | None = None
     batcher: StoreBatcher | None = None
     processor: Processor | None = None
+    imap: tuple[threading.Thread, threading.Event] | None = None
 
     @property
     def ports(self) -> list[int]:
@@ -320,6 +321,9 @@ class IntakeHandle:
     def stop(self) -> None:
         for c in self.controllers:
             c.stop()
+        if self.imap is not None:
+            self.imap[1].set()
+            self.imap[0].join(30)
         if self.batcher is not None:
             self.batcher.stop()
         if self.processor is not None:
@@ -342,9 +346,9 @@ def start_listener(app: Flask, listen: str, *, lmtp: bool, executor: ThreadPoolE
 
 
 def start_embedded(app: Flask, *, sender: bool = True) -> IntakeHandle:
-    """Start the configured listeners (SMTP and/or LMTP) and the outbox sender.
-
-    Messages left ``stored`` by an earlier crash are processed first.
+    """Start the configured listeners (SMTP and/or LMTP), the IMAP poller when ``IMAP_HOST``
+    is set, and the outbox sender. Messages left ``stored`` by an earlier crash are
+    processed first. Returns a handle with ``.stop()``.
     """
     settings = MailSettings.from_config(app.config)
     executor = ThreadPoolExecutor(max_workers=settings.workers,
@@ -364,4 +368,8 @@ def start_embedded(app: Flask, *, sender: bool = True) -> IntakeHandle:
             handle.controllers.append(start_listener(
                 app, listen, lmtp=lmtp, executor=executor, batcher=handle.batcher,
                 processor=handle.processor))
+    if settings.imap_host:
+        from mailer.imap import start_poller
+
+        handle.imap = start_poller(app)
     return handle
