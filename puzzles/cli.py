@@ -11,6 +11,7 @@ import argparse
 import csv
 import io
 import json
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -76,6 +77,13 @@ def _cmd_problem(args: argparse.Namespace, out: TextIO) -> int:
         GameType.RANGEE, GameType.EXCLUSIF_FOND, GameType.EXCLUSIF_RESISTANCE,
         GameType.SUPERSCRABBLE,
     ) or (game is GameType.ANTICIPATION_AVOCALIQUE and args.lang == "fr")
+    if needs and args.lang == "ro" and not args.lexicon and not os.environ.get("ARBITRE_LEXICON"):
+        print(
+            f"« {game.label} » en roumain a besoin d'une liste de mots roumaine : "
+            "indiquez-la avec --lexicon (ou ARBITRE_LEXICON).",
+            file=sys.stderr,
+        )
+        return 2
     lexicon = _load_lexicon(args.lexicon) if needs or args.lexicon else None
     problem = new_problem(
         game,

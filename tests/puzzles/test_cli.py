@@ -77,3 +77,17 @@ def test_errors_are_french_and_exit_non_zero(
         main(["problem", "new", "belote"])
     assert exc.value.code == 2
     assert "type de partie inconnu" in capsys.readouterr().err
+
+
+def test_romanian_draws_that_need_a_word_list_ask_for_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ARBITRE_LEXICON", raising=False)
+    monkeypatch.setenv("ARBITRE_CACHE_DIR", str(tmp_path / "cache"))
+    assert main(["problem", "new", "rangee", "--lang", "ro"]) == 2
+    assert "liste de mots roumaine" in capsys.readouterr().err
+    words = tmp_path / "ro.txt"
+    words.write_text("CASA\nAS\nSTIRE\nAI\nST\nMARE\nRAMA\n", "utf-8")
+    assert main(["problem", "new", "rangee", "--lang", "ro", "--lexicon", str(words)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["lexicon"]["name"] == "ro" and data["lexicon"]["word_count"] == 7

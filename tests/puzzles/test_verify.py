@@ -12,7 +12,7 @@ from dataclasses import replace
 import pytest
 
 from puzzles.feuille import parse_feuille
-from puzzles.problem import GameType, Problem
+from puzzles.problem import GameType, LexiconRef, Problem
 from puzzles.settings import Settings
 from puzzles.verify import MoveStatus, Report, verify, verify_text
 from scoring.lexicon import Lexicon
@@ -554,3 +554,16 @@ def test_romanian_values_and_the_zero_joker(written: str, expected: int) -> None
     r = run(problem, text, lex("CASA", "STIRE", "AS", "ST", "AI"))
     assert statuses(r) == [V, V]
     assert [m.true_score for m in r.moves] == [8, expected]
+
+
+def test_sheet_level_notes_problem_id_and_lexicon_identity() -> None:
+    words = lex("RAT")
+    problem = Problem(id="p-1", game=GameType.INTEGRAL,
+                      lexicon=LexiconRef("ods", "0" * 64, 400000))
+    r = run(problem, "Problème: p-2\n1 ART H7 RAT 6 6\n", words)
+    assert r.final_score == 6
+    assert "p-2" in r.errors[0] and "p-1" in r.errors[0]
+    assert "n'est pas celui du problème" in r.errors[1]
+    assert (r.lexicon_name, r.lexicon_word_count) == ("mini", 1)
+    same = replace(problem, lexicon=LexiconRef("mini", words.identity.sha256, 1))
+    assert run(same, "Problème: P-1\n1 ART H7 RAT 6 6\n", words).errors == ()
