@@ -328,7 +328,7 @@ class _LineParser:
         ref: str | None = None
         passed = False
         seen_text = False
-        for tok in tokens:
+        for pos, tok in enumerate(tokens):
             t = tok.strip()
             low = _fold(t)
             gm = _GROUP_RE.match(t.replace(" ", ""))
@@ -345,9 +345,11 @@ class _LineParser:
                 else:
                     self.errors.append(f"nombre inattendu « {t} » avant le mot.")
                 continue
-            if t in ("-", "–", "—") and seen_text:
-                numbers.append(None)  # a score left blank before a written cumul
-                continue
+            if t in ("-", "–", "—"):
+                rest = [x.strip() for x in tokens[pos + 1 :]]
+                if seen_text and not numbers and len(rest) == 1 and _NUM_RE.match(rest[0]):
+                    numbers.append(None)  # a score left blank before a written cumul
+                continue  # otherwise a dash is a separator
             if (numbers and low in _UNITS) or (seen_text and t in ("=", "+")):
                 continue
             if low in _PASS_WORDS and not has_ref:

@@ -255,3 +255,22 @@ def test_other_documented_spellings() -> None:
         (1, "A?T", None, (), False), (2, "S", 5, (), False), (4, None, 3, (1, 2), True),
     ]
     assert [m.word for m in f.scrabbles] == ["LEVERAi"]
+
+
+@pytest.mark.parametrize(
+    ("line", "score", "cumul"),
+    [
+        ("1 — ACEFHIR — H8 — FICHERA — 82 — 82", 82, 82),
+        ("1 - ACEFHIR - H8 - FICHERA - 82 - 82", 82, 82),
+        ("1 ACEFHIR H8 FICHERA - 82", None, 82),
+        ("1 | ACEFHIR | H8 | FICHERA | - | 82", None, 82),
+    ],
+)
+def test_dashes_separate_or_leave_the_score_blank(
+    line: str, score: int | None, cumul: int | None
+) -> None:
+    parsed = parse_feuille(line)
+    assert parsed.errors == ()
+    m = parsed.feuille.moves[0]
+    assert (m.ref, m.word, m.letters) == ("H8", "FICHERA", "ACEFHIR")
+    assert (m.score, m.cumul) == (score, cumul)
