@@ -930,12 +930,13 @@ class _Verifier:
                     deps = {
                         owner[sq] for w in v.words for sq in _word_squares(w) if sq in owner
                     }
-                    if self.settings.incomplet_scrabble_needs_valid_construction and (deps & gone):
+                    strict = self.settings.incomplet_scrabble_needs_valid_construction
+                    if strict and (deps & gone):
                         reasons.append(
                             "Le scrabble s'appuie sur un mot de construction qui ne compte pas."
                         )
                         status = MoveStatus.CASCADE_ZERO
-                    elif geometry_reasons(effective, v.placement, self.config):
+                    elif strict and geometry_reasons(effective, v.placement, self.config):
                         reasons.append(
                             "Sans les mots de construction qui ne comptent pas, ce scrabble "
                             "n'aurait pas pu être placé."

@@ -567,3 +567,29 @@ def test_sheet_level_notes_problem_id_and_lexicon_identity() -> None:
     assert (r.lexicon_name, r.lexicon_word_count) == ("mini", 1)
     same = replace(problem, lexicon=LexiconRef("mini", words.identity.sha256, 1))
     assert run(same, "Problème: P-1\n1 ART H7 RAT 6 6\n", words).errors == ()
+
+
+def test_incomplet_setting_lets_scrabbles_rely_on_a_zeroed_construction() -> None:
+    problem = Problem(id="si", game=GameType.SUPERSCRABBLE_INCOMPLET, rack="AEELRV?")
+    text = "1 ART H7 RAT 6 6\nScrabbles:\n10G LEVERAi\n"
+    loose = Settings(incomplet_scrabble_needs_valid_construction=False)
+    r = run(problem, text, lex("RATE", "LEVERAI"), loose)
+    assert [s.status for s in r.scrabbles] == [V]
+
+
+@pytest.mark.parametrize(
+    ("settings", "warnings"),
+    [
+        # default: arithmetic cumul (6, then 6 + 5 = 11 is right), letters column optional
+        (Settings(), 1),
+        # the true cumul: 6 + 4 = 10, so 11 is wrong too -> still one billet warned
+        (Settings(cumul_check="true"), 1),
+        # move 1 has no letters column: a second warned billet
+        (Settings(missing_letters_warning=True), 2),
+        # every fault counts: move 2 has a wrong score only -> 1; with the true cumul, 2
+        (Settings(one_warning_per_move=False, cumul_check="true"), 2),
+    ],
+)
+def test_warning_settings(settings: Settings, warnings: int) -> None:
+    r = run(INTEGRAL, "1 H7 RAT 6 6\n2 S H7 RATS 5 11\n", lex("RAT", "RATS"), settings)
+    assert r.warnings == warnings
