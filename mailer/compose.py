@@ -66,9 +66,10 @@ TEMPLATES: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("reason", "personal_address", "open_problems", "register_url", "original_subject"),
     ),
     # A known player did not say which problem the sheet is for.
+    # ``note``: why the problem the player named cannot be used (closed, not yet published).
     "ambiguity": (
         ("player_name", "open_problems"),
-        ("original_subject", "submission_address"),
+        ("original_subject", "submission_address", "note"),
     ),
     # Magic sign-in link. ``expires_minutes``: validity of the link.
     "login": (

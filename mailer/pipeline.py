@@ -209,6 +209,22 @@ def _problem_list(problems: list[Problem]) -> list[dict[str, Any]]:
     return [{"code": p.code, "title": p.title, "deadline": p.deadline_at} for p in problems]
 
 
+def _not_accepting_note(session: Session, hints: identify.ProblemHints) -> str | None:
+    """When the player named a problem that exists but takes no sheet, say so."""
+    every = list(session.exec(select(Problem)).all())
+    refs = [identify.ProblemRef(p.id or 0, p.code, p.title) for p in every]
+    named = identify.match_problem(identify.ProblemHints(hints.explicit, hints.soft[:-1]), refs)
+    if named is None:
+        return None
+    problem = next(p for p in every if p.id == named.id)
+    if problem.status in (ProblemStatus.DRAFT, ProblemStatus.SCHEDULED):
+        state = "n'est pas encore publié"
+    else:
+        state = "est clos et déjà vérifié"
+    return (f"Le problème « {problem.title} » ({problem.code}) {state} : il n'accepte pas de "
+            "feuille de route.")
+
+
 def _record_bounces(session: Session, msg: Any, now: datetime) -> list[str]:
     addresses = rules.bounced_recipients(msg)
     for addr in addresses:
@@ -304,11 +320,12 @@ def _process_in(session: Session, settings: MailSettings, row: InboundMessage) -
     refs = [identify.ProblemRef(p.id or 0, p.code, p.title) for p in problems]
     chosen = identify.match_problem(hints, refs)
     if chosen is None:
+        note = _not_accepting_note(session, hints)
         _reply(session, settings, kind="ambiguity", to_addr=player.email,
                context={"player_name": player.name, "open_problems": _problem_list(problems),
-                        "submission_address": None},
+                        "submission_address": None, "note": note},
                inbound=row, msg=msg, player_id=player.id)
-        _finish(row, InboundStatus.IGNORED, "problème non précisé ou inconnu")
+        _finish(row, InboundStatus.IGNORED, note or "problème non précisé ou inconnu")
         return
     problem = session.get(Problem, chosen.id)
     assert problem is not None

@@ -242,3 +242,25 @@ def test_batch_quarantines_only_the_failing_message(
     assert [s.version for s in rows(app, Submission)] == [1, 2]
     # Nothing of the failed message survived its savepoint: two receipts, both for Ana.
     assert [o.to_addr for o in rows(app, OutboxMessage)] == [ANA[1], ANA[1]]
+
+
+def test_naming_a_finished_problem_says_so(app: Flask, seed: Seed) -> None:
+    from webapp.db import session_scope
+    from webapp.models import InboundMessage, OutboxMessage, Problem, Submission
+
+    old = add_problem(app, seed, "P0", "Partiel terminé")
+    with session_scope(app) as s:
+        problem = s.get(Problem, old)
+        assert problem is not None
+        problem.status = "final"
+        s.add(problem)
+    raw = make_mail(frm=FROM, to=TO, subject="Problème : P0", body="1 ACEFHIR h8 FICHERA 82 82")
+    assert _receive(app, raw)[1] == "ignored"
+    assert rows(app, Submission) == []
+    note = ("Le problème « Partiel terminé » (P0) est clos et déjà vérifié : il n'accepte pas "
+            "de feuille de route.")
+    assert rows(app, InboundMessage)[0].error == note
+    (out,) = rows(app, OutboxMessage)
+    assert out.kind == "ambiguity"
+    assert note in out.body_text
+    assert "  - [I3] Intégral n° 3" in out.body_text
