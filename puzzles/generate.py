@@ -26,8 +26,10 @@ from puzzles.problem import (
     rangee_minutes,
 )
 from puzzles.settings import Settings
+from scoring import movegen
 from scoring.board import Board
 from scoring.config import GameConfig
+from scoring.lexicon import Lexicon
 from scoring.move import Placement
 from scoring.notation import Ref
 from scoring.tiles import JOKER, TileSet, tileset
@@ -269,6 +271,15 @@ def _random_board(
     return board
 
 
+def _has_scrabble(
+    board: Board, rack: str, ts: TileSet, lexicon: WordSource, idx: AnagramIndex
+) -> bool:
+    if isinstance(lexicon, Lexicon):
+        config = GameConfig(tileset=ts, lexicon=lexicon)
+        return movegen.count(board, rack, config).scrabbles > 0
+    return idx.has_anagram(rack)
+
+
 def new_problem(
     game: GameType | str,
     *,
@@ -378,8 +389,9 @@ def new_problem(
             rest = sorted((+left).elements())
             rng.shuffle(rest)
             drawn = "".join(rest[:7])
-            # INFERRED: at least a scrabble sec must exist, so the problem is not empty.
-            if len(drawn) == 7 and idx.has_anagram(drawn):
+            # INFERRED: the problem must have at least one answer. With a compiled list the
+            # move generator counts the scrabbles; otherwise a scrabble sec must exist.
+            if len(drawn) == 7 and _has_scrabble(board, drawn, ts, lexicon, idx):
                 return replace(
                     base, board=board.to_cgp(), rack=_sorted_letters(drawn), time_limit_minutes=90
                 )

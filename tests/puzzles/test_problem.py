@@ -22,6 +22,7 @@ from puzzles.problem import (
     parse_deadline,
 )
 from puzzles.settings import Settings
+from scoring import movegen
 from scoring.board import Board
 from scoring.config import GameConfig
 from scoring.lexicon import Lexicon
@@ -179,6 +180,7 @@ def test_superscrabble_board_is_legal_and_letters_fit_the_bag(french: Lexicon) -
                     assert w.upper() in cfg.lexicon, w  # type: ignore[operator]
     assert p.check() == []
     assert len(p.rack) == 7
+    assert movegen.count(board, p.rack, cfg).scrabbles >= 1  # never an empty problem
 
 
 def test_incomplet_construction_stock_is_the_bag_minus_the_rack() -> None:
