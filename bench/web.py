@@ -274,13 +274,20 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=3)
     ap.add_argument("--threads", type=int, default=8)
     ap.add_argument("--keep", action="store_true", help="keep the database afterwards")
+    ap.add_argument("--reuse", action="store_true",
+                    help="reuse a database kept by an earlier --keep run (no seeding)")
     args = ap.parse_args()
 
     print(f"== base {DB_NAME} (PostgreSQL 127.0.0.1), {args.ranking_size} joueurs classés")
-    recreate_database()
-    info = seed(args.players, args.ranking_size)
-    print(f"   amorçage : {info['seconds']:.1f} s, dont {info['sheets_seconds']:.1f} s pour "
-          f"déposer les feuilles ({', '.join(info['done'])})")
+    if args.reuse and seeded_already():
+        print("   base existante réutilisée (--reuse)")
+    else:
+        recreate_database()
+        info = seed(args.players, args.ranking_size)
+        print(f"   amorçage : {info['seconds']:.1f} s, dont {info['sheets_seconds']:.1f} s pour "
+              f"déposer les feuilles ({', '.join(info['done'])})")
+    print(f"   charge de la machine avant mesure (load average 1/5/15 min) : "
+          f"{' / '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
     port = free_port()
     proc = start_gunicorn(port, args.workers, args.threads)
@@ -388,6 +395,8 @@ def main() -> int:
               f"{'atteint' if sub_p99 <= 200 else 'MANQUÉ'}")
         print(f"  classement {rows} joueurs p99 {big_p99:.1f} ms (objectif <= 300 ms) : "
               f"{'atteint' if big_p99 <= 300 else 'MANQUÉ'}")
+        print(f"  charge de la machine après mesure : "
+              f"{' / '.join(f'{x:.2f}' for x in os.getloadavg())}")
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         try:
@@ -433,6 +442,17 @@ def _loop(client: Client, email: str, stop_at: float, think: float, rng: random.
     with lock:
         for k, v in local.items():
             times[k].extend(v)
+
+
+def seeded_already() -> bool:
+    import psycopg
+
+    try:
+        with psycopg.connect(DB_URL.replace("+psycopg", ""), connect_timeout=3) as conn:
+            row = conn.execute("SELECT count(*) FROM ranking").fetchone()
+            return bool(row and row[0] >= 2)
+    except psycopg.Error:
+        return False
 
 
 def recreate_database_drop() -> None:
