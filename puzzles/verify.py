@@ -543,7 +543,7 @@ class _Verifier:
             return True
         # G17: the word and its claimed score may identify one legal placement elsewhere.
         if self.settings.ref_mismatch_relocate and mv.score is not None:
-            found = self._relocate(mv.word, mv.score)
+            found = self._relocate(mv.word, mv.score, ref.horizontal if ref else None)
             if found is not None:
                 r, v = found
                 e.ref, e.word, e.placement = r, mv.word, v.placement
@@ -588,11 +588,16 @@ class _Verifier:
         e.words = v.words
         e.true_score = v.score if v.geometry_ok else None
 
-    def _relocate(self, word: str, score: int) -> tuple[Ref, Verdict] | None:
+    def _relocate(
+        self, word: str, score: int, horizontal: bool | None
+    ) -> tuple[Ref, Verdict] | None:
+        """The one legal placement of ``word`` worth ``score`` in the written direction
+        (either direction without a reference), as in FISF 5.3 (a); None if none or several."""
         found: list[tuple[Ref, Verdict]] = []
+        directions = (True, False) if horizontal is None else (horizontal,)
         for sq in range(SIZE * SIZE):
-            for horizontal in (True, False):
-                r = Ref.at(sq, horizontal)
+            for h in directions:
+                r = Ref.at(sq, h)
                 v = check_move(self.board, r, word, self.config)
                 if v.ok and v.score == score and v.placement is not None:
                     found.append((r, v))
@@ -805,7 +810,7 @@ class _Verifier:
                     e.warnings.append(f"score écrit {mv.score}, score exact {e.true_score}.")
             counted = 0
             if e.status.counts and e.true_score is not None:
-                counted = e.true_score - e.penalty
+                counted = max(0, e.true_score - e.penalty)  # INFERRED: never below zero
                 if resistance:
                     counted = 0 if e.group == 1 else 1
             if not annul_only and not resistance:

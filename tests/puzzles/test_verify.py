@@ -338,11 +338,23 @@ def test_wrong_reference_relocated_with_a_five_point_penalty() -> None:
     assert r.final_score == 7
 
 
-def test_ambiguous_wrong_reference_is_zero() -> None:
-    # RATS for 4 points fits two places: H7 (S on H10) and 8G (R G8, T I8, S J8: 1+1+1+1).
+def test_relocation_keeps_the_written_direction() -> None:
+    # RATS written H9 (across) cannot go there; across, only H7 (S on H10) makes 4 points
+    # (the 4-point 8G placement is down, so it is not a candidate): played at H7; 4 - 5 is
+    # floored at 0.
     r = run(INTEGRAL, "1 ART H7 RAT 6 6\n2 S H9 RATS 4 10\n", lex("RAT", "RATS"))
+    assert statuses(r) == [V, P]
+    assert (r.moves[1].ref, r.moves[1].score) == ("H7", 0)
+    assert r.final_score == 6
+
+
+def test_ambiguous_missing_reference_is_zero() -> None:
+    # No reference: RATS for 4 points fits two places, H7 (S on H10) and 8G (R G8, T I8,
+    # S J8: 1 + 1 + 1 + 1) -> zero.
+    r = verify_text(INTEGRAL, "1 ART H7 RAT 6 6\n2 S RATS 4 10\n", lex("RAT", "RATS"))
     assert statuses(r) == [V, Z]
     assert r.final_score == 6
+    assert r.errors[0].startswith("Ligne 2 : référence manquante")
 
 
 # --- Superscrabble ----------------------------------------------------------------------
