@@ -13,7 +13,15 @@ from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from flask import Blueprint, Response, abort, render_template, request, url_for
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    render_template,
+    request,
+    url_for,
+)
 from flask.typing import ResponseReturnValue
 from markupsafe import Markup
 from sqlalchemy.orm import defer
@@ -216,8 +224,19 @@ def _cell(value: object) -> str:
     return html.escape(str(value), quote=True)
 
 
+def ranking_table(ranking: Ranking, tz: str, report_prefix: str) -> tuple[str, int]:
+    """See :func:`_ranking_table`; the key names the database too, so two apps (or two
+    test databases) in one process never share an entry."""
+    assert ranking.id is not None
+    db = get_engine().url.render_as_string(hide_password=True)
+    schema = str(current_app.config.get("DATABASE_SCHEMA") or "")
+    return _ranking_table(db, schema, ranking.id, ranking.created_at.isoformat(), tz,
+                          report_prefix)
+
+
 @lru_cache(maxsize=16)
-def ranking_table(ranking_id: int, tz: str, report_prefix: str) -> tuple[str, int]:
+def _ranking_table(db: str, schema: str, ranking_id: int, created_at: str, tz: str,
+                   report_prefix: str) -> tuple[str, int]:
     """The ``<tbody>`` rows of a published ranking, and their number.
 
     A published ranking never changes (a correction publishes a new one), so its rows are
@@ -257,7 +276,7 @@ def ranking(code: str) -> str:
         if rk is None or rk.id is None:
             abort(404)
     prefix = url_for("public.report", verification_id=0)[:-1]
-    body, count = ranking_table(rk.id, prob.timezone, prefix)
+    body, count = ranking_table(rk, prob.timezone, prefix)
     me = current_player()
     if me is not None and me.id is not None:
         mark = f'<tr data-player="{int(me.id)}">'
