@@ -124,6 +124,7 @@ class Report:
     score_vector: tuple[int, ...] = ()
     construction_letters: int | None = None
     eliminated_at: int | None = None
+    settings_changed: tuple[str, ...] = ()
 
     @property
     def valid_scrabbles(self) -> int:
@@ -153,6 +154,7 @@ class Report:
             "score_vector": list(self.score_vector),
             "construction_letters": self.construction_letters,
             "eliminated_at": self.eliminated_at,
+            "settings_changed": list(self.settings_changed),
         }
         return d
 
@@ -182,6 +184,7 @@ class Report:
             score_vector=tuple(d.get("score_vector", ())),
             construction_letters=d.get("construction_letters"),
             eliminated_at=d.get("eliminated_at"),
+            settings_changed=tuple(d.get("settings_changed", ())),
         )
 
     @classmethod
@@ -200,6 +203,8 @@ class Report:
                 f"Lexique : {self.lexicon_name} ({self.lexicon_word_count} mots, "
                 f"sha256 {self.lexicon_sha256})"
             )
+        if self.settings_changed:
+            out.append("Réglages modifiés : " + ", ".join(self.settings_changed))
         for e in self.errors:
             out.append(f"! {e}")
         if self.moves:
@@ -1040,6 +1045,9 @@ class _Verifier:
             score_vector=score_vector,
             construction_letters=construction,
             eliminated_at=eliminated,
+            settings_changed=tuple(
+                f"{k}={v}" for k, v in s.to_dict().items() if Settings().to_dict()[k] != v
+            ),
         )
 
 

@@ -309,6 +309,9 @@ def test_warnings_from_the_sixth_in_original_games() -> None:
     # G6 alternative: 5 × max(0, 5 - 5) = 0.
     r = run(INTEGRAL, FIVE_WARNINGS, FIVE_WORDS, Settings(warning_penalty_from=6))
     assert (r.penalty, r.final_score) == (0, 21)
+    assert r.settings_changed == ("warning_penalty_from=6",)
+    assert "Réglages modifiés : warning_penalty_from=6" in r.to_text()
+    assert Report.from_json(r.to_json()) == r
 
 
 def test_several_faults_on_one_move_are_one_warning() -> None:
