@@ -268,6 +268,13 @@ def _parse_sent(value: str) -> datetime:
             return parse_deadline(v)
         except ProblemError as exc:
             raise ValueError(str(exc)) from None
+    fr = re.fullmatch(
+        r"(\d{1,2})[/.](\d{1,2})[/.](\d{4})(?:[ ,à]+(\d{1,2})[:h](\d{2})(?::(\d{2}))?)?", v
+    )
+    if fr:
+        # French handwriting, 12/05/2000 18h55: no zone, read like any naive time
+        d, mo, y, h, mi, sec = (int(x) if x else 0 for x in fr.groups())
+        return datetime(y, mo, d, h, mi, sec)
     return datetime.fromisoformat(v.replace("Z", "+00:00"))
 
 

@@ -274,3 +274,21 @@ def test_dashes_separate_or_leave_the_score_blank(
     m = parsed.feuille.moves[0]
     assert (m.ref, m.word, m.letters) == ("H8", "FICHERA", "ACEFHIR")
     assert (m.score, m.cumul) == (score, cumul)
+
+
+@pytest.mark.parametrize(
+    ("written", "expected"),
+    [
+        ("2000-05-12T18:55:00+03:00", datetime(2000, 5, 12, 18, 55,
+                                               tzinfo=timezone(timedelta(hours=3)))),
+        ("2000-05-12 18:55", datetime(2000, 5, 12, 18, 55)),
+        ("12/05/2000 18h55", datetime(2000, 5, 12, 18, 55)),
+        ("12.05.2000 à 18:55:30", datetime(2000, 5, 12, 18, 55, 30)),
+        ("12/05/2000", datetime(2000, 5, 12)),
+    ],
+)
+def test_sent_dates(written: str, expected: datetime) -> None:
+    parsed = parse_feuille(f"Envoyé le: {written}\n1 ART H7 RAT 6 6\n")
+    assert parsed.errors == ()
+    assert parsed.feuille.submitted_at == expected
+    assert parse_feuille("Envoyé: 31/02/2000\n1 ART H7 RAT 6 6\n").errors[0].line == 1
