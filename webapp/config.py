@@ -28,6 +28,7 @@ class Config:
     AUTO_PUBLISH_PROVISIONAL = True  # publish the provisional ranking after verification
     AUTO_FINALISE = True  # finalise when the appeal window closes and no appeal is open
 
+    RESULTS_MAIL_TOP = 30  # results mails list the top rows and the player's own place
     LOGIN_TOKEN_MINUTES = 30
     LOGIN_MAX_FAILURES = 5  # wrong passwords per account before sign-in is suspended...
     LOGIN_FAILURE_WINDOW_MINUTES = 15  # ...for this long

@@ -14,7 +14,7 @@ from typing import Any
 
 import sqlalchemy as sa
 from flask import current_app, has_app_context
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from webapp.models import OutboxKind, OutboxMessage, OutboxStatus, Player
 from webapp.services import clock
@@ -214,36 +214,73 @@ def results_notices(
         {"rank": r["rank"], "name": r["name"], "score": r["score"], "percent": r.get("percent")}
         for r in ranking.rows
     ]
+    title = f"{problem.title} ({problem.code})"
+    if ranking.kind == "provisional":
+        title += " — classement provisoire"
+    if revision is not None:
+        title += " (révisé)"
+    suffix = f":r{revision}" if revision is not None else ""
+    keys = {pid: f"results:{ranking.kind}:{problem.code}:{pid}{suffix}" for pid in personal}
+    sent = _existing_keys(session, list(keys.values()))  # one query, not one per player
     new = 0
     for player_id, info in personal.items():
         p = players[player_id]
-        if not _deliverable(p):
+        if not _deliverable(p) or keys[player_id] in sent:
             continue
-        key = f"results:{ranking.kind}:{problem.code}:{player_id}"
-        if revision is not None:
-            key += f":r{revision}"
-        before = _exists(session, key)
-        title = f"{problem.title} ({problem.code})"
-        if ranking.kind == "provisional":
-            title += " — classement provisoire"
-        if revision is not None:
-            title += " (révisé)"
         enqueue(
             session=session, kind=OutboxKind.RESULTS, to_addr=p.email, template="results",
             context={
                 "player_name": p.name,
                 "problem_title": title,
-                "ranking": rows,
+                "ranking": ranking_excerpt(rows, info.get("rank")),
                 "report_text": info.get("report_text"),
                 "final_score": info.get("final_score"),
                 "rank": info.get("rank"),
                 "participants": len(rows),
                 "results_url": _problem_url(problem),
             },
-            dedupe_key=key, player_id=p.id,
+            dedupe_key=keys[player_id], player_id=p.id,
         )
-        new += 0 if before else 1
+        new += 1
     return new
+
+
+def _existing_keys(session: Session, keys: list[str]) -> set[str]:
+    found: set[str] = set()
+    for i in range(0, len(keys), 500):
+        found.update(
+            k for k in session.exec(
+                select(OutboxMessage.dedupe_key).where(
+                    col(OutboxMessage.dedupe_key).in_(keys[i:i + 500]))
+            ).all() if k is not None
+        )
+    return found
+
+
+def ranking_excerpt(
+    rows: list[dict[str, Any]], rank: int | None, *, top: int | None = None, around: int = 2
+) -> list[dict[str, Any]]:
+    """The ranking as a results mail shows it: the first ``RESULTS_MAIL_TOP`` rows, then the
+    player's own place with ``around`` neighbours (the full ranking is on the site). Keeps
+    each mail small, and the whole batch linear in the number of players."""
+    top = int(_setting("RESULTS_MAIL_TOP", 30)) if top is None else top
+    if len(rows) <= top:
+        return rows
+    shown = set(range(top))
+    mine = next((i for i, r in enumerate(rows) if r["rank"] == rank), None)
+    if mine is not None:
+        shown.update(range(max(0, mine - around), min(len(rows), mine + around + 1)))
+    out: list[dict[str, Any]] = []
+    last = -1
+    for i in sorted(shown):
+        if i != last + 1:
+            out.append({"rank": "…", "name": "…", "score": "…", "percent": None})
+        out.append(rows[i])
+        last = i
+    if last != len(rows) - 1:
+        out.append({"rank": "…", "name": f"(et {len(rows) - 1 - last} autres)", "score": "…",
+                    "percent": None})
+    return out
 
 
 def _exists(session: Session, key: str) -> bool:

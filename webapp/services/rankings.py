@@ -22,27 +22,36 @@ def compute_rows(
     *, session: Session, problem: Problem, override: Override | None = None
 ) -> list[dict[str, Any]]:
     """The ranking rows as they stand (or as they would with ``override``)."""
-    from webapp.services.verification import (
-        current_verification,
-        eligible_submissions,
-        excluded_submissions,
-    )
+    from webapp.services.verification import eligible_submissions, excluded_submissions
 
     excluded = excluded_submissions(session, problem)
+    subs = [s for s in eligible_submissions(session, problem)
+            if s.id is not None and s.id not in excluded]
+    # two queries for the whole batch rather than two per sheet
+    current: dict[int, Verification] = {}
+    for v in session.exec(
+        select(Verification)
+        .where(col(Verification.submission_id).in_([s.id for s in subs]))
+        .where(col(Verification.superseded_at).is_(None))
+        .order_by(col(Verification.run))
+    ).all():
+        current[v.submission_id] = v
+    people = {p.id: p for p in session.exec(
+        select(Player).where(col(Player.id).in_([s.player_id for s in subs]))).all()}
     entries: list[dict[str, Any]] = []
-    for sub in eligible_submissions(session, problem):
-        if sub.id is None or sub.id in excluded:
-            continue
+    for sub in subs:
+        assert sub.id is not None
         if override is not None and sub.id in override:
             score, valid, report = override[sub.id]
             verification_id = None
         else:
-            v = current_verification(session, sub)
-            if v is None:
+            cur = current.get(sub.id)
+            if cur is None:
                 continue
-            score, valid, report, verification_id = v.final_score, v.valid, v.report, v.id
-        player = session.get(Player, sub.player_id)
-        assert player is not None
+            score, valid, report, verification_id = (
+                cur.final_score, cur.valid, cur.report, cur.id
+            )
+        player = people[sub.player_id]
         entries.append({
             "player_id": player.id, "name": player.name, "club": player.club,
             "submission_id": sub.id, "verification_id": verification_id,

@@ -238,8 +238,14 @@ def verify_problem(*, session: Session, problem: Problem, actor: str) -> list[Ve
     lexicon = ruled_lexicon(session, problem)
     ident = lexicon.identity
     created = []
-    for sub in eligible_submissions(session, problem):
-        if current_verification(session, sub) is not None:
+    subs = eligible_submissions(session, problem)
+    done = set(session.exec(
+        select(Verification.submission_id)
+        .where(col(Verification.submission_id).in_([s.id for s in subs]))
+        .where(col(Verification.superseded_at).is_(None))
+    ).all())
+    for sub in subs:
+        if sub.id in done:
             continue
         res = run_verifier(problem, sub, lexicon)
         assert sub.id is not None

@@ -1,0 +1,75 @@
+"""Outbox writes: idempotent by dedupe key, and results mails of a constant size."""
+
+from __future__ import annotations
+
+import pytest
+from sqlmodel import Session, select
+
+from webapp.models import OutboxMessage
+from webapp.services import notify
+from webapp.services.notify import ranking_excerpt
+
+ROWS = [{"rank": i, "name": f"J{i}", "score": 1000 - i, "percent": None} for i in range(1, 101)]
+
+
+def _ranks(rows):  # type: ignore[no-untyped-def]
+    return [r["rank"] for r in rows]
+
+
+def test_excerpt_is_the_top_then_the_players_place() -> None:
+    assert ranking_excerpt(ROWS[:10], 7, top=30) == ROWS[:10]
+    assert _ranks(ranking_excerpt(ROWS, 3, top=5)) == [1, 2, 3, 4, 5, "…"]
+    assert _ranks(ranking_excerpt(ROWS, 50, top=5)) == [1, 2, 3, 4, 5, "…", 48, 49, 50, 51,
+                                                       52, "…"]
+    assert _ranks(ranking_excerpt(ROWS, 100, top=5)) == [1, 2, 3, 4, 5, "…", 98, 99, 100]
+    assert _ranks(ranking_excerpt(ROWS, 7, top=5)) == [1, 2, 3, 4, 5, 6, 7, 8, 9, "…"]
+    assert ranking_excerpt(ROWS, 3, top=5)[-1]["name"] == "(et 95 autres)"
+
+
+@pytest.mark.db
+def test_enqueue_is_idempotent_by_dedupe_key(ctx, db_session: Session) -> None:
+    first = notify.enqueue(session=db_session, kind="login", to_addr="ana@example.ro",
+                           template="login", context={"link": "http://x/1"},
+                           dedupe_key="login:test")
+    again = notify.enqueue(session=db_session, kind="login", to_addr="ana@example.ro",
+                           template="login", context={"link": "http://x/2"},
+                           dedupe_key="login:test")
+    db_session.commit()
+    assert again.id == first.id
+    rows = db_session.exec(select(OutboxMessage)).all()
+    assert len(rows) == 1 and "http://x/1" in rows[0].body_text
+    assert rows[0].message_id.startswith("<") and rows[0].message_id.endswith("@arbitre.test>")
+    assert rows[0].status == "pending" and rows[0].attempts == 0
+
+
+@pytest.mark.db
+def test_racing_enqueues_of_one_key_write_one_message(app, ctx, db_session: Session) -> None:
+    import threading
+
+    from webapp.db import session_scope
+
+    barrier = threading.Barrier(4)
+    ids: list[int | None] = []
+    errors: list[BaseException] = []
+
+    def go() -> None:
+        try:
+            with app.app_context():
+                barrier.wait()
+                with session_scope(app) as s:
+                    msg = notify.enqueue(session=s, kind="login", to_addr="ana@example.ro",
+                                         template="login", context={"link": "http://x/"},
+                                         dedupe_key="reminder:J-3:P1:1")
+                    s.flush()
+                    ids.append(msg.id)
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=go) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert errors == []
+    assert len(db_session.exec(select(OutboxMessage)).all()) == 1
+    assert len(set(ids)) == 1
