@@ -58,7 +58,7 @@ CHILD = textwrap.dedent(
     app = create_app({
         "TESTING": True, "SECRET_KEY": "x", "DATABASE_URL": sys.argv[1],
         "DATABASE_SCHEMA": sys.argv[2], "INSTANCE_PATH": sys.argv[3],
-        "LEADER_LEASE_SECONDS": 2, "LEADER_RENEW_SECONDS": 0.5,
+        "LEADER_LEASE_SECONDS": 4, "LEADER_RENEW_SECONDS": 0.5,
         "SCHEDULER_TICK_SECONDS": 0.5,
     })
     sched = get_scheduler(app)
@@ -160,7 +160,7 @@ def test_two_processes_on_postgresql_kill_the_leader_the_other_takes_over(
             holders[line[1]] = p
         first = _wait_for(lambda: _holder(engine))[0]
         assert first in holders
-        time.sleep(2.5)  # longer than a lease: the leader renews, nobody else takes it
+        time.sleep(4.5)  # longer than a lease: the leader renews, nobody else takes it
         assert _holder(engine)[0] == first  # type: ignore[index]
 
         # the leader, and only it, runs the jobs
@@ -171,7 +171,7 @@ def test_two_processes_on_postgresql_kill_the_leader_the_other_takes_over(
         holders[first].wait(10)
         (survivor,) = set(holders) - {first}
         _add_problem(engine, "P2")
-        _wait_for(lambda: (_holder(engine) or ("",))[0] == survivor, timeout=15)
+        _wait_for(lambda: (_holder(engine) or ("",))[0] == survivor, timeout=20)
         time.sleep(1.5)
         assert _holder(engine)[0] == survivor  # type: ignore[index]
         assert _wait_for(lambda: _published_by(engine, "P2")) == [_pid(survivor)]
