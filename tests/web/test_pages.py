@@ -560,3 +560,18 @@ def test_forged_post_is_refused_when_csrf_is_on(
     ok = client.post("/joueur/problemes/P1/envoyer", data={"feuille": SHEET, "csrf_token": token})
     assert ok.status_code == 302
     assert len(db_session.exec(select(Submission)).all()) == 1
+
+
+def test_player_space_without_any_competition(
+    client: FlaskClient, db_session: Session
+) -> None:
+    from webapp.services.players import create_player
+
+    loner = create_player(session=db_session, name="Solitaire", email="seul@example.fr")
+    db_session.commit()
+    login_player(client, loner)
+    resp = client.get("/joueur/")
+    assert resp.status_code == 200
+    shown = visible_text(resp)
+    assert "Aucun problème ouvert dans vos compétitions." in shown
+    assert "Vous n'avez encore envoyé aucune feuille." in shown
