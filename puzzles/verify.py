@@ -418,7 +418,7 @@ class _Verifier:
             seen_in_billet[mv.number] += 1
             if self.broken:
                 e.zero(
-                    "Coup annulé : la rangée a été rompue plus haut (RULES §7.3).",
+                    "Coup annulé : la rangée a été rompue plus haut.",
                     MoveStatus.ANNULLED,
                 )
                 continue
@@ -653,7 +653,7 @@ class _Verifier:
         )
 
     def _break(self, e: _Entry, reason: str) -> None:
-        e.zero(reason + " Le coup et toute la suite de la solution sont annulés (RULES §7.3).",
+        e.zero(reason + " Le coup et toute la suite de la solution sont annulés.",
                MoveStatus.ANNULLED)
         self.broken = True
 
@@ -682,7 +682,11 @@ class _Verifier:
                 )
                 return
             if e.absent and self.settings.rangee_word_error_breaks_sequence:
-                self._break(e, "Erreur de mot ou de placement dans la rangée (réglage G10).")
+                self._break(
+                    e,
+                    "Erreur de mot ou de placement dans la rangée "
+                    "(réglage rangee_word_error_breaks_sequence).",
+                )
                 return
             self.row_pos += k
             return

@@ -216,7 +216,7 @@ def feuille_st(draw: st.DrawFn) -> Feuille:
     )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(feuille_st())
 def test_parse_format_parse_is_stable(f: Feuille) -> None:
     text = format_feuille(f)
