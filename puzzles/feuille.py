@@ -225,6 +225,7 @@ _HEADER_KEYS = {
     "construction": "construction",
     "coups": "construction",
 }
+_SUMMARY_WORDS = {"total", "cumul", "score", "resultat", "points", "totaux"}
 _COLUMN_WORDS = ("coup", "lettre", "ref", "mot", "score", "cumul", "groupe", "tirage")
 _SPLIT_RE = re.compile(r"\s*[|;\t]\s*")
 
@@ -319,7 +320,8 @@ class _LineParser:
             return None
         number: int | None = None
         first = tokens[0].rstrip(".)")
-        if re.fullmatch(r"\d{1,3}", first):
+        explicit_number = bool(re.fullmatch(r"\d{1,3}", first))
+        if explicit_number:
             number = int(first)
             tokens = tokens[1:]
         group: int | None = None
@@ -432,6 +434,13 @@ class _LineParser:
                 f"nombres en trop ({', '.join(str(n) for n in numbers[2:])}) : "
                 "attendu seulement score et cumul."
             )
+        if word is None and ref is None and not passed and not explicit_number:
+            # nothing of a move could be read: one message says what a line should be
+            self.errors = [
+                f"ligne illisible « {self.text.strip()[:40]} » : attendu un coup (numéro, "
+                "lettres, référence, mot, score, cumul) ou un en-tête (Joueur: …)."
+            ]
+            return None
         return FeuilleMove(
             number=number,
             ref=ref,
@@ -562,6 +571,11 @@ def parse_feuille(text: str, *, superscrabble: bool = False) -> ParsedFeuille:
             any(w.startswith(c) for c in _COLUMN_WORDS) for w in words
         ) >= 2:
             continue  # the column titles: Coup | Lettres | Réf. | Mot | Score | Cumul
+        first_word = folded.split()[0].strip(":.") if folded.split() else ""
+        if first_word in _SUMMARY_WORDS and not any(_is_ref(t) for t in line.split()):
+            extra.append((line.split()[0].strip(":."), line.split(None, 1)[1].strip(" :")
+                          if len(line.split()) > 1 else ""))
+            continue  # "TOTAL 166", "Cumul final 980": a summary, not a move
         lp = _LineParser(line_no, line)
         target = scrabbles if in_scrabbles else moves
         fallback = (target[-1].number + 1) if target else 1

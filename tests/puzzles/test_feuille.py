@@ -292,3 +292,11 @@ def test_sent_dates(written: str, expected: datetime) -> None:
     assert parsed.errors == ()
     assert parsed.feuille.submitted_at == expected
     assert parse_feuille("Envoyé: 31/02/2000\n1 ART H7 RAT 6 6\n").errors[0].line == 1
+
+
+def test_greetings_and_totals_around_the_moves() -> None:
+    parsed = parse_feuille("Bonjour,\n1 ART H7 RAT 6 6\nTOTAL 6\nCumul final : 6 points\nMerci !\n")
+    assert [m.word for m in parsed.feuille.moves] == ["RAT"]
+    assert parsed.feuille.extra == (("TOTAL", "6"), ("Cumul final", "6 points"))
+    assert [e.line for e in parsed.errors] == [1, 5]
+    assert parsed.errors[0].message.startswith("ligne illisible « Bonjour, »")
