@@ -334,6 +334,7 @@ def main() -> int:
 
         ready = threading.Barrier(args.players + 1, action=start_clock)
         threads: list[threading.Thread] = []
+        ends: list[float] = []
         t_sign = time.perf_counter()
 
         def worker(i: int) -> None:
@@ -347,7 +348,8 @@ def main() -> int:
                 ready.wait()
                 return
             ready.wait()
-            _loop(client, email, deadline_box["stop"], args.think, rng, times, errors, lock)
+            _loop(client, email, deadline_box["stop"], args.think, rng, times, errors, lock,
+                  ends)
 
         for i in range(args.players):
             t = threading.Thread(target=worker, args=(i,), daemon=True)
@@ -358,7 +360,9 @@ def main() -> int:
         print(f"   {args.players} joueurs connectés en {t_load - t_sign:.1f} s")
         for t in threads:
             t.join(args.duration + 120)
-        elapsed = time.perf_counter() - t_load
+        # a thread still thinking when the clock stops sends nothing more: the window is from
+        # the start to the end of the last request
+        elapsed = max(ends or [t_load + args.duration]) - t_load
 
         total = sum(len(v) for v in times.values())
         print(f"== charge : {args.players} joueurs simultanés, {elapsed:.1f} s, réflexion "
@@ -412,14 +416,17 @@ def main() -> int:
 
 
 def _loop(client: Client, email: str, stop_at: float, think: float, rng: random.Random,
-          times: dict[str, list[float]], errors: list[str], lock: threading.Lock) -> None:
+          times: dict[str, list[float]], errors: list[str], lock: threading.Lock,
+          ends: list[float]) -> None:
     local: dict[str, list[float]] = defaultdict(list)
+    last = 0.0
     for i in range(10_000):  # bounded; the clock stops it long before
         time.sleep(rng.expovariate(1 / think))
         if time.perf_counter() >= stop_at:
             break
         status, text, _, dt = client.request("GET", "/joueur/problemes/TOUR2/envoyer")
         local["formulaire"].append(dt)
+        last = time.perf_counter()
         token = TOKEN_RE.search(text)
         if status != 200 or not token:
             errors.append(f"form HTTP {status}")
@@ -430,6 +437,7 @@ def _loop(client: Client, email: str, stop_at: float, think: float, rng: random.
             {"feuille": sheet, "csrf_token": token.group(1)},
         )
         local["soumission"].append(dt)
+        last = time.perf_counter()
         if status != 302:
             errors.append(f"submission HTTP {status}")
         time.sleep(rng.expovariate(1 / think))
@@ -437,11 +445,14 @@ def _loop(client: Client, email: str, stop_at: float, think: float, rng: random.
             break
         status, text, _, dt = client.request("GET", "/problemes/TOUR1/classement")
         local["classement (200)"].append(dt)
+        last = time.perf_counter()
         if status != 200 or "Classement provisoire" not in text:
             errors.append(f"ranking HTTP {status}")
     with lock:
         for k, v in local.items():
             times[k].extend(v)
+        if last:
+            ends.append(last)
 
 
 def seeded_already() -> bool:
