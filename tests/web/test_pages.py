@@ -523,9 +523,12 @@ def test_console_ruling_needs_a_reason(
 ) -> None:
     login_arbitre(client, db_session)
     resp = client.post(f"/console/problemes/{p1.id}/decisions",
-                       data={"kind": "accept_word", "word": "wus", "comment": ""},
-                       follow_redirects=True)
-    assert "Motivez la décision" in visible_text(resp)
+                       data={"kind": "reject_word", "word": "wus", "comment": ""})
+    assert resp.status_code == 400
+    shown = visible_text(resp)
+    assert "Non enregistré" in shown and "Motivez la décision" in shown
+    # what was typed is still there
+    assert 'value="wus"' in shown and '<option value="reject_word" selected>' in shown
     resp = client.post(f"/console/problemes/{p1.id}/decisions",
                        data={"kind": "accept_word", "word": "wus", "comment": "usage attesté"},
                        follow_redirects=True)

@@ -211,10 +211,14 @@ def test_reference_solution_entered_by_the_arbitre_is_published_with_the_results
 ) -> None:
     prob = results["problem"]
     as_arbitre(client, db_session)
+    bad = "1 ACEFHIR h8 FICHERA 82 82\n2 SUW\n"
     resp = client.post(f"/console/problemes/{prob.id}/reference",
-                       data={"action": "enter", "feuille": "1 ACEFHIR h8 FICHERA 82 82\n2 SUW\n"},
-                       follow_redirects=True)
+                       data={"action": "enter", "feuille": bad})
+    assert resp.status_code == 400
     assert "Solution de référence — Ligne 2 :" in text(resp)
+    assert bad in text(resp)  # kept in the form
+    db_session.expire_all()
+    assert "reference" not in db_session.get(Problem, prob.id).params
     resp = client.post(f"/console/problemes/{prob.id}/reference",
                        data={"action": "enter", "feuille": FULL}, follow_redirects=True)
     assert "Solution de référence enregistrée : 166 points." in text(resp)

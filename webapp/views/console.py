@@ -382,6 +382,13 @@ def _latest_per_player(s: Session, problem: Problem) -> list[dict[str, Any]]:
 
 @bp.route("/problemes/<int:problem_id>")
 def problem(problem_id: int) -> str:
+    return problem_page(problem_id)
+
+
+def problem_page(problem_id: int, *, errors: list[str] | None = None,
+                 kept: dict[str, str] | None = None) -> str:
+    """The problem's console page; after a refused form, with its errors and what the
+    arbitre typed (``kept``), so nothing is lost."""
     with _session() as s:
         prob = get_or_404(s, Problem, problem_id)
         comp = s.get(Competition, prob.competition_id)
@@ -407,7 +414,7 @@ def problem(problem_id: int) -> str:
         "console/problem.html", problem=prob, competition=comp, rows=rows, rulings=rulings,
         rankings=rankings, appeals=prob_appeals, puzzle=pz,
         letters=letters_view(pz) if pz else None, board=svg, auto=request.args.get("auto"),
-        ruling_kinds=RulingKind,
+        ruling_kinds=RulingKind, form_errors=errors or [], kept=kept or {},
     )
 
 
@@ -491,9 +498,11 @@ def reference(problem_id: int) -> ResponseReturnValue:
         else:
             parsed = parse_feuille(request.form.get("feuille", ""))
             if parsed.errors:
-                for e in parsed.errors:
-                    flash(f"Solution de référence — {e}", "error")
-                return back
+                return problem_page(
+                    problem_id,
+                    errors=[f"Solution de référence — {e}" for e in parsed.errors],
+                    kept={"ref_feuille": request.form.get("feuille", "")},
+                ), 400
             feuille, source = parsed.feuille, "arbitre"
     except (SolverError, verification.VerificationError, ValueError) as exc:
         flash(str(exc), "error")
@@ -586,10 +595,12 @@ def ruling_add(problem_id: int) -> ResponseReturnValue:
                 word=request.form.get("word", "").strip() or None, submission=sub,
                 comment=request.form.get("comment", ""),
             )
-    except Exception as exc:  # the engine's NotationError is a ValueError too
-        if not isinstance(exc, ValueError):
-            raise
-        flash(str(exc), "error")
+    except ValueError as exc:  # the engine's NotationError is a ValueError too
+        return problem_page(problem_id, errors=[str(exc)], kept={
+            "kind": request.form.get("kind", ""), "word": request.form.get("word", ""),
+            "submission_id": request.form.get("submission_id", ""),
+            "comment": request.form.get("comment", ""),
+        }), 400
     else:
         flash("Décision enregistrée. Relancez la vérification pour l'appliquer aux rapports.",
               "success")
