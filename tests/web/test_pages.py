@@ -578,3 +578,16 @@ def test_player_space_without_any_competition(
     shown = visible_text(resp)
     assert "Aucun problème ouvert dans vos compétitions." in shown
     assert "Vous n'avez encore envoyé aucune feuille." in shown
+
+
+def test_forged_console_post_is_refused_when_csrf_is_on(
+    app: Flask, client: FlaskClient, p1: Problem, db_session: Session, frozen_clock: Any
+) -> None:
+    app.config["WTF_CSRF_ENABLED"] = True
+    login_arbitre(client, db_session)
+    forged = client.post(f"/console/problemes/{p1.id}/decisions",
+                         data={"kind": "accept_word", "word": "WUS", "comment": "forgé"})
+    assert forged.status_code == 400
+    from webapp.models import Ruling
+
+    assert db_session.exec(select(Ruling)).all() == []
