@@ -591,3 +591,27 @@ def test_forged_console_post_is_refused_when_csrf_is_on(
     from webapp.models import Ruling
 
     assert db_session.exec(select(Ruling)).all() == []
+
+
+def test_report_of_an_unreadable_sheet_renders(
+    client: FlaskClient, ana: Player, p1: Problem, db_session: Session, frozen_start: Any,
+    frozen_clock: Any,
+) -> None:
+    submit_sheet(session=db_session, player=ana, problem=p1, text="bonjour, voici ma feuille",
+                 channel=Channel.WEB, received_at=frozen_start)
+    p1.status = ProblemStatus.CLOSED
+    db_session.add(p1)
+    (v,) = verification.verify_problem(session=db_session, problem=p1, actor="system")
+    db_session.commit()
+    login_player(client, ana)
+    resp = client.get(f"/rapports/{v.id}")
+    assert resp.status_code == 200
+    body = page(resp)
+    assert '<strong id="final-score">0</strong>' in body
+    # the parser read one move (VOICI, without a reference): it is shown as a zero, with
+    # the verifier's reasons, on an empty grid
+    (move,) = v.report["moves"]
+    assert move["word"] == "VOICI" and move["score"] == 0 and move["reasons"]
+    assert body.count('class="replay-step"') == 1
+    for reason in move["reasons"]:
+        assert reason in html.unescape(body)
