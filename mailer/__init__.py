@@ -1,1 +1,14 @@
-"""Feuilles de route by e-mail: intake, receipts, results and reminders."""
+"""Feuilles de route by e-mail: intake, receipts, results and reminders (docs/MAIL.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def init_app(app: Any) -> None:
+    """Make every mail setting visible in ``app.config`` with its default (nothing starts
+    here: ``mailer.intake.start_embedded(app)`` does)."""
+    from mailer.settings import DEFAULTS
+
+    for name, value in DEFAULTS.items():
+        app.config.setdefault(name, value)
