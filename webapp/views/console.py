@@ -414,7 +414,7 @@ def problem_page(problem_id: int, *, errors: list[str] | None = None,
         "console/problem.html", problem=prob, competition=comp, rows=rows, rulings=rulings,
         rankings=rankings, appeals=prob_appeals, puzzle=pz,
         letters=letters_view(pz) if pz else None, board=svg, auto=request.args.get("auto"),
-        ruling_kinds=RulingKind, form_errors=errors or [], kept=kept or {},
+        ruling_kinds=RulingKind, form_errors=errors or [], kept=kept or {}, now=clock.now(),
     )
 
 
