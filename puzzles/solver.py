@@ -4,13 +4,13 @@
 :func:`solve` returns a :class:`Solution`: a legal :class:`~puzzles.feuille.Feuille` (moves
 with letters used, reference, word, score and cumul, exactly what :mod:`puzzles.verify` reads)
 plus its cumul and, for Superscrabble, the list of distinct scrabbles. What each game's
-answer guarantees (docs/PUZZLES.md, "Solutions de référence"):
+answer guarantees (docs/PUZZLES.md §9, "Reference solutions"):
 
 - **Superscrabble** — *exact*: every placement of the 7 letters, counted once per RULES §7.5
   identity (start square, direction, word with the joker's letter resolved).
-- **Série de maximaux** — *exact for its definition*: at each move the top of tops over the
-  remaining groups on the current grid, ties broken by :func:`move_key` then the lowest group
-  number. A different tied choice could lead to other later tops; that is not explored.
+- **Série de maximaux** — *exact*: the lexicographically best vector of per-move scores
+  (its ranking, RULES §7.4), every move a top of tops over the remaining groups; all tied
+  tops are followed while at most :data:`SERIE_FRONTIER` positions are tied.
 - **Intégral, Intégral partiel, rangée, Anticipation (classique, exclusif fond/résistance),
   N-Scrabble** — *heuristic*: a beam search over the move generator, widened 1, 2, 4, …
   while the budget lasts; the best finished sheet is kept. No optimality is claimed.
@@ -53,7 +53,7 @@ from scoring.tiles import JOKER
 #: Nodes (move-generator calls) granted per second of ``seconds`` when ``nodes`` is not
 #: given. Measured on one core with the C generator, search overhead included: about 1 ms
 #: per node for the rangée, 3 ms for a 7-letter group or an Intégral candidate rack, 130 ms
-#: for a rack of a consonant variant (up to 13 letters with a joker); the rates leave room
+#: for a rack of a consonant variant (up to 11 letters with a joker); the rates leave room
 #: for a loaded machine so that the node budget, not the clock, ends the search.
 NODES_PER_SECOND = 150
 STOCK_NODES_PER_SECOND = 150
@@ -66,13 +66,18 @@ MAX_WIDTH = 256
 #: Intégral family: letters per candidate rack and candidate racks per position.
 STOCK_RACK_SIZE = 11
 STOCK_RACKS = 3
+#: Série de maximaux: tied positions followed at most (beyond it the answer is heuristic).
+SERIE_FRONTIER = 1024
+#: The same with the consonants announced, where each position costs far more (11-letter
+#: racks, full enumeration) and the answer is heuristic anyway.
+SERIE_POOL_FRONTIER = 1
 #: Superscrabble incomplet: construction moves tried per step, and their largest size.
 CONSTRUCTION_CANDIDATES = 40
 CONSTRUCTION_MAX_TILES = 4
 #: Consonant variants: the pool letters in the order the candidate rack takes them, the
 #: rack's largest size, and what a pool letter still unused is worth to the evaluation.
 POOL_ORDER = ("E", "A", "I", "U", "O", "Y", JOKER)
-POOL_RACK = 13
+POOL_RACK = 11
 POOL_LETTER_VALUE = 3
 #: Intégral family: points a joker still in the stock is worth to the beam's evaluation (a
 #: joker spent on an ordinary word is a scrabble lost).
@@ -567,27 +572,88 @@ class _Groups:
 
 
 # --- exact games --------------------------------------------------------------------------
-def _serie(game: _Groups, budget: _Budget) -> _State:
-    """Série de maximaux: at each move the top of tops over the remaining groups (with the
-    consonants announced: over the completions the candidate rack offers)."""
-    state = game.start()
-    left = list(range(1, len(game.groups) + 1))
-    while left:
-        pool = str(state.res[1])
-        best: tuple[tuple[object, ...], GeneratedMove, int] | None = None
-        for g in left:
-            rack, keep = game.rack(g, pool)
-            moves = _candidates(state.board, rack, game.config, budget, keep, 1)
-            if moves:
-                k = (*move_key(moves[0]), g)
-                if best is None or k < best[0]:
-                    best = (k, moves[0], g)
-        if best is None:
+def _symmetric(config: GameConfig) -> bool:
+    """The premium layout is its own transpose (the standard one is)."""
+    lay = config.layout
+
+    def t(cells: Sequence[int]) -> list[int]:
+        return [cells[c * 15 + r] for r in range(15) for c in range(15)]
+
+    return t(lay.letter_mult) == list(lay.letter_mult) and t(lay.word_mult) == list(
+        lay.word_mult
+    )
+
+
+def _top_moves(
+    game: _Groups, board: Board, g: int, pool: str, budget: _Budget
+) -> list[GeneratedMove]:
+    """Every placement of group ``g`` reaching its top score."""
+    rack, keep = game.rack(g, pool)
+    budget.charge()
+    if keep is None:
+        return sorted(movegen.tops(board, rack, game.config), key=move_key)
+    moves = [m for m in movegen.generate(board, rack, game.config) if keep(m)]
+    if not moves:
+        return []
+    top = max(m.score for m in moves)
+    return sorted((m for m in moves if m.score == top), key=move_key)
+
+
+def _serie(game: _Groups, budget: _Budget) -> tuple[_State, bool]:
+    """Série de maximaux: the lexicographically best vector of per-move scores, each move a
+    top of tops (RULES §7.4 ranks sheets on that vector).
+
+    Every tied top of tops is followed (a *frontier* of positions, grids equal up to the
+    board's diagonal symmetry merged) and only the positions whose next top of tops is the
+    highest survive, so the first score is the top of tops of the empty grid, the second the
+    best possible after it, and so on. Returns the state and whether the frontier stayed
+    within :data:`SERIE_FRONTIER` (then the vector is exact; :data:`SERIE_POOL_FRONTIER`
+    with the consonants announced)."""
+    symmetric = _symmetric(game.config)
+    cap = SERIE_FRONTIER if game.pool is None else SERIE_POOL_FRONTIER
+    # Each position carries the sequence of its moves' keys: among equal vectors (and
+    # symmetric twins) the one whose moves come first in move order is kept.
+    Seq = tuple[tuple[object, ...], ...]
+    frontier: list[tuple[Seq, _State]] = [((), game.start())]
+    exact = True
+    n = len(game.groups)
+    while True:
+        top: int | None = None
+        tied: list[tuple[Seq, _State, GeneratedMove, int]] = []
+        for seq, st in frontier:
+            used, pool = st.res
+            assert isinstance(used, frozenset) and isinstance(pool, str)
+            for g in range(1, n + 1):
+                if g in used:
+                    continue
+                moves = _top_moves(game, st.board, g, pool, budget)
+                if not moves:
+                    continue
+                if top is None or moves[0].score > top:
+                    top, tied = moves[0].score, []
+                if moves[0].score == top:
+                    tied.extend((seq, st, m, g) for m in moves)
+        if top is None:
             break
-        _, m, g = best
-        state = _play(state, m, (frozenset(), game.after(pool, m)), group=g).state()
-        left.remove(g)
-    return state
+        children: dict[tuple[object, ...], tuple[Seq, _State]] = {}
+        for seq, st, m, g in tied:
+            used, pool = st.res
+            assert isinstance(used, frozenset) and isinstance(pool, str)
+            child = _play(st, m, (used | {g}, game.after(pool, m)), group=g).state()
+            child_seq = (*seq, (*move_key(m), g))
+            cells = tuple(child.board.cells)
+            if symmetric:
+                cells = min(cells, tuple(child.board.transpose().cells))
+            key = (cells, child.res)
+            old = children.get(key)
+            if old is None or child_seq < old[0]:
+                children[key] = (child_seq, child)
+        frontier = sorted(children.values(), key=lambda x: x[0])
+        if len(frontier) > cap:
+            exact = False
+            frontier = frontier[:cap]
+        budget.best = top
+    return frontier[0][1], exact
 
 
 def superscrabble_moves(board: Board, rack: str, config: GameConfig) -> list[GeneratedMove]:
@@ -761,12 +827,12 @@ def solve(
     pool = problem.pool if game.is_consonant_variant else None
     sizes = problem.group_sizes
     if game in (GameType.SERIE_MAXIMAUX, GameType.SERIE_MAXIMAUX_CONSONNES):
-        state = _serie(
+        state, exact = _serie(
             _Groups(problem.groups, None, config, first_group=False, bingo_only=False,
                     pass_allowed=False, pool=pool, sizes=sizes),
             budget,
         )
-        exact = game is GameType.SERIE_MAXIMAUX
+        exact = exact and game is GameType.SERIE_MAXIMAUX
         budget.best = state.cumul
         budget.report()
     elif game is GameType.RANGEE:

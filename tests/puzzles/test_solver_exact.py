@@ -9,7 +9,7 @@ import pytest
 
 from puzzles.generate import new_problem
 from puzzles.problem import GameType, Problem
-from puzzles.solver import SolverError, solve, superscrabble_moves
+from puzzles.solver import SolverError, move_key, solve, superscrabble_moves
 from scoring import movegen
 from scoring.board import Board
 from scoring.config import GameConfig
@@ -143,6 +143,56 @@ def test_serie_every_move_is_top_of_remaining(lexicon: Lexicon, seed: int) -> No
         left.discard(line.group)
         Placement.from_notation(board, line.ref, line.word).apply(board)
     assert len(sol.feuille.moves) == 7
+
+
+def test_serie_follows_ties_to_the_best_vector() -> None:
+    """Hand-made: groups BA and S, word list {BA, AS}.
+
+    Move 1: BA must cover H8; across, H7 (B on H7, A on H8) and H8 (B on H8, A on H9) both
+    score (3 + 1) × 2 = 8 (the down placements are their mirror images). Move 2 with S:
+    only AS can be made, under the A. After H7 the S goes on I8 (plain): AS = 1 + 1 = 2.
+    After H8 it goes on I9, a double letter: AS = 1 + 1 × 2 = 3. The greedy tie-break (H7
+    first) gives (8, 2); the ranking vector wants (8, 3).
+    """
+    lex = Lexicon.from_words(["BA", "AS"], "tiny")
+    problem = Problem(id="serie-ties", game=GameType.SERIE_MAXIMAUX, groups=("BA", "S"))
+    sol = solve(problem, lex, seconds=5)
+    assert sol.exact
+    assert [(m.group, m.ref, m.word, m.score) for m in sol.feuille.moves] == [
+        (1, "H8", "BA", 8),
+        (2, "9H", "AS", 3),
+    ]
+    assert sol.scores == (8, 3) and sol.cumul == 11
+
+
+def _greedy_vector(problem: Problem, config: GameConfig) -> list[int]:
+    """Top of tops move by move with the documented tie-break, by full enumeration."""
+    board = Board()
+    left = list(range(1, len(problem.groups) + 1))
+    out: list[int] = []
+    while left:
+        cands = [
+            (move_key(m), g, m)
+            for g in left
+            for m in movegen.generate(board, problem.groups[g - 1], config)
+        ]
+        if not cands:
+            break
+        _, g, m = min(cands, key=lambda c: (c[0], c[1]))
+        m.placement.apply(board)
+        out.append(m.score)
+        left.remove(g)
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_serie_vector_at_least_greedy(lexicon: Lexicon, seed: int) -> None:
+    problem = new_problem(GameType.SERIE_MAXIMAUX, seed=seed, lexicon=lexicon)
+    sol = solve(problem, lexicon, seconds=60)
+    greedy = _greedy_vector(problem, GameConfig(tileset=french(), lexicon=lexicon))
+    assert sol.exact
+    assert sol.scores[0] == greedy[0]
+    assert list(sol.scores) >= greedy
 
 
 # --- reproducibility ----------------------------------------------------------------------
