@@ -9,7 +9,7 @@ import pytest
 
 from puzzles.generate import new_problem
 from puzzles.problem import GameType, Problem
-from puzzles.solver import SolverError, move_key, solve, superscrabble_moves
+from puzzles.solver import Progress, SolverError, move_key, solve, superscrabble_moves
 from scoring import movegen
 from scoring.board import Board
 from scoring.config import GameConfig
@@ -210,3 +210,15 @@ def test_unsupported_variant_is_refused(lexicon: Lexicon) -> None:
     problem = new_problem(GameType.ANTICIPATION_AVEUGLE, seed=1, lexicon=lexicon)
     with pytest.raises(SolverError, match="Anticipation aveugle.*propres groupes"):
         solve(problem, lexicon, seconds=1)
+
+
+def test_progress_and_budget(lexicon: Lexicon) -> None:
+    problem = new_problem(GameType.RANGEE, seed=4, lexicon=lexicon)
+    seen: list[Progress] = []
+    sol = solve(problem, lexicon, seconds=120, nodes=80, progress=seen.append)
+    assert [p.width for p in seen][:2] == [1, 2]
+    assert all(a.nodes < b.nodes for a, b in zip(seen, seen[1:], strict=False))
+    assert seen[-1].best == sol.cumul == max(p.best or 0 for p in seen)
+    # the greedy pass always finishes; widening stops once the 80 nodes are spent
+    assert sol.nodes == 81 and sol.complete
+    assert str(seen[0]).startswith("largeur 1 : ")
