@@ -8,7 +8,6 @@ Screenshots go to /tmp/arbitre-*.png for a human look.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from datetime import timedelta
 from typing import Any
@@ -25,6 +24,8 @@ from webapp.services.players import create_player
 pytestmark = [pytest.mark.browser, pytest.mark.db]
 
 EXPECTED_SHEET = "Problème: P1\n1 ACEFHIR H8 FICHERA 82 82\n2 SUW 15F WUS 84 166\n"
+# printf 'Problème: P1\r\n1 ACEFHIR H8 FICHERA 82 82\r\n2 SUW 15F WUS 84 166\r\n' | sha256sum
+SENT_SHA256 = "609311a5da51b04788c2d1592470748ed8d1b4d3dda939c9c4a0e4208721e01d"
 
 
 @pytest.fixture
@@ -114,7 +115,7 @@ def test_submit_on_the_board_then_see_the_ranking(
     assert sub.parse_errors == []
     receipt = page.inner_text("main")
     assert page.inner_text("#submission-id") == str(sub.id)
-    assert page.inner_text("#sha256") == hashlib.sha256(sub.raw_text.encode()).hexdigest()
+    assert page.inner_text("#sha256") == sub.sha256 == SENT_SHA256
     assert "Europe/Bucharest" in receipt and "UTC" in receipt
     assert "FICHERA" in receipt and "dans le délai" in receipt
     page.screenshot(path="/tmp/arbitre-receipt.png", full_page=True)

@@ -9,7 +9,6 @@ through the real ``submit_sheet`` service. The clock is frozen at 2026-05-10 10:
 
 from __future__ import annotations
 
-import hashlib
 import html
 import json
 import re
@@ -39,6 +38,8 @@ from webapp.services.submissions import submit_sheet
 pytestmark = pytest.mark.db
 
 SHEET = "1 ACEFHIR h8 FICHERA 82 82\n2 SUW 15f WUS 84 166\n"
+# printf '1 ACEFHIR h8 FICHERA 82 82\n2 SUW 15f WUS 84 166\n' | sha256sum
+SHEET_SHA256 = "3b1073f620e03c04aef98fc33bef1ecebfe0135ce14bc71d571cb312aded88ab"
 EVIL = "<script>alert('x')</script>"
 ESCAPED = "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"  # Jinja's autoescape
 
@@ -225,7 +226,8 @@ def test_pasted_sheet_gives_an_immediate_receipt(
     assert receipt.status_code == 200
     text = visible_text(receipt)
     assert f'<strong id="submission-id">{sub.id}</strong>' in page(receipt)
-    assert hashlib.sha256(SHEET.encode()).hexdigest() in text
+    assert sub.sha256 == SHEET_SHA256
+    assert f'<dd class="mono small" id="sha256">{SHEET_SHA256}</dd>' in page(receipt)
     # server receive time with its zone, and in UTC
     assert "10/05/2026 à 13:00:00 (Europe/Bucharest, UTC+03:00)" in text
     assert "10/05/2026 à 10:00:00 UTC" in text
