@@ -26,6 +26,7 @@ from typing import Any
 
 from puzzles.feuille import Feuille, FeuilleMove
 from puzzles.problem import GameType, Problem, first_group_size
+from puzzles.rounds import RoundTimes
 from puzzles.settings import Settings
 from scoring.board import Board
 from scoring.config import GameConfig, WordList
@@ -297,9 +298,16 @@ def _word_squares(w: FormedWord) -> list[int]:
 
 class _Verifier:
     def __init__(
-        self, problem: Problem, feuille: Feuille, lexicon: WordList, settings: Settings
+        self,
+        problem: Problem,
+        feuille: Feuille,
+        lexicon: WordList,
+        settings: Settings,
+        round_times: RoundTimes | None = None,
     ) -> None:
         self.problem = problem
+        # correspondence Anticipation: each billet must have been sent within its round
+        self.rounds = round_times if problem.game.is_anticipation else None
         self.feuille = feuille
         self.lexicon = lexicon
         self.settings = settings
@@ -409,7 +417,12 @@ class _Verifier:
             annul_later = bool(mv.annul) and not (
                 self.settings.annulment_before_move or self._annul_only(mv)
             )
-            if mv.annul and not annul_later:
+            late_annul = self.rounds.annulment_late(mv.number) if (
+                self.rounds and mv.annul) else None
+            if late_annul:
+                e.reasons.append(late_annul)
+                annul_later = False
+            elif mv.annul and not annul_later:
                 self._annul(e)
             if self._annul_only(mv):
                 e.status = MoveStatus.PASSED
@@ -435,6 +448,10 @@ class _Verifier:
                 if g is GameType.EXCLUSIF_RESISTANCE:
                     e.zero("Pas de scrabble à ce coup : le joueur sort du jeu.", MoveStatus.OUT)
                 continue
+            late = self.rounds.move_late(mv.number) if self.rounds else None
+            if late:
+                # zero, but still on the player's grid: later moves resting on it cascade
+                e.zero(late)
             self._play(e)
             if annul_later:
                 self._annul(e)
@@ -1060,6 +1077,8 @@ def verify_text(
     text: str,
     lexicon: WordList,
     settings: Settings | None = None,
+    *,
+    round_times: RoundTimes | None = None,
 ) -> Report:
     """Parse a sheet and verify it; the parser's line errors open the report's errors."""
     from dataclasses import replace
@@ -1067,7 +1086,7 @@ def verify_text(
     from puzzles.feuille import parse_feuille
 
     parsed = parse_feuille(text, superscrabble=problem.game is GameType.SUPERSCRABBLE)
-    report = verify(problem, parsed.feuille, lexicon, settings)
+    report = verify(problem, parsed.feuille, lexicon, settings, round_times=round_times)
     if not parsed.errors:
         return report
     return replace(report, errors=tuple(str(e) for e in parsed.errors) + report.errors)
@@ -1078,6 +1097,12 @@ def verify(
     feuille: Feuille,
     lexicon: WordList,
     settings: Settings | None = None,
+    *,
+    round_times: RoundTimes | None = None,
 ) -> Report:
-    """Judge ``feuille`` against ``problem`` with ``lexicon`` (never raises on a bad sheet)."""
-    return _Verifier(problem, feuille, lexicon, settings or Settings()).run()
+    """Judge ``feuille`` against ``problem`` with ``lexicon`` (never raises on a bad sheet).
+
+    ``round_times`` (Anticipation family played by correspondence, :mod:`puzzles.rounds`):
+    a billet sent after its round closed scores zero, a late annulment is ignored. None (the
+    whole order published at once, composition games, the CLI): no timing is judged."""
+    return _Verifier(problem, feuille, lexicon, settings or Settings(), round_times).run()
