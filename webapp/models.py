@@ -158,6 +158,9 @@ class Problem(SQLModel, table=True):
     deadline_at: datetime = _ts(index=True)
     timezone: str = DEFAULT_TIMEZONE
     appeal_days: int = 7
+    # Anticipation family by correspondence (puzzles.rounds): the group of move k is announced
+    # at publish_at + (k-1) × this interval; 0: the whole draw order at publication
+    round_interval_minutes: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     # the score percentages are computed against (the arbitre's or the solver's solution);
     # None: the best sheet's score
     reference_score: int | None = None

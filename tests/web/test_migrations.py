@@ -37,7 +37,7 @@ def test_upgrade_head_on_empty_database_matches_the_models(empty_engine: sa.Engi
     assert tables == set(SQLModel.metadata.tables) | {"alembic_version"}
     with empty_engine.connect() as conn:
         ctx = MigrationContext.configure(conn, opts={"compare_type": True})
-        assert ctx.get_current_revision() == "0002"
+        assert ctx.get_current_revision() == "0003"
         assert compare_metadata(ctx, SQLModel.metadata) == []
 
 
