@@ -421,8 +421,8 @@ class _Stock:
         for i in range(STOCK_RACKS):
             rng.shuffle(vowels)
             rng.shuffle(consonants)
-            # Rack i holds one joker when the stock has one (i = 0 never: a plain rack keeps
-            # the jokers for the scrabbles the plain letters cannot make).
+            # Only the last rack holds a joker (when the stock has one): the others keep the
+            # jokers for the scrabbles plain letters cannot make.
             jokers = min(left[JOKER], 1) if i == STOCK_RACKS - 1 else 0
             size = STOCK_RACK_SIZE - jokers
             nv = min(len(vowels), max(size - len(consonants), round(size * 0.45)))
