@@ -649,6 +649,11 @@ def _serie(game: _Groups, budget: _Budget) -> tuple[_State, bool]:
             if old is None or child_seq < old[0]:
                 children[key] = (child_seq, child)
         frontier = sorted(children.values(), key=lambda x: x[0])
+        if time.monotonic() > budget.deadline and len(frontier) > 1:
+            # Out of time: finish with the first tied position only (still a top of tops
+            # per move, no longer the best vector).
+            cap = 1
+            budget.time_cut = True
         if len(frontier) > cap:
             exact = False
             frontier = frontier[:cap]
