@@ -76,6 +76,14 @@ TEMPLATES: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("link",),
         ("player_name", "expires_minutes"),
     ),
+    # Anticipation by correspondence: the group(s) of move ``move`` are announced.
+    # ``current`` and each of ``announced``: mappings ``move``, ``at``, ``groups`` (list of
+    # mappings ``number``, ``letters``); ``round_closes``: when the move's round closes.
+    "announcement": (
+        ("player_name", "problem_title", "move", "current", "announced"),
+        ("round_closes", "closes_what", "deadline", "submission_address", "subject_hint",
+         "problem_url"),
+    ),
     # A message over the size limit (SMTP 552). ``size``/``limit`` in bytes.
     "refused_too_large": (
         ("size", "limit"),

@@ -75,6 +75,7 @@ class OutboxKind:
     INSTRUCTIONS = "instructions"
     AMBIGUITY = "ambiguity"
     LOGIN = "login"
+    ANNOUNCEMENT = "announcement"  # Anticipation by correspondence: a move's group drawn
 
 
 class RankingKind:

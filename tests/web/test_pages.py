@@ -131,7 +131,7 @@ def test_problem_page_shows_letters_board_and_deadline_three_ways(
     [
         ("integral_partiel", "lettres tirées"),
         ("rangee", "à utiliser dans l'ordre"),
-        ("anticipation", "L'ordre de tirage des groupes est tenu secret"),
+        ("anticipation", "L'ordre de tirage complet a été publié avec le problème"),
         ("serie_maximaux", 'class="group-no">7<'),
         ("anticipation_avocalique", "Consonnes annoncées"),
         ("superscrabble", "Le tirage (7 lettres) à placer en scrabble"),

@@ -19,7 +19,7 @@ from sqlmodel import Session, col, select
 
 from webapp.db import session_scope
 from webapp.models import Appeal, AppealStatus, Problem, ProblemStatus, Submission, Verification
-from webapp.services import audit, notify, problems, rankings, verification
+from webapp.services import audit, notify, problems, rankings, rounds, verification
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +75,11 @@ def advance(problem_id: int, *, now: datetime) -> list[str]:
                     n = send_reminders(s, p, now)
                     if n:
                         done.append(f"remind:{p.code}")
+                    if rounds.progressive(p) and rounds.send_announcements(
+                        session=s, problem=p, puzzle=problems.puzzle_of(p),
+                        players=problems.registered_players(session=s, problem=p), now=now,
+                    ):
+                        done.append(f"announce:{p.code}")
                 return done
             name = step(s, p, now)
             audit.record(session=s, actor=audit.SYSTEM, action=f"problem.{name}",
@@ -192,6 +197,8 @@ def upcoming_instants(*, now: datetime) -> list[datetime]:
         for p in s.exec(select(Problem).where(col(Problem.status).in_(ACTIVE))).all():
             candidates = [p.publish_at, p.deadline_at]
             candidates += [p.deadline_at - timedelta(days=d) for d in days]
+            if rounds.progressive(p):
+                candidates += list(rounds.schedule(p))
             if p.appeals_until is not None:
                 candidates.append(p.appeals_until)
             out.update(t for t in candidates if t > now)

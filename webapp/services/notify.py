@@ -306,7 +306,14 @@ def problem_statement(problem: Any) -> str:
     for i, g in enumerate(p.get("groups", []), start=1):
         lines.append(f"Groupe {i} : {g}")
     if p.get("order"):
-        lines.append("Ordre des groupes : " + ", ".join(str(n) for n in p["order"]))
+        from webapp.services import rounds
+
+        if rounds.progressive(problem):
+            # the later groups are announced move by move (webapp.services.rounds)
+            lines.append(f"Coup 1 : groupe 1 et groupe {p['order'][0]} ; le groupe de chaque "
+                         "coup suivant sera annoncé par courriel et sur la page du problème.")
+        else:
+            lines.append("Ordre des groupes : " + ", ".join(str(n) for n in p["order"]))
     if p.get("board"):
         lines.append(f"Grille (CGP) : {p['board']}")
     return "\n".join(lines)

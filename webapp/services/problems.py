@@ -92,9 +92,12 @@ def create_problem(
     appeal_days: int | None = None,
     status: str = ProblemStatus.SCHEDULED,
     actor: str = audit.SYSTEM,
+    round_interval_minutes: int = 0,
 ) -> Problem:
     """Store ``puzzle`` (a :class:`puzzles.problem.Problem`) with its schedule. The appeal
-    window defaults to the ``APPEAL_DAYS`` setting (7 days)."""
+    window defaults to the ``APPEAL_DAYS`` setting (7 days). ``round_interval_minutes``
+    (Anticipation family): the groups are announced move by move at that interval
+    (:mod:`webapp.services.rounds`); 0 publishes the whole draw order at once."""
     if publish_at.tzinfo is None or deadline_at.tzinfo is None:
         raise ValueError("publish_at and deadline_at must be timezone-aware")
     if deadline_at <= publish_at:
@@ -103,6 +106,10 @@ def create_problem(
         ZoneInfo(timezone)
     except (ZoneInfoNotFoundError, ValueError):
         raise ValueError(f"Fuseau horaire inconnu : « {timezone} ».") from None
+    from webapp.services import rounds
+
+    rounds.check_schedule(game=puzzle.game.value, publish_at=publish_at,
+                          deadline_at=deadline_at, interval_minutes=round_interval_minutes)
     if appeal_days is None:
         appeal_days = int(current_app.config["APPEAL_DAYS"]) if has_app_context() else 7
     assert competition.id is not None
@@ -126,6 +133,7 @@ def create_problem(
         deadline_at=deadline_at,
         timezone=timezone,
         appeal_days=appeal_days,
+        round_interval_minutes=round_interval_minutes,
         status=status,
     )
     session.add(prob)
@@ -133,6 +141,7 @@ def create_problem(
     audit.record(
         session=session, actor=actor, action="problem.create", target=prob.code,
         game=prob.game, publish_at=publish_at.isoformat(), deadline_at=deadline_at.isoformat(),
+        round_interval_minutes=round_interval_minutes,
     )
     return prob
 
@@ -161,6 +170,10 @@ def reschedule(
     if not reason.strip():
         raise ValueError("Indiquez le motif du changement de dates.")
     from webapp.models import Submission
+    from webapp.services import rounds
+
+    rounds.check_schedule(game=problem.game, publish_at=publish_at, deadline_at=deadline_at,
+                          interval_minutes=problem.round_interval_minutes)
 
     old = (problem.publish_at, problem.deadline_at)
     problem.publish_at, problem.deadline_at = publish_at, deadline_at

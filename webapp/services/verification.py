@@ -26,7 +26,7 @@ from webapp.models import (
     Submission,
     Verification,
 )
-from webapp.services import audit, clock
+from webapp.services import audit, clock, rounds
 from webapp.services.problems import puzzle_of
 
 
@@ -199,8 +199,12 @@ def settings_for(problem: Problem) -> Any:
     return Settings.from_dict(data) if data else Settings()
 
 
-def run_verifier(problem: Problem, submission: Submission, lexicon: Any) -> VerifierResult:
-    """``puzzles.verify.verify`` on one stored sheet (it never raises; neither does this)."""
+def run_verifier(
+    problem: Problem, submission: Submission, lexicon: Any, *, round_times: Any = None
+) -> VerifierResult:
+    """``puzzles.verify.verify`` on one stored sheet (it never raises; neither does this).
+    ``round_times``: the sheet's :class:`puzzles.rounds.RoundTimes` when the groups of an
+    Anticipation were announced move by move (:func:`webapp.services.rounds.round_times_for`)."""
     if submission.feuille is None:
         return VerifierResult(
             False, 0, {"error": "feuille illisible"},
@@ -217,7 +221,8 @@ def run_verifier(problem: Problem, submission: Submission, lexicon: Any) -> Veri
         # the published list was checked in base_lexicon(); the rulings make a new identity
         i = lexicon.identity
         puzzle = replace(puzzle, lexicon=LexiconRef(i.name, i.sha256, i.word_count))
-    report = verify(puzzle, Feuille.from_dict(submission.feuille), lexicon, settings_for(problem))
+    report = verify(puzzle, Feuille.from_dict(submission.feuille), lexicon, settings_for(problem),
+                    round_times=round_times)
     return VerifierResult(
         valid=sheet_is_valid(report), final_score=int(report.final_score),
         report=report.to_dict(), text=report.to_text(),
@@ -244,10 +249,11 @@ def verify_problem(*, session: Session, problem: Problem, actor: str) -> list[Ve
         .where(col(Verification.submission_id).in_([s.id for s in subs]))
         .where(col(Verification.superseded_at).is_(None))
     ).all())
+    times = rounds.round_times_for(session, problem, [s for s in subs if s.id not in done])
     for sub in subs:
         if sub.id in done:
             continue
-        res = run_verifier(problem, sub, lexicon)
+        res = run_verifier(problem, sub, lexicon, round_times=times.get(sub.id or 0))
         assert sub.id is not None
         v = Verification(
             submission_id=sub.id, lexicon_name=ident.name, lexicon_sha256=ident.sha256,
@@ -297,7 +303,9 @@ def preview_rerun(*, session: Session, problem: Problem, reason: str) -> RerunPr
         raise ValueError("Indiquez le motif de la nouvelle vérification.")
     lexicon = ruled_lexicon(session, problem)
     subs = eligible_submissions(session, problem)
-    results = {s.id: run_verifier(problem, s, lexicon) for s in subs if s.id is not None}
+    times = rounds.round_times_for(session, problem, subs)
+    results = {s.id: run_verifier(problem, s, lexicon, round_times=times.get(s.id))
+               for s in subs if s.id is not None}
     old_rows = rankings.compute_rows(session=session, problem=problem)
     new_rows = rankings.compute_rows(
         session=session, problem=problem,

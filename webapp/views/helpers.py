@@ -161,7 +161,8 @@ def letters_view(pz: PuzzleProblem) -> LettersView:
                 f"(entre parenthèses, la taille du groupe complété) : {pz.pool}."
             )
         elif g.is_anticipation and pz.order:
-            note = "L'ordre de tirage des groupes est tenu secret jusqu'à la fin du délai."
+            # the draw order is shown move by move under "Tirages annoncés" (services.rounds)
+            note = "Le groupe joué à chaque coup est indiqué sous « Tirages annoncés »."
         return LettersView("groups", groups=groups, note=note, values=values)
     if g is GameType.SUPERSCRABBLE:
         return LettersView(

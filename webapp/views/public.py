@@ -40,7 +40,7 @@ from webapp.models import (
     Submission,
     Verification,
 )
-from webapp.services import clock
+from webapp.services import clock, rounds
 from webapp.views import helpers
 from webapp.views.helpers import PUBLIC_STATUSES, get_or_404, letters_view, puzzle_of
 
@@ -153,10 +153,14 @@ def problem(code: str) -> str:
         steps, _ = replay(pz, list(reference["moves"]),
                           accumulate=pz.game.value != "superscrabble")
         reference_board = steps[-1].svg if steps else None
+    now = clock.now()
     return render_template(
         "public/problem.html", problem=prob, competition=comp, puzzle=pz, letters=view,
-        board=svg, mine=mine, ranking=ranking, now=clock.now(), reference=reference,
+        board=svg, mine=mine, ranking=ranking, now=now, reference=reference,
         reference_board=reference_board,
+        announced=rounds.announcements(prob, pz, now) if shown else [],
+        next_announcement=rounds.next_announcement(prob, now),
+        progressive=rounds.progressive(prob),
     )
 
 

@@ -1,0 +1,198 @@
+"""Anticipation by correspondence on the server: a stored problem's announcement schedule,
+what is announced at a given instant (problem page, mails), the announcement notices the
+scheduler sends, and the round times each sheet is verified with (:mod:`puzzles.rounds`).
+
+The group of move k is announced at ``publish_at + (k-1) × round_interval_minutes``; round
+k closes at the announcement of move k+1, round 14 at the problem's deadline, which must
+come after the 14th announcement. ``round_interval_minutes = 0`` is the old behaviour: the
+whole draw order is public from the publication and no move is timed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from puzzles.problem import GameType
+from puzzles.rounds import MOVES, RoundTimes, announcement_times
+from webapp.models import OutboxKind, Player, Problem, ProblemStatus, Submission
+
+#: the interval the console proposes for a new Anticipation (one move a day)
+DEFAULT_INTERVAL_MINUTES = 24 * 60
+
+
+def is_anticipation(game: str) -> bool:
+    try:
+        return GameType(game).is_anticipation
+    except ValueError:
+        return False
+
+
+def progressive(problem: Problem) -> bool:
+    """The groups are announced move by move (and moves are timed)."""
+    return is_anticipation(problem.game) and (problem.round_interval_minutes or 0) > 0
+
+
+def check_schedule(
+    *, game: str, publish_at: datetime, deadline_at: datetime, interval_minutes: int
+) -> None:
+    """French ``ValueError`` when the interval does not fit the problem's dates."""
+    if interval_minutes < 0:
+        raise ValueError("L'intervalle entre deux annonces ne peut pas être négatif.")
+    if interval_minutes == 0:
+        return
+    if not is_anticipation(game):
+        raise ValueError(
+            "L'annonce coup par coup ne concerne que les Anticipations (intervalle 0 sinon)."
+        )
+    last = publish_at + (MOVES - 1) * timedelta(minutes=interval_minutes)
+    if deadline_at <= last:
+        raise ValueError(
+            f"La clôture doit suivre la 14e annonce ({last.isoformat()}) : avec un intervalle "
+            f"de {interval_minutes} min, choisissez une clôture au plus tôt "
+            f"{(last + timedelta(minutes=interval_minutes)).isoformat()}, ou un intervalle "
+            "plus court."
+        )
+
+
+def schedule(problem: Problem) -> tuple[datetime, ...]:
+    """When each move's group is announced (all at publication when not progressive)."""
+    interval = timedelta(minutes=problem.round_interval_minutes if progressive(problem) else 0)
+    return announcement_times(problem.publish_at, interval)
+
+
+@dataclass
+class Announcement:
+    """Move ``move``'s group(s), announced at ``at``; ``groups``: (number, letters)."""
+
+    move: int
+    at: datetime
+    groups: list[tuple[int, str]] = field(default_factory=list)
+
+    def to_context(self) -> dict[str, Any]:
+        return {
+            "move": self.move, "at": self.at,
+            "groups": [{"number": n, "letters": s} for n, s in self.groups],
+        }
+
+
+def _groups_of_move(puzzle: Any, move: int) -> list[tuple[int, str]]:
+    order = list(puzzle.order)
+    if len(order) < move:
+        return []
+    numbers = [1, order[0]] if move == 1 else [order[move - 1]]
+    groups = list(puzzle.groups)
+    # Anticipation aveugle: each player uses his own group with that number (no letters)
+    return [(n, groups[n - 1] if 0 < n <= len(groups) else "") for n in numbers]
+
+
+def announcements(problem: Problem, puzzle: Any, now: datetime) -> list[Announcement]:
+    """Every move whose group is public at ``now`` (none before publication)."""
+    if puzzle is None or not is_anticipation(problem.game):
+        return []
+    if problem.status in (ProblemStatus.DRAFT, ProblemStatus.SCHEDULED):
+        return []
+    return [
+        Announcement(k, at, _groups_of_move(puzzle, k))
+        for k, at in enumerate(schedule(problem), start=1)
+        if at <= now
+    ]
+
+
+def next_announcement(problem: Problem, now: datetime) -> tuple[int, datetime] | None:
+    """The next move to be announced and when (None: all announced, or not progressive)."""
+    if not progressive(problem):
+        return None
+    for k, at in enumerate(schedule(problem), start=1):
+        if at > now:
+            return k, at
+    return None
+
+
+def round_close(problem: Problem, move: int) -> tuple[datetime, str]:
+    """When round ``move`` closes, and what closes it (French)."""
+    times = schedule(problem)
+    if move < len(times):
+        return times[move], f"l'annonce du coup {move + 1}"
+    return problem.deadline_at, "la clôture"
+
+
+def send_announcements(
+    *, session: Session, problem: Problem, puzzle: Any, players: list[Player], now: datetime
+) -> int:
+    """The notice of the latest announced move (2 to 14) to every registered player,
+    idempotent by ``announcement:<problem>:<move>:<player>``. Move 1 goes out with the
+    publication notice. After a downtime only the latest move is sent: it lists them all."""
+    from webapp.services import notify
+    from webapp.timefmt import format_local
+
+    if not progressive(problem) or problem.status != ProblemStatus.OPEN:
+        return 0
+    shown = announcements(problem, puzzle, now)
+    if len(shown) < 2 or now >= problem.deadline_at:
+        return 0
+    current = shown[-1]
+    closes, what = round_close(problem, current.move)
+    keys = {p.id: f"announcement:{problem.code}:{current.move}:{p.id}" for p in players}
+    sent = notify._existing_keys(session, [k for k in keys.values()])
+    new = 0
+    for p in players:
+        if not notify._deliverable(p) or keys[p.id] in sent:
+            continue
+        notify.enqueue(
+            session=session, kind=OutboxKind.ANNOUNCEMENT, to_addr=p.email,
+            template="announcement",
+            context={
+                "player_name": p.name,
+                "problem_title": f"{problem.title} ({problem.code})",
+                "move": current.move,
+                "current": current.to_context(),
+                "announced": [a.to_context() for a in shown],
+                "round_closes": format_local(closes, problem.timezone),
+                "closes_what": what,
+                "deadline": format_local(problem.deadline_at, problem.timezone),
+                "submission_address": notify.submission_address(p),
+                "subject_hint": problem.code,
+                "problem_url": notify._problem_url(problem),
+            },
+            dedupe_key=keys[p.id], player_id=p.id,
+        )
+        new += 1
+    return new
+
+
+def round_times_for(
+    session: Session, problem: Problem, subs: list[Submission]
+) -> dict[int, RoundTimes]:
+    """For each sheet in ``subs`` (one per player), the round times of its version chain:
+    every version of that player up to it, with its server receive time. Empty when the
+    problem is not progressive. One query for the whole batch."""
+    from puzzles.feuille import Feuille
+
+    if not progressive(problem) or not subs:
+        return {}
+    wanted = {s.player_id: s for s in subs}
+    rows = session.exec(
+        select(Submission.player_id, Submission.version, Submission.received_at,
+               Submission.feuille)
+        .where(Submission.problem_id == problem.id)
+        .where(col(Submission.player_id).in_(list(wanted)))
+    ).all()
+    chains: dict[int, list[tuple[datetime, Feuille]]] = {}
+    for player_id, version, received_at, feuille in rows:
+        if feuille is None or version > wanted[player_id].version:
+            continue
+        chains.setdefault(player_id, []).append((received_at, Feuille.from_dict(feuille)))
+    interval = timedelta(minutes=problem.round_interval_minutes)
+    out: dict[int, RoundTimes] = {}
+    for player_id, sub in wanted.items():
+        assert sub.id is not None
+        out[sub.id] = RoundTimes.from_versions(
+            chains.get(player_id, []), publish_at=problem.publish_at, interval=interval,
+            # a late sheet the arbitre accepted: its last round is not timed
+            end=None if sub.accepted_late else problem.deadline_at, zone=problem.timezone,
+        )
+    return out
