@@ -208,3 +208,32 @@ def test_interval_must_fit_the_deadline_and_zero_keeps_the_whole_order(
     assert section.group(0).count('class="announced-move"') == 14
     assert "L'ordre de tirage complet a été publié avec le problème" in section.group(0)
     assert "Prochaine annonce" not in body
+
+
+def test_console_sets_the_interval_and_refuses_one_that_does_not_fit(
+    client: FlaskClient, db_session: Session, competition: Competition, frozen_clock: Any
+) -> None:
+    from tests.web.test_pages import login_arbitre, visible_text
+
+    login_arbitre(client, db_session)
+    form = {
+        "competition_id": competition.id, "source": "generate", "game": "anticipation",
+        "lang": "fr", "seed": "7", "timezone": "Europe/Bucharest",
+        "publish_at": "2026-06-01T09:00", "deadline_at": "2026-06-08T21:00", "code": "C1",
+    }
+    # the default (one move a day) needs a deadline after the 14th announcement (day 14)
+    resp = client.post("/console/problemes/nouveau", data=form)
+    assert resp.status_code == 400
+    text = visible_text(resp)
+    assert "La clôture doit suivre la 14e annonce (2026-06-14T06:00:00+00:00)" in text
+    assert 'value="24"' in text
+    resp = client.post("/console/problemes/nouveau",
+                       data=form | {"round_interval_hours": "douze"})
+    assert "Intervalle entre deux annonces illisible : « douze »" in visible_text(resp)
+    resp = client.post("/console/problemes/nouveau", data=form | {"round_interval_hours": "12"})
+    assert resp.status_code == 302
+    resp = client.post("/console/problemes/nouveau",
+                       data=form | {"code": "C2", "round_interval_hours": "0"})
+    assert resp.status_code == 302
+    got = {p.code: p.round_interval_minutes for p in db_session.exec(select(Problem)).all()}
+    assert got == {"C1": 720, "C2": 0}

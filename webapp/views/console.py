@@ -286,6 +286,26 @@ def _lexicon_for(lang: str) -> Any:
     return None
 
 
+def _round_interval(form: Any, game: Any) -> int:
+    """Minutes between two Anticipation announcements (the form field is in hours; empty:
+    one move a day; 0: the whole draw order at publication)."""
+    from webapp.services import rounds
+
+    if not game.is_anticipation:
+        return 0
+    raw = (form.get("round_interval_hours") or "").strip().replace(",", ".")
+    if not raw:
+        return rounds.DEFAULT_INTERVAL_MINUTES
+    try:
+        hours = float(raw)
+    except ValueError:
+        raise ValueError(
+            f"Intervalle entre deux annonces illisible : « {raw} » (un nombre d'heures ; 0 pour "
+            "publier tout l'ordre de tirage d'emblée)."
+        ) from None
+    return round(hours * 60)
+
+
 @bp.route("/problemes/nouveau", methods=["GET", "POST"])
 def problem_new() -> ResponseReturnValue:
     from puzzles.problem import Problem as Puzzle
@@ -322,6 +342,7 @@ def problem_new() -> ResponseReturnValue:
                     n_groups=form.get("n_groups", 4, type=int) or 4,
                 )
             status = ProblemStatus.DRAFT if form.get("draft") else ProblemStatus.SCHEDULED
+            interval = _round_interval(form, puzzle.game)
             with session_scope() as s:
                 comp = s.get(Competition, comp_id) if comp_id else None
                 if comp is None:
@@ -336,7 +357,7 @@ def problem_new() -> ResponseReturnValue:
                     title=form.get("title", "").strip() or None,
                     code=form.get("code", "").strip() or None, stage=stage,
                     appeal_days=form.get("appeal_days", 7, type=int) or 7,
-                    status=status, actor=_actor(),
+                    status=status, actor=_actor(), round_interval_minutes=interval,
                 )
                 instructions = form.get("instructions", "").strip()
                 if instructions:
