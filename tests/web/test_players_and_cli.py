@@ -105,6 +105,6 @@ def test_cli_db_upgrade_on_an_empty_database(tmp_path: Path):
                       "INSTANCE_PATH": str(tmp_path / "inst")})
     r = app.test_cli_runner().invoke(args=["db-upgrade"])
     assert r.exit_code == 0, r.output
-    assert "Base à jour (révision 0002)." in r.output
-    assert current_revision(app) == "0002"
+    assert "Base à jour (révision 0003)." in r.output
+    assert current_revision(app) == "0003"
     get_engine(app).dispose()

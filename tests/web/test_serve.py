@@ -77,7 +77,7 @@ def test_serve_on_an_empty_instance(tmp_path: Path) -> None:
             holder = conn.execute(sa.text("SELECT holder FROM lease")).scalar_one()
             assert holder.split(":")[1] == str(proc.pid)
             revision = conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalar()
-            assert revision == "0002"
+            assert revision == "0003"
 
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(30) == 0
