@@ -22,6 +22,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from enum import StrEnum
+from functools import cache
 from typing import Any
 
 from puzzles.feuille import Feuille, FeuilleMove
@@ -1066,10 +1067,23 @@ class _Verifier:
             score_vector=score_vector,
             construction_letters=construction,
             eliminated_at=eliminated,
-            settings_changed=tuple(
-                f"{k}={v}" for k, v in s.to_dict().items() if Settings().to_dict()[k] != v
-            ),
+            settings_changed=_changed_settings(s),
         )
+
+
+@cache
+def _default_settings() -> dict[str, Any]:
+    return Settings().to_dict()
+
+
+def _changed_settings(s: Settings) -> tuple[str, ...]:
+    """``name=value`` for every setting that differs from its default (recorded in reports).
+
+    The defaults are computed once: this runs for every sheet of a batch."""
+    if s == Settings():
+        return ()
+    defaults = _default_settings()
+    return tuple(f"{k}={v}" for k, v in s.to_dict().items() if defaults[k] != v)
 
 
 def verify_text(
