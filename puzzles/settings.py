@@ -22,6 +22,10 @@ class Settings:
     anticipation_pass_allowed: bool = True
     # G7 (RULES §6.1): the generator makes group 1 hold at least a vowel and a consonant.
     anticipation_group1_vowel_and_consonant: bool = True
+    # RULES §6.1 adapted to correspondence (INFERRED, puzzles.rounds): when the groups are
+    # announced move by move, a billet first sent (or changed) after the announcement of the
+    # next move scores zero, and a late annulment is ignored. Off: timing is not judged.
+    anticipation_round_timing: bool = True
     # RULES §6.1 (INFERRED): an "Annuler coup(s)" on a billet takes effect before that
     # billet's word; off, after it (the word may then rely on what it cancels and cascades).
     annulment_before_move: bool = True

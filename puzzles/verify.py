@@ -308,7 +308,8 @@ class _Verifier:
     ) -> None:
         self.problem = problem
         # correspondence Anticipation: each billet must have been sent within its round
-        self.rounds = round_times if problem.game.is_anticipation else None
+        timed = problem.game.is_anticipation and settings.anticipation_round_timing
+        self.rounds = round_times if timed else None
         self.feuille = feuille
         self.lexicon = lexicon
         self.settings = settings

@@ -192,3 +192,15 @@ def test_round_14_closes_at_the_deadline() -> None:
     )
     # a late sheet the arbitre accepted: the last round is not timed
     assert RoundTimes(rounds.announced, None, {14: END}).move_late(14) is None
+
+
+def test_timing_can_be_switched_off_by_the_setting() -> None:
+    from puzzles.settings import Settings
+
+    chain = [(at(10, 12), sheet(L1)), (at(12, 10, 30), sheet(L1 + L2 + L3))]
+    rounds = RoundTimes.from_versions(chain, publish_at=PUBLISH, interval=DAY, end=END, zone=ZONE)
+    r = verify(PROBLEM, chain[-1][1], WORDS, Settings(anticipation_round_timing=False),
+               round_times=rounds)
+    assert [m.status for m in r.moves] == [V, V, V]
+    assert r.final_score == 6 + 11 + 12
+    assert r.settings_changed == ("anticipation_round_timing=False",)
