@@ -248,3 +248,16 @@ def test_reference_solution_from_the_solver(
     assert ref["moves"] and all(m["status"] == "valide" for m in ref["moves"])
     assert ref["moves"][-1]["cumul"] == ref["total"] > 166
     assert f"Solution de référence enregistrée : {ref['total']} points." in text(resp)
+
+
+def test_appeal_answer_goes_back_only_within_the_console(
+    client: FlaskClient, results: dict[str, Any], db_session: Session
+) -> None:
+    v = results["ver"][results["bob"].id]
+    as_player(client, results["bob"])
+    client.post(f"/joueur/rapports/{v.id}/appel", data={"texte": "Je conteste."})
+    appeal = db_session.exec(select(Appeal)).one()
+    as_arbitre(client, db_session)
+    resp = client.post(f"/console/appels/{appeal.id}", data={
+        "decision": "reject", "answer": "Non.", "back": "https://ailleurs.example/piège"})
+    assert resp.headers["Location"] == "/console/appels"

@@ -660,7 +660,11 @@ def appeal_answer(appeal_id: int) -> ResponseReturnValue:
         flash("Réponse enregistrée." + (
             " Si l'appel change un résultat, enregistrez la décision puis relancez la "
             "vérification." if decision == "accept" else ""), "success")
-    return redirect(request.form.get("back") or url_for("console.appeals_page"))
+    back = request.form.get("back", "")
+    # only a path of this site: a form field must not become an open redirect
+    if not back.startswith("/console/") or "//" in back or "\\" in back:
+        back = url_for("console.appeals_page")
+    return redirect(back)
 
 
 @bp.route("/problemes/<int:problem_id>/finaliser", methods=["GET", "POST"])
