@@ -58,42 +58,40 @@ def _word_through(
     config: GameConfig,
 ) -> tuple[Ref, str, int] | None:
     """The maximal word through ``square`` in one direction, or None if under 2 letters."""
-    step = 1 if horizontal else SIZE
-    row, col = divmod(square, SIZE)
-    pos = col if horizontal else row
     cells = board.cells
-    start = pos
-    while start > 0:
-        sq = square + (start - 1 - pos) * step
-        if cells[sq] or sq in new:
-            start -= 1
-        else:
-            break
-    end = pos
-    while end < SIZE - 1:
-        sq = square + (end + 1 - pos) * step
-        if cells[sq] or sq in new:
-            end += 1
-        else:
-            break
-    if end == start:
+    if horizontal:
+        step = 1
+        lo = square - square % SIZE
+        hi = lo + SIZE - 1
+    else:
+        step = SIZE
+        lo = square % SIZE
+        hi = lo + SIZE * (SIZE - 1)
+    first = square
+    while first - step >= lo and (cells[first - step] or (first - step) in new):
+        first -= step
+    last = square
+    while last + step <= hi and (cells[last + step] or (last + step) in new):
+        last += step
+    if first == last:
         return None
     lm, wm = config.layout.letter_mult, config.layout.word_mult
-    value = config.tileset.value
+    values = config.tileset.value_table
     total = 0
     mult = 1
     letters: list[str] = []
-    first = square + (start - pos) * step
-    for i in range(end - start + 1):
-        sq = first + i * step
+    for sq in range(first, last + 1, step):
         placed = new.get(sq)
+        cell = cells[sq] if placed is None else placed
+        points = values.get(cell)
+        if points is None:
+            points = config.tileset.value(cell)  # raises UnknownLetterError
+        letters.append(cell)
         if placed is not None:
-            letters.append(placed)
-            total += value(placed) * lm[sq]
+            total += points * lm[sq]
             mult *= wm[sq]
         else:
-            letters.append(cells[sq])
-            total += value(cells[sq])
+            total += points
     return Ref.at(first, horizontal), "".join(letters), total * mult
 
 

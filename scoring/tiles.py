@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 
 from scoring.errors import UnknownLetterError
@@ -40,6 +40,14 @@ class TileSet:
     @property
     def jokers(self) -> int:
         return self.counts.get(JOKER, 0)
+
+    @cached_property
+    def value_table(self) -> dict[str, int]:
+        """Points by board cell: uppercase letters at face value, lowercase (jokers) 0."""
+        table = dict(self.points)
+        table.update({k.lower(): 0 for k in self.points})
+        table[JOKER] = 0
+        return table
 
     def value(self, letter: str) -> int:
         """Points of a tile; a lowercase letter (a joker standing for it) is worth 0."""
