@@ -237,3 +237,21 @@ def test_console_sets_the_interval_and_refuses_one_that_does_not_fit(
     assert resp.status_code == 302
     got = {p.code: p.round_interval_minutes for p in db_session.exec(select(Problem)).all()}
     assert got == {"C1": 720, "C2": 0}
+
+
+def test_submit_page_shows_the_announced_groups(
+    ctx: Flask, client: FlaskClient, db_session: Session, anticipation: Problem,
+    make_player: Callable[..., Player], frozen_clock: Any,
+) -> None:
+    from tests.web.test_pages import login_player
+
+    ana = make_player("Ana", "ana@example.ro")
+    frozen_clock.move_to(PUBLISH + DAY + timedelta(hours=1))
+    assert lifecycle.run_due(now=clock.now()) == ["publish:ANT1", "announce:ANT1"]
+    login_player(client, ana)
+    body = client.get("/joueur/problemes/ANT1/envoyer").get_data(as_text=True)
+    m = re.search(r'id="tirages-annonces".*?</section>', body, re.S)
+    assert m is not None
+    assert m.group(0).count('class="announced-move"') == 2
+    assert "ZLLMMNN" in m.group(0) and "OOPPUUI" not in m.group(0)
+    assert "Prochaine annonce (coup 3)" in m.group(0)

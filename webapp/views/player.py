@@ -27,7 +27,7 @@ from webapp.models import (
     Submission,
     Verification,
 )
-from webapp.services import appeals, clock, submissions
+from webapp.services import appeals, clock, rounds, submissions
 from webapp.views.helpers import (
     PUBLIC_STATUSES,
     board_data,
@@ -202,6 +202,9 @@ def submit(code: str) -> ResponseReturnValue:
         "player/submit.html", problem=prob, puzzle=pz, text=text, error=error, last=last,
         letters=letters_view(pz) if pz else None, board=board_data(pz, prob.code) if pz else None,
         max_kb=(current_app.config.get("MAX_CONTENT_LENGTH") or 0) // 1024,
+        announced=rounds.announcements(prob, pz, clock.now()),
+        next_announcement=rounds.next_announcement(prob, clock.now()),
+        progressive=rounds.progressive(prob),
     ), (400 if error else 200)
 
 
