@@ -6,7 +6,7 @@ k-1 has been collected, so nobody plays a move knowing the later groups. By corr
 the group of move k is announced at ``publish_at + (k-1) × interval`` (move 1 announces
 group 1 and the first drawn 7-letter group), and round k closes at the announcement of move
 k+1; round 14 closes at the problem's deadline. The server keeps every version of a sheet
-with its receive time, so it knows when each billet was first sent as it finally stands.
+with its receive time, so it knows since when each billet has stood as it finally does.
 
 A billet is *the same* in two versions when its lines agree on the group written, the letters
 used, the reference, the word and the pass; scores and cumuls may be corrected later (they
@@ -73,22 +73,24 @@ def _earliest(
     numbers: set[int],
     key: Callable[[Feuille, int], Hashable],
 ) -> dict[int, datetime]:
-    # the earliest, not the start of the last unchanged run: a billet changed and then put
-    # back as it was first sent was committed in time, with no later knowledge used
+    # The start of the last unchanged run, not the first version ever to hold it: a player
+    # who sent X, then Y before the round closed, then X again after later groups were
+    # announced has chosen between X and Y with that knowledge.
     chain = sorted(versions, key=lambda v: v[0])
     out: dict[int, datetime] = {}
     for number in sorted(numbers):
         want = key(final, number)
-        for at, f in chain:
-            if key(f, number) == want:
-                out[number] = at
+        for at, f in reversed(chain):
+            if key(f, number) != want:
                 break
+            out[number] = at
     return out
 
 
 def move_commit_times(versions: Sequence[tuple[datetime, Feuille]]) -> dict[int, datetime]:
-    """For each move of the last version (by receive time), the earliest receive time of a
-    version whose billet is the same (group, letters, reference, word, pass)."""
+    """For each move of the last version (by receive time), the receive time of the first
+    version from which the billet (group, letters, reference, word, pass) stayed the same
+    up to the last version."""
     if not versions:
         return {}
     final = max(versions, key=lambda v: v[0])[1]
@@ -97,8 +99,8 @@ def move_commit_times(versions: Sequence[tuple[datetime, Feuille]]) -> dict[int,
 
 
 def annul_commit_times(versions: Sequence[tuple[datetime, Feuille]]) -> dict[int, datetime]:
-    """For each billet of the last version that cancels moves, the earliest receive time of
-    a version whose billet cancels exactly the same moves."""
+    """For each billet of the last version that cancels moves, the receive time of the first
+    version from which that billet cancelled exactly the same moves up to the last one."""
     if not versions:
         return {}
     final = max(versions, key=lambda v: v[0])[1]

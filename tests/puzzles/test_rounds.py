@@ -72,16 +72,17 @@ def test_announcement_schedule() -> None:
         announcement_times(PUBLISH, -DAY)
 
 
-def test_commit_time_is_the_first_version_holding_the_billet_as_finally_sent() -> None:
+def test_commit_time_is_the_start_of_the_last_unchanged_run() -> None:
     chain = [
         (at(10, 12), sheet("1 G2 ART H7 RAT 7 7\n")),  # score typo, corrected later
         (at(11, 12), sheet("1 G2 ART H7 RAT 6 6\n2 G3 Z 8G ZA 11 17\n")),
         (at(12, 12), sheet("1 G2 ART H7 RAT 6 6\n2 G3 Z 9G ZA 11 17\n3 G4 O 8F OZA 12 29\n")),
         (at(13, 12), sheet(L1 + L2 + L3 + "4 Annuler coup 2\n" + L4)),
     ]
-    # move 2 was changed at day 12 and put back at day 13: it stood as in the final sheet
-    # from day 11 already
-    assert move_commit_times(chain) == {1: at(10, 12), 2: at(11, 12), 3: at(12, 12), 4: at(13, 12)}
+    # move 1: only its score changed, so it stands since day 10. Move 2 was ZA at 8G on day
+    # 11, moved to 9G on day 12 and put back on day 13: it stands as finally sent since day
+    # 13 only (the player chose between 8G and 9G knowing the groups of moves 3 and 4)
+    assert move_commit_times(chain) == {1: at(10, 12), 2: at(13, 12), 3: at(12, 12), 4: at(13, 12)}
     assert annul_commit_times(chain) == {4: at(13, 12)}
     # the order of the list does not matter, the receive times do
     assert move_commit_times(list(reversed(chain))) == move_commit_times(chain)
@@ -204,3 +205,25 @@ def test_timing_can_be_switched_off_by_the_setting() -> None:
     assert [m.status for m in r.moves] == [V, V, V]
     assert r.final_score == 6 + 11 + 12
     assert r.settings_changed == ("anticipation_round_timing=False",)
+
+
+def test_two_candidates_sent_in_time_cannot_be_chosen_between_afterwards() -> None:
+    # RAT at H7 (day 10), then at H6 (day 11, 09:00, still in round 1), then back at H7 on
+    # day 11 at 11:00, after the group of move 2 was announced: when round 1 closed the
+    # sheet said H6, so the H7 finally sent dates from 11:00 -> zero.
+    r = judge([
+        (at(10, 12), "1 G2 ART H7 RAT 6 6\n"),
+        (at(11, 9), "1 G2 ART H6 RAT 6 6\n"),
+        (at(11, 11), "1 G2 ART H7 RAT 6 6\n"),
+    ])
+    assert [m.status for m in r.moves] == [Z]
+    assert r.moves[0].reasons == (
+        "Coup 1 envoyé le 11/05/2026 à 14:00:00 (Europe/Bucharest ; 11:00:00 UTC), après "
+        "l'annonce du coup 2 (11/05/2026 à 13:00:00 (Europe/Bucharest ; 10:00:00 UTC)) : "
+        "il ne compte pas.",
+    )
+    # had he stopped at H6 (the version in force at the close), move 1 would count
+    # (R H6, A H7, T on the H8 double word: 3 × 2 = 6)
+    r = judge([(at(10, 12), "1 G2 ART H7 RAT 6 6\n"), (at(11, 9), "1 G2 ART H6 RAT 6 6\n")])
+    assert [m.status for m in r.moves] == [V]
+    assert r.moves[0].ref == "H6" and r.final_score == 6
