@@ -255,3 +255,19 @@ def test_submit_page_shows_the_announced_groups(
     assert m.group(0).count('class="announced-move"') == 2
     assert "ZLLMMNN" in m.group(0) and "OOPPUUI" not in m.group(0)
     assert "Prochaine annonce (coup 3)" in m.group(0)
+
+
+def test_scheduler_plans_each_announcement_and_reschedule_keeps_the_rounds(
+    ctx: Flask, db_session: Session, anticipation: Problem, frozen_clock: Any,
+) -> None:
+    frozen_clock.move_to(PUBLISH + DAY + timedelta(hours=1))
+    instants = lifecycle.upcoming_instants(now=clock.now())
+    # announcements of moves 3 to 14, then the J-3 and J-1 reminders and the deadline
+    for k in range(3, 15):
+        assert PUBLISH + (k - 1) * DAY in instants
+    assert PUBLISH + DAY not in instants  # already past
+    prob = db_session.get(Problem, anticipation.id)
+    assert prob is not None
+    with pytest.raises(ValueError, match="La clôture doit suivre la 14e annonce"):
+        problems.reschedule(session=db_session, problem=prob, publish_at=PUBLISH,
+                            deadline_at=PUBLISH + 13 * DAY, actor="juge", reason="essai")
