@@ -264,3 +264,21 @@ def test_naming_a_finished_problem_says_so(app: Flask, seed: Seed) -> None:
     assert out.kind == "ambiguity"
     assert note in out.body_text
     assert "  - [I3] Intégral n° 3" in out.body_text
+
+
+def test_cli_send_outbox_and_process_pending(
+    app: Flask, seed: Seed, relay: Any, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import mailer.cli
+    from mailer.pipeline import store_raw
+    from webapp.models import OutboxMessage
+
+    monkeypatch.setattr(mailer.cli, "_app", lambda: app)
+    store_raw(app, make_mail(frm=FROM, to=TO, subject="I3", body="1 ACEFHIR h8 FICHERA 82 82"),
+              channel="smtp", envelope_from=FROM, envelope_to=[TO])
+    assert mailer.cli.main(["process-pending"]) == 0
+    assert mailer.cli.main(["send-outbox"]) == 0
+    assert capsys.readouterr().out == "1 message(s) traité(s)\n1 message(s) envoyé(s)\n"
+    assert [o.status for o in rows(app, OutboxMessage)] == ["sent"]
+    assert len(relay.handler.accepted) == 1
