@@ -110,6 +110,9 @@ class Competition(SQLModel, table=True):
     # "sum_scores": total of corrected scores; "sum_percent": total of % of the reference;
     # "frsc_points": FRSc place points (RULES §10) summed across problems.
     ranking_rule: str = "sum_percent"
+    # puzzles.championship.ChampionshipSettings.to_dict() (best N of M, FRSc places beyond
+    # 10, ex-aequo sharing, tie-break); None: the documented defaults
+    standings_settings: dict[str, Any] | None = _json(nullable=True)
     lang: str = "fr"
     created_at: datetime = _ts()
 
@@ -165,6 +168,9 @@ class Problem(SQLModel, table=True):
     # the score percentages are computed against (the arbitre's or the solver's solution);
     # None: the best sheet's score
     reference_score: int | None = None
+    # FRSc event value of this problem in the championship standings (100: the published
+    # place points, RULES §10); the points are scaled by value / 100
+    event_value: int = Field(default=100, sa_column_kwargs={"server_default": "100"})
     status: str = Field(default=ProblemStatus.SCHEDULED, index=True)
     instructions: str = ""
     created_at: datetime = _ts()
