@@ -38,7 +38,7 @@ TEMPLATES: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "receipt": (
         ("player_name", "problem_title", "received_at"),
         ("deadline", "late", "channel", "moves", "declared_total", "errors", "sheet_text",
-         "submission_ref", "replaces_previous", "sha256"),
+         "submission_ref", "replaces_previous", "sha256", "round_notes"),
     ),
     # J-3 / J-1. ``days_left``: 3 or 1. ``submitted``: whether a sheet is already in.
     "reminder": (

@@ -155,6 +155,19 @@ def test_moves_are_judged_against_the_announcement_times(
     _submit(db_session, bob, prob, L1, PUBLISH + timedelta(hours=2))
     _submit(db_session, bob, prob, L1 + L2 + L3, PUBLISH + 2 * DAY + timedelta(minutes=30))
 
+    # Bob's receipt says at once which moves will not count
+    receipt = _outbox(db_session, "receipt")[-1]
+    assert receipt.to_addr == "bob@example.fr"
+    assert (
+        "  - Coup 1 : dans les temps (tel qu'envoyé le 10/05/2026 à 16:00:00 (Europe/Bucharest "
+        "; 13:00:00 UTC)).\n"
+        "  - Coup 2 : tel qu'il est écrit, envoyé le 12/05/2026 à 14:30:00 (Europe/Bucharest ; "
+        "11:30:00 UTC), après l'annonce du coup 3 (12/05/2026 à 14:00:00 (Europe/Bucharest ; "
+        "11:00:00 UTC)) : il ne comptera pas.\n"
+        "  - Coup 3 : reçu à temps ; modifiable jusqu'à l'annonce du coup 4 (13/05/2026 à "
+        "14:00:00 (Europe/Bucharest ; 11:00:00 UTC)).\n"
+    ) in receipt.body_text
+
     frozen_clock.move_to(PUBLISH + 14 * DAY)
     done = lifecycle.run_due(now=clock.now())
     assert done[:3] == ["close:ANT1", "verify:ANT1", "provisional:ANT1"]

@@ -196,3 +196,56 @@ def round_times_for(
             end=None if sub.accepted_late else problem.deadline_at, zone=problem.timezone,
         )
     return out
+
+
+def receipt_notes(
+    *, session: Session, problem: Problem, player_id: int, received_at: datetime
+) -> list[str]:
+    """For the receipt of a sheet just stored: where each of its moves stands against the
+    announcements (in time and still modifiable, in time, or too late to count)."""
+    from puzzles.feuille import Feuille
+    from puzzles.rounds import format_instant
+
+    if not progressive(problem):
+        return []
+    rows = session.exec(
+        select(Submission.received_at, Submission.feuille)
+        .where(Submission.problem_id == problem.id, Submission.player_id == player_id)
+        .where(col(Submission.received_at) <= received_at)
+    ).all()
+    chain = [(t, Feuille.from_dict(f)) for t, f in rows if f is not None]
+    times = RoundTimes.from_versions(
+        chain, publish_at=problem.publish_at,
+        interval=timedelta(minutes=problem.round_interval_minutes),
+        end=problem.deadline_at, zone=problem.timezone,
+    )
+    zone = problem.timezone
+    notes: list[str] = []
+    for number, sent in sorted(times.moves.items()):
+        close = times.closes(number)
+        if close is None:
+            continue
+        at, what = close
+        if sent >= at:
+            notes.append(
+                f"Coup {number} : tel qu'il est écrit, envoyé le {format_instant(sent, zone)}, "
+                f"après {what} ({format_instant(at, zone)}) : il ne comptera pas."
+            )
+        elif received_at < at:
+            notes.append(
+                f"Coup {number} : reçu à temps ; modifiable jusqu'à {what} "
+                f"({format_instant(at, zone)})."
+            )
+        else:
+            notes.append(
+                f"Coup {number} : dans les temps (tel qu'envoyé le {format_instant(sent, zone)})."
+            )
+    for number, sent in sorted(times.annulments.items()):
+        close = times.closes(number)
+        if close is not None and sent >= close[0]:
+            notes.append(
+                f"« Annuler coup(s) » du coup {number} : envoyé le {format_instant(sent, zone)}, "
+                f"après {close[1]} ({format_instant(close[0], zone)}) : l'annulation sera "
+                "ignorée."
+            )
+    return notes

@@ -218,6 +218,14 @@ def _enqueue_receipt(
         (m["cumul"] for m in reversed(moves) if m.get("cumul") is not None), None
     )
     headers = {"In-Reply-To": in_reply_to, "References": in_reply_to} if in_reply_to else {}
+    try:
+        from webapp.services import rounds
+
+        round_notes = rounds.receipt_notes(session=session, problem=problem,
+                                           player_id=player.id or 0, received_at=sub.received_at)
+    except Exception:  # the timing notes must never cost a player his sheet or its receipt
+        log.exception("receipt_notes failed")
+        round_notes = []
     return notify.enqueue(
         session=session,
         kind=OutboxKind.RECEIPT,
@@ -238,6 +246,7 @@ def _enqueue_receipt(
             "replaces_previous": previous is not None,
             "sha256": sub.sha256,
             "submission_address": notify.submission_address(player),
+            "round_notes": round_notes,
         },
         dedupe_key=f"receipt:{sub.id}",
         player_id=player.id,
