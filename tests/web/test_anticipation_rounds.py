@@ -250,6 +250,9 @@ def test_console_sets_the_interval_and_refuses_one_that_does_not_fit(
     assert resp.status_code == 302
     got = {p.code: p.round_interval_minutes for p in db_session.exec(select(Problem)).all()}
     assert got == {"C1": 720, "C2": 0}
+    c1 = db_session.exec(select(Problem).where(Problem.code == "C1")).one()
+    page_ = visible_text(client.get(f"/console/problemes/{c1.id}"))
+    assert "Annonces des groupes" in page_ and "une toutes les 12 h" in page_
 
 
 def test_submit_page_shows_the_announced_groups(
