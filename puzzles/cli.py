@@ -161,13 +161,25 @@ def _cmd_rank(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _cmd_solve(args: argparse.Namespace, out: TextIO) -> int:
-    try:
-        from puzzles.solver import solve
-    except ImportError:
-        print("Le solveur (puzzles.solver) n'est pas installé.", file=sys.stderr)
-        return 3
+    from puzzles.solver import Progress, SolverError, solve
+
     problem = load_problem(args.problem)
-    solution = solve(problem, _load_lexicon(args.lexicon), seconds=args.secondes)
+    show = sys.stderr.isatty()
+
+    def progress(p: Progress) -> None:
+        if show:
+            print(f"\rRecherche : {p}", end="", file=sys.stderr, flush=True)
+
+    try:
+        solution = solve(
+            problem, _load_lexicon(args.lexicon), seconds=args.seconds, seed=args.seed,
+            nodes=args.nodes, progress=progress,
+        )
+    except SolverError as exc:
+        print(f"arbitre : {exc}", file=sys.stderr)
+        return 2
+    if show:
+        print(file=sys.stderr)
     out.write(solution.feuille.to_json() if args.json else solution.feuille.to_text())
     return 0
 
@@ -203,7 +215,11 @@ def _build() -> argparse.ArgumentParser:
     s = sub.add_parser("solve", help="solution de référence")
     s.add_argument("problem")
     s.add_argument("--lexicon")
-    s.add_argument("--secondes", type=float, default=30.0)
+    s.add_argument("--seconds", "--secondes", dest="seconds", type=float, default=30.0,
+                   help="temps maximal de recherche (s)")
+    s.add_argument("--nodes", type=int, default=None,
+                   help="budget en appels au générateur de coups (résultat reproductible)")
+    s.add_argument("--seed", type=int, default=0)
     s.add_argument("--json", action="store_true")
     return p
 

@@ -706,7 +706,9 @@ def format_feuille(feuille: Feuille) -> str:
         )
     for key, value in feuille.extra:
         out.append(f"{key}: {value}")
-    out.append("Coup | Groupe | Lettres | Réf. | Mot | Score | Cumul")
+    has_groups = any(m.group is not None for m in (*feuille.moves, *feuille.scrabbles))
+    out.append("Coup | Groupe | Lettres | Réf. | Mot | Score | Cumul" if has_groups
+               else "Coup | Lettres | Réf. | Mot | Score | Cumul")
     for m in feuille.moves:
         out.extend(_format_move(m))
     if feuille.scrabbles:
