@@ -1,58 +1,222 @@
-"""The championship's general ranking under each rule, from the problems' rankings."""
+"""The championship standings page and CSV, from two problems taken through the real
+schedule (sheets submitted, deadline batch verifies them, provisional rankings published),
+then finalised one after the other.
+
+Sheets are the worked example of RULES §12 [E5]: FICHERA 82, then WUS 84, cumul 166.
+P1 (best sheet 166 = 100 %): Ana 166, Bob 82, Cid 82 -> 100 %, 82/166 = 49.40 %, 49.40 %.
+P2 (the arbitre's reference 200 = 100 %): Bob 166, Ana 82, Dan 82 -> 83.00 %, 41.00 %, 41.00 %.
+"""
 
 from __future__ import annotations
 
+import html
+import re
+from collections.abc import Callable
 from datetime import timedelta
+from typing import Any
 
 import pytest
+from flask.testing import FlaskClient
 from sqlmodel import Session
 
-from webapp.models import Ranking, RankingKind
-from webapp.services.rankings import standings
+from webapp.models import Channel, Competition, Player, Problem, ProblemStatus
+from webapp.services import lifecycle
+from webapp.services.standings import championship_standings
+from webapp.services.submissions import submit_sheet
 
 pytestmark = pytest.mark.db
 
+FULL = "1 ACEFHIR h8 FICHERA 82 82\n2 SUW 15f WUS 84 166\n"
+FIRST = "1 ACEFHIR h8 FICHERA 82 82\n"
 
-def _ranking(db_session, prob, kind, rows):  # type: ignore[no-untyped-def]
-    db_session.add(Ranking(problem_id=prob.id, kind=kind, rows=[
-        {"rank": r, "player_id": pid, "name": name, "club": "", "score": score,
-         "percent": pct}
-        for r, pid, name, score, pct in rows
-    ]))
+
+def text(resp: Any) -> str:
+    return html.unescape(resp.get_data(as_text=True))
+
+
+def table_rows(resp: Any) -> list[str]:
+    """Each body row of the standings table as its cells' text joined by ``|``."""
+    body = resp.get_data(as_text=True)
+    table = body.split('id="classement-general"', 1)[1].split("</table>", 1)[0]
+    rows = []
+    for tr in re.findall(r"<tr data-player[^>]*>(.*?)</tr>", table, re.S):
+        cells = re.findall(r"<td[^>]*>(.*?)</td>", tr, re.S)
+        rows.append("|".join(
+            " ".join(html.unescape(re.sub(r"<[^>]+>", " ", c)).split()) for c in cells))
+    return rows
+
+
+@pytest.fixture
+def season(
+    app: Any, db_session: Session, competition: Competition,
+    make_player: Callable[..., Player], make_problem: Callable[..., Problem],
+    frozen_start: Any, frozen_clock: Any,
+) -> dict[str, Any]:
+    ana = make_player("Ana Popescu", "ana@example.ro", club="CS București")
+    bob = make_player("Bob Martin", "bob@example.fr")
+    cid = make_player("Cid Dumas", "cid@example.fr")
+    dan = make_player("Dan Ionescu", "dan@example.ro")
+    p1 = make_problem(code="P1", deadline=timedelta(days=1))
+    p2 = make_problem(code="P2", deadline=timedelta(days=2), seed=2)
+    p2.reference_score = 200
+    db_session.add(p2)
+    make_problem(code="P3", deadline=timedelta(days=9))  # still open: not counted
+    sheets = [(p1, ana, FULL, 0), (p1, bob, FIRST, 1), (p1, cid, FIRST, 2),
+              (p2, bob, FULL, 3), (p2, ana, FIRST, 4), (p2, dan, FIRST, 5)]
+    for prob, pl, sheet, minutes in sheets:
+        submit_sheet(session=db_session, player=pl, problem=prob, text=sheet,
+                     channel=Channel.WEB, received_at=frozen_start + timedelta(minutes=minutes))
     db_session.commit()
+    after = p2.deadline_at + timedelta(minutes=1)
+    frozen_clock.move_to(after)
+    with app.app_context():
+        assert lifecycle.run_due(now=after) == [
+            "close:P1", "verify:P1", "provisional:P1",
+            "close:P2", "verify:P2", "provisional:P2"]
+    db_session.expire_all()
+    return {"ana": ana, "bob": bob, "cid": cid, "dan": dan, "p1": p1, "p2": p2,
+            "after": after}
+
+
+def finalise(app: Any, db_session: Session, prob: Problem, now: Any) -> None:
+    with app.app_context():
+        p = db_session.get(Problem, prob.id)
+        assert p is not None
+        lifecycle.finalise(db_session, p, now)
+        db_session.commit()
+
+
+def test_provisional_standings_page_and_csv(
+    client: FlaskClient, season: dict[str, Any]
+) -> None:
+    resp = client.get("/competitions/cn2026/classement")
+    assert resp.status_code == 200
+    page = text(resp)
+    assert "Classement général provisoire" in page
+    assert "Total des pourcentages obtenus à chaque problème" in page
+    assert "Un problème non joué compte 0." in page
+    assert "4 joueur(s) · 2 problème(s) compté(s)" in page
+    assert 'href="/problemes/P1/classement"' in resp.get_data(as_text=True)
+    assert "P3" not in page.split('id="classement-general"', 1)[1]
+    # Ana 100 + 41.00 = 141.00; Bob 49.40 + 83.00 = 132.40; Cid 49.40 + 0; Dan 0 + 41.00
+    assert table_rows(resp) == [
+        "1|Ana Popescu|CS București|100,00|41,00|141,00|2",
+        "2|Bob Martin||49,40|83,00|132,40|2",
+        "3|Cid Dumas||49,40|—|49,40|1",
+        "4|Dan Ionescu||—|41,00|41,00|1",
+    ]
+    csv_resp = client.get("/competitions/cn2026/classement.csv")
+    assert csv_resp.mimetype == "text/csv"
+    assert csv_resp.headers["Content-Disposition"] == (
+        'attachment; filename="classement-general-cn2026-provisoire.csv"')
+    assert csv_resp.get_data(as_text=True) == (
+        "\ufeffrang;joueur;club;P1 (provisoire);P2 (provisoire);total;problèmes_joués\r\n"
+        "1;Ana Popescu;CS București;100,00;41,00;141,00;2\r\n"
+        "2;Bob Martin;;49,40;83,00;132,40;2\r\n"
+        "3;Cid Dumas;;49,40;;49,40;1\r\n"
+        "4;Dan Ionescu;;;41,00;41,00;1\r\n"
+    )
+
+
+def test_final_only_then_everything_final(
+    app: Any, client: FlaskClient, db_session: Session, season: dict[str, Any]
+) -> None:
+    finalise(app, db_session, season["p1"], season["after"])
+    # P2 is still provisional: counted, and marked so
+    resp = client.get("/competitions/cn2026/classement")
+    assert "Classement général provisoire" in text(resp)
+    head = resp.get_data(as_text=True).split("<thead>", 1)[1].split("</thead>", 1)[0]
+    assert re.search(r">P1</a></th>", head)
+    assert re.search(r">P2</a><br><span class=\"badge provisional\">provisoire</span></th>", head)
+    # only final rankings: P1 alone; Bob and Cid both 49.40 from one problem -> share 2nd
+    resp = client.get("/competitions/cn2026/classement?definitif=1")
+    assert "Classement général définitif" in text(resp)
+    assert table_rows(resp) == [
+        "1|Ana Popescu|CS București|100,00|100,00|1",
+        "2 ex æquo|Bob Martin||49,40|49,40|1",
+        "2 ex æquo|Cid Dumas||49,40|49,40|1",
+    ]
+    csv_resp = client.get("/competitions/cn2026/classement.csv?definitif=1")
+    assert csv_resp.headers["Content-Disposition"] == (
+        'attachment; filename="classement-general-cn2026-definitif.csv"')
+    assert csv_resp.get_data(as_text=True) == (
+        "\ufeffrang;joueur;club;P1;total;problèmes_joués\r\n"
+        "1;Ana Popescu;CS București;100,00;100,00;1\r\n"
+        "2;Bob Martin;;49,40;49,40;1\r\n"
+        "2;Cid Dumas;;49,40;49,40;1\r\n"
+    )
+    finalise(app, db_session, season["p2"], season["after"])
+    resp = client.get("/competitions/cn2026/classement")
+    assert "Classement général définitif" in text(resp)
+    assert "badge provisional" not in resp.get_data(as_text=True)
+    assert client.get("/competitions/cn2026/classement.csv").headers[
+        "Content-Disposition"] == 'attachment; filename="classement-general-cn2026-definitif.csv"'
 
 
 @pytest.mark.parametrize(
-    ("rule", "expected"),
+    ("rule", "settings", "expected"),
     [
-        # Ana 166+100, Bob 82+120, Cid 150 (one problem only)
-        ("sum_scores", [(1, "Ana", 266), (2, "Bob", 202), (3, "Cid", 150)]),
-        # Ana 100+83.33, Bob 49.4+100, Cid 90.36
-        ("sum_percent", [(1, "Ana", 183.33), (2, "Bob", 149.4), (3, "Cid", 90.36)]),
-        # RULES §10: Ana 1st then 2nd -> 1000+859; Bob 3rd then 1st -> 801+1000; Cid 2nd -> 859
-        ("frsc_points", [(1, "Ana", 1859), (2, "Bob", 1801), (3, "Cid", 859)]),
+        # Ana 166 + 82 = 248; Bob 82 + 166 = 248: both played two, best 166 each, then 82
+        # each -> they share 1st; Cid 82 and Dan 82 (one problem each) share 3rd
+        ("sum_scores", None, [(1, "Ana Popescu", "248"), (1, "Bob Martin", "248"),
+                              (3, "Cid Dumas", "82"), (3, "Dan Ionescu", "82")]),
+        # P1: Ana 1st 1000; Bob and Cid tied at 82 share (859 + 801) / 2 = 830.
+        # P2 of value 50: Bob 1000 × 0.5 = 500; Ana and Dan share (859 + 801) / 2 × 0.5 = 415.
+        # Ana 1000 + 415 = 1415; Bob 830 + 500 = 1330; Cid 830; Dan 415
+        ("frsc_points", None, [(1, "Ana Popescu", "1415"), (2, "Bob Martin", "1330"),
+                               (3, "Cid Dumas", "830"), (4, "Dan Ionescu", "415")]),
+        # the same by published place: P1 Bob 859, Cid 801; P2 Ana 429.50, Dan 400.50
+        # Ana 1429.50; Bob 859 + 500 = 1359; Cid 801; Dan 400.50
+        ("frsc_points", {"frsc_ex_aequo": "by_place"},
+         [(1, "Ana Popescu", "1429,50"), (2, "Bob Martin", "1359"), (3, "Cid Dumas", "801"),
+          (4, "Dan Ionescu", "400,50")]),
+        # best 1 of 2 (percent): Ana 100, Bob 83.00, Cid 49.40, Dan 41.00
+        ("sum_percent", {"best_of": 1}, [(1, "Ana Popescu", "100"), (2, "Bob Martin", "83"),
+                                         (3, "Cid Dumas", "49,40"), (4, "Dan Ionescu", "41")]),
     ],
 )
-def test_standings(ctx, db_session: Session, competition, make_problem, rule, expected):
+def test_each_rule_on_the_database(
+    db_session: Session, competition: Competition, season: dict[str, Any],
+    rule: str, settings: dict[str, Any] | None, expected: list[tuple[int, str, str]],
+) -> None:
+    from puzzles.championship import format_value
+
     competition.ranking_rule = rule
-    db_session.add(competition)
-    p1 = make_problem(code="P1", deadline=timedelta(days=1))
-    p2 = make_problem(code="P2", deadline=timedelta(days=2))
-    _ranking(db_session, p1, RankingKind.FINAL, [
-        (1, 1, "Ana", 166, 100.0), (2, 3, "Cid", 150, 90.36), (3, 2, "Bob", 82, 49.4)])
-    _ranking(db_session, p2, RankingKind.PROVISIONAL, [
-        (1, 2, "Bob", 120, 100.0), (2, 1, "Ana", 100, 83.33)])
-    rows = standings(session=db_session, competition=competition)
-    assert [(r["rank"], r["name"], r["total"]) for r in rows] == expected
-    assert all(r["provisional"] for r in rows)  # P2 counted with its provisional ranking
+    competition.standings_settings = settings
+    p2 = db_session.get(Problem, season["p2"].id)
+    assert p2 is not None
+    p2.event_value = 50
+    db_session.add_all([competition, p2])
+    db_session.commit()
+    table = championship_standings(db_session, competition)
+    assert table.provisional and [c.code for c in table.columns] == ["P1", "P2"]
+    assert [(ln.row.place, ln.name, format_value(ln.row.total)) for ln in table.lines] == \
+        expected
 
 
-def test_equal_totals_share_the_rank(ctx, db_session: Session, competition, make_problem):
-    competition.ranking_rule = "sum_scores"
+def test_dropped_results_are_shown_in_parentheses(
+    client: FlaskClient, db_session: Session, competition: Competition,
+    season: dict[str, Any],
+) -> None:
+    competition.standings_settings = {"best_of": 1}
     db_session.add(competition)
-    p1 = make_problem(code="P1")
-    _ranking(db_session, p1, RankingKind.FINAL, [
-        (1, 1, "Ana", 166, 100.0), (2, 2, "Bob", 166, 100.0), (3, 3, "Cid", 82, 49.4)])
-    rows = standings(session=db_session, competition=competition)
-    assert [(r["rank"], r["name"], r["total"], r["provisional"]) for r in rows] == [
-        (1, "Ana", 166, False), (1, "Bob", 166, False), (3, "Cid", 82, False)]
+    db_session.commit()
+    resp = client.get("/competitions/cn2026/classement")
+    assert "Seuls les 1 meilleurs résultats" in text(resp)
+    assert table_rows(resp)[1] == "2|Bob Martin||(49,40)|83,00|83,00|2"
+    assert client.get("/competitions/cn2026/classement.csv").get_data(
+        as_text=True).splitlines()[2] == "2;Bob Martin;;49,40 (non retenu);83,00;83,00;2"
+
+
+def test_competition_page_links_and_unknown_slug(
+    client: FlaskClient, competition: Competition, db_session: Session,
+    make_problem: Callable[..., Problem],
+) -> None:
+    assert 'href="/competitions/cn2026/classement"' in client.get(
+        "/competitions/cn2026").get_data(as_text=True)
+    assert client.get("/competitions/inconnue/classement").status_code == 404
+    assert client.get("/competitions/inconnue/classement.csv").status_code == 404
+    # nothing published yet: an empty standings page, not an error
+    make_problem(code="P1", status=ProblemStatus.OPEN)
+    page = text(client.get("/competitions/cn2026/classement"))
+    assert "Aucun problème n'a encore de classement publié." in page

@@ -336,6 +336,76 @@ def csv_row(r: dict[str, Any]) -> list[str]:
     ]
 
 
+# --- championship standings ------------------------------------------------------------------
+
+
+def _standings_of(s: Session, slug: str) -> Any:
+    from webapp.services.standings import championship_standings
+
+    comp = s.exec(select(Competition).where(Competition.slug == slug)).first()
+    if comp is None:
+        abort(404)
+    return championship_standings(s, comp, final_only=request.args.get("definitif") == "1")
+
+
+def standings_cell(value: Any, *, played: bool, counted: bool, decimals: bool) -> str:
+    """A problem's cell: empty when not played, ``(82)`` when dropped by best N of M."""
+    from puzzles.championship import format_value
+
+    if not played:
+        return ""
+    text = format_value(value, decimals=decimals)
+    return text if counted else f"({text})"
+
+
+@bp.route("/competitions/<slug>/classement")
+def standings(slug: str) -> str:
+    from puzzles.championship import format_value
+
+    with _session() as s:
+        table = _standings_of(s, slug)
+    places = [line.row.place for line in table.lines]
+    shared = {p for p in places if places.count(p) > 1}
+    me = current_player()
+    return render_template(
+        "public/standings.html", competition=table.competition, standings=table,
+        shared=shared, me_id=me.id if me is not None else None,
+        final_only=request.args.get("definitif") == "1",
+        decimals=table.rule == "sum_percent", format_value=format_value, cell=standings_cell,
+    )
+
+
+@bp.route("/competitions/<slug>/classement.csv")
+def standings_csv(slug: str) -> Response:
+    from puzzles.championship import format_value
+
+    with _session() as s:
+        table = _standings_of(s, slug)
+    decimals = table.rule == "sum_percent"
+    buf = io.StringIO()
+    # the conventions of the problem rankings' CSV: ";", decimal comma, BOM, CRLF
+    w = csv.writer(buf, delimiter=";", lineterminator="\r\n")
+    w.writerow(["rang", "joueur", "club"]
+               + [c.code + (" (provisoire)" if c.provisional else "") for c in table.columns]
+               + ["total", "problèmes_joués"])
+    for line in table.lines:
+        cells = []
+        for c in line.row.contributions:
+            text = standings_cell(c.value, played=c.played, counted=c.counted,
+                                  decimals=decimals)
+            cells.append(text.strip("()") + " (non retenu)" if c.played and not c.counted
+                         else text)
+        w.writerow([str(line.row.place), csv_text(line.name), csv_text(line.club), *cells,
+                    format_value(line.row.total, decimals=decimals), str(line.row.played)])
+    kind = "provisoire" if table.provisional else "definitif"
+    name = f"classement-general-{table.competition.slug}-{kind}.csv"
+    return Response(
+        ("\ufeff" + buf.getvalue()).encode("utf-8"),
+        mimetype="text/csv",
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+    )
+
+
 # --- reports ---------------------------------------------------------------------------------
 
 

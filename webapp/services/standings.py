@@ -1,0 +1,129 @@
+"""Championship standings of a competition: each problem whose results are published
+contributes its ranking in force (final, else provisional — flagged), aggregated by
+``puzzles.championship`` under the competition's ``ranking_rule`` and ``standings_settings``.
+Reads only; never commits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlmodel import Session, col, select
+
+from puzzles.championship import (
+    RULES,
+    ChampionshipSettings,
+    ProblemRanking,
+    ProblemResult,
+    Rule,
+    StandingRow,
+    describe,
+    standings,
+)
+from webapp.models import Competition, Player, Problem, ProblemStatus, RankingKind, Stage
+from webapp.services.rankings import current_ranking
+
+#: statuses whose ranking is public, hence counted
+COUNTED_STATUSES = (ProblemStatus.PROVISIONAL, ProblemStatus.FINAL)
+
+
+@dataclass(frozen=True)
+class StandingsColumn:
+    """A problem counted in the standings, with the kind of ranking it was counted with."""
+
+    problem_id: int
+    code: str
+    title: str
+    stage: str
+    kind: str  # RankingKind
+    event_value: int
+
+    @property
+    def provisional(self) -> bool:
+        return self.kind != RankingKind.FINAL
+
+
+@dataclass(frozen=True)
+class StandingsLine:
+    row: StandingRow
+    name: str
+    club: str
+
+
+@dataclass(frozen=True)
+class Standings:
+    competition: Competition
+    rule: Rule
+    settings: ChampionshipSettings
+    columns: tuple[StandingsColumn, ...]
+    lines: tuple[StandingsLine, ...]
+
+    @property
+    def provisional(self) -> bool:
+        """True while any counted problem has only its provisional ranking."""
+        return any(c.provisional for c in self.columns)
+
+    @property
+    def description(self) -> list[str]:
+        return describe(self.rule, self.settings)
+
+
+def competition_rule(competition: Competition) -> Rule:
+    if competition.ranking_rule not in RULES:
+        raise ValueError(f"Règle de classement général inconnue : "
+                         f"« {competition.ranking_rule} ».")
+    return competition.ranking_rule
+
+
+def championship_standings(
+    session: Session, competition: Competition, *, final_only: bool = False
+) -> Standings:
+    """The standings as they stand. ``final_only`` counts only problems whose final ranking
+    is published; otherwise a problem with a provisional ranking counts with it."""
+    rule = competition_rule(competition)
+    settings = ChampionshipSettings.from_dict(competition.standings_settings)
+    problems = session.exec(
+        select(Problem)
+        .where(Problem.competition_id == competition.id)
+        .where(col(Problem.status).in_(COUNTED_STATUSES))
+        .order_by(col(Problem.deadline_at), col(Problem.id))
+    ).all()
+    stages = {s.id: s.name for s in session.exec(
+        select(Stage).where(Stage.competition_id == competition.id)).all()}
+    columns: list[StandingsColumn] = []
+    inputs: list[ProblemRanking] = []
+    names: dict[int, tuple[str, str]] = {}
+    for prob in problems:
+        assert prob.id is not None
+        ranking = current_ranking(session, prob, RankingKind.FINAL)
+        if ranking is None and not final_only:
+            ranking = current_ranking(session, prob, RankingKind.PROVISIONAL)
+        if ranking is None:
+            continue
+        rows = sorted(ranking.rows, key=lambda r: int(r["rank"]))
+        results = []
+        for r in rows:
+            results.append(ProblemResult(
+                player_id=int(r["player_id"]), place=int(r["rank"]), score=int(r["score"]),
+                percent=r.get("percent"), ex_aequo=bool(r.get("ex_aequo", False)),
+            ))
+            names.setdefault(int(r["player_id"]), (str(r.get("name") or ""),
+                                                   str(r.get("club") or "")))
+        columns.append(StandingsColumn(
+            problem_id=prob.id, code=prob.code, title=prob.title,
+            stage=stages.get(prob.stage_id, "") if prob.stage_id is not None else "",
+            kind=ranking.kind, event_value=prob.event_value,
+        ))
+        inputs.append(ProblemRanking(key=prob.code, results=tuple(results),
+                                     event_value=prob.event_value,
+                                     provisional=ranking.kind != RankingKind.FINAL))
+    rows_out = standings(inputs, rule, settings)
+    # the names as they are now (a player may have corrected his), else as ranked
+    people = {p.id: p for p in session.exec(
+        select(Player).where(col(Player.id).in_([r.player_id for r in rows_out]))).all()}
+    lines = []
+    for row in rows_out:
+        player = people.get(row.player_id)
+        name, club = (player.name, player.club) if player is not None else names[row.player_id]
+        lines.append(StandingsLine(row=row, name=name, club=club))
+    return Standings(competition=competition, rule=rule, settings=settings,
+                     columns=tuple(columns), lines=tuple(lines))
