@@ -220,3 +220,63 @@ def test_competition_page_links_and_unknown_slug(
     make_problem(code="P1", status=ProblemStatus.OPEN)
     page = text(client.get("/competitions/cn2026/classement"))
     assert "Aucun problème n'a encore de classement publié." in page
+
+
+def test_console_sets_the_rule_settings_and_event_values(
+    client: FlaskClient, db_session: Session, competition: Competition,
+    season: dict[str, Any],
+) -> None:
+    from webapp.auth import create_arbitre
+
+    a = create_arbitre(session=db_session, username="juge", password="motdepasse1")
+    db_session.commit()
+    with client.session_transaction() as sess:
+        sess["arbitre_id"] = a.id
+    p1, p2 = season["p1"], season["p2"]
+    page = text(client.get("/console/competitions/cn2026"))
+    assert "Enregistrer les règles du classement" in page
+    form = {"action": "standings", "ranking_rule": "frsc_points", "best_of": "abc",
+            "tie_break": "shared", "frsc_beyond_table": "last_step",
+            "frsc_ex_aequo": "share", f"event_value_{p1.id}": "100",
+            f"event_value_{p2.id}": "50"}
+    resp = client.post("/console/competitions/cn2026", data=form, follow_redirects=True)
+    assert ("Rien n'a été changé : Meilleurs résultats retenus : « abc » n'est pas un "
+            "nombre entier.") in text(resp)
+    db_session.expire_all()
+    assert db_session.get(Competition, competition.id).ranking_rule == "sum_percent"
+    assert db_session.get(Problem, p2.id).event_value == 100
+    form["best_of"] = ""
+    resp = client.post("/console/competitions/cn2026", data=form, follow_redirects=True)
+    assert "Règles du classement général enregistrées." in text(resp)
+    db_session.expire_all()
+    comp = db_session.get(Competition, competition.id)
+    assert comp.ranking_rule == "frsc_points"
+    # only what differs from the defaults is stored
+    assert comp.standings_settings == {"tie_break": "shared", "frsc_beyond_table": "last_step"}
+    assert db_session.get(Problem, p2.id).event_value == 50
+    # P1: Ana 1000, Bob and Cid share 830; P2 (value 50): Bob 500, Ana and Dan 415
+    resp = client.get("/competitions/cn2026/classement")
+    assert table_rows(resp) == [
+        "1|Ana Popescu|CS București|1000|415|1415|2",
+        "2|Bob Martin||830|500|1330|2",
+        "3|Cid Dumas||830|—|830|1",
+        "4|Dan Ionescu||—|415|415|1",
+    ]
+    assert "valeur 50" in text(resp)
+    assert "Au-delà de la 10e place, 23 points de moins par place" in text(resp)
+
+
+def test_names_are_escaped_on_the_page_and_defused_in_the_csv(
+    client: FlaskClient, db_session: Session, season: dict[str, Any]
+) -> None:
+    dan = db_session.get(Player, season["dan"].id)
+    assert dan is not None
+    dan.name, dan.club = "<script>alert('x')</script>", '=HYPERLINK("x")'
+    db_session.add(dan)
+    db_session.commit()
+    body = client.get("/competitions/cn2026/classement").get_data(as_text=True)
+    assert "<script>alert" not in body
+    assert "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;" in body
+    assert client.get("/competitions/cn2026/classement.csv").get_data(
+        as_text=True).splitlines()[4] == (
+        "4;<script>alert('x')</script>;\"'=HYPERLINK(\"\"x\"\")\";;41,00;41,00;1")

@@ -5,6 +5,7 @@ Reads only; never commits."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from sqlmodel import Session, col, select
@@ -20,6 +21,7 @@ from puzzles.championship import (
     standings,
 )
 from webapp.models import Competition, Player, Problem, ProblemStatus, RankingKind, Stage
+from webapp.services import audit
 from webapp.services.rankings import current_ranking
 
 #: statuses whose ranking is public, hence counted
@@ -127,3 +129,53 @@ def championship_standings(
         lines.append(StandingsLine(row=row, name=name, club=club))
     return Standings(competition=competition, rule=rule, settings=settings,
                      columns=tuple(columns), lines=tuple(lines))
+
+
+def _whole(value: str, label: str, *, minimum: int) -> int:
+    try:
+        n = int(value.strip())
+    except ValueError:
+        raise ValueError(f"{label} : « {value} » n'est pas un nombre entier.") from None
+    if n < minimum:
+        raise ValueError(f"{label} : au moins {minimum}.")
+    return n
+
+
+def update_settings(
+    *, session: Session, competition: Competition, form: Mapping[str, str], actor: str
+) -> None:
+    """Set the competition's rule, its standings settings and its problems' event values from
+    the console form (``ranking_rule``, ``best_of`` — empty for all —, ``frsc_beyond_table``,
+    ``frsc_ex_aequo``, ``tie_break``, ``event_value_<problem id>``). Everything is checked
+    before anything changes; a bad value raises ValueError with a French message."""
+    rule = form.get("ranking_rule", competition.ranking_rule)
+    if rule not in RULES:
+        raise ValueError(f"Règle de classement général inconnue : « {rule} ».")
+    best = form.get("best_of", "").strip()
+    defaults = ChampionshipSettings()
+    settings = ChampionshipSettings(
+        best_of=_whole(best, "Meilleurs résultats retenus", minimum=1) if best else None,
+        frsc_beyond_table=form.get("frsc_beyond_table",
+                                   defaults.frsc_beyond_table),  # type: ignore[arg-type]
+        frsc_ex_aequo=form.get("frsc_ex_aequo", defaults.frsc_ex_aequo),  # type: ignore[arg-type]
+        tie_break=form.get("tie_break", defaults.tie_break),  # type: ignore[arg-type]
+    )
+    problems = session.exec(
+        select(Problem).where(Problem.competition_id == competition.id)).all()
+    values: dict[int, int] = {}
+    for prob in problems:
+        assert prob.id is not None
+        raw = form.get(f"event_value_{prob.id}")
+        if raw is not None:
+            values[prob.id] = _whole(raw, f"Valeur de l'épreuve {prob.code}", minimum=1)
+    changed = {k: v for k, v in settings.to_dict().items() if v != getattr(defaults, k)}
+    competition.ranking_rule = rule
+    competition.standings_settings = changed or None
+    session.add(competition)
+    for prob in problems:
+        if prob.id in values and prob.event_value != values[prob.id]:
+            prob.event_value = values[prob.id]
+            session.add(prob)
+    audit.record(session=session, actor=actor, action="competition.standings",
+                 target=competition.slug, rule=rule, settings=changed,
+                 event_values={str(k): v for k, v in sorted(values.items())})

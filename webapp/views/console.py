@@ -204,6 +204,20 @@ def competition(slug: str) -> ResponseReturnValue:
                              name=name)
             flash(f"Étape « {name} » ajoutée.", "success")
         return redirect(url_for("console.competition", slug=slug))
+    if request.method == "POST" and request.form.get("action") == "standings":
+        from webapp.services import standings
+
+        try:
+            with session_scope() as s:
+                c = s.get(Competition, comp.id)
+                assert c is not None
+                standings.update_settings(session=s, competition=c, form=request.form,
+                                          actor=_actor())
+        except ValueError as exc:
+            flash(f"Rien n'a été changé : {exc}", "error")
+        else:
+            flash("Règles du classement général enregistrées.", "success")
+        return redirect(url_for("console.competition", slug=slug))
     with _session() as s:
         stages = s.exec(
             select(Stage).where(Stage.competition_id == comp.id).order_by(col(Stage.position))
@@ -218,8 +232,18 @@ def competition(slug: str) -> ResponseReturnValue:
         ).one()
     return render_template(
         "console/competition.html", competition=comp, stages=stages, problems=probs,
-        n_players=n_players,
+        n_players=n_players, ranking_rules=RANKING_RULES,
+        standings_settings=_standings_settings(comp),
     )
+
+
+def _standings_settings(comp: Competition) -> Any:
+    from puzzles.championship import ChampionshipSettings
+
+    try:
+        return ChampionshipSettings.from_dict(comp.standings_settings)
+    except (TypeError, ValueError):
+        return ChampionshipSettings()
 
 
 # --- players ---------------------------------------------------------------------------------
