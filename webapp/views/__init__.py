@@ -6,7 +6,7 @@ from flask import Flask
 
 
 def register_blueprints(app: Flask) -> None:
-    from webapp.views import console, player, public
+    from webapp.views import console, console_mail, player, public  # noqa: F401
 
     app.register_blueprint(public.bp)
     app.register_blueprint(player.bp)
