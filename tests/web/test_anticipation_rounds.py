@@ -238,7 +238,12 @@ def test_console_sets_the_interval_and_refuses_one_that_does_not_fit(
     resp = client.post("/console/problemes/nouveau", data=form)
     assert resp.status_code == 400
     text = visible_text(resp)
-    assert "La clôture doit suivre la 14e annonce (2026-06-14T06:00:00+00:00)" in text
+    assert (
+        "La clôture doit suivre la 14e annonce, le 14/06/2026 à 09:00 (Europe/Bucharest, "
+        "UTC+03:00) : avec un intervalle de 1440 min, choisissez une clôture au plus tôt le "
+        "15/06/2026 à 09:00 (Europe/Bucharest, UTC+03:00) (fin du 14e coup), ou un intervalle "
+        "plus court."
+    ) in text
     assert 'value="24"' in text
     resp = client.post("/console/problemes/nouveau",
                        data=form | {"round_interval_hours": "douze"})

@@ -109,7 +109,8 @@ def create_problem(
     from webapp.services import rounds
 
     rounds.check_schedule(game=puzzle.game.value, publish_at=publish_at,
-                          deadline_at=deadline_at, interval_minutes=round_interval_minutes)
+                          deadline_at=deadline_at, interval_minutes=round_interval_minutes,
+                          timezone=timezone)
     if appeal_days is None:
         appeal_days = int(current_app.config["APPEAL_DAYS"]) if has_app_context() else 7
     assert competition.id is not None
@@ -173,7 +174,8 @@ def reschedule(
     from webapp.services import rounds
 
     rounds.check_schedule(game=problem.game, publish_at=publish_at, deadline_at=deadline_at,
-                          interval_minutes=problem.round_interval_minutes)
+                          interval_minutes=problem.round_interval_minutes,
+                          timezone=problem.timezone)
 
     old = (problem.publish_at, problem.deadline_at)
     problem.publish_at, problem.deadline_at = publish_at, deadline_at

@@ -37,9 +37,13 @@ def progressive(problem: Problem) -> bool:
 
 
 def check_schedule(
-    *, game: str, publish_at: datetime, deadline_at: datetime, interval_minutes: int
+    *, game: str, publish_at: datetime, deadline_at: datetime, interval_minutes: int,
+    timezone: str | None = None,
 ) -> None:
-    """French ``ValueError`` when the interval does not fit the problem's dates."""
+    """French ``ValueError`` when the interval does not fit the problem's dates (shown in
+    ``timezone``)."""
+    from webapp.timefmt import format_local
+
     if interval_minutes < 0:
         raise ValueError("L'intervalle entre deux annonces ne peut pas être négatif.")
     if interval_minutes == 0:
@@ -51,10 +55,10 @@ def check_schedule(
     last = publish_at + (MOVES - 1) * timedelta(minutes=interval_minutes)
     if deadline_at <= last:
         raise ValueError(
-            f"La clôture doit suivre la 14e annonce ({last.isoformat()}) : avec un intervalle "
-            f"de {interval_minutes} min, choisissez une clôture au plus tôt "
-            f"{(last + timedelta(minutes=interval_minutes)).isoformat()}, ou un intervalle "
-            "plus court."
+            f"La clôture doit suivre la 14e annonce, le {format_local(last, timezone)} : avec "
+            f"un intervalle de {interval_minutes} min, choisissez une clôture au plus tôt le "
+            f"{format_local(last + timedelta(minutes=interval_minutes), timezone)} (fin du "
+            "14e coup), ou un intervalle plus court."
         )
 
 
