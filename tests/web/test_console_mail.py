@@ -176,6 +176,7 @@ def test_replay_after_the_fix_gives_one_submission_and_one_receipt(
     dashboard = client.get("/console/").get_data(as_text=True)
     badge = re.search(r'<span class="badge bad" id="quarantine-badge"[^>]*>(\d+)</span>', dashboard)
     assert badge is not None and badge.group(1) == "1"
+    assert "1 message(s) reçu(s) en quarantaine : à rejouer ou écarter" in html.unescape(dashboard)
     done = client.post(url, data={"replay_reason": "fuseau du problème corrigé"})
     assert done.status_code == 302
     assert done.headers["Location"] == f"/console/courrier/recu/{quarantined}"
