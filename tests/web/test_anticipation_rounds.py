@@ -292,3 +292,20 @@ def test_scheduler_plans_each_announcement_and_reschedule_keeps_the_rounds(
     with pytest.raises(ValueError, match="La clôture doit suivre la 14e annonce"):
         problems.reschedule(session=db_session, problem=prob, publish_at=PUBLISH,
                             deadline_at=PUBLISH + 13 * DAY, actor="juge", reason="essai")
+
+
+def test_published_early_by_hand_the_rounds_start_at_the_publication(
+    ctx: Flask, client: FlaskClient, db_session: Session, anticipation: Problem,
+    frozen_clock: Any,
+) -> None:
+    from webapp.services import rounds
+
+    early = PUBLISH - timedelta(hours=5)
+    frozen_clock.move_to(early)
+    prob = db_session.get(Problem, anticipation.id)
+    assert prob is not None
+    lifecycle.publish(db_session, prob, clock.now())  # what the console's button does
+    db_session.commit()
+    assert rounds.schedule(prob)[:2] == (early, early + DAY)
+    assert "Prochaine annonce (coup 2)" in _section(client)
+    assert 'data-countdown="2026-05-11T06:00:00Z"' in _section(client)

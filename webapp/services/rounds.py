@@ -2,7 +2,8 @@
 what is announced at a given instant (problem page, mails), the announcement notices the
 scheduler sends, and the round times each sheet is verified with (:mod:`puzzles.rounds`).
 
-The group of move k is announced at ``publish_at + (k-1) × round_interval_minutes``; round
+The group of move k is announced at ``publish_at + (k-1) × round_interval_minutes`` (from
+the actual publication when the arbitre published earlier by hand); round
 k closes at the announcement of move k+1, round 14 at the problem's deadline, which must
 come after the 14th announcement. ``round_interval_minutes = 0`` is the old behaviour: the
 whole draw order is public from the publication and no move is timed.
@@ -65,7 +66,16 @@ def check_schedule(
 def schedule(problem: Problem) -> tuple[datetime, ...]:
     """When each move's group is announced (all at publication when not progressive)."""
     interval = timedelta(minutes=problem.round_interval_minutes if progressive(problem) else 0)
-    return announcement_times(problem.publish_at, interval)
+    return announcement_times(start(problem), interval)
+
+
+def start(problem: Problem) -> datetime:
+    """The first announcement: the planned publication, or the actual one when the arbitre
+    published earlier by hand (a late automatic publication keeps the planned rounds, so
+    the deadline still follows the 14th announcement)."""
+    if problem.published_at is not None and problem.published_at < problem.publish_at:
+        return problem.published_at
+    return problem.publish_at
 
 
 @dataclass
@@ -195,7 +205,7 @@ def round_times_for(
     for player_id, sub in wanted.items():
         assert sub.id is not None
         out[sub.id] = RoundTimes.from_versions(
-            chains.get(player_id, []), publish_at=problem.publish_at, interval=interval,
+            chains.get(player_id, []), publish_at=start(problem), interval=interval,
             # a late sheet the arbitre accepted: its last round is not timed
             end=None if sub.accepted_late else problem.deadline_at, zone=problem.timezone,
         )
@@ -219,7 +229,7 @@ def receipt_notes(
     ).all()
     chain = [(t, Feuille.from_dict(f)) for t, f in rows if f is not None]
     times = RoundTimes.from_versions(
-        chain, publish_at=problem.publish_at,
+        chain, publish_at=start(problem),
         interval=timedelta(minutes=problem.round_interval_minutes),
         end=problem.deadline_at, zone=problem.timezone,
     )
