@@ -68,6 +68,7 @@ def latest_submission(*, session: Session, player_id: int, problem_id: int) -> S
         select(Submission)
         .where(Submission.player_id == player_id, Submission.problem_id == problem_id)
         .order_by(col(Submission.version).desc())
+        .limit(1)  # without it every version (JSON columns decoded) is fetched to keep one
     ).first()
 
 
