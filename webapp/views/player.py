@@ -164,10 +164,11 @@ def submit(code: str) -> ResponseReturnValue:
             try:
                 with session_scope() as s:
                     problem_row = s.exec(select(Problem).where(Problem.code == code)).first()
-                    player = s.get(Player, me.id)
                     if problem_row is None or problem_row.status not in PUBLIC_STATUSES:
                         abort(404)
-                    assert player is not None
+                    # The row loaded by the sign-in check a moment ago, attached without a
+                    # second SELECT; submit_sheet locks it (UPDATE) before reading versions.
+                    player = s.merge(me, load=False)
                     outcome = submissions.submit_sheet(
                         session=s, player=player, problem=problem_row, text=text,
                         channel=Channel.WEB, received_at=received_at,
