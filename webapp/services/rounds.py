@@ -199,7 +199,7 @@ def round_times_for(
     for player_id, version, received_at, feuille in rows:
         if feuille is None or version > wanted[player_id].version:
             continue
-        chains.setdefault(player_id, []).append((received_at, Feuille.from_dict(feuille)))
+        chains.setdefault(player_id, []).append((received_at, Feuille.from_dict(dict(feuille))))
     interval = timedelta(minutes=problem.round_interval_minutes)
     out: dict[int, RoundTimes] = {}
     for player_id, sub in wanted.items():
@@ -227,7 +227,7 @@ def receipt_notes(
         .where(Submission.problem_id == problem.id, Submission.player_id == player_id)
         .where(col(Submission.received_at) <= received_at)
     ).all()
-    chain = [(t, Feuille.from_dict(f)) for t, f in rows if f is not None]
+    chain = [(t, Feuille.from_dict(dict(f))) for t, f in rows if f is not None]
     times = RoundTimes.from_versions(
         chain, publish_at=start(problem),
         interval=timedelta(minutes=problem.round_interval_minutes),
