@@ -90,7 +90,10 @@ def current_player() -> Player | None:
 def _load(model: type[Arbitre] | type[Player], row_id: object) -> Arbitre | Player | None:
     if not isinstance(row_id, int):
         return None
-    with Session(get_engine()) as s:
+    # One SELECT on every page: in autocommit it needs no BEGIN and no ROLLBACK round trip
+    # (a single statement reads the same committed row either way).
+    with get_engine().connect().execution_options(isolation_level="AUTOCOMMIT") as conn, \
+            Session(bind=conn) as s:
         row: Arbitre | Player | None = s.get(model, row_id)  # type: ignore[assignment]
         if row is None or not row.active:
             return None
