@@ -84,10 +84,15 @@ def enqueue(
     dedupe_key: str | None = None,
     player_id: int | None = None,
     headers: Mapping[str, str] | None = None,
+    fresh_key: bool = False,
 ) -> OutboxMessage:
     """Compose ``template`` and add it to the outbox, unless ``dedupe_key`` is already there
-    (then the existing row is returned unchanged)."""
-    if dedupe_key is not None:
+    (then the existing row is returned unchanged).
+
+    ``fresh_key``: the key names a row created in the caller's own transaction (a receipt's
+    ``receipt:<new submission id>``), so no other transaction can have used it: the lookup
+    is skipped. The insert stays guarded by the unique index all the same."""
+    if dedupe_key is not None and not fresh_key:
         existing = session.exec(
             select(OutboxMessage).where(OutboxMessage.dedupe_key == dedupe_key)
         ).first()

@@ -250,6 +250,7 @@ def _enqueue_receipt(
             "round_notes": round_notes,
         },
         dedupe_key=f"receipt:{sub.id}",
+        fresh_key=True,  # sub.id was assigned in this very transaction
         player_id=player.id,
         headers=headers,
     )
