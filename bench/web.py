@@ -17,7 +17,9 @@ What it does, all on 127.0.0.1:
    round's ranking. Every request is timed; loops are bounded by time and by count;
 5. times the ``--ranking-size`` ranking page (and its CSV) alone, sequentially;
 6. prints throughput and p50/p90/p99 latency per request kind, against the targets
-   (submission p99 <= 200 ms; ranking page of 5,000 players <= 300 ms).
+   (submission p99 <= 200 ms; ranking page of 5,000 players <= 300 ms), and the CPU
+   seconds spent during the load by this load generator itself, by gunicorn's workers and
+   by PostgreSQL (all share the machine's cores, so the client's share is printed too).
 """
 
 from __future__ import annotations
@@ -249,6 +251,59 @@ def sign_in(client: Client, email: str) -> None:
     assert status == 302, f"sign-in of {email}: HTTP {status}"
 
 
+def _proc_cpu(pid: int) -> float:
+    """utime + stime of one process, in seconds (0 if it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _children(pid: int) -> list[int]:
+    out: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            out += [int(x) for x in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return out
+
+
+def _postgres_pids() -> list[int]:
+    pids = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                if (d / "comm").read_text().strip() == "postgres":
+                    pids.append(int(d.name))
+            except OSError:
+                continue
+    return pids
+
+
+def cpu_snapshot(gunicorn_pid: int) -> dict[str, float]:
+    """CPU seconds so far of this process (the load generator, every thread), gunicorn
+    (master and workers) and PostgreSQL (every server process, other databases included)."""
+    t = os.times()
+    workers = [gunicorn_pid, *_children(gunicorn_pid)]
+    return {
+        "client": t.user + t.system,
+        "gunicorn": sum(_proc_cpu(p) for p in workers),
+        "postgres": sum(_proc_cpu(p) for p in _postgres_pids()),
+    }
+
+
+def cpu_report(before: dict[str, float], after: dict[str, float], requests: int) -> str:
+    parts = []
+    for name, label in (("client", "générateur de charge"), ("gunicorn", "gunicorn"),
+                        ("postgres", "PostgreSQL")):
+        used = after[name] - before[name]
+        per = f", {used / requests * 1000:.1f} ms/requête" if requests else ""
+        parts.append(f"{label} {used:.1f} s{per}")
+    return "  CPU : " + " ; ".join(parts)
+
+
 def pct(values: list[float], q: float) -> float:
     s = sorted(values)
     return s[min(len(s) - 1, int(round(q / 100 * (len(s) - 1))))] * 1000
@@ -307,6 +362,7 @@ def main() -> int:
         solo: dict[str, list[float]] = defaultdict(list)
         c1 = Client(port)
         sign_in(c1, "load00001@bench.example")
+        cpu0 = cpu_snapshot(proc.pid)
         for i in range(args.solo):
             _, text, _, dt = c1.request("GET", "/joueur/problemes/TOUR2/envoyer")
             solo["formulaire"].append(dt)
@@ -321,6 +377,7 @@ def main() -> int:
         print(f"== un joueur seul, {args.solo} tours (latence sans concurrence)")
         for name in ("formulaire", "soumission", "classement (200)"):
             print(report(name, solo[name]))
+        print(cpu_report(cpu0, cpu_snapshot(proc.pid), 3 * args.solo))
 
         times: dict[str, list[float]] = defaultdict(list)
         errors: list[str] = []
@@ -356,10 +413,12 @@ def main() -> int:
             t.start()
             threads.append(t)
         ready.wait()
+        cpu_load0 = cpu_snapshot(proc.pid)
         t_load = deadline_box["start"]
         print(f"   {args.players} joueurs connectés en {t_load - t_sign:.1f} s")
         for t in threads:
             t.join(args.duration + 120)
+        cpu_load1 = cpu_snapshot(proc.pid)
         # a thread still thinking when the clock stops sends nothing more: the window is from
         # the start to the end of the last request
         elapsed = max(ends or [t_load + args.duration]) - t_load
@@ -370,6 +429,9 @@ def main() -> int:
               f"{len(errors)} erreur(s)")
         for name in ("formulaire", "soumission", "classement (200)"):
             print(report(name, times.get(name, []), elapsed))
+        print(cpu_report(cpu_load0, cpu_load1, total))
+        print(f"  charge de la machine (load average 1 min) à la fin de la charge : "
+              f"{os.getloadavg()[0]:.2f}")
         for e in errors[:10]:
             print("   !", e)
 
