@@ -128,11 +128,11 @@ class Solution:
         return len(self.scrabbles)
 
 
-def move_key(m: GeneratedMove) -> tuple[int, int, bool, int, int, str, str]:
-    """Deterministic order of candidate moves: higher score, fewer jokers, horizontal first,
-    smaller start square (row, then column), then the word (a tile before a joker)."""
-    return (-m.score, m.jokers, not m.horizontal, m.start // 15, m.start % 15,
-            m.word.upper(), m.word.swapcase())
+def move_key(m: GeneratedMove) -> tuple[object, ...]:
+    """Deterministic order of candidate moves: the engine's FISF order (higher score, fewer
+    jokers, horizontal first, smaller start square, then the word). The end-of-game rule
+    never applies here: a composition has no bag to empty."""
+    return movegen.fisf_key(m, 0, bag_empty=False)
 
 
 # --- budget -------------------------------------------------------------------------------

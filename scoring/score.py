@@ -31,6 +31,11 @@ class FormedWord:
         return f"{format_ref(self.ref)} {self.text} {self.points}"
 
 
+def main_word_of(words: tuple[FormedWord, ...]) -> FormedWord | None:
+    """The main word among the words a move forms (None when it forms none)."""
+    return next((w for w in words if w.main), None)
+
+
 @dataclass(frozen=True)
 class ScoreBreakdown:
     """All words formed, the bonus and the total."""
@@ -44,10 +49,7 @@ class ScoreBreakdown:
 
     @property
     def main_word(self) -> FormedWord | None:
-        for w in self.words:
-            if w.main:
-                return w
-        return None
+        return main_word_of(self.words)
 
 
 def _word_through(

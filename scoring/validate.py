@@ -17,7 +17,7 @@ from scoring.errors import EngineError
 from scoring.layout import SIZE
 from scoring.move import Placement
 from scoring.notation import Ref, format_ref, parse_ref, parse_word, square_name
-from scoring.score import FormedWord, formed_words
+from scoring.score import FormedWord, formed_words, main_word_of
 
 
 @dataclass(frozen=True)
@@ -46,10 +46,7 @@ class Verdict:
 
     @property
     def main_word(self) -> FormedWord | None:
-        for w in self.words:
-            if w.main:
-                return w
-        return None
+        return main_word_of(self.words)
 
 
 def geometry_reasons(board: Board, placement: Placement, config: GameConfig) -> list[str]:
