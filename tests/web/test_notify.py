@@ -73,3 +73,31 @@ def test_racing_enqueues_of_one_key_write_one_message(app, ctx, db_session: Sess
     assert errors == []
     assert len(db_session.exec(select(OutboxMessage)).all()) == 1
     assert len(set(ids)) == 1
+
+
+@pytest.mark.db
+def test_key_already_written_leaves_the_callers_transaction_alive(ctx, db_session: Session
+                                                                  ) -> None:
+    # fresh_key skips the lookup, so the insert itself meets the existing key: the row in
+    # place is returned and what the caller wrote before and after still commits.
+    first = notify.enqueue(session=db_session, kind="login", to_addr="ana@example.ro",
+                           template="login", context={"link": "http://x/1"},
+                           dedupe_key="receipt:7")
+    db_session.commit()
+    db_session.add(OutboxMessage(kind="login", to_addr="b@example.ro", subject="avant",
+                                 body_text="t", headers={}, message_id="<avant@x>",
+                                 created_at=first.created_at,
+                                 next_attempt_at=first.created_at))
+    again = notify.enqueue(session=db_session, kind="login", to_addr="ana@example.ro",
+                           template="login", context={"link": "http://x/2"},
+                           dedupe_key="receipt:7", fresh_key=True)
+    other = notify.enqueue(session=db_session, kind="login", to_addr="c@example.ro",
+                           template="login", context={"link": "http://x/3"},
+                           dedupe_key="receipt:8", fresh_key=True)
+    db_session.commit()
+    assert again.id == first.id and other.id not in (None, first.id)
+    rows = {r.dedupe_key: r for r in db_session.exec(select(OutboxMessage)).all()}
+    assert set(rows) == {None, "receipt:7", "receipt:8"}
+    assert "http://x/1" in rows["receipt:7"].body_text
+    assert "http://x/3" in rows["receipt:8"].body_text and rows["receipt:8"].id == other.id
+    assert rows[None].subject == "avant"

@@ -14,6 +14,7 @@ from typing import Any
 
 import sqlalchemy as sa
 from flask import current_app, has_app_context
+from sqlalchemy.orm import make_transient_to_detached
 from sqlmodel import Session, col, select
 
 from webapp.models import OutboxKind, OutboxMessage, OutboxStatus, Player
@@ -125,6 +126,9 @@ def enqueue(
         session.add(msg)
         session.flush()
         return msg
+    dialect = session.get_bind().dialect.name
+    if dialect in ("postgresql", "sqlite"):
+        return _insert_unless_key_exists(session, msg, dialect)
     # Another process may have inserted the same key since the check above: the savepoint
     # keeps the caller's transaction alive when the unique index refuses ours.
     try:
@@ -134,6 +138,31 @@ def enqueue(
         return session.exec(
             select(OutboxMessage).where(OutboxMessage.dedupe_key == dedupe_key)
         ).one()
+    return msg
+
+
+def _insert_unless_key_exists(session: Session, msg: OutboxMessage, dialect: str) -> OutboxMessage:
+    """``INSERT ... ON CONFLICT (dedupe_key) DO NOTHING RETURNING id``: should another
+    process have written the same key since the caller's check, its row is returned and the
+    caller's transaction goes on; one statement instead of a savepoint's three."""
+    from sqlalchemy.dialects import postgresql, sqlite
+
+    table = OutboxMessage.__table__  # type: ignore[attr-defined]
+    values = {c.key: getattr(msg, c.key) for c in table.columns if c.key != "id"}
+    stmt = (postgresql.insert(table) if dialect == "postgresql" else sqlite.insert(table))
+    new_id = session.execute(
+        stmt.values(**values)
+        .on_conflict_do_nothing(index_elements=["dedupe_key"])
+        .returning(table.c.id)
+    ).scalar()
+    if new_id is None:
+        return session.exec(
+            select(OutboxMessage).where(OutboxMessage.dedupe_key == msg.dedupe_key)
+        ).one()
+    # The row is in: attach our object to it as persistent, without reading it back.
+    msg.id = new_id
+    make_transient_to_detached(msg)
+    session.add(msg)
     return msg
 
 
