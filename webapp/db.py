@@ -150,6 +150,23 @@ def init_app(app: Flask) -> None:
     app.extensions["arbitre.engine"] = engine
 
 
+def read_engine(app: Flask | None = None) -> Engine:
+    """The engine for sessions that only read (pages): on PostgreSQL its connections run in
+    autocommit, so a page's SELECTs cost no BEGIN and no ROLLBACK round trip. Under
+    PostgreSQL's READ COMMITTED every statement takes its own snapshot inside a transaction
+    too, so what a page reads is the same. On SQLite it is the app's engine (there a
+    transaction gives the page one snapshot, which autocommit would not)."""
+    app = app or current_app
+    engine = get_engine(app)
+    if engine.dialect.name == "sqlite":
+        return engine
+    reader: Engine | None = app.extensions.get("arbitre.read_engine")
+    if reader is None:
+        reader = engine.execution_options(isolation_level="AUTOCOMMIT")
+        app.extensions["arbitre.read_engine"] = reader
+    return reader
+
+
 def default_sqlite_url(app: Flask) -> str:
     Path(app.instance_path).mkdir(parents=True, exist_ok=True)
     return f"sqlite:///{Path(app.instance_path) / 'arbitre.sqlite3'}"

@@ -15,7 +15,7 @@ from flask.typing import ResponseReturnValue
 from sqlmodel import Session, col, select
 
 from webapp.auth import current_player, player_required
-from webapp.db import get_engine, session_scope
+from webapp.db import read_engine, session_scope
 from webapp.models import (
     Appeal,
     Channel,
@@ -71,7 +71,8 @@ def _me() -> Player:
 
 
 def _session() -> Session:
-    return Session(get_engine(), expire_on_commit=False)
+    """A read-only session for a page (see :func:`webapp.db.read_engine`)."""
+    return Session(read_engine(), expire_on_commit=False)
 
 
 @bp.route("/")

@@ -29,7 +29,7 @@ from sqlmodel import Session, col, func, select
 
 from webapp.auth import current_arbitre, current_player
 from webapp.board_svg import board_svg
-from webapp.db import get_engine
+from webapp.db import get_engine, read_engine
 from webapp.models import (
     Competition,
     Player,
@@ -67,7 +67,8 @@ for _code in ERRORS:
 
 
 def _session() -> Session:
-    return Session(get_engine(), expire_on_commit=False)
+    """A read-only session for a page (see :func:`webapp.db.read_engine`)."""
+    return Session(read_engine(), expire_on_commit=False)
 
 
 def visible(problem: Problem) -> bool:
