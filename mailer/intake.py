@@ -50,6 +50,20 @@ log = logging.getLogger(__name__)
 HARD_CAP_FACTOR = 4
 
 
+def _drain(q: queue.Queue[Any], batch: list[Any], limit: int) -> bool:
+    """Add what is already waiting in ``q`` to ``batch`` (up to ``limit`` items) without
+    blocking; True when the stop marker (``None``) was met."""
+    while len(batch) < limit:
+        try:
+            nxt = q.get_nowait()
+        except queue.Empty:
+            return False
+        if nxt is None:
+            return True
+        batch.append(nxt)
+    return False
+
+
 class StoreBatcher:
     """Commits raw messages for all waiting SMTP sessions together (group commit)."""
 
@@ -77,16 +91,7 @@ class StoreBatcher:
             if first is None:
                 return
             batch = [first]
-            stop = False
-            while len(batch) < self.max_batch:
-                try:
-                    nxt = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if nxt is None:
-                    stop = True
-                    break
-                batch.append(nxt)
+            stop = _drain(self._queue, batch, self.max_batch)
             try:
                 ids = pipeline.store_many(self.app, [item for item, _ in batch])
             except Exception as exc:
@@ -144,16 +149,7 @@ class Processor:
                 return
             self._yield_to_intake()
             batch = [first]
-            stop = False
-            while len(batch) < self.max_batch:
-                try:
-                    nxt = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if nxt is None:
-                    stop = True
-                    break
-                batch.append(nxt)
+            stop = _drain(self._queue, batch, self.max_batch)
             self._safely(functools.partial(pipeline.process_batch, self.app, batch))
             if self.on_processed is not None:
                 self.on_processed()
