@@ -169,13 +169,13 @@ def _insert_unless_key_exists(session: Session, msg: OutboxMessage, dialect: str
 # --- the scheduled notices -------------------------------------------------------------------
 
 
-def _deliverable(player: Player) -> bool:
+def deliverable(player: Player) -> bool:
     """Players whose address keeps bouncing get no automatic mail until it is fixed."""
     limit = int(_setting("BOUNCE_LIMIT", 3))
     return player.active and player.bounce_count < limit
 
 
-def _problem_url(problem: Any) -> str | None:
+def problem_url(problem: Any) -> str | None:
     base = _setting("BASE_URL", None)
     return f"{base.rstrip('/')}/problemes/{problem.code}" if base else None
 
@@ -184,27 +184,27 @@ def publication_notices(*, session: Session, problem: Any, players: list[Player]
     """One publication notice per player (idempotent); returns how many were new."""
     from webapp.timefmt import format_local
 
+    keys = {p.id: f"publication:{problem.code}:{p.id}" for p in players}
+    sent = existing_keys(session, list(keys.values()))
+    shared = {
+        "problem_title": f"{problem.title} ({problem.code})",
+        "deadline": format_local(problem.deadline_at, problem.timezone),
+        "problem_text": problem_statement(problem),
+        "subject_hint": problem.code,
+        "problem_url": problem_url(problem),
+    }
     new = 0
     for p in players:
-        if not _deliverable(p):
+        if not deliverable(p) or keys[p.id] in sent:
             continue
-        key = f"publication:{problem.code}:{p.id}"
-        before = _exists(session, key)
         enqueue(
             session=session, kind=OutboxKind.PUBLICATION, to_addr=p.email,
             template="publication",
-            context={
-                "player_name": p.name,
-                "problem_title": f"{problem.title} ({problem.code})",
-                "deadline": format_local(problem.deadline_at, problem.timezone),
-                "problem_text": problem_statement(problem),
-                "submission_address": submission_address(p),
-                "subject_hint": problem.code,
-                "problem_url": _problem_url(problem),
-            },
-            dedupe_key=key, player_id=p.id,
+            context={**shared, "player_name": p.name,
+                     "submission_address": submission_address(p)},
+            dedupe_key=keys[p.id], player_id=p.id,
         )
-        new += 0 if before else 1
+        new += 1
     return new
 
 
@@ -214,27 +214,27 @@ def reminders(
     """J-``days_left`` reminders to ``players`` (those without a sheet); idempotent."""
     from webapp.timefmt import format_local
 
+    keys = {p.id: f"reminder:J-{days_left}:{problem.code}:{p.id}" for p in players}
+    sent = existing_keys(session, list(keys.values()))
+    shared = {
+        "problem_title": f"{problem.title} ({problem.code})",
+        "deadline": format_local(problem.deadline_at, problem.timezone),
+        "days_left": days_left,
+        "submitted": False,
+        "subject_hint": problem.code,
+        "problem_url": problem_url(problem),
+    }
     new = 0
     for p in players:
-        if not _deliverable(p):
+        if not deliverable(p) or keys[p.id] in sent:
             continue
-        key = f"reminder:J-{days_left}:{problem.code}:{p.id}"
-        before = _exists(session, key)
         enqueue(
             session=session, kind=OutboxKind.REMINDER, to_addr=p.email, template="reminder",
-            context={
-                "player_name": p.name,
-                "problem_title": f"{problem.title} ({problem.code})",
-                "deadline": format_local(problem.deadline_at, problem.timezone),
-                "days_left": days_left,
-                "submitted": False,
-                "submission_address": submission_address(p),
-                "subject_hint": problem.code,
-                "problem_url": _problem_url(problem),
-            },
-            dedupe_key=key, player_id=p.id,
+            context={**shared, "player_name": p.name,
+                     "submission_address": submission_address(p)},
+            dedupe_key=keys[p.id], player_id=p.id,
         )
-        new += 0 if before else 1
+        new += 1
     return new
 
 
@@ -255,11 +255,11 @@ def results_notices(
         title += " (révisé)"
     suffix = f":r{revision}" if revision is not None else ""
     keys = {pid: f"results:{ranking.kind}:{problem.code}:{pid}{suffix}" for pid in personal}
-    sent = _existing_keys(session, list(keys.values()))  # one query, not one per player
+    sent = existing_keys(session, list(keys.values()))
     new = 0
     for player_id, info in personal.items():
         p = players[player_id]
-        if not _deliverable(p) or keys[player_id] in sent:
+        if not deliverable(p) or keys[player_id] in sent:
             continue
         enqueue(
             session=session, kind=OutboxKind.RESULTS, to_addr=p.email, template="results",
@@ -271,7 +271,7 @@ def results_notices(
                 "final_score": info.get("final_score"),
                 "rank": info.get("rank"),
                 "participants": len(rows),
-                "results_url": _problem_url(problem),
+                "results_url": problem_url(problem),
             },
             dedupe_key=keys[player_id], player_id=p.id,
         )
@@ -279,7 +279,9 @@ def results_notices(
     return new
 
 
-def _existing_keys(session: Session, keys: list[str]) -> set[str]:
+def existing_keys(session: Session, keys: list[str]) -> set[str]:
+    """The dedupe keys among ``keys`` already in the outbox: one query per 500 keys, so a
+    notice batch costs a few queries whatever the number of players."""
     found: set[str] = set()
     for i in range(0, len(keys), 500):
         found.update(
@@ -315,12 +317,6 @@ def ranking_excerpt(
         out.append({"rank": "…", "name": f"(et {len(rows) - 1 - last} autres)", "score": "…",
                     "percent": None})
     return out
-
-
-def _exists(session: Session, key: str) -> bool:
-    return session.exec(
-        select(OutboxMessage.id).where(OutboxMessage.dedupe_key == key)
-    ).first() is not None
 
 
 def problem_statement(problem: Any) -> str:

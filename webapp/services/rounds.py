@@ -151,10 +151,10 @@ def send_announcements(
     current = shown[-1]
     closes, what = round_close(problem, current.move)
     keys = {p.id: f"announcement:{problem.code}:{current.move}:{p.id}" for p in players}
-    sent = notify._existing_keys(session, [k for k in keys.values()])
+    sent = notify.existing_keys(session, list(keys.values()))
     new = 0
     for p in players:
-        if not notify._deliverable(p) or keys[p.id] in sent:
+        if not notify.deliverable(p) or keys[p.id] in sent:
             continue
         notify.enqueue(
             session=session, kind=OutboxKind.ANNOUNCEMENT, to_addr=p.email,
@@ -170,7 +170,7 @@ def send_announcements(
                 "deadline": format_local(problem.deadline_at, problem.timezone),
                 "submission_address": notify.submission_address(p),
                 "subject_hint": problem.code,
-                "problem_url": notify._problem_url(problem),
+                "problem_url": notify.problem_url(problem),
             },
             dedupe_key=keys[p.id], player_id=p.id,
         )
