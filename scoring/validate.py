@@ -9,7 +9,7 @@ turns those into a verdict too.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 
 from scoring.board import Board
 from scoring.config import GameConfig
@@ -38,7 +38,6 @@ class Verdict:
     reasons: tuple[str, ...] = ()
     ref: Ref | None = None
     word: str = ""
-    notes: tuple[str, ...] = field(default=())
 
     @property
     def ok(self) -> bool:
@@ -170,12 +169,4 @@ def check_move(board: Board, ref: str | Ref, word: str, config: GameConfig) -> V
                 f"La référence {format_ref(r)} ne correspond pas au mot formé "
                 f"{main.text.upper()} ({format_ref(main.ref)})."
             )
-    if not extra:
-        return Verdict(
-            verdict.placement, verdict.geometry_ok, verdict.words, verdict.invalid_words,
-            verdict.score, verdict.bonus, verdict.reasons, r, w,
-        )
-    return Verdict(
-        verdict.placement, verdict.geometry_ok, verdict.words, verdict.invalid_words,
-        verdict.score, verdict.bonus, verdict.reasons + tuple(extra), r, w,
-    )
+    return replace(verdict, reasons=verdict.reasons + tuple(extra), ref=r, word=w)
