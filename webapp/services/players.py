@@ -9,16 +9,13 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 import secrets
 from dataclasses import dataclass, field
 
 from sqlmodel import Session, select
 
 from webapp.models import Competition, Player
-from webapp.services import audit, problems
-
-EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+from webapp.services import addresses, audit, problems
 
 _HEADERS = {
     "name": ("nom", "name", "joueur", "nom complet"),
@@ -33,13 +30,11 @@ def new_token() -> str:
 
 
 def normalise_email(email: str) -> str:
-    return email.strip().lower()
+    return addresses.normalise(email)
 
 
 def create_player(*, session: Session, name: str, email: str, club: str = "") -> Player:
-    email = normalise_email(email)
-    if not EMAIL_RE.match(email):
-        raise ValueError(f"Adresse électronique invalide : « {email} ».")
+    email = addresses.validate(email)  # InvalidAddress is a ValueError (French message)
     if session.exec(select(Player).where(Player.email == email)).first():
         raise ValueError(f"Un joueur a déjà l'adresse « {email} ».")
     p = Player(name=name.strip(), club=club.strip(), email=email, token=new_token())
@@ -136,8 +131,11 @@ def _read(text: str, report: ImportReport) -> list[tuple[int, str, str, str]]:
             name, club, email = cell("name"), cell("club"), normalise_email(cell("email"))
             if not name:
                 report.errors.append((line, "nom manquant."))
-            if not EMAIL_RE.match(email):
-                report.errors.append((line, f"adresse électronique invalide : « {email} »."))
+            problem = addresses.address_problem(email)
+            if problem is not None:
+                report.errors.append(
+                    (line, f"adresse électronique invalide : « {email} » ({problem}).")
+                )
             elif email in seen:
                 report.errors.append(
                     (line, f"l'adresse « {email} » figure déjà ligne {seen[email]}.")
