@@ -62,7 +62,8 @@ def test_bad_lines_are_reported_by_number_and_nothing_is_imported(ctx, db_sessio
     assert not report.ok
     assert report.messages() == [
         "Ligne 3 : nom manquant.",
-        "Ligne 4 : adresse électronique invalide : « pas-une-adresse ».",
+        "Ligne 4 : adresse électronique invalide : « pas-une-adresse » "
+        "(une adresse contient exactement un « @ »).",
         "Ligne 5 : l'adresse « ana@example.ro » figure déjà ligne 2.",
     ]
     assert db_session.exec(select(Player)).all() == []
