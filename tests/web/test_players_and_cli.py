@@ -95,7 +95,7 @@ def test_cli_create_arbitre_and_import(runner, app, db_session: Session, tmp_pat
     bad.write_text("nom;club;courriel\nAna;;ana@\n", encoding="utf-8")
     r = runner.invoke(args=["import-players", str(bad)])
     assert r.exit_code == 1
-    assert "Ligne 2 : adresse électronique invalide : « ana@ »." in r.output
+    assert "Ligne 2 : adresse électronique invalide : « ana@ » (rien après le « @ »)." in r.output
 
 
 def test_cli_db_upgrade_on_an_empty_database(tmp_path: Path):

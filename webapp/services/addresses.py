@@ -33,7 +33,7 @@ def address_problem(address: str) -> str | None:
     if len(address) > MAX_LENGTH:
         return f"adresse trop longue ({len(address)} caractères, au plus {MAX_LENGTH})"
     if not address.isascii():
-        return "caractères non ASCII (accents, etc.) non acceptés dans une adresse"
+        return "caractères non ASCII, accents par exemple, non acceptés dans une adresse"
     if any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in address):
         return "espace ou caractère de contrôle dans l'adresse"
     if address.count("@") != 1:
@@ -49,13 +49,15 @@ def address_problem(address: str) -> str | None:
             return ("caractère(s) non permis avant le « @ » : "
                     + " ".join(f"« {c} »" for c in bad))
         return "point en début, en fin ou doublé avant le « @ »"
+    if not domain:
+        return "rien après le « @ »"
     labels = domain.split(".")
     if len(labels) < 2:
-        return "le domaine (après le « @ ») doit contenir un point, p. ex. exemple.fr"
+        return "le domaine après le « @ » doit contenir un point, p. ex. exemple.fr"
     if not all(_LABEL.fullmatch(label) for label in labels):
-        return "domaine invalide après le « @ » (lettres, chiffres, tirets et points seulement)"
+        return "domaine invalide après le « @ » : lettres, chiffres, tirets et points seulement"
     if labels[-1].isdigit():
-        return "domaine invalide après le « @ » (il se termine par un nombre)"
+        return "domaine invalide après le « @ » : il se termine par un nombre"
     return None
 
 
