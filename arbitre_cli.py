@@ -16,6 +16,7 @@ commands:
   verify               verify a feuille de route against a problem
   rank                 rank several feuilles
   solve                compute a reference solution
+  duplicate replay     replay a FISF Duplicate game and correct its bulletins
   serve                run the competition server (web, scheduler, mail intake)
 """
 
@@ -34,6 +35,10 @@ def main(argv: list[str] | None = None) -> int:
         from puzzles.cli import main as puzzles_main
 
         return puzzles_main(args)
+    if cmd == "duplicate":
+        from puzzles.duplicate_cli import main as duplicate_main
+
+        return duplicate_main(rest)
     if cmd == "mail":
         from mailer.cli import main as mail_main
 

@@ -1,30 +1,47 @@
 """The FISF Duplicate (2016) played by correspondence: draws, the top, bulletin correction,
 solos and the final ranking (docs/RULES.md §4, §10, §11; docs/DUPLICATE.md).
 
-Pure and deterministic: the bag order is given (draws take from the front), every rule the
-sources leave open is a named field of :class:`DuplicateSettings`. The server side (tables,
-scheduler, pages, mail) drives a game round by round through :func:`draw_round`,
-:func:`find_top`, :func:`correct`, :func:`apply_solos`, :func:`apply_top` and
-:func:`rank_game`; :func:`replay` runs a whole game for ``arbitre duplicate replay``.
+Pure and deterministic: the bag order is given (draws take from the front, rejected tiles go
+back to the end), every rule the sources leave open is a named field of
+:class:`DuplicateSettings`. The server drives a game round by round:
+
+1. :func:`draw_round` (or :func:`draw_listed`) → the :class:`Draw` and the state *in play*
+   (its ``reliquat`` holds the whole rack until the top is placed);
+2. :func:`find_top` on that state; :func:`prepare_round` once, then :func:`correct` per
+   bulletin; :func:`apply_solos`;
+3. :func:`apply_top` → the state of the next round; at the end :func:`rank_game`.
+
+:func:`replay` runs a whole game that way for ``arbitre duplicate replay``.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+import random
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, cast, get_args
 
+from scoring import movegen
 from scoring.board import Board
 from scoring.config import GameConfig
+from scoring.errors import EngineError
+from scoring.layout import SIZE
 from scoring.movegen import GeneratedMove
+from scoring.notation import Ref, format_ref, parse_ref, parse_word
+from scoring.tiles import JOKER, TileSet, tileset
+from scoring.validate import check_move
 
 Lang = Literal["fr", "ro"]
 SoloRule = Literal["auto", "n_minus_6", "none"]
 RejectionReturns = Literal["all", "new_only"]
 Openness = Literal["adjacent_empty", "none"]
 VerdictKind = Literal["valide", "avertissement", "penalite5", "nul", "absent"]
+
+RACK_SIZE = 7
+STATE_HEADER = "arbitre-duplicate-etat 1"
 
 
 class DuplicateError(ValueError):
@@ -57,7 +74,7 @@ class DuplicateSettings:
     rejection_returns: RejectionReturns = "all"
     #: ≥2 vowels and ≥2 consonants up to this round inclusive, then ≥1 + ≥1 (RULES §4.3, E13)
     min_split_rounds: int = 15
-    #: the first top must be horizontal (RULES §4.5, S1 3.4)
+    #: the first top (and the players' first words) must be horizontal (RULES §4.5, S1 3.4)
     first_move_horizontal: bool = True
     #: the arbiter's free choice among equal tops (G1): more empty squares next to the move
     #: first (``adjacent_empty``), or skip that step (``none``)
@@ -72,16 +89,54 @@ class DuplicateSettings:
 
     @classmethod
     def from_json(cls, text: str | Mapping[str, Any]) -> DuplicateSettings:
-        """Read settings from JSON text or a mapping; unknown keys or bad values raise
-        :class:`DuplicateError` with a French message."""
-        raise NotImplementedError
+        """Read settings from JSON text or a mapping (missing keys take their default);
+        unknown keys or bad values raise :class:`DuplicateError` with a French message."""
+        if isinstance(text, str):
+            try:
+                data = json.loads(text) if text.strip() else {}
+            except json.JSONDecodeError as exc:
+                raise DuplicateError(f"Réglages : JSON illisible ({exc.msg}).") from None
+        else:
+            data = dict(text)
+        if not isinstance(data, dict):
+            raise DuplicateError("Réglages : un objet JSON est attendu.")
+        known = {f.name: f for f in fields(cls)}
+        unknown = sorted(set(data) - set(known))
+        if unknown:
+            raise DuplicateError(f"Réglages inconnus : {', '.join(unknown)}.")
+        choices: dict[str, tuple[object, ...]] = {
+            "lang": get_args(Lang),
+            "solo_rule": get_args(SoloRule),
+            "rejection_returns": get_args(RejectionReturns),
+            "top_openness": get_args(Openness),
+            "warning_conversion_from": (4, 6),
+            "time_per_move": (180, 150, 120, 60),
+        }
+        for key, value in data.items():
+            if key in choices:
+                if value not in choices[key]:
+                    allowed = ", ".join(str(c) for c in choices[key])
+                    raise DuplicateError(
+                        f"Réglage {key} : valeur {value!r} refusée (attendu : {allowed})."
+                    )
+            elif key == "first_move_horizontal":
+                if not isinstance(value, bool):
+                    raise DuplicateError("Réglage first_move_horizontal : vrai ou faux attendu.")
+            elif key == "rounds" and value is None:
+                continue
+            elif not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise DuplicateError(f"Réglage {key} : un entier positif est attendu.")
+        if data.get("rounds") == 0:
+            raise DuplicateError("Réglage rounds : au moins un coup.")
+        return cls(**data)
 
 
 # --- draws and state ---------------------------------------------------------------------
 @dataclass(frozen=True)
 class Draw:
     """One round's draw: the ``reliquat`` kept, the ``new`` tiles, the whole ``rack``, and the
-    racks ``rejected`` before it (RULES §4.2–4.3). Jokers are ``?``."""
+    racks ``rejected`` before it (RULES §4.2–4.3; ``""`` for a rejected rack a game record
+    does not show). Jokers are ``?``."""
 
     reliquat: str
     new: str
@@ -93,17 +148,19 @@ class Draw:
     @property
     def notation(self) -> str:
         """``RU+ZXTEU``; ``-BNISRAA`` after a rejection (E17)."""
-        raise NotImplementedError
+        body = f"{self.reliquat}+{self.new}" if self.reliquat else self.new
+        return ("-" if self.rejected else "") + body
 
 
 @dataclass(frozen=True)
 class GameState:
-    """Where a game stands between rounds.
+    """Where a game stands.
 
     ``board_cgp``: the master grid. ``bag``: the tiles not yet drawn, in drawing order (the
-    front is drawn first; ``?`` for a joker). ``reliquat``: the tiles kept from the last draw.
-    ``round_no``: the round about to be drawn (1 at the start). ``end_reason``: French text
-    once ``finished``.
+    front is drawn first; ``?`` for a joker). ``reliquat``: the tiles out of the bag — the
+    ones kept from the last top, or, once :func:`draw_round` has drawn, the whole rack in play.
+    ``round_no``: the round being played (1 at the start). ``end_reason``: French text once
+    ``finished``.
     """
 
     board_cgp: str
@@ -118,45 +175,305 @@ class GameState:
     def board(self) -> Board:
         return Board.from_cgp(self.board_cgp)
 
+    @property
+    def remaining(self) -> str:
+        """Every tile not on the grid: reliquat then bag."""
+        return self.reliquat + "".join(self.bag)
+
     @classmethod
     def initial(cls, settings: DuplicateSettings, bag_order: Sequence[str] | str) -> GameState:
-        """An empty grid and ``bag_order`` (checked against the tile set of ``settings``)."""
-        raise NotImplementedError
+        """An empty grid and ``bag_order`` (checked against the tile set of ``settings``: no
+        unknown letter, no letter more often than the set holds)."""
+        tiles = tuple(_tile(t) for t in bag_order)
+        check_tiles(tiles, tileset(settings.lang))
+        return cls(Board().to_cgp(), tiles)
 
     def to_text(self) -> str:
         """A few ``key: value`` lines; :meth:`from_text` reads them back exactly."""
-        raise NotImplementedError
+        return (
+            "\n".join(
+                [
+                    STATE_HEADER,
+                    f"coup: {self.round_no}",
+                    f"tops: {self.tops_total}",
+                    f"fini: {'oui' if self.finished else 'non'}",
+                    f"raison: {json.dumps(self.end_reason, ensure_ascii=False)}",
+                    f"reliquat: {self.reliquat}",
+                    f"sac: {''.join(self.bag)}",
+                    f"grille: {self.board_cgp}",
+                ]
+            )
+            + "\n"
+        )
 
     @classmethod
     def from_text(cls, text: str) -> GameState:
-        raise NotImplementedError
+        lines = text.split("\n")
+        if not lines or lines[0].strip() != STATE_HEADER:
+            raise DuplicateError(
+                f"État de partie : la première ligne doit être « {STATE_HEADER} »."
+            )
+        values: dict[str, str] = {}
+        for line in lines[1:]:
+            if not line.strip():
+                continue
+            key, sep, value = line.partition(":")
+            if not sep:
+                raise DuplicateError(f"État de partie : ligne illisible « {line[:60]} ».")
+            values[key.strip()] = value[1:] if value.startswith(" ") else value
+        need = ("coup", "tops", "fini", "raison", "reliquat", "sac", "grille")
+        missing = [k for k in need if k not in values]
+        if missing:
+            raise DuplicateError(f"État de partie : il manque {', '.join(missing)}.")
+        try:
+            round_no = int(values["coup"])
+            tops = int(values["tops"])
+            reason = json.loads(values["raison"])
+        except ValueError:
+            raise DuplicateError("État de partie : coup, tops ou raison illisible.") from None
+        if values["fini"] not in ("oui", "non") or not isinstance(reason, str):
+            raise DuplicateError("État de partie : « fini » vaut oui ou non.")
+        try:
+            board = Board.from_cgp(values["grille"])
+        except EngineError as exc:
+            raise DuplicateError(f"État de partie : {exc}") from None
+        return cls(
+            board.to_cgp(),
+            tuple(_tile(t) for t in values["sac"]),
+            "".join(_tile(t) for t in values["reliquat"]),
+            round_no,
+            tops,
+            values["fini"] == "oui",
+            reason,
+        )
+
+
+def _tile(ch: str) -> str:
+    if ch == JOKER or (len(ch) == 1 and "A" <= ch <= "Z"):
+        return ch
+    if len(ch) == 1 and "a" <= ch <= "z":
+        return ch.upper()
+    raise DuplicateError(f"Jeton inconnu : « {ch} » (lettres A à Z, ? pour un joker).")
+
+
+def check_tiles(tiles: Iterable[str], ts: TileSet) -> None:
+    """Raise :class:`DuplicateError` when ``tiles`` is not part of the set ``ts``."""
+    counts = Counter(tiles)
+    for letter, n in sorted(counts.items()):
+        have = ts.counts.get(letter, 0)
+        if have == 0:
+            raise DuplicateError(f"La lettre « {letter} » n'existe pas dans le jeu {ts.name}.")
+        if n > have:
+            raise DuplicateError(
+                f"{n} fois « {letter} » alors que le jeu {ts.name} n'en compte que {have}."
+            )
 
 
 def shuffled_bag(lang: Lang, seed: int) -> tuple[str, ...]:
     """The full tile set of ``lang`` in a reproducible random order."""
-    raise NotImplementedError
+    ts = tileset(lang)
+    tiles = sorted(ts.bag().elements())
+    random.Random(seed).shuffle(tiles)
+    return tuple(tiles)
+
+
+def _kinds(tiles: str, ts: TileSet) -> tuple[int, int]:
+    """(vowels, consonants) ignoring jokers and ambiguous letters (Y)."""
+    v = c = 0
+    for ch in tiles:
+        if ch == JOKER or ch.upper() in ts.ambiguous:
+            continue
+        if ts.is_vowel(ch):
+            v += 1
+        else:
+            c += 1
+    return v, c
+
+
+def no_valid_draw(remaining: str, ts: TileSet) -> bool:
+    """RULES §4.9 (b): the tiles left (jokers and Y aside) hold no vowel or no consonant."""
+    v, c = _kinds(remaining, ts)
+    return v == 0 or c == 0
+
+
+def round_minimum(round_no: int, remaining: str, settings: DuplicateSettings) -> int:
+    """The vowel/consonant minimum of a round (RULES §4.3): 2 up to ``min_split_rounds`` when
+    the remaining tiles allow 2 + 2 (Y and jokers counted at will), otherwise 1."""
+    ts = tileset(settings.lang)
+    if round_no <= settings.min_split_rounds and ts.draw_meets_minimum(remaining, 2):
+        return 2
+    return 1
+
+
+def _can_still_meet(rack: str, slots: int, minimum: int, ts: TileSet) -> bool:
+    vowels = consonants = free = 0
+    for ch in rack:
+        if ch == JOKER or ch.upper() in ts.ambiguous:
+            free += 1
+        elif ts.is_vowel(ch):
+            vowels += 1
+        else:
+            consonants += 1
+    need = max(0, minimum - vowels) + max(0, minimum - consonants)
+    return need <= free + slots
+
+
+def _forced_draw(reliquat: str, bag: list[str], minimum: int, ts: TileSet) -> tuple[str, list[str]]:
+    """After a full turn of the bag without a valid draw (INFERRED, docs/DUPLICATE.md): the
+    first tiles from the front that keep the minimum reachable."""
+    rack = reliquat
+    rest: list[str] = []
+    for i, t in enumerate(bag):
+        slots = RACK_SIZE - len(rack) - 1
+        if len(rack) < RACK_SIZE and _can_still_meet(rack + t, slots, minimum, ts):
+            rack += t
+            if len(rack) == RACK_SIZE:
+                rest.extend(bag[i + 1 :])
+                break
+        else:
+            rest.append(t)
+    return rack, rest
+
+
+def _has_move(board: Board, rack: str, config: GameConfig) -> bool:
+    return movegen.count(board, rack, config).placements > 0
+
+
+def round_config(
+    config: GameConfig, board: Board, settings: DuplicateSettings | None = None
+) -> GameConfig:
+    """``config`` with the first word forced horizontal on an empty grid (RULES §4.5)."""
+    horizontal = settings.first_move_horizontal if settings is not None else True
+    if board.is_empty() and horizontal and not config.first_move_horizontal:
+        return replace(config, first_move_horizontal=True)
+    return config
+
+
+def _finish(state: GameState, reason: str) -> tuple[None, GameState]:
+    return None, replace(state, finished=True, end_reason=reason)
 
 
 def draw_round(
     state: GameState, settings: DuplicateSettings, *, config: GameConfig | None = None
 ) -> tuple[Draw | None, GameState]:
     """Draw the next round: the reliquat completed to 7 from the front of the bag, with the
-    vowel/consonant minimum of the round (rejected tiles go back to the end of the bag).
+    vowel/consonant minimum of the round; a rejected draw goes back to the end of the bag
+    (all its tiles, or only the new ones, per ``rejection_returns``) and the next tiles are
+    drawn (RULES §4.3).
 
     Returns ``(None, finished_state)`` when the game is over (RULES §4.9: bag and rack empty;
     no vowel or no consonant left; round limit reached). With ``config``, a draw on which no
     word can be played is rejected while more than 7 tiles remain, and ends the game
-    otherwise (§4.9 (c)).
+    otherwise (§4.9 (c)). The returned state holds the whole rack in ``reliquat``.
     """
-    raise NotImplementedError
+    if state.finished:
+        return None, state
+    ts = tileset(settings.lang)
+    if settings.rounds is not None and state.round_no > settings.rounds:
+        return _finish(state, f"Les {settings.rounds} coups prévus ont été joués.")
+    remaining = state.remaining
+    if not remaining:
+        return _finish(state, "Toutes les lettres ont été tirées et placées.")
+    if no_valid_draw(remaining, ts):
+        return _finish(
+            state,
+            "Il ne reste que des voyelles ou que des consonnes (jokers et Y mis à part) : "
+            "aucun tirage valable n'est possible.",
+        )
+    board = state.board if config is not None else Board()
+    cfg = round_config(config, board, settings) if config is not None else None
+    if len(remaining) <= RACK_SIZE:
+        draw = Draw(state.reliquat, "".join(state.bag), remaining, (), 0)
+        if cfg is not None and not _has_move(board, remaining, cfg):
+            return _finish(
+                state, f"Aucun mot ne peut être joué avec les dernières lettres {remaining}."
+            )
+        return draw, replace(state, bag=(), reliquat=remaining)
+    minimum = round_minimum(state.round_no, remaining, settings)
+    reliquat = state.reliquat
+    bag = list(state.bag)
+    rejected: list[str] = []
+    while True:
+        need = RACK_SIZE - len(reliquat)
+        new, rest = bag[:need], bag[need:]
+        rack = reliquat + "".join(new)
+        ok = ts.draw_meets_minimum(rack, minimum)
+        if ok and cfg is not None and not _has_move(board, rack, cfg):
+            ok = False
+        if ok:
+            draw = Draw(reliquat, "".join(new), rack, tuple(rejected), minimum)
+            return draw, replace(state, bag=tuple(rest), reliquat=rack)
+        rejected.append(rack)
+        if settings.rejection_returns == "all" or not _can_still_meet(
+            reliquat, RACK_SIZE - len(reliquat), minimum, ts
+        ):
+            bag, reliquat = rest + list(rack), ""
+        else:
+            bag = rest + new
+        if len(rejected) > len(remaining):
+            rack, rest = _forced_draw(reliquat, bag, minimum, ts)
+            draw = Draw(reliquat, rack[len(reliquat) :], rack, tuple(rejected), minimum)
+            return draw, replace(state, bag=tuple(rest), reliquat=rack)
+
+
+def _minus(letters: str, used: str) -> str | None:
+    """``letters`` without the tiles of ``used`` (order kept); None when one is missing."""
+    out = list(letters)
+    for ch in used:
+        if ch not in out:
+            return None
+        out.remove(ch)
+    return "".join(out)
 
 
 def draw_listed(
     state: GameState, settings: DuplicateSettings, notation: str
 ) -> tuple[Draw, GameState]:
     """Take a draw written as in a game record (``RU+ZXTEU``, ``-BNISRAA``, ``EAIRSTU``):
-    the tiles must be the reliquat plus tiles still in the bag."""
-    raise NotImplementedError
+    the tiles must be the reliquat (or, after a rejection, any tiles) plus tiles still in the
+    bag. The bag order does not matter here."""
+    text = notation.strip().replace(" ", "").upper()
+    rejected = text.startswith("-")
+    text = text.lstrip("-")
+    if "+" in text:
+        kept, _, new = text.partition("+")
+    else:
+        rest = _minus(text, state.reliquat)
+        if rest is not None and not rejected:
+            kept, new = state.reliquat, rest
+        else:
+            kept, new = "", text
+    try:
+        kept = "".join(_tile(t) for t in kept)
+        new = "".join(_tile(t) for t in new)
+    except DuplicateError as exc:
+        raise DuplicateError(f"Tirage « {notation} » : {exc}") from None
+    rack = kept + new
+    if not new or len(rack) > RACK_SIZE:
+        raise DuplicateError(f"Tirage « {notation} » : {len(rack)} lettres (7 au plus).")
+    pool = list(state.bag)
+    back = _minus(state.reliquat, kept)
+    if back is None:
+        raise DuplicateError(
+            f"Tirage « {notation} » : le reliquat {kept} ne fait pas partie des lettres "
+            f"restées en jeu ({state.reliquat or 'aucune'})."
+        )
+    if back and not rejected and settings.rejection_returns == "new_only":
+        raise DuplicateError(
+            f"Tirage « {notation} » : le reliquat {state.reliquat} n'est pas repris."
+        )
+    pool.extend(back)
+    bag_rest = _minus("".join(pool), new)
+    if bag_rest is None:
+        raise DuplicateError(
+            f"Tirage « {notation} » : les lettres {new} ne sont pas toutes dans le sac."
+        )
+    remaining = state.remaining
+    minimum = (
+        0 if len(remaining) <= RACK_SIZE else round_minimum(state.round_no, remaining, settings)
+    )
+    draw = Draw(kept, new, rack, ("",) if rejected else (), minimum)
+    return draw, replace(state, bag=tuple(bag_rest), reliquat=rack)
 
 
 # --- the top -------------------------------------------------------------------------------
@@ -172,6 +489,47 @@ class TopChoice:
     reason_fr: str = ""
 
 
+def word_squares(move: GeneratedMove) -> list[int]:
+    step = 1 if move.horizontal else SIZE
+    return [move.start + i * step for i in range(len(move.word))]
+
+
+def openness(board: Board, move: GeneratedMove) -> int:
+    """Empty squares side-adjacent to the main word once placed (G1's "openness", INFERRED):
+    more means the move opens the grid more."""
+    squares = set(word_squares(move))
+    seen: set[int] = set()
+    for sq in squares:
+        r, c = divmod(sq, SIZE)
+        for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+            rr, cc = r + dr, c + dc
+            if 0 <= rr < SIZE and 0 <= cc < SIZE:
+                n = rr * SIZE + cc
+                if n not in squares and not board[n]:
+                    seen.add(n)
+    return len(seen)
+
+
+def ends_game(move: GeneratedMove, remaining_after_rack: str, rack: str, ts: TileSet) -> bool:
+    """True when playing ``move`` ends the game (RULES §4.9 (a)/(b)): nothing left, or only
+    vowels or only consonants left (jokers and Y aside)."""
+    left = _minus(rack, move.letters)
+    pool = (left or "") + remaining_after_rack
+    return not pool or no_valid_draw(pool, ts)
+
+
+_TIE_REASONS = (
+    "le moins de jokers",
+    "le coup qui termine la partie",
+    "le coup le plus ouvert",
+    "le mot horizontal",
+    "la plus petite référence (rangée, puis colonne)",
+    "la plus petite référence (rangée, puis colonne)",
+    "le plus petit mot",
+    "le plus petit mot",
+)
+
+
 def find_top(
     state: GameState,
     rack: str,
@@ -181,21 +539,69 @@ def find_top(
     settings: DuplicateSettings | None = None,
 ) -> TopChoice | None:
     """The top (RULES §4.5): best score; among equals the fewest jokers, then a move that
-    ends the game, then more openness, then horizontal, then the smallest reference (row,
-    column), then the smallest word. Round 1's top is horizontal. None: nothing playable."""
-    raise NotImplementedError
+    ends the game, then more openness (``top_openness``), then horizontal, then the smallest
+    reference (row, column), then the smallest word (alphabetical; a joker after the same
+    letter as a tile). Round 1's top is horizontal. None: nothing can be played.
+
+    ``state`` is the state in play (after :func:`draw_round`): its bag decides whether a
+    move ends the game."""
+    s = settings or DuplicateSettings()
+    board = state.board
+    cfg = round_config(config, board, s) if round_no == 1 or board.is_empty() else config
+    moves = movegen.tops(board, rack, cfg)
+    if not moves:
+        return None
+    after = "".join(state.bag)
+    ts = config.tileset
+
+    def key(m: GeneratedMove) -> tuple[object, ...]:
+        return (
+            m.jokers,
+            not ends_game(m, after, rack, ts),
+            -openness(board, m) if s.top_openness == "adjacent_empty" else 0,
+            not m.horizontal,
+            m.start // SIZE,
+            m.start % SIZE,
+            m.word.upper(),
+            m.word.swapcase(),
+        )
+
+    ranked = sorted(moves, key=key)
+    best = ranked[0]
+    score = best.score
+    if len(ranked) == 1:
+        reason = f"Seul coup à {score} points."
+    else:
+        k0, k1 = key(ranked[0]), key(ranked[1])
+        step = next(i for i in range(len(k0)) if k0[i] != k1[i])
+        reason = f"{len(ranked)} coups à {score} points ; retenu : {_TIE_REASONS[step]}."
+    return TopChoice(best, format_ref(best.ref), best.word, score, tuple(ranked[1:]), reason)
 
 
 def apply_top(state: GameState, draw: Draw, top: TopChoice) -> GameState:
-    """The top put on the master grid; the reliquat is the rack minus the tiles played."""
-    raise NotImplementedError
+    """The top put on the master grid; the reliquat is the rack minus the tiles played; the
+    round number moves on."""
+    left = _minus(draw.rack, top.move.letters)
+    if left is None:
+        raise DuplicateError(
+            f"Le top {top.ref} {top.word} utilise des lettres absentes du tirage {draw.rack}."
+        )
+    board = state.board
+    top.move.placement.apply(board)
+    return replace(
+        state,
+        board_cgp=board.to_cgp(),
+        reliquat=left,
+        round_no=state.round_no + 1,
+        tops_total=state.tops_total + top.score,
+    )
 
 
-# --- bulletins and correction ---------------------------------------------------------------
+# --- bulletins ------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Bulletin:
-    """One player's answer for a round: the word (joker lowercase), an alphanumeric ``ref``
-    and/or ``raccord`` letters, the claimed score."""
+    """One player's answer for a round: the word (canonical, joker lowercase), an
+    alphanumeric ``ref`` and/or ``raccord`` letters (uppercase), the claimed score."""
 
     player: str
     word: str
@@ -204,21 +610,75 @@ class Bulletin:
     claimed: int | None = None
     received_at: datetime | None = None
 
+    def to_text(self) -> str:
+        parts = [p for p in (self.ref, self.raccord, self.word) if p]
+        if self.claimed is not None:
+            parts.append(str(self.claimed))
+        return " ".join(parts)
+
+
+def _is_ref(token: str) -> bool:
+    if not any(ch.isdigit() for ch in token) or not any(ch.isalpha() for ch in token):
+        return False
+    try:
+        parse_ref(token)
+    except EngineError:
+        return False
+    return True
+
 
 def parse_bulletin(
     text: str, *, player: str = "", received_at: datetime | None = None
 ) -> Bulletin | list[str]:
-    """Read one line (``H4 RESTAIt 70``, ``4H RESTAIt 70``, ``MEN PROMENERAI 72``); a list of
-    French errors when it cannot be read."""
-    raise NotImplementedError
+    """Read one line: an optional reference (``H4`` horizontal, ``4H`` vertical), optional
+    raccord letters, the word (joker in lowercase, in parentheses or followed by 0), the
+    claimed score — e.g. ``H4 RESTAIt 70``, ``4H RESTAIt 70``, ``MEN PROMENERAI 72``. Returns
+    a list of French errors when the line cannot be read."""
+    tokens = text.split()
+    if not tokens:
+        return ["Bulletin vide : écrivez la référence, le mot et le score (ex. « H4 RESTAIt 70 »)."]
+    errors: list[str] = []
+    ref: str | None = None
+    claimed: int | None = None
+    words: list[str] = []
+    for tok in tokens:
+        if tok.isdigit():
+            if claimed is not None:
+                errors.append(f"Deux scores sur le bulletin : {claimed} et {tok}.")
+            claimed = int(tok)
+        elif _is_ref(tok):
+            if ref is not None:
+                errors.append(f"Deux références sur le bulletin : {ref} et {tok}.")
+            ref = format_ref(parse_ref(tok))
+        else:
+            try:
+                words.append(parse_word(tok))
+            except EngineError:
+                errors.append(f"« {tok} » n'est ni une référence (H4, 4H), ni un mot, ni un score.")
+    if not words and not errors:
+        errors.append("Le mot joué manque.")
+    if len(words) > 2:
+        errors.append(
+            f"Trop de mots ({', '.join(words)}) : écrivez au plus le raccord puis le mot joué."
+        )
+    raccord: str | None = None
+    if len(words) == 2:
+        raccord = words[0].upper()
+        if len(raccord) < 2:
+            errors.append(f"Raccord « {raccord} » : trois lettres de raccord au minimum.")
+    if errors:
+        return errors
+    return Bulletin(player, words[-1], ref, raccord, claimed, received_at)
 
 
+# --- correction -----------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Verdict:
     """The correction of one bulletin (RULES §4.7).
 
     ``score``: points credited for the move (after a 5-point penalty); ``solo``: the solo
     bonus (set by :func:`apply_solos`); ``warnings``: 0 or 1 (one per bulletin at most).
+    ``ref``/``word``: the placement as credited (None when none is).
     """
 
     player: str
@@ -241,13 +701,107 @@ class RoundContext:
     round_no: int
     top_score: int
     moves_by_word: dict[str, list[GeneratedMove]] = field(default_factory=dict)
+    #: ``DuplicateSettings.penalty_points``
+    penalty_points: int = 5
 
 
 def prepare_round(
-    state: GameState, rack: str, config: GameConfig, *, round_no: int, top_score: int
+    state: GameState,
+    rack: str,
+    config: GameConfig,
+    *,
+    round_no: int,
+    top_score: int,
+    settings: DuplicateSettings | None = None,
 ) -> RoundContext:
-    """Generate the round's legal moves once (indexed by word) for :func:`correct`."""
-    raise NotImplementedError
+    """Generate the round's legal moves once (indexed by word, uppercase) for
+    :func:`correct`."""
+    board = state.board
+    cfg = round_config(config, board, settings) if round_no == 1 or board.is_empty() else config
+    by_word: dict[str, list[GeneratedMove]] = {}
+    for m in movegen.generate(board, rack, cfg):
+        by_word.setdefault(m.word.upper(), []).append(m)
+    penalty = settings.penalty_points if settings is not None else 5
+    return RoundContext(board, rack, cfg, round_no, top_score, by_word, penalty)
+
+
+def marks_match(move: GeneratedMove, written: str, board: Board) -> bool:
+    """The joker circles of ``written`` are right for ``move``: a lowercase letter exactly
+    where the move puts a joker down, uppercase elsewhere (a letter already on the grid,
+    joker or not, is written uppercase: circling it is a warning, RULES §4.7.2)."""
+    if len(written) != len(move.word):
+        return False
+    for i, (have, wrote) in enumerate(zip(move.word, written, strict=True)):
+        if move.new_mask >> i & 1:
+            if have != wrote:
+                return False
+        elif wrote.islower():
+            return False
+    return True
+
+
+def raccord_fits(board: Board, move: GeneratedMove, raccord: str) -> bool:
+    """``raccord`` is a straight run of letters already on the grid, read left to right or
+    top to bottom, one of which is part of the played word or side-adjacent to it (so every
+    letter of the run meets RULES §4.3.1 through its neighbour)."""
+    n = len(raccord)
+    target = raccord.upper()
+    zone: set[int] = set()
+    for sq in word_squares(move):
+        r, c = divmod(sq, SIZE)
+        zone.add(sq)
+        for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+            if 0 <= r + dr < SIZE and 0 <= c + dc < SIZE:
+                zone.add((r + dr) * SIZE + c + dc)
+    for horizontal in (True, False):
+        step = 1 if horizontal else SIZE
+        for sq in zone:
+            if not board[sq] or board[sq].upper() not in target:
+                continue
+            r, c = divmod(sq, SIZE)
+            pos = c if horizontal else r
+            for back in range(n):
+                first = pos - back
+                if first < 0 or first + n > SIZE:
+                    continue
+                start = sq - back * step
+                cells = [board[start + i * step] for i in range(n)]
+                if all(cells) and "".join(cells).upper() == target:
+                    return True
+    return False
+
+
+def _forms_bad_word(board: Board, ref: str, word: str, config: GameConfig) -> str | None:
+    """The non-admitted word made by writing ``word`` at ``ref`` (RULES §4.4), if any."""
+    verdict = check_move(board, ref, word, config)
+    if verdict.geometry_ok and verdict.invalid_words:
+        return verdict.invalid_words[0].upper()
+    return None
+
+
+def _zero_reason(ctx: RoundContext, b: Bulletin) -> str:
+    word = b.word.upper()
+    lex = ctx.config.lexicon
+    if lex is not None and word not in lex:
+        return f"Nul : le mot {word} n'est pas admis."
+    if b.ref is not None:
+        verdict = check_move(ctx.board, b.ref, b.word, ctx.config)
+        if verdict.invalid_words:
+            return (
+                f"Nul : {word} en {b.ref} forme le mot non admis "
+                f"{verdict.invalid_words[0].upper()}."
+            )
+        if verdict.placement is not None and verdict.geometry_ok:
+            used = "".join("?" if t.joker else t.letter for t in verdict.placement.tiles)
+            if _minus(ctx.rack, used) is None:
+                return f"Nul : {word} en {b.ref} demande des lettres absentes du tirage {ctx.rack}."
+        elif verdict.reasons:
+            return f"Nul : {word} en {b.ref} — {verdict.reasons[0]}"
+    return f"Nul : le mot {word} ne peut être placé sur la grille avec le tirage {ctx.rack}."
+
+
+def _describe(m: GeneratedMove) -> tuple[str, str]:
+    return format_ref(m.ref), m.word
 
 
 def correct(
@@ -262,24 +816,267 @@ def correct(
     player: str = "",
 ) -> Verdict:
     """Correct one bulletin (RULES §4.7): validity, then zero causes, then 5-point penalty
-    causes (from round 2), then warnings; one sanction, the most severe. None: absent."""
-    raise NotImplementedError
+    causes (from round 2), then warnings; one sanction, the most severe. None: absent.
+
+    ``state`` is the state in play (board before the top). Pass ``context`` (from
+    :func:`prepare_round`) to correct many bulletins of one round."""
+    who = bulletin.player if bulletin is not None and bulletin.player else player
+    if bulletin is None:
+        return Verdict(who, 0, "absent", reason_fr="Pas de bulletin : zéro.")
+    ctx = context or prepare_round(state, rack, config, round_no=round_no, top_score=top_score)
+    written = bulletin.word
+    cands = ctx.moves_by_word.get(written.upper(), [])
+    first = round_no == 1 or ctx.board.is_empty()
+    if first:
+        return _correct_first(ctx, bulletin, who, cands)
+    if not cands:
+        return _penalty_last_letter(ctx, bulletin, who) or Verdict(
+            who, 0, "nul", reason_fr=_zero_reason(ctx, bulletin)
+        )
+    warnings: list[str] = []
+    located: list[GeneratedMove] = []
+    ref = parse_ref(bulletin.ref) if bulletin.ref else None
+    raccord = bulletin.raccord
+    at_ref = [m for m in cands if ref is not None and m.ref == ref]
+    by_raccord = [m for m in cands if raccord and raccord_fits(ctx.board, m, raccord)]
+    if at_ref:
+        located = at_ref
+        if raccord and not any(m in by_raccord for m in at_ref):
+            warnings.append(f"raccord {raccord} incorrect (la référence {bulletin.ref} est juste)")
+    elif by_raccord:
+        located = by_raccord
+        if bulletin.ref is not None:
+            bad = _forms_bad_word(ctx.board, bulletin.ref, written, ctx.config)
+            if bad is not None:
+                return Verdict(
+                    who,
+                    0,
+                    "nul",
+                    reason_fr=f"Nul : en {bulletin.ref}, le mot forme le mot non admis {bad}.",
+                )
+            warnings.append(f"référence {bulletin.ref} erronée (le raccord {raccord} est juste)")
+        if raccord is not None and len(raccord) == 2:
+            warnings.append(f"raccord de deux lettres ({raccord}) au lieu de trois")
+    else:
+        inverted = (
+            [m for m in cands if m.ref == Ref(ref.row, ref.col, not ref.horizontal)]
+            if ref is not None
+            else []
+        )
+        if inverted:
+            located = inverted
+            warnings.append(f"sens de la référence {bulletin.ref} inversé")
+        else:
+            return _penalty_or_zero(ctx, bulletin, who, cands, ref)
+    return _score_located(ctx, bulletin, who, located, warnings)
 
 
+def _score_located(
+    ctx: RoundContext,
+    b: Bulletin,
+    who: str,
+    located: list[GeneratedMove],
+    warnings: list[str],
+) -> Verdict:
+    """The reference is settled (``located``: the placements it allows): joker marks and
+    score (RULES §4.3.3, §4.7.2, §4.7.6)."""
+    exact = [m for m in located if marks_match(m, b.word, ctx.board)]
+    pool = exact or located
+    if not exact:
+        warnings.append("joker mal entouré ou non entouré")
+    matching = [m for m in pool if m.score == b.claimed]
+    if matching:
+        chosen = min(matching, key=lambda m: (m.ref, m.word))
+    else:
+        chosen = min(pool, key=lambda m: (m.score, m.ref, m.word))
+        if b.claimed is None:
+            warnings.append(f"score absent ({chosen.score} points attribués)")
+        elif len({m.score for m in pool}) > 1:
+            warnings.append(
+                f"score {b.claimed} faux et placement incertain : score minimum "
+                f"{chosen.score} attribué"
+            )
+        else:
+            warnings.append(f"score {b.claimed} faux, score exact {chosen.score}")
+    return _valid(who, chosen, warnings)
+
+
+def _valid(who: str, m: GeneratedMove, warnings: list[str]) -> Verdict:
+    ref, word = _describe(m)
+    if warnings:
+        text = "Avertissement : " + " ; ".join(dict.fromkeys(warnings)) + "."
+        return Verdict(who, m.score, "avertissement", 1, text, ref, word)
+    return Verdict(who, m.score, "valide", 0, "Valide.", ref, word)
+
+
+def _correct_first(ctx: RoundContext, b: Bulletin, who: str, cands: list[GeneratedMove]) -> Verdict:
+    """Round 1: no reference needed; the word scores its most advantageous (horizontal)
+    placement; with unclear joker marks the score decides, else the least advantageous joker
+    position (RULES §4.7.2, §4.7.6)."""
+    if not cands:
+        return Verdict(who, 0, "nul", reason_fr=_zero_reason(ctx, b))
+    warnings: list[str] = []
+    exact = [m for m in cands if marks_match(m, b.word, ctx.board)]
+    if exact:
+        chosen = max(exact, key=lambda m: (m.score, -m.start))
+    else:
+        warnings.append("joker mal entouré ou non entouré")
+        best_by_marks: dict[str, GeneratedMove] = {}
+        for m in cands:
+            cur = best_by_marks.get(m.word)
+            if cur is None or m.score > cur.score:
+                best_by_marks[m.word] = m
+        options = list(best_by_marks.values())
+        matching = [m for m in options if m.score == b.claimed]
+        chosen = matching[0] if matching else min(options, key=lambda m: (m.score, m.word))
+    if b.claimed != chosen.score:
+        if b.claimed is None:
+            warnings.append(f"score absent ({chosen.score} points attribués)")
+        else:
+            warnings.append(f"score {b.claimed} faux, score exact {chosen.score}")
+    return _valid(who, chosen, warnings)
+
+
+def _penalty_or_zero(
+    ctx: RoundContext, b: Bulletin, who: str, cands: list[GeneratedMove], ref: Ref | None
+) -> Verdict:
+    """No reference mode locates the word: 5-point penalty when the claimed score matches a
+    placement in the direction written (RULES §4.7.3 (a), G5), else zero (§4.7.4)."""
+    if b.ref is not None and b.raccord:
+        bad = _forms_bad_word(ctx.board, b.ref, b.word, ctx.config)
+        if bad is not None:
+            return Verdict(
+                who, 0, "nul", reason_fr=f"Nul : en {b.ref}, le mot forme le mot non admis {bad}."
+            )
+    same_dir = [m for m in cands if ref is None or m.horizontal == ref.horizontal]
+    matching = [m for m in same_dir if m.score == b.claimed]
+    what = "référence erronée" if (b.ref or b.raccord) else "référence absente"
+    if b.claimed is not None and matching:
+        penalty = ctx.penalty_points
+        places = {m.ref for m in matching}
+        m = min(matching, key=lambda x: (x.ref, x.word))
+        ref_s, word = _describe(m) if len(places) == 1 else (None, m.word)
+        note = "" if len(places) == 1 else f" ({len(places)} emplacements possibles)"
+        return Verdict(
+            who,
+            b.claimed - penalty,
+            "penalite5",
+            0,
+            f"Pénalité de {penalty} points : {what}, le score {b.claimed} correspond à un "
+            f"emplacement valable{note}.",
+            ref_s,
+            word,
+        )
+    return Verdict(
+        who,
+        0,
+        "nul",
+        reason_fr=f"Nul : {what} et le score {b.claimed if b.claimed is not None else '(absent)'} "
+        "ne correspond à aucun emplacement du mot.",
+    )
+
+
+def _penalty_last_letter(ctx: RoundContext, b: Bulletin, who: str) -> Verdict | None:
+    """RULES §4.7.3 (b): the last letter missing or altered while it is already on the grid,
+    and the score of the whole word claimed."""
+    if b.claimed is None:
+        return None
+    w = b.word.upper()
+    options: list[GeneratedMove] = []
+    for letter in "ABCDEFGHIJKLMNOPQRSTUVWXYZ":
+        for full in (w + letter, w[:-1] + letter if len(w) > 1 and letter != w[-1] else ""):
+            if not full:
+                continue
+            for m in ctx.moves_by_word.get(full, []):
+                last_on_grid = not (m.new_mask >> (len(m.word) - 1) & 1)
+                ref_ok = b.ref is None or format_ref(m.ref) == b.ref
+                if last_on_grid and m.score == b.claimed and ref_ok:
+                    options.append(m)
+    if not options:
+        return None
+    m = min(options, key=lambda x: (x.ref, x.word))
+    ref_s, word = _describe(m)
+    return Verdict(
+        who,
+        m.score - ctx.penalty_points,
+        "penalite5",
+        0,
+        f"Pénalité de {ctx.penalty_points} points : dernière lettre du mot {word.upper()} "
+        "absente ou modifiée alors qu'elle est déjà sur la grille.",
+        ref_s,
+        word,
+    )
+
+
+def correct_all(
+    state: GameState,
+    rack: str,
+    bulletins: Mapping[str, Bulletin | str | None],
+    config: GameConfig,
+    *,
+    round_no: int,
+    top_score: int,
+    settings: DuplicateSettings,
+    n_players: int | None = None,
+) -> list[Verdict]:
+    """Correct one round for every player (text bulletins parsed; an unreadable one is
+    zero with its errors), then the solos. Players in ``bulletins`` order."""
+    ctx = prepare_round(
+        state, rack, config, round_no=round_no, top_score=top_score, settings=settings
+    )
+    out: list[Verdict] = []
+    for who, raw in bulletins.items():
+        b: Bulletin | list[str] | None
+        b = parse_bulletin(raw, player=who) if isinstance(raw, str) else raw
+        if isinstance(b, list):
+            out.append(
+                Verdict(who, 0, "nul", reason_fr="Nul : bulletin illisible — " + " ".join(b))
+            )
+            continue
+        v = correct(
+            state,
+            rack,
+            b,
+            config,
+            round_no=round_no,
+            top_score=top_score,
+            context=ctx,
+            player=who,
+        )
+        out.append(v)
+    return apply_solos(out, n_players if n_players is not None else len(out), settings)
+
+
+# --- solos and ranking ----------------------------------------------------------------------
 def solo_bonus(n_players: int, settings: DuplicateSettings) -> int:
-    """The solo bonus for a field of ``n_players`` (RULES §4.8, G2)."""
-    raise NotImplementedError
+    """The solo bonus for a field of ``n_players`` (RULES §4.8, G2): ``solo_points`` from
+    ``solo_min_players``; below, n − 6 (``auto``, ``n_minus_6``; none for 6 or fewer) or
+    nothing (``none``)."""
+    if n_players >= settings.solo_min_players:
+        return settings.solo_points
+    if settings.solo_rule == "none":
+        return 0
+    return min(settings.solo_points, max(0, n_players - 6))
 
 
 def apply_solos(
     verdicts: Sequence[Verdict], n_players: int, settings: DuplicateSettings
 ) -> list[Verdict]:
     """Give the solo bonus to the one player whose credited score beats every other (zeros
-    and absents never compete) (RULES §4.8)."""
-    raise NotImplementedError
+    and absents never compete; INFERRED) (RULES §4.8)."""
+    bonus = solo_bonus(n_players, settings)
+    out = [replace(v, solo=0) for v in verdicts]
+    competing = [i for i, v in enumerate(out) if v.kind not in ("nul", "absent") and v.score > 0]
+    if bonus <= 0 or not competing:
+        return out
+    high = max(out[i].score for i in competing)
+    best = [i for i in competing if out[i].score == high]
+    if len(best) == 1:
+        i = best[0]
+        out[i] = replace(out[i], solo=bonus)
+    return out
 
 
-# --- results --------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class RoundResult:
     round_no: int
@@ -304,12 +1101,50 @@ class StandingRow:
     zeros: int = 0
 
 
+def warning_deduction(warnings: int, settings: DuplicateSettings) -> int:
+    """RULES §4.7.7: each warning from the ``warning_conversion_from``-th costs
+    ``warning_penalty_points``."""
+    return settings.warning_penalty_points * max(
+        0, warnings - (settings.warning_conversion_from - 1)
+    )
+
+
 def rank_game(rounds: Sequence[RoundResult], settings: DuplicateSettings) -> list[StandingRow]:
     """Final ranking (RULES §4.10): move scores + solos − warning conversion (§4.7.7); equal
-    totals share a rank (1, 1, 3)."""
-    raise NotImplementedError
+    totals share a rank (1, 1, 3); ties listed by player name."""
+    tops = sum(r.top.score for r in rounds)
+    players: dict[str, list[Verdict]] = {}
+    for r in rounds:
+        for v in r.verdicts:
+            players.setdefault(v.player, []).append(v)
+    rows: list[StandingRow] = []
+    for name, vs in players.items():
+        w = sum(v.warnings for v in vs)
+        ded = warning_deduction(w, settings)
+        total = sum(v.score + v.solo for v in vs) - ded
+        pct = round(100.0 * total / tops, 2) if tops else 0.0
+        rows.append(
+            StandingRow(
+                name,
+                total,
+                pct,
+                0,
+                w,
+                sum(1 for v in vs if v.kind == "penalite5"),
+                ded,
+                sum(1 for v in vs if v.solo),
+                sum(1 for v in vs if v.kind in ("nul", "absent")),
+            )
+        )
+    rows.sort(key=lambda r: (-r.total, r.player))
+    out: list[StandingRow] = []
+    for i, row in enumerate(rows):
+        rank = out[-1].rank if out and out[-1].total == row.total else i + 1
+        out.append(replace(row, rank=rank))
+    return out
 
 
+# --- replay ----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ReplayResult:
     settings: DuplicateSettings
@@ -317,11 +1152,110 @@ class ReplayResult:
     standings: tuple[StandingRow, ...]
     final_state: GameState
 
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "settings": asdict(self.settings),
+            "rounds": [
+                {
+                    "round": r.round_no,
+                    "draw": r.draw.notation,
+                    "rack": r.draw.rack,
+                    "rejected": list(r.draw.rejected),
+                    "minimum": r.draw.minimum,
+                    "top": {
+                        "ref": r.top.ref,
+                        "word": r.top.word,
+                        "score": r.top.score,
+                        "ties": len(r.top.ties),
+                        "reason": r.top.reason_fr,
+                    },
+                    "grid": r.board_cgp,
+                    "verdicts": [asdict(v) for v in r.verdicts],
+                }
+                for r in self.rounds
+            ],
+            "tops_total": self.final_state.tops_total,
+            "end_reason": self.final_state.end_reason,
+            "standings": [asdict(s) for s in self.standings],
+        }
+
     def to_json(self) -> str:
-        raise NotImplementedError
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=2)
 
     def to_text(self) -> str:
-        raise NotImplementedError
+        lines: list[str] = []
+        for r in self.rounds:
+            minimum = (
+                f"minimum {r.draw.minimum} voyelle(s) et {r.draw.minimum} consonne(s)"
+                if r.draw.minimum
+                else "dernières lettres"
+            )
+            lines.append(f"Coup {r.round_no} — tirage {r.draw.notation} ({minimum})")
+            for rack in r.draw.rejected:
+                if rack:
+                    lines.append(f"  rejeté : {rack}")
+            lines.append(f"  top : {r.top.ref} {r.top.word} {r.top.score} — {r.top.reason_fr}")
+            lines.append(f"  grille : {r.board_cgp}")
+            for v in r.verdicts:
+                place = f" {v.ref or '?'} {v.word}" if v.word else ""
+                solo = f" + solo {v.solo}" if v.solo else ""
+                lines.append(f"  {v.player} : {v.score}{solo} [{v.kind}]{place} — {v.reason_fr}")
+        lines.append(f"Fin : {self.final_state.end_reason}")
+        lines.append(f"Total des tops : {self.final_state.tops_total}")
+        if self.standings:
+            lines.append("Classement")
+            for s in self.standings:
+                extra = f", avertissements {s.warnings}" if s.warnings else ""
+                if s.warning_deduction:
+                    extra += f" (−{s.warning_deduction})"
+                lines.append(f"  {s.rank}. {s.player} {s.total} ({s.percent_of_tops:.2f} %){extra}")
+        return "\n".join(lines) + "\n"
+
+
+def load_game(
+    game_json: str | Mapping[str, Any],
+) -> tuple[DuplicateSettings, GameState, list[str] | None, dict[str, Any]]:
+    """Read a GAME.json (docs/DUPLICATE.md): settings, the initial state, the listed draws
+    (None when the bag order is given), the raw mapping."""
+    if isinstance(game_json, str):
+        try:
+            data = json.loads(game_json)
+        except json.JSONDecodeError as exc:
+            raise DuplicateError(
+                f"Partie : JSON illisible ({exc.msg}, ligne {exc.lineno})."
+            ) from None
+    else:
+        data = dict(game_json)
+    if not isinstance(data, dict):
+        raise DuplicateError("Partie : un objet JSON est attendu.")
+    known = {"settings", "bag", "seed", "draws", "players", "n_players", "lexicon", "title"}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise DuplicateError(f"Partie : clés inconnues {', '.join(unknown)}.")
+    settings = DuplicateSettings.from_json(cast(Mapping[str, Any], data.get("settings") or {}))
+    given = [k for k in ("bag", "seed", "draws") if k in data]
+    if len(given) != 1:
+        raise DuplicateError("Partie : donnez exactement une des clés bag, seed ou draws.")
+    draws: list[str] | None = None
+    if "bag" in data:
+        bag = data["bag"]
+        if isinstance(bag, list):
+            bag = "".join(str(x) for x in bag)
+        if not isinstance(bag, str):
+            raise DuplicateError("Partie : bag est une chaîne de lettres (? pour un joker).")
+        state = GameState.initial(settings, bag.replace(" ", ""))
+    elif "seed" in data:
+        if not isinstance(data["seed"], int):
+            raise DuplicateError("Partie : seed est un entier.")
+        state = GameState.initial(settings, shuffled_bag(settings.lang, data["seed"]))
+    else:
+        raw = data["draws"]
+        if not isinstance(raw, list) or not all(isinstance(d, str) for d in raw):
+            raise DuplicateError("Partie : draws est une liste de tirages (« RU+ZXTEU »).")
+        draws = list(raw)
+        full = sorted(tileset(settings.lang).bag().elements())
+        state = GameState.initial(settings, full)
+    return settings, state, draws, data
 
 
 def replay(
@@ -330,5 +1264,89 @@ def replay(
     *,
     config: GameConfig | None = None,
 ) -> ReplayResult:
-    """Play a whole game from a GAME.json (docs/DUPLICATE.md) and correct the bulletins."""
-    raise NotImplementedError
+    """Play a whole game from a GAME.json (docs/DUPLICATE.md) and correct the bulletins:
+    per round the draw, the top, every player's verdict (a player of ``players`` or of any
+    round without a bulletin that round is absent), the solos; then the ranking."""
+    settings, state, draws, data = load_game(game_json)
+    cfg = config or GameConfig.default(settings.lang)
+    bulletins = bulletins_by_round or {}
+    players: list[str] = [str(p) for p in data.get("players") or []]
+    for rnd in sorted(bulletins):
+        for name in bulletins[rnd]:
+            if name not in players:
+                players.append(name)
+    n_players = int(data.get("n_players") or len(players))
+    results: list[RoundResult] = []
+    while True:
+        draw: Draw | None
+        if draws is None:
+            draw, state = draw_round(state, settings, config=cfg)
+        elif state.round_no > len(draws) or (
+            settings.rounds is not None and state.round_no > settings.rounds
+        ):
+            draw, state = None, replace(state, finished=True, end_reason="Fin des tirages donnés.")
+        else:
+            draw, state = draw_listed(state, settings, draws[state.round_no - 1])
+        if draw is None:
+            break
+        top = find_top(state, draw.rack, cfg, round_no=state.round_no, settings=settings)
+        if top is None:
+            state = replace(
+                state,
+                finished=True,
+                end_reason=f"Aucun mot ne peut être joué avec le tirage {draw.rack}.",
+            )
+            break
+        round_bulletins = bulletins.get(state.round_no, {})
+        sheet: dict[str, Bulletin | str | None] = {p: round_bulletins.get(p) for p in players}
+        verdicts = correct_all(
+            state,
+            draw.rack,
+            sheet,
+            cfg,
+            round_no=state.round_no,
+            top_score=top.score,
+            settings=settings,
+            n_players=n_players,
+        )
+        after = apply_top(state, draw, top)
+        results.append(RoundResult(state.round_no, draw, top, after.board_cgp, tuple(verdicts)))
+        state = after
+    standings = rank_game(results, settings) if players else []
+    return ReplayResult(settings, tuple(results), tuple(standings), state)
+
+
+def parse_bulletins_file(text: str) -> dict[int, dict[str, str]]:
+    """The BULLETINS file of ``arbitre duplicate replay`` (docs/DUPLICATE.md): JSON
+    ``{"1": {"alice": "H4 RESTAIt 70"}}`` or lines ``1 alice : H4 RESTAIt 70`` (``#``
+    comments). French errors raise :class:`DuplicateError`."""
+    stripped = text.strip()
+    out: dict[int, dict[str, str]] = {}
+    if stripped.startswith("{"):
+        try:
+            data = json.loads(stripped)
+        except json.JSONDecodeError as exc:
+            raise DuplicateError(f"Bulletins : JSON illisible ({exc.msg}).") from None
+        if not isinstance(data, dict):
+            raise DuplicateError("Bulletins : un objet JSON est attendu.")
+        for key, per in data.items():
+            if not str(key).isdigit() or not isinstance(per, dict):
+                raise DuplicateError(f"Bulletins : coup « {key} » illisible.")
+            out[int(key)] = {str(p): str(t) for p, t in per.items()}
+        return out
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        head, sep, body = line.partition(":")
+        parts = head.split()
+        if not sep or len(parts) != 2 or not parts[0].isdigit():
+            raise DuplicateError(
+                f"Bulletins, ligne {n} : attendu « COUP JOUEUR : bulletin » "
+                f"(ex. « 2 alice : H4 RESTAIt 70 »), lu « {raw.strip()[:60]} »."
+            )
+        rnd, who = int(parts[0]), parts[1]
+        if who in out.setdefault(rnd, {}):
+            raise DuplicateError(f"Bulletins, ligne {n} : deux bulletins de {who} au coup {rnd}.")
+        out[rnd][who] = body.strip()
+    return out

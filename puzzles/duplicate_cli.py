@@ -1,0 +1,66 @@
+"""``arbitre duplicate replay GAME.json [BULLETINS] [--json]``: a whole Duplicate game replayed
+from a fixed bag order (or listed draws), with the optional bulletins of each round corrected
+(docs/DUPLICATE.md)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from puzzles.duplicate import DuplicateError, load_game, parse_bulletins_file, replay
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        print(f"arbitre duplicate : erreur : {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _build() -> argparse.ArgumentParser:
+    p = _Parser(prog="arbitre duplicate", description="Duplicate FISF par correspondance.")
+    sub = p.add_subparsers(dest="action", required=True, parser_class=_Parser)
+    r = sub.add_parser("replay", help="rejouer une partie et corriger les bulletins")
+    r.add_argument("game", help="GAME.json (docs/DUPLICATE.md)")
+    r.add_argument("bulletins", nargs="?", help="fichier des bulletins, par coup et par joueur")
+    r.add_argument("--json", action="store_true", help="sortie JSON")
+    r.add_argument("--lexicon", help="liste de mots (par défaut : la liste française fournie)")
+    return p
+
+
+def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
+    """Run ``duplicate replay``; returns the exit status (2 on bad input, French message)."""
+    args = _build().parse_args(sys.argv[1:] if argv is None else argv)
+    stream = out or sys.stdout
+    try:
+        game_text = Path(args.game).read_text(encoding="utf-8")
+        settings, _, _, data = load_game(game_text)
+        bulletins = (
+            parse_bulletins_file(Path(args.bulletins).read_text(encoding="utf-8"))
+            if args.bulletins
+            else {}
+        )
+        from scoring.config import GameConfig
+        from scoring.lexicon import Lexicon
+
+        lexicon_path = args.lexicon or data.get("lexicon")
+        if lexicon_path:
+            path = Path(lexicon_path)
+            if not path.is_absolute() and not args.lexicon:
+                path = Path(args.game).parent / path
+            config = GameConfig.default(settings.lang, Lexicon.load(path))
+        elif settings.lang != "fr":
+            raise DuplicateError("Partie en roumain : donnez la liste de mots (--lexicon).")
+        else:
+            config = GameConfig.default("fr")
+        result = replay(game_text, bulletins, config=config)
+    except DuplicateError as exc:
+        print(f"Erreur : {exc}", file=sys.stderr)
+        return 2
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"Erreur : fichier illisible ({exc}).", file=sys.stderr)
+        return 2
+    stream.write(result.to_json() + "\n" if args.json else result.to_text())
+    return 0
