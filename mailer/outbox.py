@@ -20,15 +20,22 @@ it once; the local mbox skips a Message-ID it already holds).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import fcntl
+import io
 import logging
 import mailbox
+import os
 import threading
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from email.generator import BytesGenerator
 from email.message import EmailMessage
 from email.utils import format_datetime, getaddresses, parseaddr
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import aiosmtplib
 import sqlalchemy as sa
@@ -39,7 +46,7 @@ from mailer.settings import MailSettings, host_port
 from mailer.txn import write_scope
 from webapp.db import session_scope
 from webapp.models import OutboxMessage, OutboxStatus
-from webapp.services import clock
+from webapp.services import addresses, clock
 
 log = logging.getLogger(__name__)
 
@@ -104,6 +111,18 @@ def claim(app: Flask, settings: MailSettings, now: datetime | None = None) -> li
     with write_scope(app) as session:
         for row_id, status, attempts in due:
             assert row_id is not None
+            if status == OutboxStatus.SENDING and attempts >= settings.max_attempts:
+                # Every attempt was interrupted (the process died mid-send each time): the
+                # limit applies to these too, or the row would be retried for ever.
+                session.execute(
+                    sa.update(table)
+                    .where(table.c.id == row_id, table.c.status == status,
+                           table.c.attempts == attempts)
+                    .values(status=OutboxStatus.FAILED,
+                            last_error=f"abandonné après {attempts} tentatives interrompues "
+                                       "(processus arrêté pendant l'envoi)")
+                )
+                continue
             result = session.execute(
                 sa.update(table)
                 .where(table.c.id == row_id, table.c.status == status,
@@ -139,24 +158,140 @@ def mbox_path(app: Flask) -> Path:
     return Path(app.instance_path) / MBOX_NAME
 
 
+INDEX_SUFFIX = ".ids"
+
 _mbox_lock = threading.Lock()
 
 
-def _deliver_local(app: Flask, msg: EmailMessage) -> None:
-    path = mbox_path(app)
+@dataclass
+class _MboxIndex:
+    """What this process knows of ``outbox.mbox.ids``: the Message-IDs written, how far the
+    index file was read, and where the mbox ended after the last complete write."""
+
+    ids: set[str]
+    read_to: int
+    end: int
+
+
+_indexes: dict[str, _MboxIndex] = {}
+
+
+def index_path(app: Flask) -> Path:
+    return mbox_path(app).with_name(MBOX_NAME + INDEX_SUFFIX)
+
+
+@contextlib.contextmanager
+def mbox_locked(path: Path, shared: bool = False) -> Iterator[BinaryIO]:
+    """The mbox open for appending under an ``fcntl.flock`` lock.
+
+    The kernel releases the lock when the holder dies (SIGKILL included), so a process
+    killed mid-write never blocks the others — unlike the dot-lock file
+    (``outbox.mbox.lock``) of :mod:`mailbox`, which is not used at all.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    with _mbox_lock:
-        box = mailbox.mbox(str(path), create=True)
-        box.lock()
+    with open(path, "ab") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
         try:
-            message_id = str(msg["Message-ID"])
-            if any(str(m.get("Message-ID", "")) == message_id for m in box):
-                return  # already appended before a crash: same Message-ID, nothing twice
-            box.add(msg)
-            box.flush()
+            yield handle
         finally:
-            box.unlock()
-            box.close()
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def _scan_ids(path: Path) -> set[str]:
+    """Every Message-ID in an mbox (once, for an mbox written before the index existed)."""
+    box = mailbox.mbox(str(path), create=False)
+    try:
+        return {"".join(str(m.get("Message-ID", "")).split()) for m in box}
+    finally:
+        box.close()
+
+
+def _rebuild_index(path: Path, index: Path, size: int) -> _MboxIndex:
+    ids = _scan_ids(path) if size else set()
+    ids.discard("")
+    index.write_text("".join(f"{size}\t{i}\n" for i in sorted(ids)), encoding="utf-8")
+    return _MboxIndex(ids, index.stat().st_size, size)
+
+
+def _current_index(path: Path, index: Path, size: int) -> _MboxIndex:
+    """The index, brought up to date by reading only what other writers appended to it.
+
+    Called with the lock held. Each line is ``END<TAB>MESSAGE-ID``: the mbox size after that
+    message was completely written, so a tail beyond the last ``END`` is a write cut short
+    (the process died before indexing it; its outbox row is still ``sending`` and will be
+    retried after the lease): it is cut off rather than left as half a message.
+    """
+    key = str(index)
+    cached = _indexes.get(key)
+    if not index.exists():
+        cached = _rebuild_index(path, index, size)
+    else:
+        index_size = index.stat().st_size
+        if cached is None or index_size < cached.read_to:
+            cached = _MboxIndex(set(), 0, 0)
+        if index_size > cached.read_to:
+            with open(index, "rb") as f:
+                f.seek(cached.read_to)
+                chunk = f.read()
+            complete = chunk[: chunk.rfind(b"\n") + 1]
+            for line in complete.decode("utf-8", "replace").splitlines():
+                end, _, message_id = line.partition("\t")
+                if message_id and end.isdigit():
+                    cached.ids.add(message_id)
+                    cached.end = int(end)
+            cached.read_to += len(complete)
+            if len(complete) < len(chunk):  # an index line cut short by a crash
+                with open(index, "r+b") as f:
+                    f.truncate(cached.read_to)
+    if size < cached.end:
+        # The mbox was emptied or replaced by hand: the index no longer describes it.
+        cached = _rebuild_index(path, index, size)
+    _indexes[key] = cached
+    return cached
+
+
+def _mbox_bytes(msg: EmailMessage) -> bytes:
+    """One mbox entry: ``From `` line, the message with ``>From`` quoting, a blank line."""
+    buffer = io.BytesIO()
+    generator = BytesGenerator(buffer, mangle_from_=True, policy=msg.policy.clone(linesep="\n"))
+    generator.flatten(msg)
+    body = buffer.getvalue()
+    if not body.endswith(b"\n"):
+        body += b"\n"
+    stamp = time.strftime("%a %b %d %H:%M:%S %Y", time.gmtime())
+    return f"From MAILER-DAEMON {stamp}\n".encode() + body + b"\n"
+
+
+def _deliver_local(app: Flask, msg: EmailMessage) -> None:
+    """Append ``msg`` to the local mbox unless its Message-ID is already there.
+
+    The cost does not grow with the mailbox: the Message-IDs already written are kept in
+    ``outbox.mbox.ids`` beside it and read incrementally (each writer reads only the lines
+    added since its last look), never by re-reading the mbox.
+    """
+    path = mbox_path(app)
+    index = index_path(app)
+    message_id = "".join(str(msg["Message-ID"]).split())
+    data = _mbox_bytes(msg)
+    with _mbox_lock, mbox_locked(path) as handle:
+        size = os.fstat(handle.fileno()).st_size
+        known = _current_index(path, index, size)
+        if size > known.end:
+            handle.truncate(known.end)  # half a message from a writer killed mid-append
+            size = known.end
+        if message_id in known.ids:
+            return  # already appended before a crash: same Message-ID, nothing twice
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+        end = size + len(data)
+        with open(index, "ab") as f:
+            f.write(f"{end}\t{message_id}\n".encode())
+            f.flush()
+            os.fsync(f.fileno())
+            known.read_to = f.tell()
+        known.ids.add(message_id)
+        known.end = end
 
 
 async def _deliver_relay(msg: EmailMessage, settings: MailSettings, sender: str) -> None:
@@ -183,21 +318,39 @@ def _permanent(exc: BaseException) -> bool:
     return False
 
 
-def _load(app: Flask, claims: list[Claimed], mail_from: str) -> dict[int, EmailMessage]:
+def _build(row: OutboxMessage, mail_from: str) -> EmailMessage | str:
+    """The message, or why it cannot be built (French). One row's bad address or header
+    must cost that row alone, never the batch it was claimed with."""
+    problem = addresses.address_problem(row.to_addr)
+    if problem is not None:
+        return f"message impossible à construire : adresse « {row.to_addr} » invalide ({problem})"
+    try:
+        msg = build_message(row, mail_from)
+        msg.as_bytes()  # header folding/encoding errors surface here, not in the relay
+    except Exception as exc:
+        return f"message impossible à construire : {type(exc).__name__}: {exc}"[:2000]
+    return msg
+
+
+def _load(app: Flask, claims: list[Claimed],
+          mail_from: str) -> dict[int, EmailMessage | str]:
     with session_scope(app) as session:
         found = session.exec(
             select(OutboxMessage).where(
                 OutboxMessage.id.in_([c.id for c in claims])  # type: ignore[union-attr]
             )
         ).all()
-        return {r.id: build_message(r, mail_from) for r in found if r.id is not None}
+        return {r.id: _build(r, mail_from) for r in found if r.id is not None}
 
 
 async def _attempt(app: Flask, settings: MailSettings, c: Claimed,
-                   msg: EmailMessage | None) -> dict[str, Any]:
+                   msg: EmailMessage | str | None) -> dict[str, Any]:
     """Deliver one claimed message; returns the column values recording the outcome."""
     if msg is None:
         return {"status": OutboxStatus.FAILED, "last_error": "message introuvable"}
+    if isinstance(msg, str):
+        log.warning("outbox %s failed for good: %s", c.id, msg)
+        return {"status": OutboxStatus.FAILED, "last_error": msg}
     sender = parseaddr(settings.mail_from)[1] or "arbitre@localhost"
     try:
         if settings.relay:
@@ -288,10 +441,15 @@ def read_local_mailbox(app: Flask) -> list[dict[str, Any]]:
     path = mbox_path(app)
     if not path.exists():
         return []
+    out: list[dict[str, Any]] = []
+    with mbox_locked(path, shared=True):  # no half-written message mid-read
+        box = mailbox.mbox(str(path), create=False)
+        return _read_box(box, out)
+
+
+def _read_box(box: mailbox.mbox, out: list[dict[str, Any]]) -> list[dict[str, Any]]:
     import email.policy
 
-    out: list[dict[str, Any]] = []
-    box = mailbox.mbox(str(path), create=False)
     try:
         for key in box.iterkeys():
             raw = box.get_bytes(key)

@@ -52,7 +52,17 @@ def header(msg: Message, name: str) -> str:
                 break
     if value is None:
         return ""
-    return " ".join(str(value).split())
+    return " ".join(_no_surrogates(str(value)).split())
+
+
+def _no_surrogates(text: str) -> str:
+    """Raw 8-bit header bytes come back as lone surrogates, which no database or encoder
+    accepts: read them as UTF-8 (what such mailers usually send), else replace them."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def decode_bytes(data: bytes, declared: str | None = None) -> str:

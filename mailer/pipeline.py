@@ -43,7 +43,7 @@ from webapp.models import (
     Problem,
     ProblemStatus,
 )
-from webapp.services import clock
+from webapp.services import addresses, clock
 
 log = logging.getLogger(__name__)
 
@@ -156,6 +156,16 @@ def _recent_replies(session: Session, to_addr: str, now: datetime) -> list[datet
     return list(rows)
 
 
+def _recent_instructions(session: Session, now: datetime) -> list[datetime]:
+    rows = session.exec(
+        select(OutboxMessage.created_at).where(
+            OutboxMessage.kind == "instructions",
+            OutboxMessage.created_at > now - timedelta(hours=1),
+        )
+    ).all()
+    return list(rows)
+
+
 def _reply(
     session: Session,
     settings: MailSettings,
@@ -171,17 +181,32 @@ def _reply(
     from webapp.services.notify import enqueue
 
     now = clock.now()
+    if addresses.address_problem(to_addr) is not None:
+        # Nothing can be sent there (and a bad To must never reach the outbox).
+        log.info("reply to %r suppressed: unusable address", to_addr)
+        return False
     if rules.rate_limit_exceeded(
         _recent_replies(session, to_addr, now), now, per_hour=settings.reply_rate_per_hour
     ):
         log.info("reply to %s suppressed: rate limit", to_addr)
         return False
+    if kind == "instructions" and rules.rate_limit_exceeded(
+        _recent_instructions(session, now), now, per_hour=settings.instructions_per_hour
+    ):
+        # A stranger cycling through forged From addresses must not turn the intake into
+        # a mail cannon: the instructions answers of all addresses together are bounded.
+        log.info("instructions to %s suppressed: global limit", to_addr)
+        return False
     headers = {"Auto-Submitted": "auto-replied"}
     if inbound.message_id:
         headers["In-Reply-To"] = inbound.message_id
         headers["References"] = inbound.message_id
-    original_subject = parse.header(msg, "Subject") if msg is not None else ""
-    context.setdefault("original_subject", original_subject or None)
+    if kind == "instructions":
+        # Never echo what a stranger wrote (the subject would make us relay his text).
+        context["original_subject"] = None
+    else:
+        original_subject = parse.header(msg, "Subject") if msg is not None else ""
+        context.setdefault("original_subject", original_subject or None)
     enqueue(
         session=session,
         kind=kind,
@@ -226,8 +251,8 @@ def _not_accepting_note(session: Session, hints: identify.ProblemHints) -> str |
 
 
 def _record_bounces(session: Session, msg: Any, now: datetime) -> list[str]:
-    addresses = rules.bounced_recipients(msg)
-    for addr in addresses:
+    bounced = rules.bounced_recipients(msg)
+    for addr in bounced:
         player = session.exec(
             select(Player).where(sa.func.lower(Player.email) == addr.lower())
         ).first()
@@ -235,7 +260,7 @@ def _record_bounces(session: Session, msg: Any, now: datetime) -> list[str]:
             player.bounce_count += 1
             player.last_bounce_at = now
             session.add(player)
-    return addresses
+    return bounced
 
 
 def _find_player_by_token(session: Session, token: str) -> Player | None:
@@ -246,6 +271,12 @@ def _find_player_by_token(session: Session, token: str) -> Player | None:
             select(Player).where(sa.func.lower(Player.token) == token.lower())
         ).first()
     return player
+
+
+def _bad_sender_note(address: str, problem: str | None) -> str:
+    if problem is None:
+        return ""
+    return f" ; adresse d'expéditeur « {address} » inutilisable ({problem}) : pas de réponse"
 
 
 def _finish(row: InboundMessage, status: str, error: str | None = None) -> None:
@@ -264,9 +295,9 @@ def _process_in(session: Session, settings: MailSettings, row: InboundMessage) -
     verdict = rules.classify(msg, row.envelope_from)
     now = clock.now()
     if verdict.kind == "bounce":
-        addresses = _record_bounces(session, msg, now)
+        bounced = _record_bounces(session, msg, now)
         _finish(row, InboundStatus.PROCESSED,
-                "avis de non-remise pour " + (", ".join(addresses) or "adresse inconnue"))
+                "avis de non-remise pour " + (", ".join(bounced) or "adresse inconnue"))
         return
     if not verdict.may_submit:
         _finish(row, InboundStatus.IGNORED, f"message automatique ignoré : {verdict.reason}")
@@ -274,13 +305,15 @@ def _process_in(session: Session, settings: MailSettings, row: InboundMessage) -
 
     sender = identify.sender_of(msg)
     token = identify.find_token(row.envelope_to, msg, settings.submit_localpart)
-    reply_to_unknown = sender.address if verdict.may_reply and sender.address else None
+    bad_sender = addresses.address_problem(sender.address) if sender.address else None
+    reply_to_unknown = (sender.address if verdict.may_reply and sender.address
+                        and bad_sender is None else None)
     problems = _open_problems(session)
 
     player = _find_player_by_token(session, token) if token else None
     if player is None:
         known = None
-        if sender.address:
+        if sender.address and bad_sender is None:
             known = session.exec(
                 select(Player).where(sa.func.lower(Player.email) == sender.address)
             ).first()
@@ -295,27 +328,31 @@ def _process_in(session: Session, settings: MailSettings, row: InboundMessage) -
                             "open_problems": _problem_list(problems)},
                    inbound=row, msg=msg, player_id=known.id)
         elif reply_to_unknown:
+            # One answer for an unknown address, an unknown token and a token used from the
+            # wrong address: a stranger must not learn whether a token exists.
             _reply(session, settings, kind="instructions", to_addr=reply_to_unknown,
-                   context={"sender": reply_to_unknown,
-                            "reason": "token" if token else "unknown",
+                   context={"sender": reply_to_unknown, "reason": "unknown",
                             "open_problems": _problem_list(problems)},
                    inbound=row, msg=msg)
         _finish(row, InboundStatus.IGNORED,
-                "jeton inconnu" if token else "expéditeur non identifié (pas de jeton)")
+                ("jeton inconnu" if token else "expéditeur non identifié (pas de jeton)")
+                + _bad_sender_note(sender.address, bad_sender))
         return
     if sender.address != player.email.lower():
         if reply_to_unknown:
             _reply(session, settings, kind="instructions", to_addr=reply_to_unknown,
-                   context={"sender": reply_to_unknown, "reason": "mismatch",
+                   context={"sender": reply_to_unknown, "reason": "unknown",
                             "open_problems": _problem_list(problems)},
                    inbound=row, msg=msg)
         _finish(row, InboundStatus.IGNORED,
                 f"l'expéditeur {sender.address or '(vide)'} ne correspond pas au joueur "
-                f"n° {player.id}")
+                f"n° {player.id}" + _bad_sender_note(sender.address, bad_sender))
         return
     row.player_id = player.id
 
     extracted = parse.extract_sheet(msg)
+    if _duplicate_bulletin(session, row, player, msg, extracted.text):
+        return
     hints, sheet_text = identify.problem_refs(parse.header(msg, "Subject"), extracted.text)
     refs = [identify.ProblemRef(p.id or 0, p.code, p.title) for p in problems]
     chosen = identify.match_problem(hints, refs)
@@ -356,6 +393,22 @@ def _process_in(session: Session, settings: MailSettings, row: InboundMessage) -
     submission = getattr(outcome, "submission", None)
     row.submission_id = getattr(submission, "id", None) or getattr(outcome, "submission_id", None)
     _finish(row, InboundStatus.PROCESSED, None)
+
+
+def _duplicate_bulletin(
+    session: Session, row: InboundMessage, player: Player, msg: Any, text: str
+) -> bool:
+    """A bulletin for a running Duplicate (webapp.services.duplicate.claim_mail decides):
+    stored with its receipt, and the message is done."""
+    from webapp.services.duplicate import claim_mail
+
+    outcome = claim_mail(session=session, player=player, subject=parse.header(msg, "Subject"),
+                         text=text, received_at=row.received_at, inbound_message_id=row.id,
+                         in_reply_to=row.message_id)
+    if outcome is None:
+        return False
+    _finish(row, InboundStatus.PROCESSED, f"bulletin Duplicate n° {outcome.entry.id}")
+    return True
 
 
 def _take_write_lock(session: Session, ids: list[int]) -> None:

@@ -15,6 +15,7 @@ DEFAULTS: dict[str, Any] = {
     "MAIL_LMTP_LISTEN": "",  # LMTP listener for Postfix, e.g. "127.0.0.1:8024"
     "MAIL_MAX_SIZE": 10 * 1024 * 1024,  # bytes; larger messages are refused with 552
     "MAIL_REPLY_RATE_PER_HOUR": 10,  # automatic replies per address per hour
+    "MAIL_INSTRUCTIONS_PER_HOUR": 60,  # "instructions" answers per hour, all addresses together
     "MAIL_WORKERS": 4,  # threads doing database work for the listener
     "SMTP_RELAY": "",  # host:port; empty -> local mbox in the instance folder
     "SMTP_USERNAME": "",
@@ -55,6 +56,7 @@ class MailSettings:
     lmtp_listen: str
     max_size: int
     reply_rate_per_hour: int
+    instructions_per_hour: int
     workers: int
     relay: str
     smtp_username: str
@@ -92,6 +94,7 @@ class MailSettings:
             lmtp_listen=str(get("MAIL_LMTP_LISTEN")),
             max_size=int(get("MAIL_MAX_SIZE")),
             reply_rate_per_hour=int(get("MAIL_REPLY_RATE_PER_HOUR")),
+            instructions_per_hour=int(get("MAIL_INSTRUCTIONS_PER_HOUR")),
             workers=int(get("MAIL_WORKERS")),
             relay=str(get("SMTP_RELAY")),
             smtp_username=str(get("SMTP_USERNAME")),

@@ -37,7 +37,7 @@ def test_stranger_replies_are_rate_limited(app: Flask, seed: Seed) -> None:
     assert len(out) == 10
     assert {(o.kind, o.to_addr) for o in out} == {("instructions", "x@stranger.example")}
     assert out[0].headers["Auto-Submitted"] == "auto-replied"
-    assert "cette adresse n'est inscrite pour aucun joueur" in out[0].body_text
+    assert "nous ne pouvons pas l'attribuer à un joueur inscrit" in out[0].body_text
 
 
 def test_registered_address_without_token_gets_its_personal_address(
