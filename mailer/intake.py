@@ -359,11 +359,15 @@ def start_embedded(app: Flask, *, sender: bool = True) -> IntakeHandle:
     wake = handle.worker.wake if handle.worker is not None else None
     handle.batcher = StoreBatcher(app)
     handle.processor = Processor(app, on_processed=wake, batcher=handle.batcher)
-    for listen, lmtp in ((settings.smtp_listen, False), (settings.lmtp_listen, True)):
-        if listen:
-            handle.controllers.append(start_listener(
-                app, listen, lmtp=lmtp, executor=executor, batcher=handle.batcher,
-                processor=handle.processor))
+    try:
+        for listen, lmtp in ((settings.smtp_listen, False), (settings.lmtp_listen, True)):
+            if listen:
+                handle.controllers.append(start_listener(
+                    app, listen, lmtp=lmtp, executor=executor, batcher=handle.batcher,
+                    processor=handle.processor))
+    except BaseException:
+        handle.stop()  # a port already taken: stop the threads started above, then tell
+        raise
     if settings.imap_host:
         from mailer.imap import start_poller
 

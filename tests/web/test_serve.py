@@ -1,6 +1,8 @@
 """`arbitre serve` as a user runs it: a real process on an empty instance folder migrates,
 seeds the demo, prints the URL and an arbitre login that works over HTTP, and stops cleanly
-on SIGTERM (giving the scheduler lease back)."""
+on SIGTERM (giving the scheduler lease back). The URL is printed only once the port accepts
+connections (werkzeug and gunicorn alike); a port already taken (web or SMTP) ends the
+command with a French message naming it, not a traceback."""
 
 from __future__ import annotations
 
@@ -41,7 +43,7 @@ def test_serve_on_an_empty_instance(tmp_path: Path) -> None:
     )
     try:
         lines: list[str] = []
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 120
         assert proc.stdout is not None
         while time.monotonic() < deadline:
             line = proc.stdout.readline()
@@ -93,3 +95,72 @@ def test_serve_on_an_empty_instance(tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.kill()
         proc.communicate(timeout=30)
+
+
+def _serve(tmp_path: Path, *args: str, smtp_port: int | None = None,
+           ) -> subprocess.Popen[str]:
+    env = dict(os.environ, ARBITRE_INSTANCE_PATH=str(tmp_path / "instance"),
+               ARBITRE_SECRET_KEY="test-secret")
+    if smtp_port is not None:
+        env["ARBITRE_MAIL_SMTP_LISTEN"] = f"127.0.0.1:{smtp_port}"
+    env.pop("ARBITRE_DATABASE_URL", None)
+    return subprocess.Popen(
+        [sys.executable, "-m", "arbitre_cli", "serve", "--no-demo", *args],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+
+
+def _banner(proc: subprocess.Popen[str]) -> str:
+    """Read stdout up to the banner line (no time limit of our own: the line comes, or the
+    process ends and readline returns "")."""
+    assert proc.stdout is not None
+    lines = []
+    for line in iter(proc.stdout.readline, ""):
+        lines.append(line)
+        if "Arbitre en service" in line:
+            break
+    return "".join(lines)
+
+
+def test_production_banner_comes_once_gunicorn_answers(tmp_path: Path) -> None:
+    """gunicorn binds in a child process: the banner must still mean "it answers now"."""
+    port = _free_port()
+    proc = _serve(tmp_path, "--production", "--workers", "1", "--no-mail", "--port", str(port))
+    try:
+        out = _banner(proc)
+        assert f"Arbitre en service : http://127.0.0.1:{port}/" in out, out
+        # first try, no retry: the line promises the port answers
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=60) as resp:
+            assert resp.status == 200
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate(timeout=60)
+
+
+def test_web_port_taken_is_a_french_message_not_a_traceback(tmp_path: Path) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        for extra in ((), ("--production",)):
+            proc = _serve(tmp_path, "--no-mail", "--port", str(port), *extra)
+            out, err = proc.communicate(timeout=120)
+            assert proc.returncode == 1, (out, err)
+            assert err.strip() == (
+                f"Le port {port} (127.0.0.1) est déjà utilisé par un autre programme : "
+                "arrêtez-le ou choisissez un autre port (option --port)."
+            ), err
+            assert "Traceback" not in err and "Arbitre en service" not in out
+
+
+def test_smtp_port_taken_is_a_french_message_not_a_traceback(tmp_path: Path) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        smtp_port = taken.getsockname()[1]
+        proc = _serve(tmp_path, "--port", str(_free_port()), smtp_port=smtp_port)
+        out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 1, (out, err)
+    assert "Traceback" not in err and "Arbitre en service" not in out
+    assert (f"Le port SMTP {smtp_port} (127.0.0.1) est déjà utilisé par un autre programme : "
+            "arrêtez-le ou choisissez un autre port (réglage ARBITRE_MAIL_SMTP_LISTEN)."
+            ) in err.splitlines(), err
