@@ -519,6 +519,7 @@ def ends_game(move: GeneratedMove, remaining_after_rack: str, rack: str, ts: Til
 
 
 _TIE_REASONS = (
+    "le meilleur score",
     "le moins de jokers",
     "le coup qui termine la partie",
     "le coup le plus ouvert",
@@ -530,6 +531,57 @@ _TIE_REASONS = (
 )
 
 
+def top_key(
+    move: GeneratedMove,
+    board: Board,
+    rack: str,
+    after: str,
+    ts: TileSet,
+    settings: DuplicateSettings,
+) -> tuple[object, ...]:
+    """Sort key of the FISF top order (RULES §4.5, G1): higher score; fewer rack jokers; a
+    move that ends the game (``after``: the bag once the rack is drawn); more openness
+    (:func:`openness`, unless ``top_openness`` is ``none``); horizontal; smaller row, then
+    column, of the reference; smaller word (alphabetical; a joker after the same letter as a
+    tile)."""
+    return (
+        -move.score,
+        move.jokers,
+        not ends_game(move, after, rack, ts),
+        -openness(board, move) if settings.top_openness == "adjacent_empty" else 0,
+        not move.horizontal,
+        move.start // SIZE,
+        move.start % SIZE,
+        move.word.upper(),
+        move.word.swapcase(),
+    )
+
+
+def rank_moves(
+    moves: Iterable[GeneratedMove],
+    board: Board,
+    rack: str,
+    after: str,
+    ts: TileSet,
+    settings: DuplicateSettings,
+) -> tuple[list[GeneratedMove], str]:
+    """``moves`` in top order, and the French reason the first one wins."""
+    keyed = sorted(
+        ((top_key(m, board, rack, after, ts, settings), m) for m in moves), key=lambda km: km[0]
+    )
+    ranked = [m for _, m in keyed]
+    if not ranked:
+        return [], ""
+    if len(ranked) == 1:
+        return ranked, f"Seul coup à {ranked[0].score} points."
+    k0, k1 = keyed[0][0], keyed[1][0]
+    step = next((i for i in range(len(k0)) if k0[i] != k1[i]), len(k0) - 1)
+    ties = sum(1 for m in ranked if m.score == ranked[0].score)
+    if ties == 1:
+        return ranked, f"Seul coup à {ranked[0].score} points."
+    return ranked, f"{ties} coups à {ranked[0].score} points ; retenu : {_TIE_REASONS[step]}."
+
+
 def find_top(
     state: GameState,
     rack: str,
@@ -538,10 +590,8 @@ def find_top(
     round_no: int,
     settings: DuplicateSettings | None = None,
 ) -> TopChoice | None:
-    """The top (RULES §4.5): best score; among equals the fewest jokers, then a move that
-    ends the game, then more openness (``top_openness``), then horizontal, then the smallest
-    reference (row, column), then the smallest word (alphabetical; a joker after the same
-    letter as a tile). Round 1's top is horizontal. None: nothing can be played.
+    """The top (RULES §4.5): every move of the best score (:func:`scoring.movegen.tops`),
+    ordered by :func:`top_key`. Round 1's top is horizontal. None: nothing can be played.
 
     ``state`` is the state in play (after :func:`draw_round`): its bag decides whether a
     move ends the game."""
@@ -551,31 +601,9 @@ def find_top(
     moves = movegen.tops(board, rack, cfg)
     if not moves:
         return None
-    after = "".join(state.bag)
-    ts = config.tileset
-
-    def key(m: GeneratedMove) -> tuple[object, ...]:
-        return (
-            m.jokers,
-            not ends_game(m, after, rack, ts),
-            -openness(board, m) if s.top_openness == "adjacent_empty" else 0,
-            not m.horizontal,
-            m.start // SIZE,
-            m.start % SIZE,
-            m.word.upper(),
-            m.word.swapcase(),
-        )
-
-    ranked = sorted(moves, key=key)
+    ranked, reason = rank_moves(moves, board, rack, "".join(state.bag), config.tileset, s)
     best = ranked[0]
-    score = best.score
-    if len(ranked) == 1:
-        reason = f"Seul coup à {score} points."
-    else:
-        k0, k1 = key(ranked[0]), key(ranked[1])
-        step = next(i for i in range(len(k0)) if k0[i] != k1[i])
-        reason = f"{len(ranked)} coups à {score} points ; retenu : {_TIE_REASONS[step]}."
-    return TopChoice(best, format_ref(best.ref), best.word, score, tuple(ranked[1:]), reason)
+    return TopChoice(best, format_ref(best.ref), best.word, best.score, tuple(ranked[1:]), reason)
 
 
 def apply_top(state: GameState, draw: Draw, top: TopChoice) -> GameState:
@@ -867,7 +895,9 @@ def correct(
             located = inverted
             warnings.append(f"sens de la référence {bulletin.ref} inversé")
         else:
-            return _penalty_or_zero(ctx, bulletin, who, cands, ref)
+            return _penalty_last_letter(ctx, bulletin, who) or _penalty_or_zero(
+                ctx, bulletin, who, cands, ref
+            )
     return _score_located(ctx, bulletin, who, located, warnings)
 
 
