@@ -89,6 +89,27 @@ TEMPLATES: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("size", "limit"),
         ("player_name", "original_subject"),
     ),
+    # Duplicate by correspondence (webapp.services.duplicate): a round drawn (``grid``: the
+    # master grid as text), a bulletin received (``errors``: French messages), a round's
+    # results (``reason``: the correction's), the final ranking (``ranking`` as in results).
+    "duplicate_draw": (
+        ("player_name", "game_title", "round_no", "rack", "deadline", "grid"),
+        ("draw_notation", "submission_address", "subject_hint", "game_url"),
+    ),
+    "duplicate_receipt": (
+        ("player_name", "game_title", "round_no", "received_at"),
+        ("rack", "deadline", "late", "channel", "bulletin", "errors", "text",
+         "replaces_previous", "entry_ref", "sha256", "game_url"),
+    ),
+    "duplicate_results": (
+        ("player_name", "game_title", "round_no", "top_ref", "top_word", "top_score", "score",
+         "reason"),
+        ("total", "rank", "participants", "game_url"),
+    ),
+    "duplicate_final": (
+        ("player_name", "game_title", "ranking"),
+        ("rounds", "tops_total", "total", "rank", "percent", "game_url"),
+    ),
     # A sheet that could not be read at all (nothing stored as a valid sheet).
     # ``errors``: list of mappings ``line``, ``message``.
     "parse_errors": (

@@ -415,3 +415,99 @@ class Lease(SQLModel, table=True):
     acquired_at: datetime = _ts()
     expires_at: datetime = _ts()
 
+
+# --- Duplicate by correspondence (round-based; webapp.services.duplicate) -----------------
+
+
+class DuplicateStatus:
+    SCHEDULED = "scheduled"  # created; round 1 is drawn at starts_at
+    RUNNING = "running"  # a round is open, or being closed/corrected/published
+    FINISHED = "finished"  # the last round's results are out; final ranking sent
+
+
+class RoundStatus:
+    OPEN = "open"  # the draw is public; bulletins accepted
+    CLOSED = "closed"  # deadline passed (late bulletins still stored and flagged)
+    CORRECTED = "corrected"  # every bulletin corrected; the top may still be overridden
+    PUBLISHED = "published"  # results out, the top placed on the master grid
+    ORDER = (OPEN, CLOSED, CORRECTED, PUBLISHED)
+
+
+class DuplicateGame(SQLModel, table=True):
+    """A FISF Duplicate played by correspondence, one round (one draw, one top) at a time.
+
+    The players are those registered in ``competition_id``. ``settings`` is
+    ``puzzles.duplicate.DuplicateSettings.to_json()``; ``rhythm`` the round deadlines
+    (``{"kind": "hours", "hours": 24}``, ``{"kind": "weekdays", "days": [0, 3],
+    "time": "20:00"}``, ``{"kind": "all_answered", "hours": 48}``); ``bag_order`` the bag
+    drawn once from ``seed`` (reproducible); ``state_text`` the master game after the last
+    published round (``GameState.to_text()``).
+    """
+
+    __tablename__ = "duplicate_game"
+
+    id: int | None = Field(default=None, primary_key=True)
+    code: str = Field(unique=True, index=True)
+    competition_id: int = Field(foreign_key="competition.id", index=True)
+    title: str
+    lang: str = "fr"  # tile set: "fr" (French, 102 tiles) or "ro" (Romanian, 100)
+    lexicon_name: str = "default"
+    lexicon_sha256: str | None = None
+    settings: dict[str, Any] = _json()
+    rhythm: dict[str, Any] = _json()
+    seed: int
+    bag_order: str
+    state_text: str
+    timezone: str = DEFAULT_TIMEZONE
+    # minutes between a round's close and its results (the arbitre may override the top)
+    review_minutes: int = 0
+    starts_at: datetime = _ts(index=True)
+    status: str = Field(default=DuplicateStatus.SCHEDULED, index=True)
+    created_at: datetime = _ts()
+    finished_at: datetime | None = _ts(nullable=True)
+
+
+class DuplicateRound(SQLModel, table=True):
+    """One round: its draw, the master grid before and after, the retained top, the results."""
+
+    __tablename__ = "duplicate_round"
+    __table_args__ = (sa.UniqueConstraint("game_id", "number"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="duplicate_game.id", index=True)
+    number: int
+    opens_at: datetime = _ts()
+    closes_at: datetime = _ts(index=True)
+    status: str = Field(default=RoundStatus.OPEN, index=True)
+    draw: dict[str, Any] = _json()  # reliquat, new, rack, rejected, notation
+    state_before: str  # GameState.to_text() with this round's draw made
+    grid_before: str  # CGP
+    grid_after: str | None = None  # CGP, once the top is placed (results published)
+    top: dict[str, Any] | None = _json(nullable=True)  # move, ref, word, score, ties, reason
+    top_overridden_by: str | None = None
+    # one mapping per registered player: player_id, entry_id, score, kind, warnings, reason...
+    results: list[dict[str, Any]] = _json(list)
+    closed_at: datetime | None = _ts(nullable=True)
+    corrected_at: datetime | None = _ts(nullable=True)
+    published_at: datetime | None = _ts(nullable=True)
+
+
+class DuplicateEntry(SQLModel, table=True):
+    """One version of a player's bulletin for one round; every version is kept. The one that
+    counts is the last received on time."""
+
+    __tablename__ = "duplicate_entry"
+    __table_args__ = (sa.UniqueConstraint("round_id", "player_id", "version"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    round_id: int = Field(foreign_key="duplicate_round.id", index=True)
+    player_id: int = Field(foreign_key="player.id", index=True)
+    version: int
+    channel: str  # Channel
+    received_at: datetime = _ts(index=True)
+    raw_text: str
+    sha256: str
+    late: bool = False
+    parse_errors: list[str] = _json(list)
+    bulletin: dict[str, Any] | None = _json(nullable=True)
+    inbound_message_id: int | None = Field(default=None, foreign_key="inbound_message.id")

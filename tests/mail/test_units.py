@@ -171,6 +171,14 @@ MINIMAL = {
                      "current": {"move": 2, "at": "x", "groups": [{"number": 7,
                                                                      "letters": "ABCDEFG"}]},
                      "announced": []},
+    "duplicate_draw": {"player_name": "Ana", "game_title": "D1", "round_no": 1,
+                       "rack": "EAIRSTU", "deadline": "demain", "grid": "(grille)"},
+    "duplicate_receipt": {"player_name": "Ana", "game_title": "D1", "round_no": 1,
+                          "received_at": "x"},
+    "duplicate_results": {"player_name": "Ana", "game_title": "D1", "round_no": 1,
+                          "top_ref": "H4", "top_word": "RESTAIT", "top_score": 70,
+                          "score": 70, "reason": ""},
+    "duplicate_final": {"player_name": "Ana", "game_title": "D1", "ranking": []},
 }
 
 

@@ -57,6 +57,9 @@ def run_due(*, now: datetime) -> list[str]:
         except Exception:
             # one broken problem must not stop the others; the next tick retries it
             log.exception("problem %s: scheduled step failed", pid)
+    from webapp.services import duplicate  # the round-based Duplicate games (their own steps)
+
+    done += duplicate.run_due(now=now)
     return done
 
 
@@ -202,4 +205,7 @@ def upcoming_instants(*, now: datetime) -> list[datetime]:
             if p.appeals_until is not None:
                 candidates.append(p.appeals_until)
             out.update(t for t in candidates if t > now)
+    from webapp.services import duplicate
+
+    out.update(duplicate.upcoming_instants(now=now))
     return sorted(out)

@@ -11,3 +11,6 @@ def register_blueprints(app: Flask) -> None:
     app.register_blueprint(public.bp)
     app.register_blueprint(player.bp)
     app.register_blueprint(console.bp)
+    from webapp.views import duplicate  # Duplicate by correspondence (public and console)
+
+    app.register_blueprint(duplicate.bp)

@@ -1,0 +1,885 @@
+"""The FISF Duplicate by correspondence: games stored round by round, driven by the scheduler.
+
+A :class:`~webapp.models.DuplicateGame` is played by the players registered in its
+competition. Each round is one :class:`~webapp.models.DuplicateRound` row: the draw, the master
+grid before and after, the retained top, the corrected results. Bulletins are
+:class:`~webapp.models.DuplicateEntry` rows (every version kept; the one that counts is the
+last received on time; late ones are kept and flagged).
+
+:func:`advance` moves one game forward, one step per transaction, each step guarded by the
+round's (or game's) status under the game row lock, every mail through the outbox's
+``dedupe_key``; so running it twice, in two processes, or after a long downtime is safe:
+
+    scheduled ──starts_at──► draw round 1 (open) ──deadline──► closed ──► corrected
+        ──review_minutes──► published (top placed, results mailed) ──► draw round n+1 …
+        ──last round──► finished (final ranking mailed)
+
+The game rules (draws, top, correction, solos, ranking) are ``puzzles.duplicate``'s; this
+module stores, schedules and mails.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, time, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import sqlalchemy as sa
+from sqlmodel import Session, col, select
+
+from webapp.models import (
+    DEFAULT_TIMEZONE,
+    Channel,
+    Competition,
+    DuplicateEntry,
+    DuplicateGame,
+    DuplicateRound,
+    DuplicateStatus,
+    OutboxKind,
+    Player,
+    Registration,
+    RoundStatus,
+)
+from webapp.services import audit, notify
+from webapp.timefmt import format_local
+
+log = logging.getLogger(__name__)
+
+WEEKDAYS_FR = ("lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dimanche")
+RHYTHM_KINDS = ("hours", "weekdays", "all_answered")
+#: outbox kinds of the Duplicate notices (the receipt is an ordinary ``receipt``)
+KIND_DRAW, KIND_RESULTS, KIND_FINAL = "duplicate_draw", "duplicate_results", "duplicate_final"
+
+
+class DuplicateError(ValueError):
+    """A French message for the arbitre or the player; nothing was changed."""
+
+
+# --- the engine, behind a few functions -------------------------------------------------------
+
+
+def engine() -> Any:
+    import puzzles.duplicate as engine_module
+
+    return engine_module
+
+
+def settings_of(game: DuplicateGame) -> Any:
+    return engine().DuplicateSettings.from_json(game.settings)
+
+
+def config_of(game: DuplicateGame) -> Any:
+    """The engine configuration: the game's tiles and its word list (checked against the
+    identity recorded at creation, as problems are)."""
+    from scoring.config import GameConfig
+    from scoring.tiles import tileset
+    from webapp.services.verification import base_lexicon
+
+    # base_lexicon reads lexicon_name, lexicon_sha256 and code, which a game has too
+    lex = base_lexicon(game)  # type: ignore[arg-type]
+    return GameConfig(tileset=tileset(game.lang), lexicon=lex)
+
+
+def draw_bag_order(lang: str, seed: int) -> str:
+    """The whole bag in the order it will be drawn, from a RNG seeded with ``seed`` (stored
+    with the game, so the draws can be replayed): ``puzzles.duplicate.shuffled_bag``."""
+    return "".join(engine().shuffled_bag(lang, seed))
+
+
+# --- the round rhythm ------------------------------------------------------------------------
+
+
+def check_rhythm(rhythm: dict[str, Any], timezone: str) -> dict[str, Any]:
+    """The rhythm, normalised; :class:`DuplicateError` in French when it cannot work."""
+    kind = rhythm.get("kind")
+    if kind not in RHYTHM_KINDS:
+        raise DuplicateError("Rythme des tours inconnu : choisissez « toutes les N heures », "
+                             "« jours fixes » ou « dès que tous ont répondu ».")
+    try:
+        ZoneInfo(timezone)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise DuplicateError(f"Fuseau horaire inconnu : « {timezone} ».") from None
+    if kind in ("hours", "all_answered"):
+        try:
+            hours = int(rhythm.get("hours", 0))
+        except (TypeError, ValueError):
+            hours = 0
+        if not 1 <= hours <= 24 * 60:
+            raise DuplicateError("Le délai d'un tour doit être un nombre d'heures entre 1 et "
+                                 "1440.")
+        return {"kind": kind, "hours": hours}
+    try:
+        days = sorted({int(d) for d in rhythm.get("days", [])})
+    except (TypeError, ValueError):
+        days = []
+    if not days or any(not 0 <= d <= 6 for d in days):
+        raise DuplicateError("Choisissez au moins un jour de la semaine pour la clôture des "
+                             "tours.")
+    hhmm = str(rhythm.get("time", "20:00"))
+    try:
+        hh, mm = (int(x) for x in hhmm.split(":"))
+        time(hh, mm)
+    except ValueError:
+        raise DuplicateError(f"Heure de clôture illisible : « {hhmm} » (attendu HH:MM)."
+                             ) from None
+    return {"kind": kind, "days": days, "time": f"{hh:02d}:{mm:02d}"}
+
+
+def deadline_after(rhythm: dict[str, Any], opens_at: datetime, timezone: str) -> datetime:
+    """The deadline of a round opened at ``opens_at``: N hours later, or the next listed
+    weekday at the given local time (at least one hour after the opening)."""
+    if rhythm["kind"] in ("hours", "all_answered"):
+        return opens_at + timedelta(hours=int(rhythm["hours"]))
+    zone = ZoneInfo(timezone)
+    hh, mm = (int(x) for x in rhythm["time"].split(":"))
+    local = opens_at.astimezone(zone)
+    for offset in range(0, 15):
+        day = local.date() + timedelta(days=offset)
+        if day.weekday() not in rhythm["days"]:
+            continue
+        candidate = datetime.combine(day, time(hh, mm), tzinfo=zone)
+        if candidate >= opens_at + timedelta(hours=1):
+            return candidate.astimezone(opens_at.tzinfo)
+    raise AssertionError("unreachable: a listed weekday comes within two weeks")
+
+
+def describe_rhythm(rhythm: dict[str, Any]) -> str:
+    if rhythm.get("kind") == "hours":
+        return f"un tour toutes les {rhythm['hours']} heures"
+    if rhythm.get("kind") == "all_answered":
+        return (f"tour suivant dès que tous les joueurs ont répondu, au plus tard "
+                f"{rhythm['hours']} heures après le tirage")
+    days = ", ".join(WEEKDAYS_FR[d] for d in rhythm.get("days", []))
+    return f"clôture chaque {days} à {rhythm.get('time')}"
+
+
+# --- creating a game -------------------------------------------------------------------------
+
+
+def create_game(
+    *,
+    session: Session,
+    competition: Competition,
+    title: str,
+    settings: Any,
+    rhythm: dict[str, Any],
+    starts_at: datetime,
+    code: str | None = None,
+    lexicon_name: str = "default",
+    timezone: str = DEFAULT_TIMEZONE,
+    seed: int | None = None,
+    review_minutes: int = 0,
+    bag_order: str | None = None,
+    actor: str = audit.SYSTEM,
+) -> DuplicateGame:
+    """Store a new Duplicate; round 1 is drawn by the scheduler at ``starts_at``. The bag
+    order is drawn from ``seed`` (random when not given), or given whole as ``bag_order``
+    (a recorded game replayed; ``seed`` is then 0)."""
+    if starts_at.tzinfo is None:
+        raise ValueError("starts_at must be timezone-aware")
+    rhythm = check_rhythm(rhythm, timezone)
+    if not title.strip():
+        raise DuplicateError("Donnez un titre à la partie.")
+    if review_minutes < 0:
+        raise DuplicateError("Le délai de revue du top ne peut pas être négatif.")
+    code = (code or f"DUP-{secrets.token_hex(3)}").strip()
+    if not code or any(c.isspace() for c in code):
+        raise DuplicateError("Le code de la partie ne peut contenir d'espace.")
+    if session.exec(select(DuplicateGame.id).where(DuplicateGame.code == code)).first():
+        raise DuplicateError(f"Le code « {code} » est déjà pris.")
+    lang = settings.lang
+    if bag_order is not None:
+        seed, bag = 0, bag_order
+    else:
+        seed = secrets.randbits(31) if seed is None else int(seed)
+        bag = draw_bag_order(lang, seed)
+    assert competition.id is not None
+    game = DuplicateGame(
+        code=code, competition_id=competition.id, title=title.strip(), lang=lang,
+        lexicon_name=lexicon_name, settings=_as_dict(settings.to_json()), rhythm=rhythm,
+        seed=seed, bag_order=bag, state_text="", timezone=timezone,
+        review_minutes=review_minutes, starts_at=starts_at, status=DuplicateStatus.SCHEDULED,
+    )
+    config = config_of(game)  # the word list must load now, not at round 1
+    game.lexicon_sha256 = config.lexicon.identity.sha256
+    try:
+        game.state_text = engine().GameState.initial(settings, bag).to_text()
+    except ValueError as exc:  # puzzles.duplicate.DuplicateError: a bag that is not the set
+        raise DuplicateError(str(exc)) from None
+    session.add(game)
+    session.flush()
+    audit.record(session=session, actor=actor, action="duplicate.create", target=code,
+                 seed=seed, rhythm=rhythm, starts_at=starts_at.isoformat(),
+                 settings=game.settings, lexicon=lexicon_name)
+    return game
+
+
+def _as_dict(value: Any) -> dict[str, Any]:
+    if isinstance(value, str):
+        import json
+
+        loaded = json.loads(value)
+        assert isinstance(loaded, dict)
+        return loaded
+    return dict(value)
+
+
+# --- queries ---------------------------------------------------------------------------------
+
+
+def players_of(session: Session, game: DuplicateGame) -> list[Player]:
+    return list(session.exec(
+        select(Player)
+        .join(Registration, col(Registration.player_id) == col(Player.id))
+        .where(Registration.competition_id == game.competition_id)
+        .where(col(Player.active).is_(True))
+        .order_by(col(Player.id))
+    ).all())
+
+
+def rounds_of(session: Session, game: DuplicateGame) -> list[DuplicateRound]:
+    return list(session.exec(
+        select(DuplicateRound).where(DuplicateRound.game_id == game.id)
+        .order_by(col(DuplicateRound.number))
+    ).all())
+
+
+def current_round(session: Session, game: DuplicateGame) -> DuplicateRound | None:
+    return session.exec(
+        select(DuplicateRound).where(DuplicateRound.game_id == game.id)
+        .order_by(col(DuplicateRound.number).desc()).limit(1)
+    ).first()
+
+
+def entries_of(session: Session, rnd: DuplicateRound) -> list[DuplicateEntry]:
+    return list(session.exec(
+        select(DuplicateEntry).where(DuplicateEntry.round_id == rnd.id)
+        .order_by(col(DuplicateEntry.player_id), col(DuplicateEntry.version))
+    ).all())
+
+
+def counting_entries(entries: Sequence[DuplicateEntry]) -> dict[int, DuplicateEntry]:
+    """Per player, the bulletin that counts: the last version received on time."""
+    out: dict[int, DuplicateEntry] = {}
+    for e in sorted(entries, key=lambda e: (e.player_id, e.version)):
+        if not e.late:
+            out[e.player_id] = e
+    return out
+
+
+def game_url(game: DuplicateGame) -> str | None:
+    base = notify._setting("BASE_URL", None)
+    return f"{base.rstrip('/')}/duplicate/{game.code}" if base else None
+
+
+# --- bulletins -------------------------------------------------------------------------------
+
+
+@dataclass
+class BulletinOutcome:
+    entry: DuplicateEntry
+    round: DuplicateRound
+    late: bool
+    errors: list[str]
+
+
+def submit_bulletin(
+    *,
+    session: Session,
+    player: Player,
+    game: DuplicateGame,
+    text: str,
+    channel: str,
+    received_at: datetime,
+    inbound_message_id: int | None = None,
+    in_reply_to: str | None = None,
+) -> BulletinOutcome:
+    """Store one bulletin for the round in progress at ``received_at`` (raw text first),
+    parse it, flag it late when received after the round's deadline, enqueue its receipt.
+    Does not commit. :class:`DuplicateError` (French) when no round has been drawn yet or
+    the player is not registered."""
+    if received_at.tzinfo is None:
+        raise ValueError("received_at must be timezone-aware")
+    if channel not in (Channel.WEB, Channel.EMAIL):
+        raise ValueError(f"unknown channel {channel!r}")
+    assert player.id is not None and game.id is not None
+    registered = session.exec(select(Registration.id).where(
+        Registration.competition_id == game.competition_id,
+        Registration.player_id == player.id)).first()
+    if registered is None:
+        raise DuplicateError(f"Vous n'êtes pas inscrit à la partie « {game.title} » "
+                             f"({game.code}).")
+    rnd = session.exec(
+        select(DuplicateRound).where(DuplicateRound.game_id == game.id,
+                                     DuplicateRound.opens_at <= received_at)
+        .order_by(col(DuplicateRound.number).desc()).limit(1)
+    ).first()
+    if rnd is None:
+        raise DuplicateError(
+            f"La partie « {game.title} » ({game.code}) n'a pas encore commencé : le premier "
+            f"tirage sera publié le {format_local(game.starts_at, game.timezone)}.")
+    # serialise two bulletins of one player (web and mail at once) before reading the version
+    session.execute(sa.update(Player).where(col(Player.id) == player.id)
+                    .values(bounce_count=Player.bounce_count))
+    last = session.exec(
+        select(DuplicateEntry).where(DuplicateEntry.round_id == rnd.id,
+                                     DuplicateEntry.player_id == player.id)
+        .order_by(col(DuplicateEntry.version).desc()).limit(1)
+    ).first()
+    late = received_at > rnd.closes_at
+    entry = DuplicateEntry(
+        round_id=rnd.id or 0, player_id=player.id, version=(last.version + 1) if last else 1,
+        channel=channel, received_at=received_at, raw_text=text,
+        sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(), late=late,
+        inbound_message_id=inbound_message_id,
+    )
+    session.add(entry)
+    session.flush()  # the raw text is in before anything that could fail
+    errors, bulletin = _parse(text)
+    entry.parse_errors, entry.bulletin = errors, bulletin
+    session.add(entry)
+    audit.record(session=session, actor=f"player:{player.id}", action="duplicate.bulletin",
+                 target=f"duplicate_entry:{entry.id}", game=game.code, round=rnd.number,
+                 version=entry.version, channel=channel, late=late, errors=len(errors))
+    headers = {"In-Reply-To": in_reply_to, "References": in_reply_to} if in_reply_to else {}
+    notify.enqueue(
+        session=session, kind=OutboxKind.RECEIPT, to_addr=player.email,
+        template="duplicate_receipt",
+        context={
+            "player_name": player.name, "game_title": f"{game.title} ({game.code})",
+            "round_no": rnd.number, "rack": rnd.draw.get("rack", ""),
+            "received_at": format_local(received_at, game.timezone, seconds=True),
+            "deadline": format_local(rnd.closes_at, game.timezone, seconds=True),
+            "late": late, "channel": channel, "bulletin": _bulletin_line(bulletin),
+            "errors": errors, "text": text, "replaces_previous": last is not None,
+            "entry_ref": f"n° {entry.id}, version {entry.version}", "sha256": entry.sha256,
+            "game_url": game_url(game),
+        },
+        dedupe_key=f"duplicate_receipt:{entry.id}", fresh_key=True, player_id=player.id,
+        headers=headers,
+    )
+    session.flush()
+    if (game.rhythm.get("kind") == "all_answered" and not late
+            and rnd.status == RoundStatus.OPEN):
+        log.debug("bulletin for %s round %s; the scheduler checks if all answered",
+                  game.code, rnd.number)
+    return BulletinOutcome(entry=entry, round=rnd, late=late, errors=errors)
+
+
+def _first_line(text: str) -> str:
+    return next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+
+
+def _parse(text: str) -> tuple[list[str], dict[str, Any] | None]:
+    """The bulletin is the first non-empty line (a mail's signature below it is ignored)."""
+    line = _first_line(text)
+    if not line:
+        return ["Bulletin vide : écrivez une ligne, par exemple « H4 RESTAIt 70 »."], None
+    try:
+        parsed = engine().parse_bulletin(line)
+    except Exception:  # the parser must never cost a player his bulletin
+        log.exception("parse_bulletin raised")
+        return ["Erreur interne à la lecture du bulletin ; il est conservé et l'arbitre "
+                "l'examinera."], None
+    if isinstance(parsed, list):
+        return [str(e) for e in parsed], None
+    return [], bulletin_dict(parsed)
+
+
+def bulletin_dict(b: Any) -> dict[str, Any]:
+    return {"word": b.word, "ref": b.ref, "raccord": getattr(b, "raccord", None),
+            "claimed": b.claimed}
+
+
+def bulletin_of(d: dict[str, Any], player: str, received_at: datetime | None) -> Any:
+    return engine().Bulletin(player=player, word=d["word"], ref=d.get("ref"),
+                             raccord=d.get("raccord"), claimed=d.get("claimed"),
+                             received_at=received_at)
+
+
+def _bulletin_line(b: dict[str, Any] | None) -> str | None:
+    if not b:
+        return None
+    place = b.get("ref") or (f"raccord {b['raccord']}" if b.get("raccord") else "")
+    claimed = b.get("claimed")
+    return " ".join(str(x) for x in (place, b["word"], claimed if claimed is not None else "")
+                    if x != "")
+
+
+def claim_mail(*, session: Session, player: Player, subject: str, text: str,
+               received_at: datetime, inbound_message_id: int | None,
+               in_reply_to: str | None) -> BulletinOutcome | None:
+    """The mail pipeline's hook: when the message is a bulletin for a running Duplicate (its
+    code in the subject, or the player is in exactly one running Duplicate and no open problem
+    is named), store it and return the outcome; otherwise ``None`` (the sheet path goes on)."""
+    import re
+
+    games = list(session.exec(
+        select(DuplicateGame)
+        .join(Registration, col(Registration.competition_id) == col(DuplicateGame.competition_id))
+        .where(Registration.player_id == player.id,
+               col(DuplicateGame.status).in_((DuplicateStatus.RUNNING,
+                                              DuplicateStatus.FINISHED)))
+        .order_by(col(DuplicateGame.id))
+    ).all())
+    if not games:
+        return None
+    words = {w.upper() for w in re.findall(r"[\w-]+", subject or "")}
+    named = [g for g in games if g.code.upper() in words]
+    if len(named) == 1:
+        game = named[0]
+    else:
+        # no code in the subject: a message whose first line reads as a bulletin, from a
+        # player in exactly one running Duplicate
+        running = [g for g in games if g.status == DuplicateStatus.RUNNING]
+        line = _first_line(text)
+        if len(running) != 1 or not line or isinstance(engine().parse_bulletin(line), list):
+            return None
+        game = running[0]
+    return submit_bulletin(session=session, player=player, game=game, text=text.strip(),
+                           channel=Channel.EMAIL, received_at=received_at,
+                           inbound_message_id=inbound_message_id, in_reply_to=in_reply_to)
+
+
+# --- the scheduled steps ---------------------------------------------------------------------
+
+
+def run_due(*, now: datetime) -> list[str]:
+    """Every due step of every unfinished game; ``"<action>:<code>:<round>"`` per step."""
+    from webapp.db import session_scope
+
+    with session_scope() as s:
+        ids = list(s.exec(select(DuplicateGame.id).where(
+            col(DuplicateGame.status).in_((DuplicateStatus.SCHEDULED, DuplicateStatus.RUNNING))
+        ).order_by(col(DuplicateGame.id))).all())
+    done: list[str] = []
+    for gid in ids:
+        assert gid is not None
+        try:
+            done += advance(gid, now=now)
+        except Exception:
+            log.exception("duplicate %s: scheduled step failed", gid)
+    return done
+
+
+def advance(game_id: int, *, now: datetime, max_steps: int = 10_000) -> list[str]:
+    """Do the due steps of one game, each in its own transaction (game row locked)."""
+    from webapp.db import session_scope
+    from webapp.services.lifecycle import PROCESS
+
+    done: list[str] = []
+    for _ in range(max_steps):
+        with session_scope() as s:
+            game = s.get(DuplicateGame, game_id, with_for_update=True)
+            if game is None:
+                return done
+            step = next_step(s, game, now)
+            if step is None:
+                return done
+            name, number = step(s, game, now)
+            audit.record(session=s, actor=audit.SYSTEM, action=f"duplicate.{name}",
+                         target=game.code, round=number, at=now.isoformat(), process=PROCESS)
+            done.append(f"{name}:{game.code}:{number}")
+    return done
+
+
+def next_step(s: Session, game: DuplicateGame, now: datetime) -> Any:
+    if game.status == DuplicateStatus.FINISHED:
+        return None
+    rnd = current_round(s, game)
+    if rnd is None:
+        return draw_next if now >= game.starts_at else None
+    if rnd.status == RoundStatus.OPEN:
+        if now >= rnd.closes_at or (game.rhythm.get("kind") == "all_answered"
+                                    and _all_answered(s, game, rnd)):
+            return close_round
+        return None
+    if rnd.status == RoundStatus.CLOSED:
+        return correct_round
+    if rnd.status == RoundStatus.CORRECTED:
+        assert rnd.closed_at is not None
+        if now >= rnd.closed_at + timedelta(minutes=game.review_minutes):
+            return publish_round
+        return None
+    # published: the next draw (which ends the game when the bag or the rounds are over)
+    return draw_next
+
+
+def _all_answered(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> bool:
+    players = {p.id for p in players_of(s, game)}
+    answered = set(s.exec(select(DuplicateEntry.player_id).where(
+        DuplicateEntry.round_id == rnd.id, col(DuplicateEntry.late).is_(False))).all())
+    return bool(players) and players <= answered
+
+
+def draw_next(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, int]:
+    """Draw round n+1 on the master game and open it at ``now`` (a server that was down
+    opens it when it comes back, so the players still get a whole round); or end the game
+    (RULES §4.9: bag over, no vowel or consonant left, the round limit reached)."""
+    eng = engine()
+    settings = settings_of(game)
+    config = config_of(game)
+    state = eng.GameState.from_text(game.state_text)
+    draw, state = eng.draw_round(state, settings, config=config)
+    last = current_round(s, game)
+    number = (last.number + 1) if last else 1
+    top = None if draw is None else eng.find_top(state, draw.rack, config, round_no=number,
+                                                 settings=settings)
+    if draw is None or top is None:
+        game.state_text = state.to_text()
+        return finish(s, game, now)
+    rnd = DuplicateRound(
+        game_id=game.id or 0, number=number, opens_at=now,
+        closes_at=deadline_after(game.rhythm, now, game.timezone), status=RoundStatus.OPEN,
+        draw=draw_dict(draw), state_before=state.to_text(), grid_before=state.board_cgp,
+        top=top_dict(top),
+    )
+    s.add(rnd)
+    if game.status == DuplicateStatus.SCHEDULED:
+        game.status = DuplicateStatus.RUNNING
+        s.add(game)
+    s.flush()
+    draw_notices(s, game, rnd)
+    return "draw", number
+
+
+def close_round(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, int]:
+    """No bulletin counts after this; a late one is still stored (and flagged)."""
+    rnd = current_round(s, game)
+    assert rnd is not None and rnd.status == RoundStatus.OPEN
+    rnd.status = RoundStatus.CLOSED
+    # closed early (every player answered): the deadline becomes that instant
+    rnd.closed_at = rnd.closes_at if now >= rnd.closes_at else now
+    if now < rnd.closes_at:
+        rnd.closes_at = now
+    s.add(rnd)
+    return "close", rnd.number
+
+
+def correct_round(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, int]:
+    rnd = current_round(s, game)
+    assert rnd is not None and rnd.status == RoundStatus.CLOSED
+    rnd.results = compute_results(s, game, rnd)
+    rnd.status = RoundStatus.CORRECTED
+    rnd.corrected_at = now
+    s.add(rnd)
+    return "correct", rnd.number
+
+
+def compute_results(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> list[dict[str, Any]]:
+    """Correct the counting bulletin of every registered player (``correct_all``: none is
+    absent, an unreadable one is zero with its errors), then the solos; one mapping per
+    player, by player id."""
+    eng = engine()
+    state = eng.GameState.from_text(rnd.state_before)
+    assert rnd.top is not None
+    counting = counting_entries(entries_of(s, rnd))
+    players = players_of(s, game)
+    bulletins: dict[str, Any] = {}
+    for p in players:
+        entry = counting.get(p.id or 0)
+        if entry is None:
+            bulletins[str(p.id)] = None
+        elif entry.bulletin is None:
+            bulletins[str(p.id)] = _first_line(entry.raw_text)  # read again: its errors
+        else:
+            bulletins[str(p.id)] = bulletin_of(entry.bulletin, str(p.id), entry.received_at)
+    verdicts = eng.correct_all(state, rnd.draw["rack"], bulletins, config_of(game),
+                               round_no=rnd.number, top_score=int(rnd.top["score"]),
+                               settings=settings_of(game), n_players=len(players))
+    by_player = {v.player: v for v in verdicts}
+    return [result_dict(p, counting.get(p.id or 0), by_player[str(p.id)]) for p in players]
+
+
+def result_dict(p: Player, entry: DuplicateEntry | None, v: Any) -> dict[str, Any]:
+    return {"player_id": p.id, "name": p.name, "entry_id": entry.id if entry else None,
+            "score": int(v.score), "kind": str(v.kind), "warnings": int(v.warnings),
+            "solo": int(v.solo), "reason": v.reason_fr, "ref": v.ref, "word": v.word}
+
+
+def verdict_of(r: dict[str, Any]) -> Any:
+    return engine().Verdict(player=str(r["player_id"]), score=int(r["score"]), kind=r["kind"],
+                            warnings=int(r["warnings"]), reason_fr=r["reason"],
+                            ref=r.get("ref"), word=r.get("word"), solo=int(r.get("solo", 0)))
+
+
+def publish_round(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, int]:
+    """Place the retained top on the master grid and send every player his result."""
+    rnd = current_round(s, game)
+    assert rnd is not None and rnd.status == RoundStatus.CORRECTED and rnd.top is not None
+    eng = engine()
+    state = eng.GameState.from_text(rnd.state_before)
+    state = eng.apply_top(state, draw_of(rnd.draw), top_of(rnd.top))
+    game.state_text = state.to_text()
+    rnd.grid_after = state.board_cgp
+    rnd.status = RoundStatus.PUBLISHED
+    rnd.published_at = now
+    s.add(rnd)
+    s.add(game)
+    s.flush()
+    results_notices(s, game, rnd)
+    return "publish", rnd.number
+
+
+def finish(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, int]:
+    last = current_round(s, game)
+    game.status = DuplicateStatus.FINISHED
+    game.finished_at = now
+    s.add(game)
+    s.flush()
+    final_notices(s, game)
+    return "finish", last.number if last else 0
+
+
+# --- serialising engine values ---------------------------------------------------------------
+
+
+def draw_dict(d: Any) -> dict[str, Any]:
+    return {"reliquat": d.reliquat, "new": d.new, "rack": d.rack, "rejected": list(d.rejected),
+            "minimum": d.minimum, "notation": d.notation}
+
+
+def draw_of(d: dict[str, Any]) -> Any:
+    return engine().Draw(reliquat=d["reliquat"], new=d["new"], rack=d["rack"],
+                         rejected=tuple(d["rejected"]), minimum=int(d.get("minimum", 0)))
+
+
+def move_dict(m: Any) -> dict[str, Any]:
+    from scoring.notation import format_ref
+
+    return {"ref": format_ref(m.ref), "word": m.word, "score": int(m.score),
+            "move": [int(m.score), bool(m.horizontal), int(m.start), m.word, int(m.new_mask)]}
+
+
+def move_of(d: dict[str, Any]) -> Any:
+    from scoring.movegen import GeneratedMove
+
+    score, horizontal, start, word, mask = d["move"]
+    return GeneratedMove(int(score), bool(horizontal), int(start), str(word), int(mask))
+
+
+def top_dict(t: Any) -> dict[str, Any]:
+    out = move_dict(t.move)
+    out.update(ref=t.ref, word=t.word, score=int(t.score), reason=t.reason_fr,
+               ties=[move_dict(x) for x in t.ties])
+    return out
+
+
+def top_of(d: dict[str, Any]) -> Any:
+    return engine().TopChoice(move=move_of(d), ref=d["ref"], word=d["word"],
+                              score=int(d["score"]), ties=tuple(move_of(x) for x in d["ties"]),
+                              reason_fr=d.get("reason", ""))
+
+
+# --- console actions -------------------------------------------------------------------------
+
+
+def override_top(*, session: Session, game: DuplicateGame, rnd: DuplicateRound, ref: str,
+                 word: str, actor: str, reason: str) -> dict[str, Any]:
+    """Retain another legal move of this round as its top (before its results are out);
+    the bulletins are corrected again against it if the round is already corrected."""
+    if rnd.status == RoundStatus.PUBLISHED:
+        raise DuplicateError("Les résultats de ce tour sont publiés : son top ne peut plus "
+                             "changer.")
+    if not reason.strip():
+        raise DuplicateError("Indiquez le motif du changement de top.")
+    eng = engine()
+    state = eng.GameState.from_text(rnd.state_before)
+    config = config_of(game)
+    move = legal_move(state, rnd.draw["rack"], config, ref, word)
+    old = rnd.top
+    assert old is not None
+    rnd.top = {**move_dict(move), "ties": [],
+               "reason": f"Top choisi par l'arbitre ({actor}) : {reason.strip()}"}
+    rnd.top_overridden_by = actor
+    if rnd.status == RoundStatus.CORRECTED:
+        rnd.results = compute_results(session, game, rnd)
+    session.add(rnd)
+    audit.record(session=session, actor=actor, action="duplicate.override_top",
+                 target=game.code, round=rnd.number, old=old, new=rnd.top,
+                 reason=reason.strip())
+    return rnd.top
+
+
+def legal_move(state: Any, rack: str, config: Any, ref: str, word: str) -> Any:
+    """The legal move of this round written ``ref word`` (a joker in lower case); French
+    :class:`DuplicateError` when there is none."""
+    from scoring.movegen import generate
+    from scoring.notation import parse_ref
+
+    try:
+        wanted = parse_ref(ref.strip())
+    except Exception:
+        raise DuplicateError(f"Référence illisible : « {ref} ».") from None
+    word = word.strip()
+    moves = [m for m in generate(state.board, rack, config) if m.ref == wanted]
+    exact = [m for m in moves if m.word == word]
+    folded = [m for m in moves if m.word.upper() == word.upper()]
+    found = exact or (folded if len(folded) == 1 else [])
+    if not found:
+        raise DuplicateError(f"« {ref.strip()} {word} » n'est pas un coup jouable avec le "
+                             f"tirage {rack} sur cette grille.")
+    return found[0]
+
+
+def recorrect(*, session: Session, game: DuplicateGame, rnd: DuplicateRound, actor: str,
+              reason: str) -> list[dict[str, Any]]:
+    """Correct every bulletin of a closed round again (audited, with the differences)."""
+    if rnd.status == RoundStatus.OPEN:
+        raise DuplicateError("Ce tour est encore ouvert : il sera corrigé à sa clôture.")
+    if not reason.strip():
+        raise DuplicateError("Indiquez le motif de la nouvelle correction.")
+    old = {r["player_id"]: r["score"] for r in rnd.results}
+    rnd.results = compute_results(session, game, rnd)
+    session.add(rnd)
+    changed = {r["player_id"]: [old.get(r["player_id"]), r["score"]] for r in rnd.results
+               if old.get(r["player_id"]) != r["score"]}
+    audit.record(session=session, actor=actor, action="duplicate.recorrect", target=game.code,
+                 round=rnd.number, reason=reason.strip(),
+                 changed={str(k): v for k, v in changed.items()})
+    return rnd.results
+
+
+# --- ranking ---------------------------------------------------------------------------------
+
+
+def standings(session: Session, game: DuplicateGame) -> list[dict[str, Any]]:
+    """The ranking after the published rounds (``puzzles.duplicate.rank_game``: scores +
+    solos − warning conversion): rank, name, total, percent of the tops, per-round scores."""
+    eng = engine()
+    rounds = [r for r in rounds_of(session, game)
+              if r.status == RoundStatus.PUBLISHED and r.top is not None]
+    names = {p.id: p for p in players_of(session, game)}
+    if not rounds:
+        return [{"player_id": p.id, "name": p.name, "club": p.club, "rank": 1, "total": 0,
+                 "percent": None, "scores": [], "warnings": 0, "solos": 0}
+                for p in names.values()]
+    results = [eng.RoundResult(round_no=r.number, draw=draw_of(r.draw), top=top_of(r.top or {}),
+                               board_cgp=r.grid_after or "",
+                               verdicts=tuple(verdict_of(x) for x in r.results))
+               for r in rounds]
+    per_round = {r.number: {x["player_id"]: x for x in r.results} for r in rounds}
+    rows: list[dict[str, Any]] = []
+    for row in eng.rank_game(results, settings_of(game)):
+        pid = int(row.player)
+        p = names.get(pid)
+        rows.append({
+            "player_id": pid, "name": p.name if p else f"joueur n° {pid}",
+            "club": p.club if p else "", "rank": row.rank, "total": row.total,
+            "percent": round(row.percent_of_tops, 2), "warnings": row.warnings,
+            "warning_deduction": row.warning_deduction, "solos": row.solos,
+            "scores": [(per_round[r.number].get(pid) or {}).get("score", 0)
+                       + (per_round[r.number].get(pid) or {}).get("solo", 0) for r in rounds],
+        })
+    rows.sort(key=lambda r: (r["rank"], r["name"]))
+    return rows
+
+
+# --- notices ---------------------------------------------------------------------------------
+
+
+def text_grid(cgp: str) -> str:
+    from scoring.board import Board
+
+    return str(Board.from_cgp(cgp).to_ascii())
+
+
+def draw_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> int:
+    players = players_of(s, game)
+    keys = {p.id: f"duplicate_draw:{game.code}:{rnd.number}:{p.id}" for p in players}
+    sent = notify.existing_keys(s, list(keys.values()))
+    shared = {
+        "game_title": f"{game.title} ({game.code})", "round_no": rnd.number,
+        "rack": rnd.draw["rack"], "draw_notation": rnd.draw.get("notation", rnd.draw["rack"]),
+        "deadline": format_local(rnd.closes_at, game.timezone),
+        "grid": text_grid(rnd.grid_before), "game_url": game_url(game),
+        "subject_hint": game.code,
+    }
+    new = 0
+    for p in players:
+        if not notify.deliverable(p) or keys[p.id] in sent:
+            continue
+        notify.enqueue(session=s, kind=KIND_DRAW, to_addr=p.email,
+                       template="duplicate_draw",
+                       context={**shared, "player_name": p.name,
+                                "submission_address": notify.submission_address(p)},
+                       dedupe_key=keys[p.id], player_id=p.id)
+        new += 1
+    return new
+
+
+def results_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> int:
+    players = {p.id: p for p in players_of(s, game)}
+    ranking = standings(s, game)
+    rank_of = {r["player_id"]: r for r in ranking}
+    keys = {pid: f"duplicate_results:{game.code}:{rnd.number}:{pid}" for pid in players}
+    sent = notify.existing_keys(s, list(keys.values()))
+    assert rnd.top is not None
+    new = 0
+    for res in rnd.results:
+        p = players.get(res["player_id"])
+        if p is None or not notify.deliverable(p) or keys[p.id] in sent:
+            continue
+        mine = rank_of.get(p.id, {})
+        notify.enqueue(
+            session=s, kind=KIND_RESULTS, to_addr=p.email,
+            template="duplicate_results",
+            context={"player_name": p.name, "game_title": f"{game.title} ({game.code})",
+                     "round_no": rnd.number, "top_ref": rnd.top["ref"],
+                     "top_word": rnd.top["word"], "top_score": rnd.top["score"],
+                     "score": res["score"], "reason": res["reason"],
+                     "total": mine.get("total"), "rank": mine.get("rank"),
+                     "participants": len(ranking), "game_url": game_url(game)},
+            dedupe_key=keys[p.id], player_id=p.id)
+        new += 1
+    return new
+
+
+def final_notices(s: Session, game: DuplicateGame) -> int:
+    ranking = standings(s, game)
+    players = {p.id: p for p in players_of(s, game)}
+    rounds = [r for r in rounds_of(s, game) if r.status == RoundStatus.PUBLISHED]
+    tops = sum(int(r.top["score"]) for r in rounds if r.top)
+    keys = {pid: f"duplicate_final:{game.code}:{pid}" for pid in players}
+    sent = notify.existing_keys(s, list(keys.values()))
+    new = 0
+    for row in ranking:
+        p = players.get(row["player_id"])
+        if p is None or not notify.deliverable(p) or keys[p.id] in sent:
+            continue
+        notify.enqueue(
+            session=s, kind=KIND_FINAL, to_addr=p.email,
+            template="duplicate_final",
+            context={"player_name": p.name, "game_title": f"{game.title} ({game.code})",
+                     "rounds": len(rounds), "tops_total": tops, "total": row["total"],
+                     "rank": row["rank"], "percent": row["percent"],
+                     "ranking": notify.ranking_excerpt(
+                         [{"rank": r["rank"], "name": r["name"], "score": r["total"],
+                           "percent": r["percent"]} for r in ranking], row["rank"]),
+                     "game_url": game_url(game)},
+            dedupe_key=keys[p.id], player_id=p.id)
+        new += 1
+    return new
+
+
+def upcoming_instants(*, now: datetime) -> list[datetime]:
+    """Future instants at which :func:`run_due` has a Duplicate step to do."""
+    from webapp.db import session_scope
+
+    out: set[datetime] = set()
+    with session_scope() as s:
+        for game in s.exec(select(DuplicateGame).where(col(DuplicateGame.status).in_(
+                (DuplicateStatus.SCHEDULED, DuplicateStatus.RUNNING)))).all():
+            rnd = current_round(s, game)
+            if rnd is None:
+                out.add(game.starts_at)
+            elif rnd.status == RoundStatus.OPEN:
+                out.add(rnd.closes_at)
+            elif rnd.status == RoundStatus.CORRECTED and rnd.closed_at is not None:
+                out.add(rnd.closed_at + timedelta(minutes=game.review_minutes))
+    return sorted(t for t in out if t > now)
