@@ -6,6 +6,8 @@ JSON when they can be (``ARBITRE_SCHEDULER_ENABLED=false``, ``ARBITRE_APPEAL_DAY
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 
 class Config:
     SECRET_KEY = "dev-only-change-me"
@@ -30,9 +32,23 @@ class Config:
 
     RESULTS_MAIL_TOP = 30  # results mails list the top rows and the player's own place
     LOGIN_TOKEN_MINUTES = 30
-    LOGIN_MAX_FAILURES = 5  # wrong passwords per account before sign-in is suspended...
-    LOGIN_FAILURE_WINDOW_MINUTES = 15  # ...for this long
-    LOGIN_LINKS_PER_HOUR = 5  # sign-in mails per player and hour
+    # wrong passwords from one client for one account, then for any account, before that
+    # client's password sign-ins are refused (Flask-Limiter syntax); other clients still
+    # get in, and a sign-in link by e-mail always works
+    LOGIN_RATE_LIMIT = "5 per 15 minutes"
+    LOGIN_CLIENT_RATE_LIMIT = "30 per 15 minutes"
+    RATELIMIT_STORAGE_URI = "memory://"  # per process; "redis://..." to share between workers
+    LOGIN_LINKS_PER_HOUR = 5  # sign-in mails per account and hour
+    ARBITRE_LOGIN_TOKEN_MINUTES = 15  # an arbitre's one-time sign-in link
+    PLAYER_SESSION_DAYS = 14  # a player stays signed in this long at most...
+    ARBITRE_SESSION_HOURS = 12  # ...an arbitre this long
+    PERMANENT_SESSION_LIFETIME = timedelta(days=14)  # the cookie's own expiry
+
+    # sheets per player (all problems, web and e-mail together) within the window; 0: no limit
+    SUBMISSIONS_PER_WINDOW = 10
+    SUBMISSION_WINDOW_SECONDS = 60
+    APPEALS_PER_SHEET = 2  # appeals a player may file on one problem's verification
+    MAX_APPEAL_DAYS = 30  # the console accepts an appeal window of 0..MAX_APPEAL_DAYS days
     MAIL_FROM = "Arbitre <arbitre@localhost>"
     # submissions by e-mail go to SUBMIT_LOCALPART+<player token>@SUBMIT_DOMAIN
     SUBMIT_LOCALPART = "feuilles"
@@ -41,8 +57,21 @@ class Config:
 
     SESSION_COOKIE_HTTPONLY = True
     SESSION_COOKIE_SAMESITE = "Lax"
+    SESSION_COOKIE_SECURE = False
     WTF_CSRF_TIME_LIMIT = None  # a player may leave the sheet form open for hours
+    # sent on every response (webapp.create_app); inline style attributes are used, no
+    # inline script
+    CONTENT_SECURITY_POLICY = (
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+        "img-src 'self' data:; object-src 'none'; base-uri 'self'; form-action 'self'; "
+        "frame-ancestors 'none'"
+    )
+    REFERRER_POLICY = "same-origin"
 
 
 class ProductionConfig(Config):
+    """Loaded instead of :class:`Config` when ``ARBITRE_PRODUCTION`` is set (``arbitre serve
+    --production`` sets it for itself and its gunicorn workers): the site is served over
+    HTTPS, so the session cookie is sent over HTTPS only."""
+
     SESSION_COOKIE_SECURE = True
