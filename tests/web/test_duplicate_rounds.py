@@ -1,0 +1,115 @@
+"""Duplicate by correspondence: the « as soon as every player has answered » rhythm, a round
+closed early, and migration 0006 upgrading a database that already holds rows.
+
+Same game as tests/web/test_duplicate.py: word list {ZA, ZAS}, round 1 draws ZAEIBCD and its
+top is ZA at H7, (10 + 1) × 2 = 22 (Z on H7, A on the double-word star H8).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from alembic import command
+from flask import Flask
+from sqlmodel import Session, select
+
+from puzzles.duplicate import DuplicateSettings
+from tests.web.test_duplicate import START, full_bag
+from webapp.db import alembic_config, make_engine
+from webapp.models import Channel, Competition, DuplicateGame, DuplicateRound, Player
+from webapp.services import clock, duplicate, lifecycle
+
+pytestmark = pytest.mark.db
+
+
+@pytest.fixture
+def game(
+    app: Flask, db_session: Session, competition: Competition, tmp_path: Path
+) -> DuplicateGame:
+    words = tmp_path / "za.txt"
+    words.write_text("ZA\nZAS\n", "utf-8")
+    app.config["LEXICONS"] = {"za": str(words)}
+    with app.app_context():
+        g = duplicate.create_game(
+            session=db_session, competition=competition, title="Express", code="EX1",
+            settings=DuplicateSettings(lang="fr", rounds=2),
+            rhythm={"kind": "all_answered", "hours": 48}, starts_at=START, lexicon_name="za",
+            bag_order=full_bag(),
+        )
+        db_session.commit()
+    return g
+
+
+def test_round_closes_when_every_player_has_answered(
+    ctx: Flask, db_session: Session, game: DuplicateGame, make_player: Callable[..., Player],
+    frozen_clock: Any,
+) -> None:
+    ana = make_player("Ana", "ana@example.ro")
+    bob = make_player("Bob", "bob@example.fr")
+    frozen_clock.move_to(START)
+    assert lifecycle.run_due(now=clock.now()) == ["draw:EX1:1"]
+    rnd = db_session.exec(select(DuplicateRound)).one()
+    assert rnd.closes_at == START + timedelta(hours=48)  # the deadline anyway
+
+    frozen_clock.move_to(START + timedelta(hours=1))
+    duplicate.submit_bulletin(session=db_session, player=ana, game=game, text="H7 ZA 22",
+                              channel=Channel.WEB, received_at=clock.now())
+    db_session.commit()
+    assert lifecycle.run_due(now=clock.now()) == []  # Bob has not answered yet
+
+    answered = START + timedelta(hours=3)
+    frozen_clock.move_to(answered)
+    duplicate.submit_bulletin(session=db_session, player=bob, game=game, text="H8 ZA 22",
+                              channel=Channel.EMAIL, received_at=clock.now())
+    db_session.commit()
+    assert lifecycle.run_due(now=clock.now()) == [
+        "close:EX1:1", "correct:EX1:1", "publish:EX1:1", "draw:EX1:2"]
+    db_session.expire_all()
+    r1 = db_session.exec(select(DuplicateRound).where(DuplicateRound.number == 1)).one()
+    # closed at the last answer: a bulletin after it is late
+    assert (r1.closed_at, r1.closes_at) == (answered, answered)
+    assert [(x["name"], x["score"]) for x in r1.results] == [("Ana", 22), ("Bob", 22)]
+    r2 = db_session.exec(select(DuplicateRound).where(DuplicateRound.number == 2)).one()
+    assert (r2.opens_at, r2.closes_at) == (answered, answered + timedelta(hours=48))
+
+
+@pytest.fixture
+def empty_engine(database_url: str, pg_schema: str | None) -> Iterator[sa.Engine]:
+    schema = f"{pg_schema}_dup_{uuid.uuid4().hex[:6]}" if pg_schema else None
+    engine = make_engine(database_url, schema=schema)
+    yield engine
+    if schema:
+        with engine.begin() as conn:
+            conn.execute(sa.text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+    engine.dispose()
+
+
+def test_migration_0006_keeps_every_existing_row(empty_engine: sa.Engine) -> None:
+    cfg = alembic_config(empty_engine)
+    command.upgrade(cfg, "0005")
+    now = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+    with empty_engine.begin() as conn:
+        conn.execute(sa.text(
+            "INSERT INTO competition (slug, name, description, ranking_rule, lang, created_at, "
+            "open_registration) VALUES ('c', 'C', '', 'sum_scores', 'fr', :t, false)"), {"t": now})
+        conn.execute(sa.text(
+            "INSERT INTO player (name, club, email, token, bounce_count, active, created_at, "
+            "session_epoch) VALUES ('Ana', '', 'ana@example.ro', 'tok', 0, true, :t, 0)"),
+            {"t": now})
+    command.upgrade(cfg, "head")
+    tables = set(sa.inspect(empty_engine).get_table_names())
+    assert {"duplicate_game", "duplicate_round", "duplicate_entry"} <= tables
+    with empty_engine.connect() as conn:
+        assert conn.execute(sa.text("SELECT slug FROM competition")).scalars().all() == ["c"]
+        assert conn.execute(sa.text("SELECT email FROM player")).scalars().all() == [
+            "ana@example.ro"]
+    command.downgrade(cfg, "0005")
+    assert "duplicate_game" not in sa.inspect(empty_engine).get_table_names()
+    with empty_engine.connect() as conn:
+        assert conn.execute(sa.text("SELECT count(*) FROM player")).scalar() == 1
