@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from puzzles.settings import DEFAULT_WARNING_PENALTY_FROM
 from scoring.board import Board
 from scoring.errors import CGPError
 from scoring.tiles import JOKER, TileSet, tileset
@@ -227,6 +228,10 @@ class Problem:
     rack: str = ""
     seed: int | None = None
     notes: str = field(default="", compare=False)
+    # G6, RULES §5.3: points games lose 5 points per technical warning from this one (FISF
+    # 5.7: « Au quatrième (sixième en blitz et partie originale) »). The arbitre may treat a
+    # problem as a "partie originale" and set 6.
+    warning_penalty_from: int = DEFAULT_WARNING_PENALTY_FROM
 
     # --- derived ------------------------------------------------------------------------
     @property
@@ -254,6 +259,27 @@ class Problem:
         if 0 < number <= len(self.groups):
             return len(self.groups[number - 1])
         return 0
+
+    def warning_rule(self, penalty_from: int | None = None, points: int = 5) -> str:
+        """How technical warnings are converted for this problem, in French (RULES §5.3),
+        as shown on the problem page. ``penalty_from``: an arbitre's override of
+        :attr:`warning_penalty_from` (``Settings.warning_penalty_from``)."""
+        if self.game.ranking_points or self.game in (
+            GameType.SERIE_MAXIMAUX, GameType.SERIE_MAXIMAUX_CONSONNES
+        ):
+            rule = (
+                "un point de classement au 4e avertissement technique, puis un de plus "
+                "tous les 3 avertissements"
+            )
+            if self.game.ranking_points:
+                return rule[0].upper() + rule[1:] + "."
+            return "Départage : " + rule + "."
+        start = penalty_from if penalty_from is not None else self.warning_penalty_from
+        original = " (partie originale)" if start == 6 else ""
+        return (
+            f"{points} points de pénalité par avertissement technique à partir du "
+            f"{start}e{original}."
+        )
 
     def with_deadline(self, instant: datetime | None) -> Problem:
         return replace(self, deadline=instant)
@@ -300,6 +326,8 @@ class Problem:
                     )
                 if not g.is_consonant_variant and Counter("".join(self.groups)) != bag:
                     errs.append("Anticipation : les 15 groupes doivent former le sac entier.")
+                if self.lang == "ro" and self.groups:
+                    errs.extend(romanian_group1_errors(ts, self.groups[0], g.is_consonant_variant))
             elif not g.is_consonant_variant and any(len(x) != 7 for x in self.groups):
                 errs.append("Chaque groupe doit avoir 7 lettres.")
             if g.is_consonant_variant:
@@ -312,6 +340,11 @@ class Problem:
                 errs.append("Anticipation : l'ordre doit tirer chacun des groupes 2 à 15 une fois.")
         elif self.order and sorted(self.order) != list(range(1, len(self.groups) + 1)):
             errs.append("Ordre imposé : chaque groupe une fois.")
+        if self.warning_penalty_from < 1:
+            errs.append(
+                f"Conversion des avertissements : à partir du {self.warning_penalty_from}e "
+                "(attendu 1 ou plus, 4 par défaut, 6 en partie originale)."
+            )
         if g in (GameType.SUPERSCRABBLE, GameType.SUPERSCRABBLE_INCOMPLET):
             letters_ok("Tirage", self.rack)
             if len(self.rack) != 7:
@@ -359,6 +392,8 @@ class Problem:
             d["order"] = list(self.order)
         if self.seed is not None:
             d["seed"] = self.seed
+        if self.warning_penalty_from != DEFAULT_WARNING_PENALTY_FROM:
+            d["warning_penalty_from"] = self.warning_penalty_from
         return d
 
     @classmethod
@@ -399,6 +434,10 @@ class Problem:
                 rack=_letters(d.get("rack", "")),
                 seed=d.get("seed"),
                 notes=str(d.get("notes", "")),
+                warning_penalty_from=_int(
+                    d.get("warning_penalty_from", DEFAULT_WARNING_PENALTY_FROM),
+                    "warning_penalty_from",
+                ),
             )
         except (TypeError, KeyError) as exc:
             raise ProblemError(f"Problème mal formé : {exc}.") from None
@@ -417,6 +456,37 @@ class Problem:
         if not isinstance(data, dict):
             raise ProblemError("Un problème est un objet JSON.")
         return cls.from_dict(data)
+
+
+def _int(value: object, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"« {what} » : nombre entier attendu, reçu {value!r}")
+    return value
+
+
+def romanian_group1_errors(ts: TileSet, group: str, consonants_only: bool) -> list[str]:
+    """RULES §6.1–6.2 [E7]: Romanian group 1 is 2 letters, one vowel and one consonant; in
+    avocalique only its consonant is announced, and it is not G or J."""
+    vowels = [c for c in group if c != JOKER and ts.is_vowel(c)]
+    cons = [c for c in group if c != JOKER and not ts.is_vowel(c) and c not in ts.ambiguous]
+    if consonants_only:
+        if len(cons) != 1 or len(group) != 1:
+            return [
+                f"Anticipation avocalique roumaine : le groupe 1 annonce une seule consonne "
+                f"(reçu « {group} »)."
+            ]
+        if cons[0] in "GJ":
+            return [
+                f"Anticipation avocalique roumaine : la consonne du groupe 1 ne peut pas être "
+                f"G ni J (reçu « {group} »)."
+            ]
+        return []
+    if len(group) != 2 or len(vowels) != 1 or len(cons) != 1:
+        return [
+            f"Anticipation roumaine : le groupe 1 doit avoir une voyelle et une consonne "
+            f"(reçu « {group} »)."
+        ]
+    return []
 
 
 def _letters(value: object) -> str:

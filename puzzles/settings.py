@@ -11,6 +11,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal
 
+#: FISF 5.7: « Au quatrième (sixième en blitz et partie originale) » avertissement.
+DEFAULT_WARNING_PENALTY_FROM = 4
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -33,8 +36,10 @@ class Settings:
     # True it is treated like skipping a letter (the rest of the solution is annulled).
     rangee_word_error_breaks_sequence: bool = False
     # G6 (RULES §5.3, §4.7.7): in points games each warning from the Nth costs
-    # ``warning_penalty_points``; 4 is FISF standard, 6 is the "original game" reading.
-    warning_penalty_from: int = 4
+    # ``warning_penalty_points``; 4 is FISF standard, 6 is FISF 5.7's « sixième en blitz et
+    # partie originale ». None: the problem's own ``warning_penalty_from`` (a per-problem
+    # setting, 4 unless the problem file says otherwise); a number overrides it.
+    warning_penalty_from: int | None = None
     warning_penalty_points: int = 5
     # RULES §5.3: ranking-point games (Superscrabble family, Exclusif résistance) lose
     # 1 + (W - from) // every ranking points once W >= from.
@@ -54,15 +59,23 @@ class Settings:
     # RULES §7.5 (INFERRED): an invalid or repeated scrabble earns nothing; when True it also
     # costs a technical warning.
     superscrabble_invalid_entry_warning: bool = False
-    # G17 (RULES §5.2 step 6): when the written reference does not fit the word but the word
-    # and its claimed score fit exactly one legal placement, play it there with a penalty
-    # (points games) or a warning (ranking-point games); otherwise zero.
-    ref_mismatch_relocate: bool = True
+    # G17 (RULES §5.2 step 6): « Est punie d'un zéro toute erreur de mot (principal ou de
+    # raccord) ou de placement ». A word that is not where its reference puts it is a
+    # placement error: zero, with the cascade. True (not the rule, an explicit choice of the
+    # arbitre): when the word does not fit at its reference at all but the word and its
+    # claimed score fit exactly one legal placement, play it there with a penalty (points
+    # games) or a warning (ranking-point games), as the FISF 5-point rule does for Duplicate
+    # bulletins. A word that fits at its reference is never moved, even with this on.
+    ref_mismatch_relocate: bool = False
     ref_mismatch_penalty: int = 5
-    # RULES §5.2 step 5 (INFERRED): a missing or wrong cumul is a technical warning.
-    cumul_warning: bool = True
-    # INFERRED: the cumul is checked as the player's own arithmetic (previous written cumul
-    # plus the written score), so one zeroed move does not make every later cumul "wrong".
+    # RULES §5.2 step 5: the seeds fault « toute erreur ou absence de score », not the cumul;
+    # the arbitre corrects a wrong or missing cumul silently. True restores the former
+    # reading (a missing or wrong cumul is a technical warning). Anticipation's move 1 sum
+    # of two words is a score of the billet and is checked whatever this says.
+    cumul_warning: bool = False
+    # With ``cumul_warning``: the cumul is checked as the player's own arithmetic (previous
+    # written cumul plus the written score), so one zeroed move does not make every later
+    # cumul "wrong"; ``"true"``: against the corrected cumul.
     cumul_check: Literal["arithmetic", "true"] = "arithmetic"
     # RULES §5.1 (INFERRED): written letters that differ from those the word puts on the grid
     # are a technical warning (the grid decides what was played).
@@ -78,18 +91,60 @@ class Settings:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Settings:
         """Read settings; an unknown key is refused so that a typo cannot pass silently."""
+        if not isinstance(data, dict):
+            raise ValueError("Les réglages sont un objet JSON ({\"nom\": valeur, …}).")
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:
             raise ValueError(f"Réglage(s) inconnu(s) : {', '.join(unknown)}.")
+        bad = [_type_error(name, value) for name, value in data.items()]
+        wrong = [b for b in bad if b]
+        if wrong:
+            raise ValueError("Réglage(s) invalide(s) : " + " ; ".join(wrong) + ".")
         return cls(**data)
 
-    def points_penalty(self, warnings: int) -> int:
+    def penalty_from(self, problem_default: int = DEFAULT_WARNING_PENALTY_FROM) -> int:
+        """The warning from which points are deducted: this setting when given, else the
+        problem's (``Problem.warning_penalty_from``)."""
+        if self.warning_penalty_from is not None:
+            return self.warning_penalty_from
+        return problem_default
+
+    def points_penalty(
+        self, warnings: int, problem_default: int = DEFAULT_WARNING_PENALTY_FROM
+    ) -> int:
         """Points deducted for ``warnings`` technical warnings (RULES §4.7.7, G6)."""
-        return self.warning_penalty_points * max(0, warnings - (self.warning_penalty_from - 1))
+        start = self.penalty_from(problem_default)
+        return self.warning_penalty_points * max(0, warnings - (start - 1))
 
     def ranking_penalty(self, warnings: int) -> int:
         """Ranking points lost for ``warnings`` warnings (RULES §5.3: at W = 4, 7, 10, ...)."""
         if warnings < self.ranking_warning_from:
             return 0
         return 1 + (warnings - self.ranking_warning_from) // self.ranking_warning_every
+
+
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "serie_sanction": ("tie_break_demotion",),
+    "incomplet_construction_stock": ("bag_minus_rack", "bag"),
+    "cumul_check": ("arithmetic", "true"),
+}
+
+
+def _type_error(name: str, value: object) -> str | None:
+    """What is wrong with ``value`` for setting ``name`` (French), or None."""
+    default = getattr(Settings(), name)
+    if name in _CHOICES:
+        if value not in _CHOICES[name]:
+            return f"{name} : une des valeurs {', '.join(_CHOICES[name])}, reçu {value!r}"
+        return None
+    if isinstance(default, bool):
+        return None if isinstance(value, bool) else f"{name} : vrai ou faux, reçu {value!r}"
+    is_int = isinstance(value, int) and not isinstance(value, bool)
+    if name == "warning_penalty_from":
+        if value is None or (isinstance(value, int) and is_int and value >= 1):
+            return None
+        return f"{name} : un entier ≥ 1 ou null, reçu {value!r}"
+    if isinstance(default, int):
+        return None if is_int else f"{name} : un nombre entier, reçu {value!r}"
+    return None

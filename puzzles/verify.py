@@ -26,7 +26,7 @@ from functools import cache
 from typing import Any
 
 from puzzles.feuille import Feuille, FeuilleMove
-from puzzles.problem import GameType, Problem, first_group_size
+from puzzles.problem import GameType, Problem, first_group_size, romanian_group1_errors
 from puzzles.rounds import RoundTimes
 from puzzles.settings import Settings
 from scoring.board import Board
@@ -52,6 +52,9 @@ class MoveStatus(StrEnum):
     PASSED = "passe"
     DUPLICATE = "doublon"
     OUT = "hors jeu"
+    # rangée (RULES §7.3): the move that breaks the row is ANNULLED; the moves after it are
+    # not played at all
+    NOT_PLAYED = "non joué"
 
     @property
     def counts(self) -> bool:
@@ -211,7 +214,9 @@ class Report:
             out.append(f"! {e}")
         if self.moves:
             out.append("")
-            out.append("Coup  Réf.  Mot              Annoncé  Exact  Compté  Cumul  Verdict")
+            out.append(
+                "Coup  Réf.  Mot              Annoncé  Exact  Compté  Cumul  Écrit  Verdict"
+            )
             for m in self.moves:
                 out.extend(_move_lines(m))
         if self.scrabbles:
@@ -241,7 +246,7 @@ def _move_lines(m: MoveReport) -> list[str]:
     head = (
         f"{m.number:>4}  {(m.ref or '—'):<5} {word:<16} "
         f"{num(m.claimed_score):>7}  {num(m.true_score):>5}  {m.score:>6}  {m.cumul:>5}  "
-        f"{m.status.value}"
+        f"{num(m.claimed_cumul):>5}  {m.status.value}"
     )
     lines = [head]
     if m.annul:
@@ -280,7 +285,7 @@ class _Entry:
     def absent(self) -> bool:
         return self.status in (
             MoveStatus.ZERO, MoveStatus.CASCADE_ZERO, MoveStatus.ANNULLED, MoveStatus.OUT,
-            MoveStatus.DUPLICATE,
+            MoveStatus.DUPLICATE, MoveStatus.NOT_PLAYED,
         )
 
     def zero(self, reason: str, status: MoveStatus = MoveStatus.ZERO) -> None:
@@ -295,6 +300,41 @@ def _letters_of(p: Placement) -> str:
 
 def _word_squares(w: FormedWord) -> list[int]:
     return w.ref.squares(len(w.text))
+
+
+def _sentence(why: str) -> str:
+    """``why`` continued after a colon: a capitalised first word is lowered (not a word
+    written in capitals, such as RATS)."""
+    if len(why) > 1 and why[0].isupper() and why[1].islower():
+        return why[0].lower() + why[1:]
+    return why
+
+
+def _placement_error(why: str) -> str:
+    return "Erreur de placement : " + _sentence(why)
+
+
+def _fit_reasons(v: Verdict) -> list[str]:
+    """Why a word that fits at its reference is zero, as S2 names the faults: « erreur de
+    mot (principal ou de raccord) ou de placement »."""
+    main = v.main_word
+    invalid = set(v.invalid_words)
+    out: list[str] = []
+    for w in v.words:
+        if w.text not in invalid:
+            continue
+        if w.main:
+            out.append(f"Erreur de mot : {w.text.upper()} n'est pas admis.")
+        else:
+            formed = f" (formé par {main.text.upper()} en {format_ref(main.ref)})" if main else ""
+            out.append(
+                f"Erreur de mot de raccord : {w.text.upper()}{formed} n'est pas admis."
+            )
+    word_reasons = {f"Le mot {t.upper()} n'est pas admis." for t in invalid} | {
+        f"Le mot secondaire {t.upper()} n'est pas admis." for t in invalid
+    }
+    out.extend(_placement_error(r) for r in v.reasons if r not in word_reasons)
+    return out
 
 
 class _Verifier:
@@ -327,6 +367,7 @@ class _Verifier:
         self.pool: Counter[str] = Counter(problem.pool)
         self.row_pos = 0
         self.broken = False
+        self.broken_at: int | None = None
         self.used_groups: set[int] = set()
         self.groups: tuple[str, ...] = problem.groups
         self.eliminated_at: int | None = None
@@ -400,6 +441,10 @@ class _Verifier:
                 f"{''.join(sorted(diff_plus.elements())) or 'rien'} ; manquant : "
                 f"{''.join(sorted(diff_minus.elements())) or 'rien'})"
             )
+        elif self.problem.lang == "ro":
+            problems.extend(
+                why.rstrip(".") for why in romanian_group1_errors(self.ts, groups[0], False)
+            )
         if problems:
             self.errors.append(
                 "Groupes de l'anticipation aveugle invalides : " + "; ".join(problems) + "."
@@ -433,8 +478,8 @@ class _Verifier:
             seen_in_billet[mv.number] += 1
             if self.broken:
                 e.zero(
-                    "Coup annulé : la rangée a été rompue plus haut.",
-                    MoveStatus.ANNULLED,
+                    f"Coup non joué : la rangée a été rompue au coup {self.broken_at}.",
+                    MoveStatus.NOT_PLAYED,
                 )
                 continue
             if g.is_anticipation:
@@ -548,6 +593,13 @@ class _Verifier:
         return True
 
     def _materialise(self, e: _Entry) -> bool:
+        """Put the word where its reference says (RULES §5.2 steps 1, 3 and 6).
+
+        S2: « Est punie d'un zéro toute erreur de mot (principal ou de raccord) ou de
+        placement ». A word that is not where its reference puts it is a placement error
+        (zero); one that fits there but forms a word the list refuses is a word error (zero).
+        Only with ``ref_mismatch_relocate`` is a word that does not fit at its reference
+        looked for elsewhere (G17); a word that fits is never moved."""
         mv = e.move
         if mv.word is None:
             e.zero("Mot manquant ou illisible.")
@@ -565,8 +617,8 @@ class _Verifier:
             e.ref, e.word, e.placement = ref, mv.word, verdict.placement
             self._record_verdict(e, verdict)
             return True
-        # G17: the word and its claimed score may identify one legal placement elsewhere.
-        if self.settings.ref_mismatch_relocate and mv.score is not None:
+        fits = verdict is not None and verdict.placement is not None and verdict.geometry_ok
+        if not fits and self.settings.ref_mismatch_relocate and mv.score is not None:
             found = self._relocate(mv.word, mv.score, ref.horizontal if ref else None)
             if found is not None:
                 r, v = found
@@ -575,7 +627,8 @@ class _Verifier:
                 where = f"en {mv.ref}" if mv.ref else "sans référence"
                 msg = (
                     f"{mv.word.upper()} écrit {where} ne s'y place pas ; le mot et son score "
-                    f"désignent une seule place, {format_ref(r)}."
+                    f"désignent une seule place, {format_ref(r)} (réglage "
+                    "ref_mismatch_relocate)."
                 )
                 if self.game.ranking_points:
                     e.warnings.append(msg)
@@ -585,12 +638,15 @@ class _Verifier:
                 self._record_verdict(e, v)
                 return True
         if verdict is None:
-            e.zero("Référence manquante ou illisible.")
+            e.zero(
+                f"Erreur de placement : {mv.word.upper()} n'a pas de référence lisible, "
+                "sa place sur la grille n'est pas indiquée."
+            )
             return False
         if verdict.placement is None or not verdict.geometry_ok:
             # could not be put on the grid, or illegal geometry (left on the grid if placed)
             for why in verdict.reasons:
-                e.zero(why)
+                e.zero(_placement_error(why))
             p = verdict.placement
             if p is not None and ref is not None and self._can_put(p):
                 e.ref, e.word, e.placement = ref, mv.word, verdict.placement
@@ -599,7 +655,7 @@ class _Verifier:
             return False
         e.ref, e.word, e.placement = ref, mv.word, verdict.placement
         self._record_verdict(e, verdict)
-        for why in verdict.reasons:
+        for why in _fit_reasons(verdict):
             e.zero(why)
         return True
 
@@ -675,6 +731,7 @@ class _Verifier:
         e.zero(reason + " Le coup et toute la suite de la solution sont annulés.",
                MoveStatus.ANNULLED)
         self.broken = True
+        self.broken_at = e.move.number
 
     def _check_supply(self, e: _Entry, letters: Counter[str]) -> None:
         g = self.game
@@ -735,8 +792,14 @@ class _Verifier:
                     f"{''.join(sorted((other - self.pool).elements()))} plus disponible(s) dans "
                     "la réserve"
                 )
-            if sum(letters.values()) > size:
-                reasons.append(f"{sum(letters.values())} lettres pour un groupe de {size}")
+            room = self._pool_room(e.group)
+            if sum(other.values()) > room:
+                reasons.append(
+                    f"{sum(other.values())} lettre(s) de la réserve "
+                    f"({''.join(sorted(other.elements()))}) : le groupe {e.group} annonce "
+                    f"{len(group_text)} consonne(s) et se complète à {size} lettres, soit "
+                    f"{room} lettre(s) de la réserve au plus"
+                )
             self.pool -= other
             if reasons:
                 e.zero(f"Lettres {shown} indisponibles : " + " ; ".join(reasons) + ".")
@@ -756,6 +819,13 @@ class _Verifier:
                 status,
             )
 
+    def _pool_room(self, group: int) -> int:
+        """Pool letters a move with ``group`` may use (RULES §6.2): S2 completes the groups
+        « jusqu'à la concurrence de 7 lettres (respectivement, 4 lettres pour le premier
+        groupe) », so the group is all c announced consonants plus 7 − c (4 − c) pool
+        letters, whatever number of consonants the move actually places."""
+        return max(0, self.problem.group_size(group) - len(self.groups[group - 1]))
+
     def _announced_kind(self, c: str) -> bool:
         """A tile that must come from the announced consonants (not the pool)."""
         return c != JOKER and not self.ts.is_vowel(c) and c not in self.ts.ambiguous
@@ -767,7 +837,10 @@ class _Verifier:
             group = Counter(self.groups[n - 1])
             if self.game.is_consonant_variant:
                 mine = Counter({c: k for c, k in letters.items() if self._announced_kind(c)})
-                if not (mine - group) and not ((letters - mine) - self.pool):
+                other = letters - mine
+                if not (mine - group) and not (other - self.pool) and (
+                    sum(other.values()) <= self._pool_room(n)
+                ):
                     return n
             elif not (letters - group):
                 return n
@@ -827,6 +900,13 @@ class _Verifier:
         running = 0
         claimed_by_number: Counter[int] = Counter()
         last_line_of = {e.move.number: e.idx for e in self.entries}
+        # Anticipation move 1 with two words: S2, « il inscrira sur le billet les deux scores
+        # obtenus, dans l'ordre des mots placés, ainsi que le cumul de ces deux scores ».
+        first_billet = [
+            e for e in self.entries
+            if e.move.number == 1 and not self._annul_only(e.move) and not e.move.passed
+        ]
+        two_words = self.game.is_anticipation and len(first_billet) == 2
         reports: list[MoveReport] = []
         for e in self.entries:
             mv = e.move
@@ -864,6 +944,8 @@ class _Verifier:
                             f"cumul écrit {mv.cumul}, cumul exact {running + counted}."
                         )
                 prev_claimed = mv.cumul if mv.cumul is not None else expected
+            if two_words and not s.cumul_warning and e is first_billet[1]:
+                self._check_first_sum(e, first_billet[0])
             running += counted
             if e.absent or (e.penalty and e.status.counts):
                 e.warnings.clear()  # RULES §4.7.5: a warning adds to neither a zero nor a penalty
@@ -897,6 +979,21 @@ class _Verifier:
                 )
             )
         return tuple(reports)
+
+    @staticmethod
+    def _check_first_sum(e: _Entry, first: _Entry) -> None:
+        """The sum of the two scores on the billet of Anticipation move 1, written in the
+        cumul column of its second line: an error or an absence is a score error of the
+        billet (S2: « Est punie d'un avertissement technique toute erreur ou absence de
+        score sur les billets »)."""
+        a, b = first.move.score, e.move.score
+        if e.move.cumul is None:
+            e.warnings.append("somme des deux scores du coup 1 non indiquée.")
+        elif a is not None and b is not None and e.move.cumul != a + b:
+            e.warnings.append(
+                f"somme des deux scores du coup 1 écrite {e.move.cumul}, attendu {a + b} "
+                f"({a} + {b})."
+            )
 
     def _eliminate(self) -> None:
         """Exclusif résistance: the first 7-letter group without a valid scrabble puts the
@@ -1038,7 +1135,7 @@ class _Verifier:
             penalty = s.ranking_penalty(warnings)
             unit = "points"
         else:
-            penalty = s.points_penalty(warnings)
+            penalty = s.points_penalty(warnings, self.problem.warning_penalty_from)
         if g in (GameType.SERIE_MAXIMAUX, GameType.SERIE_MAXIMAUX_CONSONNES):
             per_move = [m.score for m in moves if m.status is not MoveStatus.PASSED]
             n = len(self.problem.groups)

@@ -27,7 +27,7 @@ from scoring.board import Board
 from scoring.config import GameConfig
 from scoring.lexicon import Lexicon
 from scoring.tiles import tileset
-from tests.puzzles.conftest import lex
+from tests.puzzles.conftest import anticipation_problem, lex
 
 
 def test_deadline_keeps_its_zone() -> None:
@@ -212,6 +212,74 @@ def test_settings_defaults_and_unknown_keys() -> None:
     assert Settings.from_dict(s.to_dict()) == s
     with pytest.raises(ValueError, match="inconnu"):
         Settings.from_dict({"premier_coup": True})
+    # RULES §5.2 steps 5-6: no cumul warning, no relocation unless the arbitre asks
+    assert (s.cumul_warning, s.ref_mismatch_relocate, s.warning_penalty_from) == (
+        False, False, None
+    )
+    # G6: the problem's conversion unless a number overrides it
+    assert (s.penalty_from(), s.penalty_from(6), Settings(warning_penalty_from=4).penalty_from(6)) \
+        == (4, 6, 4)
+    assert [s.points_penalty(w, 6) for w in (5, 6, 7)] == [0, 5, 10]
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"cumul_warning": "oui"}, "cumul_warning : vrai ou faux, reçu 'oui'"),
+        ({"warning_penalty_from": 0}, "warning_penalty_from : un entier ≥ 1 ou null, reçu 0"),
+        ({"warning_penalty_points": "5"}, "warning_penalty_points : un nombre entier, reçu '5'"),
+        ({"cumul_check": "vrai"}, "cumul_check : une des valeurs arithmetic, true, reçu 'vrai'"),
+    ],
+)
+def test_settings_of_the_wrong_type_are_refused_in_french(
+    data: dict[str, object], message: str
+) -> None:
+    with pytest.raises(ValueError) as exc:
+        Settings.from_dict(data)
+    assert str(exc.value) == f"Réglage(s) invalide(s) : {message}."
+
+
+@pytest.mark.parametrize(
+    ("game", "group1", "error"),
+    [
+        (GameType.ANTICIPATION, "AR", None),
+        (GameType.ANTICIPATION, "AE", "Anticipation roumaine : le groupe 1 doit avoir une "
+                                      "voyelle et une consonne (reçu « AE »)."),
+        (GameType.ANTICIPATION, "RT", "Anticipation roumaine : le groupe 1 doit avoir une "
+                                      "voyelle et une consonne (reçu « RT »)."),
+        (GameType.ANTICIPATION, "A?", "Anticipation roumaine : le groupe 1 doit avoir une "
+                                      "voyelle et une consonne (reçu « A? »)."),
+        (GameType.EXCLUSIF_FOND, "UR", None),
+        (GameType.ANTICIPATION_AVOCALIQUE, "R", None),
+        (GameType.ANTICIPATION_AVOCALIQUE, "G", "Anticipation avocalique roumaine : la consonne "
+                                               "du groupe 1 ne peut pas être G ni J (reçu « G »)."),
+        (GameType.ANTICIPATION_AVOCALIQUE, "J", "Anticipation avocalique roumaine : la consonne "
+                                               "du groupe 1 ne peut pas être G ni J (reçu « J »)."),
+        (GameType.ANTICIPATION_AVOCALIQUE, "RT", "Anticipation avocalique roumaine : le groupe 1 "
+                                                "annonce une seule consonne (reçu « RT »)."),
+    ],
+)
+def test_romanian_group_one_is_checked_in_the_problem_file(
+    tmp_path: Path, game: GameType, group1: str, error: str | None
+) -> None:
+    """RULES §6.1 [E7]: in Romanian « group 1 has 2 letters — one vowel and one consonant »;
+    §6.2: in avocalique « a consonant other than G or J ». A problem file that breaks it is
+    refused by load_problem, not only avoided by the generator."""
+    if game is GameType.ANTICIPATION_AVOCALIQUE:
+        bad = Problem(id="x", game=game, lang="ro", groups=(group1,) + ("",) * 14,
+                      group_sizes=(2,) + (7,) * 14, pool="AEIOU", order=tuple(range(2, 16)))
+    else:
+        # the other 14 groups are the rest of the Romanian bag: only group 1 can be wrong
+        bad = anticipation_problem({1: group1}, game=game, lang="ro")
+    errors = [e for e in bad.check() if "groupe 1" in e]
+    assert errors == ([error] if error else [])
+    if error is None:
+        assert bad.check() == []
+    if error:
+        path = tmp_path / "p.json"
+        path.write_text(bad.to_json(), "utf-8")
+        with pytest.raises(ProblemError, match="groupe 1"):
+            load_problem(path)
 
 
 def test_exclusif_with_a_list_too_small_fails_with_a_french_message() -> None:

@@ -36,10 +36,11 @@ def test_total_then_earlier_submission_then_id() -> None:
 
 
 def test_penalties_lower_the_total_used_for_ranking() -> None:
-    # Five warnings (see test_verify): 21 - 10 = 11 ranks below a clean 12.
+    # Five warnings, each a score or letters fault (see test_verify): true scores
+    # 6 + 4 + 2 + 6 + 3 = 21, 5 × (5 − 3) = 10 points off: 11 ranks below a clean 12.
     warned = report(
         INTEGRAL,
-        "1 ART H7 RAT - 6\n2 S H7 RATS 5 11\n3 S 8H AS 2\n4 E 9H TE 6 20\n5 OS 7G OR 3 23\n",
+        "1 ART H7 RAT - 6\n2 S H7 RATS 5 11\n3 S 8H AS 3\n4 E 9H TE 7 20\n5 OS 7G OR 3 23\n",
     )
     clean = report(INTEGRAL, "1 ART H7 RAT 6 6\n2 E H7 RATE 4 10\n3 S 8H AS 2 12\n")
     rows = rank(INTEGRAL, [RankEntry("w", warned), RankEntry("c", clean)])

@@ -22,6 +22,7 @@ from puzzles.rounds import (
     annul_commit_times,
     move_commit_times,
 )
+from puzzles.settings import Settings
 from puzzles.verify import MoveStatus, Report, verify
 from tests.puzzles.conftest import anticipation_problem, lex
 
@@ -53,11 +54,11 @@ def sheet(text: str) -> Feuille:
     return parsed.feuille
 
 
-def judge(versions: list[tuple[datetime, str]]) -> Report:
+def judge(versions: list[tuple[datetime, str]], settings: Settings | None = None) -> Report:
     chain = [(t, sheet(text)) for t, text in versions]
     rounds = RoundTimes.from_versions(chain, publish_at=PUBLISH, interval=DAY, end=END, zone=ZONE)
     final = max(chain, key=lambda v: v[0])[1]
-    return verify(PROBLEM, final, WORDS, round_times=rounds)
+    return verify(PROBLEM, final, WORDS, settings, round_times=rounds)
 
 
 def test_announcement_schedule() -> None:
@@ -154,26 +155,42 @@ def test_a_score_typo_fixed_later_does_not_zero_the_move() -> None:
     assert (r.final_score, r.warnings) == (17, 0)
 
 
+LATE_ANNULMENT = [
+    (at(10, 12), L1),
+    (at(11, 12), L1 + L2),
+    (at(12, 12), L1 + L2 + L3),
+    (at(13, 12), L1 + L2 + L3 + "4 G5 S H7 RATS 4 33\n"),
+    (at(14, 11), L1 + L2 + L3 + "4 Annuler coup 2\n4 G5 S H7 RATS 4 22\n"),
+]
+
+
 def test_a_late_annulment_is_ignored() -> None:
-    # "4 Annuler coup 2" is added on day 14 at 11:00 UTC, after the announcement of move 5;
-    # the word of billet 4 (RATS) was sent on day 13. The annulment does not take effect:
-    # ZA and OZA stay and count; RATS (S on H10) counts. 6 + 11 + 12 + 4 = 33.
-    # The cumul 22 written after the annulment no longer adds up (29 + 4 = 33): a warning.
-    r = judge([
-        (at(10, 12), L1),
-        (at(11, 12), L1 + L2),
-        (at(12, 12), L1 + L2 + L3),
-        (at(13, 12), L1 + L2 + L3 + "4 G5 S H7 RATS 4 33\n"),
-        (at(14, 11), L1 + L2 + L3 + "4 Annuler coup 2\n4 G5 S H7 RATS 4 22\n"),
-    ])
+    """« Est punie d'un avertissement technique toute erreur ou absence de score sur les
+    billets. » (S2) — the score, not the cumul.
+
+    "4 Annuler coup 2" is added on day 14 at 11:00 UTC, after the announcement of move 5;
+    the word of billet 4 (RATS) was sent on day 13. The annulment does not take effect:
+    ZA and OZA stay and count; RATS (S on H10) counts. 6 + 11 + 12 + 4 = 33. The cumul 22
+    written after the annulment no longer adds up (29 + 4 = 33), but a cumul is not a fault:
+    the arbitre corrects it to 33, no warning."""
+    r = judge(LATE_ANNULMENT)
     # the parser carries the annulment line onto the billet's word line
-    assert [m.status for m in r.moves] == [V, V, V, W]
+    assert [m.status for m in r.moves] == [V, V, V, V]
     assert [m.score for m in r.moves] == [6, 11, 12, 4]
     assert r.moves[3].reasons == (
         "« Annuler coup(s) » du coup 4 envoyé le 14/05/2026 à 14:00:00 (Europe/Bucharest ; "
         "11:00:00 UTC), après l'annonce du coup 5 (14/05/2026 à 13:00:00 (Europe/Bucharest ; "
         "10:00:00 UTC)) : l'annulation est ignorée.",
     )
+    assert (r.moves[3].claimed_cumul, r.moves[3].cumul, r.moves[3].warnings) == (22, 33, ())
+    assert (r.total, r.warnings, r.penalty, r.final_score) == (33, 0, 0, 33)
+
+
+def test_a_late_annulment_with_the_cumul_setting_warns_on_the_cumul() -> None:
+    # The former reading, kept as a setting: 29 + 4 = 33, not 22 -> one warning (W = 1,
+    # below the 4th: no penalty), final 33.
+    r = judge(LATE_ANNULMENT, Settings(cumul_warning=True))
+    assert [m.status for m in r.moves] == [V, V, V, W]
     assert r.moves[3].warnings == ("cumul écrit 22, attendu 33 (cumul précédent 29 + score "
                                    "écrit 4).",)
     assert (r.total, r.warnings, r.penalty, r.final_score) == (33, 1, 0, 33)

@@ -145,29 +145,40 @@ ROW = "ARTSNOE" + "LLMMPPBBCCDDGGUUIIOOEEAA"  # 31 letters
 
 
 def test_rangee_skip_in_the_middle_annuls_the_rest() -> None:
-    # 1 RAT uses A R T (row 1-3): 6.  2 RATS uses S (row 4): 4.
-    # 3 TO (9H) puts O, but the next letter of the row is N: the row is broken, move 3 and
-    # everything after it are annulled.  Total 6 + 4 = 10.
+    """« Si un joueur saute une lettre ... le coup et toute la suite de la solution sont
+    annulés » (RULES §7.3): the move that breaks the row is annulled, the later ones are not
+    played at all — two distinct statuses.
+
+    1 RAT uses A R T (row 1-3): 6.  2 RATS uses S (row 4): 4.
+    3 TO (9H) puts O, but the next letter of the row is N: the row is broken at move 3,
+    move 4 is not played.  Total 6 + 4 = 10."""
     problem = Problem(id="r", game=GameType.RANGEE, row=ROW)
     text = (
         f"Rangée: {ROW}\n"
         "1 ART H7 RAT 6 6\n2 S H7 RATS 4 10\n3 O 9H TO 3 13\n4 N 8G NA 2 15\n"
     )
     r = run(problem, text, lex("RAT", "RATS", "TO", "NA"))
-    assert statuses(r) == [V, V, A, A]
+    assert statuses(r) == [V, V, A, MoveStatus.NOT_PLAYED]
     assert scores(r) == [6, 4, 0, 0]
     assert r.final_score == 10
     assert "rangée" in r.moves[2].reasons[0]
+    assert r.moves[3].reasons == ("Coup non joué : la rangée a été rompue au coup 3.",)
+    data = r.to_dict()
+    assert [m["status"] for m in data["moves"]] == ["valide", "valide", "annulé", "non joué"]
+    assert Report.from_json(r.to_json()) == r
+    assert "non joué" in r.to_text()
 
 
-@pytest.mark.parametrize(("breaks", "expected", "status3"), [(False, 10, V), (True, 6, A)])
+@pytest.mark.parametrize(
+    ("breaks", "expected", "status3"), [(False, 10, V), (True, 6, MoveStatus.NOT_PLAYED)]
+)
 def test_rangee_word_error_consumes_letters_g10(
     breaks: bool, expected: int, status3: MoveStatus
 ) -> None:
     # 2 AS (8H) uses S, the next row letter, but AS is not admitted: zero. By default (G10)
     # S is consumed, so 3 NOT (9F) with N O (row 5-6) is in sequence:
     # N1 (F9) + O1×2 (G9 DL) + T1 = 4 -> 6 + 4 = 10. With the setting on, move 2 breaks the
-    # row and move 3 is annulled: 6.
+    # row (move 2 stays a zero) and move 3 is not played: 6.
     problem = Problem(id="r", game=GameType.RANGEE, row=ROW)
     text = "1 ART H7 RAT 6 6\n2 S 8H AS 2 8\n3 NO 9F NOT 4 12\n"
     settings = Settings(rangee_word_error_breaks_sequence=breaks)
@@ -253,6 +264,42 @@ def test_anticipation_first_move_with_two_words() -> None:
     assert (r.final_score, r.warnings) == (11, 0)
 
 
+@pytest.mark.parametrize(
+    ("second_line", "warning"),
+    [
+        ("1 G2 LE 10F LES 5 12", "somme des deux scores du coup 1 écrite 12, attendu 11 (6 + 5)."),
+        ("1 G2 LE 10F LES 5", "somme des deux scores du coup 1 non indiquée."),
+    ],
+)
+def test_anticipation_first_move_sum_is_a_score_of_the_billet(
+    second_line: str, warning: str
+) -> None:
+    """« Si un joueur a placé 2 mots, il inscrira sur le billet les deux scores obtenus, dans
+    l'ordre des mots placés, ainsi que le cumul de ces deux scores. » and « Est punie d'un
+    avertissement technique toute erreur ou absence de score sur les billets. » (S2)
+
+    TAS 6 + LES 5 = 11 (see above). A sum of 12, or none, is one warning on billet 1; below
+    the 4th warning no points are lost: final 11."""
+    problem = anticipation_problem({1: "AEST", 2: "RSBCDEL"})
+    r = run(problem, f"1 G1 AST H8 TAS 6\n{second_line}\n", lex("TAS", "LES"))
+    assert statuses(r) == [V, W]
+    assert r.moves[1].warnings == (warning,)
+    assert (r.total, r.warnings, r.penalty, r.final_score) == (11, 1, 0, 11)
+
+
+def test_anticipation_later_cumuls_are_not_faulted() -> None:
+    """Only move 1's two-word sum is a score of the billet; S2 faults « toute erreur ou
+    absence de score », so the running cumul of later moves is corrected silently.
+
+    1 RAT (group 2) = 6, cumul written 6. 2 RATS (group 3 brings S): 4, cumul written 99
+    (true 10): no warning. Final 10."""
+    problem = anticipation_problem({2: "RATBCDE", 3: "SLLMMNN"})
+    r = run(problem, "1 G2 ART H7 RAT 6 6\n2 G3 S H7 RATS 4 99\n", lex("RAT", "RATS"))
+    assert statuses(r) == [V, V]
+    assert (r.moves[1].claimed_cumul, r.moves[1].cumul) == (99, 10)
+    assert (r.warnings, r.final_score) == (0, 10)
+
+
 def test_anticipation_pass_scores_zero() -> None:
     problem = anticipation_problem({2: "RATBCDE"})
     r = run(problem, "1 G2 ART H7 RAT 6 6\n2 G3 Passe\n", lex("RAT"))
@@ -284,34 +331,129 @@ def test_declared_letters_that_disagree_with_the_grid_are_a_warning() -> None:
 FIVE_WARNINGS = (
     "1 ART H7 RAT - 6\n"       # score missing               (true 6)
     "2 S H7 RATS 5 11\n"       # score wrong, 5 for 4         (true 4)
-    "3 S 8H AS 2\n"            # cumul missing                (true 2)
-    "4 E 9H TE 6 20\n"         # cumul wrong: 13 + 6 = 19     (true 6)
-    "5 OS 7G OR 3 23\n"        # letters: only O is placed    (true 3)
+    "3 S 8H AS 3 14\n"         # score wrong, 3 for 2         (true 2)
+    "4 E 9H TE 7 21\n"         # score wrong, 7 for 6         (true 6)
+    "5 OS 7G OR 3 24\n"        # letters: only O is placed    (true 3)
 )
 FIVE_WORDS = lex("RAT", "RATS", "AS", "TE", "SE", "OR")
 
 
 def test_five_warnings_cost_ten_points() -> None:
-    # True scores: RAT 6; RATS 4; AS (S on I8) 2; TE: E on I9 (DL) 2 + T 1 = 3, and the
-    # cross-word SE = S1 + E2 = 3, so 6; OR: O on G7 (DL) 2 + R 1 = 3.
-    # Total 6 + 4 + 2 + 6 + 3 = 21; 5 warnings -> 5 × (5 - 3) = 10 points; final 11.
+    """« Est punie d'un avertissement technique toute erreur ou absence de score sur les
+    billets. » (S2)
+
+    True scores: RAT 6; RATS 4; AS (S on I8) 2; TE: E on I9 (DL) 2 + T 1 = 3, and the
+    cross-word SE = S1 + E2 = 3, so 6; OR: O on G7 (DL) 2 + R 1 = 3.
+    Total 6 + 4 + 2 + 6 + 3 = 21; 5 warnings -> 5 × (5 - 3) = 10 points; final 11."""
     r = run(INTEGRAL, FIVE_WARNINGS, FIVE_WORDS)
     assert statuses(r) == [W] * 5
     assert [m.true_score for m in r.moves] == [6, 4, 2, 6, 3]
     assert (r.total, r.warnings, r.penalty, r.final_score) == (21, 5, 10, 11)
     assert r.moves[0].warnings == ("score non indiqué.",)
     assert r.moves[1].warnings == ("score écrit 5, score exact 4.",)
-    assert r.moves[2].warnings == ("cumul non indiqué.",)
+    assert r.moves[2].warnings == ("score écrit 3, score exact 2.",)
+    assert r.moves[3].warnings == ("score écrit 7, score exact 6.",)
+
+
+CUMUL_FAULTS = (
+    "1 ART H7 RAT 6 6\n"       # right
+    "2 S H7 RATS 4\n"          # cumul missing                (true 4)
+    "3 S 8H AS 2 13\n"         # cumul wrong: 10 + 2 = 12     (true 2)
+    "4 E 9H TE 6 99\n"         # cumul wrong: 13 + 6 = 19     (true 6)
+)
+
+
+def test_a_missing_or_wrong_cumul_is_not_a_fault() -> None:
+    """S2 faults « toute erreur ou absence de score sur les billets », and asks for « leurs
+    scores et le cumul présumé »: the presumed cumul is the player's help, not a score.
+
+    True scores 6 + 4 + 2 + 6 = 18; the written cumuls (6, none, 13, 99) are corrected to
+    6, 10, 12, 18 without a warning. Final 18."""
+    r = run(INTEGRAL, CUMUL_FAULTS, FIVE_WORDS)
+    assert statuses(r) == [V] * 4
+    assert [m.claimed_cumul for m in r.moves] == [6, None, 13, 99]
+    assert [m.cumul for m in r.moves] == [6, 10, 12, 18]
+    assert (r.total, r.warnings, r.penalty, r.final_score) == (18, 0, 0, 18)
+    # the written cumul stays shown next to the corrected one (historical FRSc sheets)
+    assert "    18     99  valide" in r.to_text()
+
+
+def test_scores_and_a_final_total_only_draw_no_warning() -> None:
+    """« Les solutions seront inscrites sur des feuilles de route décrivant: ... leurs scores
+    et le cumul présumé. » (S2) — per-move scores and one presumed total.
+
+    6 + 4 + 2 = 12, the total line « Total 12 » is kept as a summary; no cumul column."""
+    text = "1 ART H7 RAT 6\n2 S H7 RATS 4\n3 S 8H AS 2\nTotal 12\n"
+    r = run(INTEGRAL, text, FIVE_WORDS)
+    assert statuses(r) == [V, V, V]
+    assert (r.final_score, r.warnings) == (12, 0)
+
+
+@pytest.mark.parametrize(
+    "game", [GameType.INTEGRAL_PARTIEL, GameType.RANGEE, GameType.SERIE_MAXIMAUX,
+             GameType.N_SCRABBLE, GameType.SUPERSCRABBLE_INCOMPLET]
+)
+def test_no_cumul_warning_in_any_own_grid_game(game: GameType) -> None:
+    """« Est punie d'un avertissement technique toute erreur ou absence de score » (S2): in
+    every own-grid game a sheet with scores and no cumul is clean. RAT 6 + RATS 4 = 10."""
+    problem = Problem(
+        id="g", game=game, stock="ARTS" + "E" * 17, row="ARTS" + "E" * 27,
+        groups=("ARTEEEE", "SEEEEEE", "EEEEEEE"), rack="EEEEEEE",
+    )
+    r = run(problem, "1 ART H7 RAT 6\n2 S H7 RATS 4\n", lex("RAT", "RATS"))
+    assert statuses(r) == [V, V]
+    assert ([m.cumul for m in r.moves], r.warnings) == ([6, 10], 0)
+
+
+def test_cumul_setting_restores_the_cumul_warnings() -> None:
+    # Setting cumul_warning=True: 2 missing, 3 wrong (10 + 2 = 12, not 13), 4 wrong
+    # (13 + 6 = 19, not 99): 3 warnings, 5 × (3 − 3) = 0 points. Final 18.
+    r = run(INTEGRAL, CUMUL_FAULTS, FIVE_WORDS, Settings(cumul_warning=True))
+    assert statuses(r) == [V, W, W, W]
+    assert r.moves[1].warnings == ("cumul non indiqué.",)
+    assert "attendu 12" in r.moves[2].warnings[0]
     assert "attendu 19" in r.moves[3].warnings[0]
+    assert (r.warnings, r.penalty, r.final_score) == (3, 0, 18)
 
 
 def test_warnings_from_the_sixth_in_original_games() -> None:
-    # G6 alternative: 5 × max(0, 5 - 5) = 0.
+    """FISF 5.7: « Au quatrième (sixième en blitz et partie originale), il se voit retirer
+    cinq points de pénalité. » G6 alternative: 5 × max(0, 5 - 5) = 0."""
     r = run(INTEGRAL, FIVE_WARNINGS, FIVE_WORDS, Settings(warning_penalty_from=6))
     assert (r.penalty, r.final_score) == (0, 21)
     assert r.settings_changed == ("warning_penalty_from=6",)
     assert "Réglages modifiés : warning_penalty_from=6" in r.to_text()
     assert Report.from_json(r.to_json()) == r
+
+
+def test_warning_conversion_is_a_per_problem_setting() -> None:
+    """FISF 5.7: « Au quatrième (sixième en blitz et partie originale) ». A problem the
+    arbitre treats as a partie originale says so in its file.
+
+    Five warnings, true total 21: from the 6th, 5 × max(0, 5 − 5) = 0 -> 21; the same sheet
+    on the default problem (from the 4th) loses 10 -> 11; a Settings value overrides the
+    problem: from the 4th again -> 11."""
+    original = replace(INTEGRAL, warning_penalty_from=6)
+    assert Problem.from_json(original.to_json()) == original
+    assert '"warning_penalty_from": 6' in original.to_json()
+    assert "warning_penalty_from" not in INTEGRAL.to_json()
+    r = run(original, FIVE_WARNINGS, FIVE_WORDS)
+    assert (r.warnings, r.penalty, r.final_score, r.settings_changed) == (5, 0, 21, ())
+    assert run(INTEGRAL, FIVE_WARNINGS, FIVE_WORDS).final_score == 11
+    forced = run(original, FIVE_WARNINGS, FIVE_WORDS, Settings(warning_penalty_from=4))
+    assert (forced.penalty, forced.final_score) == (10, 11)
+    assert original.warning_rule() == (
+        "5 points de pénalité par avertissement technique à partir du 6e (partie originale)."
+    )
+    assert INTEGRAL.warning_rule() == (
+        "5 points de pénalité par avertissement technique à partir du 4e."
+    )
+    superscrabble = Problem(id="s", game=GameType.SUPERSCRABBLE)
+    assert superscrabble.warning_rule().startswith("Un point de classement au 4e")
+    assert replace(INTEGRAL, warning_penalty_from=0).check() == [
+        "Conversion des avertissements : à partir du 0e (attendu 1 ou plus, 4 par défaut, 6 "
+        "en partie originale)."
+    ]
 
 
 def test_several_faults_on_one_move_are_one_warning() -> None:
@@ -330,34 +472,103 @@ def test_warnings_do_not_add_to_a_zero() -> None:
 
 # --- G17: reference and word that do not match ------------------------------------------
 
+RELOCATE = Settings(ref_mismatch_relocate=True)
 
-def test_wrong_reference_relocated_with_a_five_point_penalty() -> None:
-    # RATS written at 9G cannot go there (H9 holds T, not A). With 6 points claimed the only
-    # legal placement is 9F: R F9 1 + A G9 (DL) 2 + T 1 + S I9 (DL) 2 = 6. Penalty 5: 1.
+
+def test_a_word_not_at_its_reference_is_a_placement_zero() -> None:
+    """« Est punie d'un zéro toute erreur de mot (principal ou de raccord) ou de placement. »
+    (S2) — a word that is not where its reference puts it is a placement error.
+
+    RATS written at 9G cannot go there (H9 holds T, not A): zero, total 6. 9F would be legal
+    (6 points) but the player did not write it there."""
     r = run(INTEGRAL, "1 ART H7 RAT 6 6\n2 ARS 9G RATS 6 12\n", lex("RAT", "RATS"))
+    assert statuses(r) == [V, Z]
+    assert r.moves[1].ref == "9G"
+    assert r.moves[1].reasons == (
+        "Erreur de placement : RATS en 9G : la case H9 porte déjà T, pas A.",
+    )
+    assert (r.moves[1].score, r.final_score, r.warnings) == (0, 6, 0)
+
+
+def test_a_placement_zero_cascades() -> None:
+    """« Si un mot joué a été puni d'un zéro, tout mot placé ultérieurement qui s'y appuie
+    ... sera aussi puni d'un zéro. » (S2)
+
+    2 ES written across at A1 touches nothing on the grid: a placement error, zero; its
+    tiles stay on the player's grid (E A1, S A2). 3 T at A3 makes EST on them: it relies
+    on the zeroed move, zero en cascade. Total 6 + 0 + 0 = 6."""
+    text = "1 ART H7 RAT 6 6\n2 ES A1 ES 2 8\n3 T A1 EST 3 11\n"
+    r = run(INTEGRAL, text, lex("RAT", "ES", "EST"))
+    assert statuses(r) == [V, Z, C]
+    assert r.moves[1].reasons == (
+        "Erreur de placement : le mot ne touche aucune lettre déjà sur la grille.",
+    )
+    assert r.final_score == 6
+
+
+def test_wrong_reference_relocated_with_a_five_point_penalty_under_its_setting() -> None:
+    # Setting ref_mismatch_relocate (not the default). RATS written at 9G cannot go there
+    # (H9 holds T, not A). With 6 points claimed the only legal placement is 9F:
+    # R F9 1 + A G9 (DL) 2 + T 1 + S I9 (DL) 2 = 6. Penalty 5: 1. Total 6 + 1 = 7.
+    r = run(INTEGRAL, "1 ART H7 RAT 6 6\n2 ARS 9G RATS 6 12\n", lex("RAT", "RATS"), RELOCATE)
     assert statuses(r) == [V, P]
     assert r.moves[1].ref == "9F"
     assert (r.moves[1].true_score, r.moves[1].score, r.moves[1].penalty) == (6, 1, 5)
     assert r.final_score == 7
+    assert r.settings_changed == ("ref_mismatch_relocate=True",)
 
 
 def test_relocation_keeps_the_written_direction() -> None:
-    # RATS written H9 (across) cannot go there; across, only H7 (S on H10) makes 4 points
-    # (the 4-point 8G placement is down, so it is not a candidate): played at H7; 4 - 5 is
-    # floored at 0.
-    r = run(INTEGRAL, "1 ART H7 RAT 6 6\n2 S H9 RATS 4 10\n", lex("RAT", "RATS"))
+    # Setting on. RATS written H9 (across) cannot go there; across, only H7 (S on H10) makes
+    # 4 points (the 4-point 8G placement is down, so it is not a candidate): played at H7;
+    # 4 - 5 is floored at 0. By default: a placement zero, total 6 either way.
+    text = "1 ART H7 RAT 6 6\n2 S H9 RATS 4 10\n"
+    r = run(INTEGRAL, text, lex("RAT", "RATS"), RELOCATE)
     assert statuses(r) == [V, P]
     assert (r.moves[1].ref, r.moves[1].score) == ("H7", 0)
     assert r.final_score == 6
+    assert statuses(run(INTEGRAL, text, lex("RAT", "RATS"))) == [V, Z]
+
+
+@pytest.mark.parametrize("settings", [Settings(), RELOCATE])
+def test_a_word_that_fits_but_forms_an_invalid_cross_word_is_never_moved(
+    settings: Settings,
+) -> None:
+    """« Est punie d'un zéro toute erreur de mot (principal ou de raccord) » (S2): a raccord
+    error is a word error, not a placement to repair.
+
+    ES written down at 10H fits: E on H10, S on I10, but E extends RAT into RATE, which the
+    list refuses. Claimed 6 = ES 2 + RATE 4. The only legal 6-point ES is 10G (ES 2 + RATS
+    4); the former G17 default moved it there with a 5-point penalty (6 + 1 = 7). Now it
+    is a word error whatever the setting: zero, total 6."""
+    text = "1 ART H7 RAT 6 6\n2 ES 10H ES 6 12\n"
+    r = run(INTEGRAL, text, lex("RAT", "RATS", "ES"), settings)
+    assert statuses(r) == [V, Z]
+    assert r.moves[1].ref == "10H"
+    assert r.moves[1].reasons == (
+        "Erreur de mot de raccord : RATE (formé par ES en 10H) n'est pas admis.",
+    )
+    assert (r.moves[1].penalty, r.final_score) == (0, 6)
+
+
+def test_a_main_word_error_says_so() -> None:
+    # RTA at H7 fits the grid but is not in the list: « erreur de mot », zero.
+    r = run(INTEGRAL, "1 ART H7 RTA 6 6\n", lex("RAT"))
+    assert statuses(r) == [Z]
+    assert r.moves[0].reasons == ("Erreur de mot : RTA n'est pas admis.",)
 
 
 def test_ambiguous_missing_reference_is_zero() -> None:
-    # No reference: RATS for 4 points fits two places, H7 (S on H10) and 8G (R G8, T I8,
-    # S J8: 1 + 1 + 1 + 1) -> zero.
-    r = verify_text(INTEGRAL, "1 ART H7 RAT 6 6\n2 S RATS 4 10\n", lex("RAT", "RATS"))
-    assert statuses(r) == [V, Z]
-    assert r.final_score == 6
-    assert r.errors[0].startswith("Ligne 2 : référence manquante")
+    # No reference: a placement error by default. With relocation on, RATS for 4 points fits
+    # two places, H7 (S on H10) and 8G (R G8, T I8, S J8: 1 + 1 + 1 + 1) -> zero too.
+    for settings in (Settings(), RELOCATE):
+        r = verify_text(INTEGRAL, "1 ART H7 RAT 6 6\n2 S RATS 4 10\n", lex("RAT", "RATS"),
+                        settings)
+        assert statuses(r) == [V, Z]
+        assert r.final_score == 6
+        assert r.errors[0].startswith("Ligne 2 : référence manquante")
+        assert r.moves[1].reasons[-1].startswith("Erreur de placement : RATS n'a pas de "
+                                                 "référence lisible")
 
 
 # --- Superscrabble ----------------------------------------------------------------------
@@ -490,6 +701,74 @@ def test_avocalique_vowels_come_from_the_pool(pool: str, second: MoveStatus, tot
         assert "réserve" in r.moves[1].reasons[0]
 
 
+def _consonant_problem(game: GameType, group2: str) -> Problem:
+    if game is GameType.ANTICIPATION_AVOCALIQUE:
+        return Problem(
+            id="c7", game=game, groups=("BC", group2) + ("",) * 13,
+            group_sizes=(4,) + (7,) * 14, pool="AAEEU", order=tuple(range(2, 16)),
+        )
+    return Problem(id="c7", game=game, groups=("BC", group2) + ("",) * 5,
+                   group_sizes=(7,) * 7, pool="AAEEU")
+
+
+CONSONANT_GAMES = [GameType.ANTICIPATION_AVOCALIQUE, GameType.SERIE_MAXIMAUX_CONSONNES,
+                   GameType.N_SCRABBLE_CONSONNES]
+
+
+@pytest.mark.parametrize("game", CONSONANT_GAMES)
+@pytest.mark.parametrize(
+    ("word", "letters", "score", "status"),
+    [
+        # RATE at H7: 4 letters of 1, H8 DW: 4 × 2 = 8; R T announced, A E = 2 pool letters
+        ("RATE", "AERT", 8, V),
+        # RATEA at H7: 5 × 2 = 10, but A E A = 3 pool letters: the group is 5 consonants
+        # + 7 − 5 = 2 vowels, so a third one is not in it -> zero
+        ("RATEA", "AAERT", 10, Z),
+    ],
+)
+def test_consonant_group_completes_to_seven_with_the_announced_consonants(
+    game: GameType, word: str, letters: str, score: int, status: MoveStatus
+) -> None:
+    """« ... pour compléter les groupes jusqu'à la concurrence de 7 lettres (respectivement,
+    4 lettres pour le premier groupe) » (S2, avocalique): the completed group is all c
+    announced consonants plus 7 − c pool letters, whatever the move places.
+
+    Group 2 announces R T B C D (c = 5): 7 − 5 = 2 pool letters at most, even though RATEA
+    places only 5 tiles (the former reading allowed up to 7 − 2 placed consonants = 5)."""
+    problem = _consonant_problem(game, "RTBCD")
+    r = run(problem, f"1 G2 {letters} H7 {word} {score}\n", lex("RATE", "RATEA"))
+    assert statuses(r) == [status]
+    assert r.final_score == (score if status is V else 0)
+    if status is Z:
+        assert r.moves[0].reasons == (
+            "Lettres AAERT indisponibles : 3 lettre(s) de la réserve (AAE) : le groupe 2 "
+            "annonce 5 consonne(s) et se complète à 7 lettres, soit 2 lettre(s) de la réserve "
+            "au plus.",
+        )
+
+
+@pytest.mark.parametrize("game", CONSONANT_GAMES)
+def test_a_group_of_seven_consonants_takes_no_vowel(game: GameType) -> None:
+    """« jusqu'à la concurrence de 7 lettres » (S2): 7 announced consonants complete the
+    group; 7 − 7 = 0 pool letters. RAT (R T announced, A from the pool) is zero."""
+    problem = _consonant_problem(game, "RTBCDLM")
+    r = run(problem, "1 G2 ART H7 RAT 6\n", lex("RAT"))
+    assert statuses(r) == [Z]
+    assert "soit 0 lettre(s) de la réserve au plus" in r.moves[0].reasons[0]
+
+
+def test_a_group_found_from_the_letters_respects_the_completion() -> None:
+    """Série without group numbers: the group is found from the letters, and only a group
+    whose 7 − c room holds the pool letters can be it (same S2 sentence). RATE (2 pool
+    letters) is group 2 (room 2): 8; RATEA (3) fits no group: zero."""
+    problem = _consonant_problem(GameType.SERIE_MAXIMAUX_CONSONNES, "RTBCD")
+    ok = run(problem, "1 AERT H7 RATE 8\n", lex("RATE"))
+    assert ([m.group for m in ok.moves], ok.final_score) == ([2], 8)
+    bad = run(problem, "1 AAERT H7 RATEA 10\n", lex("RATEA"))
+    assert statuses(bad) == [Z]
+    assert "aucun groupe" in bad.moves[0].reasons[0]
+
+
 def test_aveugle_uses_the_players_own_groups() -> None:
     problem = anticipation_problem({}, game=GameType.ANTICIPATION_AVEUGLE)
     groups = list(anticipation_problem({2: "RATBCDE"}).groups)
@@ -527,8 +806,10 @@ def test_superscrabble_sheet_lines_need_no_number() -> None:
 
 
 def test_a_warning_does_not_add_to_a_penalty() -> None:
-    # The relocated move (G17, see above) also has a wrong cumul: only the penalty applies.
-    r = run(INTEGRAL, "1 ART H7 RAT 6 6\n2 ARS 9G RATS 6 99\n", lex("RAT", "RATS"))
+    # The relocated move (G17 setting, see above) also has a wrong cumul and, with the
+    # cumul setting, that would be a warning: only the penalty applies. 6 + (6 − 5) = 7.
+    settings = Settings(ref_mismatch_relocate=True, cumul_warning=True)
+    r = run(INTEGRAL, "1 ART H7 RAT 6 6\n2 ARS 9G RATS 6 99\n", lex("RAT", "RATS"), settings)
     assert statuses(r) == [V, P]
     assert (r.moves[1].warnings, r.warnings, r.final_score) == ((), 0, 7)
 
@@ -595,14 +876,17 @@ def test_incomplet_setting_lets_scrabbles_rely_on_a_zeroed_construction() -> Non
 @pytest.mark.parametrize(
     ("settings", "warnings"),
     [
-        # default: arithmetic cumul (6, then 6 + 5 = 11 is right), letters column optional
+        # default: move 2's score 5 for 4 is the one warning; the cumul is not judged
         (Settings(), 1),
+        # the cumul as the player's arithmetic: 6 + 5 = 11 is right -> still 1
+        (Settings(cumul_warning=True), 1),
         # the true cumul: 6 + 4 = 10, so 11 is wrong too -> still one billet warned
-        (Settings(cumul_check="true"), 1),
+        (Settings(cumul_warning=True, cumul_check="true"), 1),
         # move 1 has no letters column: a second warned billet
         (Settings(missing_letters_warning=True), 2),
         # every fault counts: move 2 has a wrong score only -> 1; with the true cumul, 2
-        (Settings(one_warning_per_move=False, cumul_check="true"), 2),
+        (Settings(one_warning_per_move=False), 1),
+        (Settings(one_warning_per_move=False, cumul_warning=True, cumul_check="true"), 2),
     ],
 )
 def test_warning_settings(settings: Settings, warnings: int) -> None:
