@@ -10,7 +10,7 @@ import sys
 import textwrap
 import time
 import uuid
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -18,26 +18,92 @@ import sqlalchemy as sa
 from flask import Flask
 
 from webapp.db import get_engine, make_engine
-from webapp.leader import LeaderLease
+from webapp.leader import LeaderLease, database_now
 
 pytestmark = pytest.mark.db
 
 
-def test_one_holder_until_expiry_then_takeover(app: Flask, frozen_clock) -> None:
+def _age(engine: sa.Engine, seconds: float) -> None:
+    """Let ``seconds`` pass on the database's clock, as the lease sees it: every stored
+    instant moves that much into the past (the clock itself cannot be moved)."""
+    from webapp.models import Lease
+
+    table = Lease.__table__  # type: ignore[attr-defined]
+    with engine.begin() as conn:
+        for name, acquired, expires in conn.execute(
+            sa.select(table.c.name, table.c.acquired_at, table.c.expires_at)
+        ).all():
+            conn.execute(sa.update(table).where(table.c.name == name).values(
+                acquired_at=acquired - timedelta(seconds=seconds),
+                expires_at=expires - timedelta(seconds=seconds)))
+
+
+def _expires_at(engine: sa.Engine) -> datetime:
+    from webapp.models import Lease
+
+    table = Lease.__table__  # type: ignore[attr-defined]
+    with engine.connect() as conn:
+        return conn.execute(sa.select(table.c.expires_at)).scalar_one()  # type: ignore[no-any-return]
+
+
+def _db_now(engine: sa.Engine) -> datetime:
+    with engine.connect() as conn:
+        return database_now(conn)
+
+
+def test_one_holder_until_expiry_then_takeover(app: Flask) -> None:
     engine = get_engine(app)
     a = LeaderLease(engine, holder="a", ttl_seconds=30)
     b = LeaderLease(engine, holder="b", ttl_seconds=30)
     assert a.try_acquire() is True
     assert b.try_acquire() is False
-    frozen_clock.shift(timedelta(seconds=20))
-    assert a.try_acquire() is True  # renewal: expiry now t+50
-    frozen_clock.shift(timedelta(seconds=29))
+    _age(engine, 20)
+    assert a.try_acquire() is True  # renewal at t+20: expiry now t+50
+    _age(engine, 29)
     assert b.try_acquire() is False  # t+49: a's renewed lease still runs
     assert b.current_holder() == "a"
-    frozen_clock.shift(timedelta(seconds=2))  # t+51: a missed its renewal
+    _age(engine, 2)  # t+51: a missed its renewal
+    assert b.current_holder() is None
     assert b.try_acquire() is True
     assert a.try_acquire() is False
     assert a.current_holder() == "b"
+
+
+def test_a_host_clock_off_by_an_hour_neither_steals_nor_keeps_the_lease(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Expiry is the database's now + ttl, judged on the database's clock: the host clock of
+    the process asking does not count."""
+    from webapp.services import clock
+
+    engine = get_engine(app)
+    a = LeaderLease(engine, holder="a", ttl_seconds=30)
+    ahead = LeaderLease(engine, holder="ahead", ttl_seconds=30)
+    behind = LeaderLease(engine, holder="behind", ttl_seconds=30)
+    assert a.try_acquire() is True
+
+    monkeypatch.setattr(clock, "OFFSET", timedelta(hours=1))  # this host is an hour ahead
+    # on its own clock a's lease ran out 59 min 30 s ago; on the database's it runs 30 s more
+    assert ahead.try_acquire() is False
+    assert ahead.current_holder() == "a"
+    a.release()
+    before = _db_now(engine)
+    assert ahead.try_acquire() is True
+    after = _db_now(engine)
+    # its lease ends 30 s after the database's now, not 1 h 30 s from now
+    assert before + timedelta(seconds=30) <= _expires_at(engine) <= after + timedelta(seconds=30)
+    _age(engine, 31)  # it died 31 s ago: the lease is free although its clock says otherwise
+    assert a.try_acquire() is True
+
+    monkeypatch.setattr(clock, "OFFSET", timedelta(hours=-1))  # an hour behind
+    a.release()
+    before = _db_now(engine)
+    assert behind.try_acquire() is True
+    after = _db_now(engine)
+    assert before + timedelta(seconds=30) <= _expires_at(engine) <= after + timedelta(seconds=30)
+    monkeypatch.setattr(clock, "OFFSET", timedelta(0))
+    assert a.try_acquire() is False  # its lease is not born expired: nobody takes it
+    assert a.current_holder() == "behind"
 
 
 def test_release_lets_the_other_take_over_at_once(app: Flask) -> None:
