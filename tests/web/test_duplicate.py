@@ -241,9 +241,22 @@ def test_a_whole_game_by_web_and_mail(
 
     page = client.get("/duplicate/D1").get_data(as_text=True)
     assert page.count('class="round-row"') == 2
-    assert re.search(r"<td>2</td><td class=\"mono\">EIBCD\+SE</td><td class=\"mono\">ZAS"
-                     r"</td><td class=\"mono\">H7</td><td>12</td><td>34</td>", page)
-    assert "<svg" in page
+    assert re.search(r"<td><a [^>]*>2</a></td><td class=\"mono\">EIBCD\+SE</td>"
+                     r"<td class=\"mono\">ZAS</td><td class=\"mono\">H7</td><td>12</td>"
+                     r"<td>34</td>", page)
+    assert "<svg" in page and "Grille après le tour 2" in page
+    # Ana's own results, round by round, with the correction's reasons
+    assert page.count('class="my-result"') == 2
+    # the grid after round 1 only: ZA, not yet the S of round 2
+    after1 = client.get("/duplicate/D1?tour=1").get_data(as_text=True)
+    assert "Grille après le tour 1" in after1
+    assert after1.count('class="tile') == page.count('class="tile') - 1
+
+    # the console shows every bulletin escaped, the late one flagged
+    login_arbitre(client, db_session)
+    console = client.get("/console/duplicate/D1").get_data(as_text=True)
+    assert "hors délai" in console and "bonjour 12 13" in console
+    assert "Duplicate &lt;b&gt;du lundi&lt;/b&gt;" in console
 
 
 def test_console_override_and_recorrection(

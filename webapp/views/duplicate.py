@@ -69,11 +69,17 @@ def _svg(game: DuplicateGame, cgp: str, title: str) -> str:
     return board_svg(Board.from_cgp(cgp), tileset=tileset(game.lang), title=title)
 
 
-def _page_data(s: Session, game: DuplicateGame) -> dict[str, Any]:
+def _page_data(s: Session, game: DuplicateGame, shown: int | None = None) -> dict[str, Any]:
+    """What the game's pages show; ``shown``: the published round whose grid is drawn (the
+    grid after its top), else the grid as it stands."""
     rounds = duplicate.rounds_of(s, game)
     current = rounds[-1] if rounds else None
     published = [r for r in rounds if r.status == RoundStatus.PUBLISHED]
-    if current is not None and current.status != RoundStatus.PUBLISHED:
+    chosen = next((r for r in published if r.number == shown), None)
+    if chosen is not None:
+        grid = chosen.grid_after or chosen.grid_before
+        grid_title = f"Grille après le tour {chosen.number}"
+    elif current is not None and current.status != RoundStatus.PUBLISHED:
         grid, grid_title = current.grid_before, f"Grille avant le tour {current.number}"
     elif published:
         grid = published[-1].grid_after or published[-1].grid_before
@@ -82,7 +88,7 @@ def _page_data(s: Session, game: DuplicateGame) -> dict[str, Any]:
         grid, grid_title = None, ""
     return {
         "game": game, "rounds": rounds, "current": current, "published": published,
-        "grid_svg": _svg(game, grid, grid_title) if grid else None,
+        "grid_svg": _svg(game, grid, grid_title) if grid else None, "grid_title": grid_title,
         "standings": duplicate.standings(s, game) if published else [],
         "rhythm": duplicate.describe_rhythm(game.rhythm),
         "round_status": ROUND_STATUS_FR, "game_status": GAME_STATUS_FR,
@@ -99,7 +105,7 @@ def game_page(code: str) -> str:
         game = _game(s, code)
         if game.status == DuplicateStatus.SCHEDULED and current_arbitre() is None:
             abort(404)
-        data = _page_data(s, game)
+        data = _page_data(s, game, request.args.get("tour", type=int))
         registered = me is not None and s.exec(select(Registration.id).where(
             Registration.competition_id == game.competition_id,
             Registration.player_id == me.id)).first() is not None
@@ -108,8 +114,10 @@ def game_page(code: str) -> str:
             mine = list(s.exec(select(DuplicateEntry).where(
                 DuplicateEntry.round_id == data["current"].id,
                 DuplicateEntry.player_id == me.id).order_by(col(DuplicateEntry.version))).all())
+    my_results = [(r, x) for r in data["published"] for x in r.results
+                  if me is not None and x["player_id"] == me.id]
     return render_template("duplicate/game.html", registered=registered, mine=mine,
-                           text=request.args.get("bulletin", ""), error=None, **data)
+                           my_results=my_results, text="", error=None, **data)
 
 
 @bp.route("/duplicate/<code>/bulletin", methods=["POST"])
@@ -147,8 +155,8 @@ def bulletin(code: str) -> ResponseReturnValue:
     with _read() as s:
         game = _game(s, code)
         data = _page_data(s, game)
-    return render_template("duplicate/game.html", registered=True, mine=[], text=text,
-                           error=error, **data), 400
+    return render_template("duplicate/game.html", registered=True, mine=[], my_results=[],
+                           text=text, error=error, **data), 400
 
 
 # --- console ---------------------------------------------------------------------------------
