@@ -141,12 +141,14 @@ def _match_one(ref: str, problems: Sequence[ProblemRef]) -> list[ProblemRef]:
     return by_title
 
 
-def match_problem(hints: ProblemHints, problems: Sequence[ProblemRef]) -> ProblemRef | None:
+def match_problem(hints: ProblemHints, problems: Sequence[ProblemRef],
+                  fallback: Sequence[ProblemRef] | None = None) -> ProblemRef | None:
     """The one problem the hints designate, or ``None`` (nothing, or several, match).
 
     Each reference is tried as an exact code, a code among its words, then a title it
     contains. An explicit « Problème : » reference that matches nothing is not overridden by
-    the subject; with no usable reference at all and a single candidate, that candidate.
+    the subject; with no usable reference at all and a single candidate of ``fallback``
+    (default: ``problems``), that candidate.
     """
     for ref in hints.explicit:
         found = _match_one(ref, problems)
@@ -157,8 +159,9 @@ def match_problem(hints: ProblemHints, problems: Sequence[ProblemRef]) -> Proble
             return found[0]
         if len(found) > 1:
             return None
-    if len(problems) == 1:
-        return problems[0]
+    candidates = problems if fallback is None else fallback
+    if len(candidates) == 1:
+        return candidates[0]
     return None
 
 

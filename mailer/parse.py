@@ -31,6 +31,10 @@ class ExtractedSheet:
     text: str
     source: str  # "text/plain", "text/html", "attachment:NAME" or "" when nothing usable
     notes: tuple[str, ...] = field(default=())
+    #: Non-blank lines left out as greeting (before the sheet) or closing words (after it),
+    #: as the player wrote them: the receipt lists them, so a garbled last move written in
+    #: words is never dropped without a word.
+    ignored: tuple[str, ...] = field(default=())
 
 
 def parse_message(raw: bytes) -> EmailMessage:
@@ -261,12 +265,18 @@ def trim_prose(text: str) -> str:
     (``Problème : ...``) nor a move are dropped; anything between two sheet lines is kept,
     so the parser reports it (with its line number) rather than us hiding it.
     """
+    return split_prose(text)[0]
+
+
+def split_prose(text: str) -> tuple[str, tuple[str, ...]]:
+    """:func:`trim_prose`, and the non-blank lines it dropped (stripped, in order)."""
     lines = text.split("\n")
     first = next((i for i, line in enumerate(lines) if _sheet_like(line)), None)
     if first is None:
-        return text
+        return text, ()
     last = max(i for i, line in enumerate(lines) if _sheet_like(line))
-    return "\n".join(lines[first:last + 1])
+    dropped = lines[:first] + lines[last + 1:]
+    return "\n".join(lines[first:last + 1]), tuple(x.strip() for x in dropped if x.strip())
 
 
 def _csv_to_text(text: str) -> str:
@@ -321,15 +331,15 @@ def extract_sheet(msg: Message) -> ExtractedSheet:
         elif ctype == "text/html" and html is None:
             html = _part_text(part)
     if attachment is not None:
-        text = trim_prose(clean_text(attachment[1]))
+        text, ignored = split_prose(clean_text(attachment[1]))
         if text.strip():
-            return ExtractedSheet(text, f"attachment:{attachment[0]}", tuple(notes))
+            return ExtractedSheet(text, f"attachment:{attachment[0]}", tuple(notes), ignored)
     if plain is not None:
-        text = trim_prose(clean_text(plain))
+        text, ignored = split_prose(clean_text(plain))
         if text.strip():
-            return ExtractedSheet(text, "text/plain", tuple(notes))
+            return ExtractedSheet(text, "text/plain", tuple(notes), ignored)
     if html is not None:
-        text = trim_prose(clean_text(html_to_text(html)))
+        text, ignored = split_prose(clean_text(html_to_text(html)))
         if text.strip():
-            return ExtractedSheet(text, "text/html", tuple(notes))
+            return ExtractedSheet(text, "text/html", tuple(notes), ignored)
     return ExtractedSheet("", "", tuple(notes))

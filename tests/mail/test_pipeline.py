@@ -257,8 +257,8 @@ def test_naming_a_finished_problem_says_so(app: Flask, seed: Seed) -> None:
     raw = make_mail(frm=FROM, to=TO, subject="Problème : P0", body="1 ACEFHIR h8 FICHERA 82 82")
     assert _receive(app, raw)[1] == "ignored"
     assert rows(app, Submission) == []
-    note = ("Le problème « Partiel terminé » (P0) est clos et déjà vérifié : il n'accepte pas "
-            "de feuille de route.")
+    note = ("Le problème « Partiel terminé » (P0) a déjà son classement définitif : il "
+            "n'accepte pas de feuille de route.")
     assert rows(app, InboundMessage)[0].error == note
     (out,) = rows(app, OutboxMessage)
     assert out.kind == "ambiguity"
