@@ -413,6 +413,10 @@ class Problem:
             raise ProblemError("Champ « id » manquant.")
         lex = d.get("lexicon")
         deadline = d.get("deadline")
+        if lex is not None and not (isinstance(lex, dict) and isinstance(lex.get("name"), str)):
+            raise ProblemError("Champ « lexicon » : objet attendu avec un « name » texte.")
+        if deadline is not None and not isinstance(deadline, str):
+            raise ProblemError("Champ « deadline » : texte attendu.")
         try:
             return cls(
                 id=str(d["id"]),
@@ -422,17 +426,19 @@ class Problem:
                 lexicon=LexiconRef(
                     str(lex["name"]), lex.get("sha256"), lex.get("word_count")
                 ) if lex else None,
-                time_limit_minutes=d.get("time_limit_minutes"),
+                time_limit_minutes=_opt_int(d.get("time_limit_minutes"), "time_limit_minutes"),
                 deadline=parse_deadline(deadline) if deadline else None,
                 stock=_letters(d.get("stock", "")),
                 row=_letters(d.get("row", "")),
-                groups=tuple(_letters(x) for x in d.get("groups", ())),
-                group_sizes=tuple(int(x) for x in d.get("group_sizes", ())),
+                groups=tuple(_letters(x) for x in _list(d.get("groups", ()), "groups")),
+                group_sizes=tuple(
+                    _int(x, "group_sizes") for x in _list(d.get("group_sizes", ()), "group_sizes")
+                ),
                 pool=_letters(d.get("pool", "")),
-                order=tuple(int(x) for x in d.get("order", ())),
+                order=tuple(_int(x, "order") for x in _list(d.get("order", ()), "order")),
                 board=str(d.get("board", "")),
                 rack=_letters(d.get("rack", "")),
-                seed=d.get("seed"),
+                seed=_opt_int(d.get("seed"), "seed"),
                 notes=str(d.get("notes", "")),
                 warning_penalty_from=_int(
                     d.get("warning_penalty_from", DEFAULT_WARNING_PENALTY_FROM),
@@ -451,17 +457,67 @@ class Problem:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ProblemError(
-                f"Ligne {exc.lineno} : JSON illisible ({exc.msg}), colonne {exc.colno}."
+                f"Ligne {exc.lineno} : JSON illisible ({french_json_error(exc)}), colonne "
+                f"{exc.colno}."
             ) from None
+        except (RecursionError, ValueError):
+            raise ProblemError("JSON illisible (trop imbriqué ou nombre trop long).") from None
         if not isinstance(data, dict):
             raise ProblemError("Un problème est un objet JSON.")
         return cls.from_dict(data)
+
+
+_JSON_MESSAGES = (
+    ("Expecting value", "valeur attendue"),
+    ("Expecting property name enclosed in double quotes", "nom de champ entre guillemets attendu"),
+    ("Expecting ',' delimiter", "virgule attendue"),
+    ("Expecting ':' delimiter", "deux-points attendu"),
+    ("Unterminated string", "texte entre guillemets non terminé"),
+    ("Extra data", "texte en trop après la valeur JSON"),
+    ("Invalid control character", "caractère de contrôle dans un texte"),
+    ("Invalid \\escape", "séquence d'échappement invalide"),
+    ("Invalid \\uXXXX escape", "séquence \\u invalide"),
+    ("Illegal trailing comma", "virgule en trop avant la fermeture"),
+)
+
+
+def french_json_error(exc: json.JSONDecodeError) -> str:
+    """The JSON decoder's message in French (its own is English)."""
+    for english, french in _JSON_MESSAGES:
+        if exc.msg.startswith(english):
+            return french
+    return "syntaxe JSON invalide"
+
+
+def os_error_message(exc: OSError) -> str:
+    """An operating-system error in French (``strerror`` is English)."""
+    import errno
+
+    where = f" {exc.filename}" if exc.filename else ""
+    why = {
+        errno.ENOENT: "fichier introuvable",
+        errno.EACCES: "accès refusé",
+        errno.EISDIR: "c'est un dossier, pas un fichier",
+        errno.ENOTDIR: "un élément du chemin n'est pas un dossier",
+        errno.ENOSPC: "plus de place sur le disque",
+    }.get(exc.errno or 0, f"erreur du système (errno {exc.errno})")
+    return f"Impossible de lire{where} : {why}."
 
 
 def _int(value: object, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"« {what} » : nombre entier attendu, reçu {value!r}")
     return value
+
+
+def _opt_int(value: object, what: str) -> int | None:
+    return None if value is None else _int(value, what)
+
+
+def _list(value: object, what: str) -> list[Any]:
+    if not isinstance(value, list | tuple):
+        raise TypeError(f"« {what} » : liste attendue, reçu {value!r}")
+    return list(value)
 
 
 def romanian_group1_errors(ts: TileSet, group: str, consonants_only: bool) -> list[str]:
@@ -492,7 +548,7 @@ def romanian_group1_errors(ts: TileSet, group: str, consonants_only: bool) -> li
 def _letters(value: object) -> str:
     """Letters as stored: uppercase, joker ``?``; spaces ignored."""
     if not isinstance(value, str):
-        raise TypeError(f"lettres attendues, reçu {value!r}")
+        raise TypeError(f"lettres attendues (texte), reçu {value!r}")
     return "".join(value.split()).upper()
 
 
@@ -503,7 +559,9 @@ def load_problem(path: str | Path) -> Problem:
     try:
         text = p.read_text("utf-8")
     except OSError as exc:
-        raise ProblemError(f"Impossible de lire {p} : {exc.strerror}.") from None
+        raise ProblemError(os_error_message(exc)) from None
+    except UnicodeDecodeError:
+        raise ProblemError(f"{p} : le fichier n'est pas en UTF-8.") from None
     problem = Problem.from_json(text)
     errs = problem.check()
     if errs:

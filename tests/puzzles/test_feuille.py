@@ -149,10 +149,15 @@ def test_json_form() -> None:
     again = parse_feuille(f.to_json())
     assert again.errors == ()
     assert again.feuille == f
+    # an unreadable reference is an empty cell, as in the text form: the move is kept
     broken = parse_feuille_json('{"moves": [{"number": 1, "ref": "Z99", "word": "A"}]}')
-    assert broken.feuille.moves == ()
-    assert "moves[1]" in str(broken.errors[0])
-    assert parse_feuille('{"moves": [').errors[0].line == 1
+    assert broken.feuille.moves == (FeuilleMove(1, word="A"),)
+    assert [str(e) for e in broken.errors] == [
+        "Ligne 1 : moves[1] : Référence illisible : « Z99 » (attendu par exemple H4 ou 4H)."
+    ]
+    assert [str(e) for e in parse_feuille('{"moves": [').errors] == [
+        "Ligne 1 : JSON illisible (valeur attendue), colonne 12."
+    ]
 
 
 # --- parse -> format -> parse is stable ---------------------------------------------------
