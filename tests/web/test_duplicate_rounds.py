@@ -113,3 +113,35 @@ def test_migration_0006_keeps_every_existing_row(empty_engine: sa.Engine) -> Non
     assert "duplicate_game" not in sa.inspect(empty_engine).get_table_names()
     with empty_engine.connect() as conn:
         assert conn.execute(sa.text("SELECT count(*) FROM player")).scalar() == 1
+
+
+def test_an_on_time_bulletin_stored_after_the_close_still_counts(
+    ctx: Flask, db_session: Session, game: DuplicateGame, make_player: Callable[..., Player],
+    frozen_clock: Any,
+) -> None:
+    """A web request received one second before the deadline whose transaction ends after
+    the close: judged by its receive time, it is on time, and the round is corrected again."""
+    ana = make_player("Ana", "ana@example.ro")
+    make_player("Bob", "bob@example.fr")
+    game.review_minutes = 30
+    db_session.add(game)
+    db_session.commit()
+    frozen_clock.move_to(START)
+    assert lifecycle.run_due(now=clock.now()) == ["draw:EX1:1"]
+    deadline = START + timedelta(hours=48)
+    frozen_clock.move_to(deadline)
+    assert lifecycle.run_due(now=clock.now()) == ["close:EX1:1", "correct:EX1:1"]
+    db_session.expire_all()
+    rnd = db_session.exec(select(DuplicateRound)).one()
+    assert [(x["name"], x["score"], x["kind"]) for x in rnd.results] == [
+        ("Ana", 0, "absent"), ("Bob", 0, "absent")]
+
+    outcome = duplicate.submit_bulletin(
+        session=db_session, player=ana, game=game, text="H7 ZA 22", channel=Channel.WEB,
+        received_at=deadline - timedelta(seconds=1))
+    db_session.commit()
+    assert not outcome.late
+    db_session.expire_all()
+    rnd = db_session.exec(select(DuplicateRound)).one()
+    assert [(x["name"], x["score"], x["kind"]) for x in rnd.results] == [
+        ("Ana", 22, "valide"), ("Bob", 0, "absent")]

@@ -314,6 +314,11 @@ def submit_bulletin(
     if registered is None:
         raise DuplicateError(f"Vous n'êtes pas inscrit à la partie « {game.title} » "
                              f"({game.code}).")
+    # A shared lock on the game row (PostgreSQL): a scheduled step (which takes it FOR UPDATE)
+    # waits until this bulletin is in, so a correction never misses an on-time bulletin
+    # still being written.
+    session.exec(select(DuplicateGame.id).where(DuplicateGame.id == game.id)
+                 .with_for_update(read=True)).first()
     rnd = session.exec(
         select(DuplicateRound).where(DuplicateRound.game_id == game.id,
                                      DuplicateRound.opens_at <= received_at)
@@ -364,10 +369,14 @@ def submit_bulletin(
         headers=headers,
     )
     session.flush()
-    if (game.rhythm.get("kind") == "all_answered" and not late
-            and rnd.status == RoundStatus.OPEN):
-        log.debug("bulletin for %s round %s; the scheduler checks if all answered",
-                  game.code, rnd.number)
+    if not late and rnd.status != RoundStatus.OPEN:
+        # received on time, stored after the close (a slow request): it still counts
+        if rnd.status == RoundStatus.CORRECTED:
+            rnd.results = compute_results(session, game, rnd)
+            session.add(rnd)
+        audit.record(session=session, actor=audit.SYSTEM, action="duplicate.bulletin_after_close",
+                     target=f"duplicate_entry:{entry.id}", game=game.code, round=rnd.number,
+                     status=rnd.status, recorrected=rnd.status == RoundStatus.CORRECTED)
     return BulletinOutcome(entry=entry, round=rnd, late=late, errors=errors)
 
 
