@@ -189,8 +189,15 @@ def letters_view(pz: PuzzleProblem) -> LettersView:
     )
 
 
-def board_data(pz: PuzzleProblem, code: str | None = None) -> dict[str, Any]:
-    """The JSON the interactive board reads (see static/js/board.js)."""
+#: Group numbers an Anticipation aveugle player composes himself (group 1 and 14 of 7).
+AVEUGLE_GROUP_COUNT = 15
+
+
+def board_data(pz: PuzzleProblem, code: str | None = None, text: str = "") -> dict[str, Any]:
+    """The JSON the interactive board reads (see static/js/board.js). ``text``: the sheet
+    shown in the text area (the version that counts, or the text just refused); its moves
+    are read by ``puzzles.feuille`` and put back on the board, so the board goes on from
+    there instead of starting empty."""
     ts = tileset(pz.lang)
     layout = STANDARD_LAYOUT
     g = pz.game
@@ -215,9 +222,38 @@ def board_data(pz: PuzzleProblem, code: str | None = None) -> dict[str, Any]:
         "stock": dict(sorted(stock.items())) if stock is not None else None,
         # In Superscrabble every scrabble is placed on the same given grid.
         "accumulate": g is not GameType.SUPERSCRABBLE,
-        "groups": list(pz.groups) if g.uses_groups else [],
+        "groups": _board_groups(pz),
         "header": _sheet_header(pz, code),
+        # Anticipation: move 1 may be two words, group 1 first, both numbered 1 (RULES §6.1).
+        "first_move_two_words": g.is_anticipation,
+        "pass_allowed": g.is_anticipation,
+        "moves": board_moves(pz, text),
     }
+
+
+def _board_groups(pz: PuzzleProblem) -> list[str]:
+    if pz.game is GameType.ANTICIPATION_AVEUGLE:
+        # each player composes his own groups (his ``Groupes:`` line): numbers only
+        return [""] * AVEUGLE_GROUP_COUNT
+    return list(pz.groups) if pz.game.uses_groups else []
+
+
+def board_moves(pz: PuzzleProblem, text: str) -> list[dict[str, Any]]:
+    """The moves of ``text`` as the board replays them: number, group, reference, word,
+    pass, annulled moves (Superscrabble: the answers)."""
+    if not text.strip():
+        return []
+    from puzzles.feuille import parse_feuille
+
+    parsed = parse_feuille(text, superscrabble=pz.game is GameType.SUPERSCRABBLE).feuille
+    lines = parsed.scrabbles if pz.game is GameType.SUPERSCRABBLE else parsed.moves
+    out: list[dict[str, Any]] = []
+    for m in lines:
+        if not m.passed and not (m.ref and m.word):
+            continue
+        out.append({"number": m.number, "group": m.group, "ref": m.ref, "word": m.word,
+                    "passed": m.passed, "annul": list(m.annul), "score": m.score})
+    return out
 
 
 def _sheet_header(pz: PuzzleProblem, code: str | None) -> list[str]:

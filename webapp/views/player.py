@@ -202,7 +202,8 @@ def submit(code: str) -> ResponseReturnValue:
     pz = puzzle_of(prob)
     return render_template(
         "player/submit.html", problem=prob, puzzle=pz, text=text, error=error, last=last,
-        letters=letters_view(pz) if pz else None, board=board_data(pz, prob.code) if pz else None,
+        letters=letters_view(pz) if pz else None,
+        board=board_data(pz, prob.code, text) if pz else None,
         max_kb=(current_app.config.get("MAX_CONTENT_LENGTH") or 0) // 1024,
         announced=rounds.announcements(prob, pz, clock.now()),
         next_announcement=rounds.next_announcement(prob, clock.now()),

@@ -8,7 +8,17 @@
  *
  * Data comes from <script type="application/json" id="board-data">:
  *   {cgp, layout: {letter_mult, word_mult, center}, values, bingo_tiles, bingo_bonus,
- *    stock: {letter: count} | null, accumulate: bool, header: [lines]}
+ *    stock: {letter: count} | null, accumulate: bool, header: [lines], groups: [letters],
+ *    first_move_two_words: bool, pass_allowed: bool,
+ *    moves: [{number, group, ref, word, passed, annul, score}]}
+ *
+ * ``moves`` are the moves of the sheet in the text area when the page was drawn (the
+ * version that counts), read by the server's parser: the board starts from them. A new move
+ * is appended to the text area as one line; the text the player wrote stays as it is.
+ *
+ * Anticipation (RULES §6.1): at move 1 the player may play two words, group 1 first, then
+ * the drawn 7-letter group. A first word played with group 1 is numbered 1 and so is the
+ * word after it (two lines with number 1, as the verifier reads them).
  */
 (function () {
   "use strict";
@@ -25,7 +35,7 @@
   };
   var initial = S.cellsFromCgp(data.cgp);
   var accumulate = data.accumulate !== false;
-  var moves = []; // {ref, word, tiles, total, letters}
+  var moves = []; // {number, group, ref, word, tiles, total, letters, passed, annul, line}
   var selected = null; // square index
   var horizontal = true;
 
@@ -39,15 +49,36 @@
   var groupSelect = document.getElementById("ib-group");
   var hasGroups = !!(data.groups && data.groups.length);
   var movesBody = document.getElementById("ib-moves");
+  var passBtn = document.getElementById("ib-pass");
+  var nextOut = document.getElementById("ib-next");
+  var noteOut = document.getElementById("ib-note");
   var stockOut = document.getElementById("ib-stock");
   var textarea = document.getElementById(root.getAttribute("data-target") || "feuille-text");
 
   var PREMIUM = { "1,3": ["mt", "MT"], "1,2": ["md", "MD"], "3,1": ["lt", "LT"], "2,1": ["ld", "LD"] };
 
+  function annulledNumbers() {
+    var out = {};
+    moves.forEach(function (m) { (m.annul || []).forEach(function (n) { out[n] = true; }); });
+    return out;
+  }
+
   function currentCells() {
     var cells = initial.slice();
-    if (accumulate) moves.forEach(function (m) { S.applyTiles(cells, m.tiles); });
+    if (!accumulate) return cells;
+    var gone = annulledNumbers();
+    moves.forEach(function (m) { if (!gone[m.number]) S.applyTiles(cells, m.tiles); });
     return cells;
+  }
+
+  // The number of the next move: one more than the last, except the second word of an
+  // Anticipation's move 1 (the first word was played with group 1).
+  function nextNumber() {
+    if (!moves.length) return 1;
+    var last = moves[moves.length - 1];
+    if (data.first_move_two_words && last.number === 1 && last.group === 1 && !last.passed &&
+        moves.filter(function (m) { return m.number === 1; }).length === 1) return 1;
+    return last.number + 1;
   }
 
   function buildGrid() {
@@ -187,39 +218,80 @@
   }
 
   function cumulAt(i) {
+    var gone = annulledNumbers();
     var c = 0;
-    for (var k = 0; k <= i; k++) c += moves[k].total;
+    for (var k = 0; k <= i; k++) if (!gone[moves[k].number] || k === i) c += moves[k].total;
     return c;
   }
 
+  function moveLine(m, i) {
+    // "2 I G8 NI" would be read with the reference "2 I" (RULES §1.2 allows "8 H" with a
+    // space): after a bare number, one letter takes a dot ("2. I G8 NI 3 7").
+    var lone = !m.group && !m.passed && m.letters.length === 1;
+    var fields = [lone ? m.number + "." : m.number];
+    if (m.group) fields.push("G" + m.group);
+    if (m.passed) return fields.concat(["Passe"]).join(" ");
+    return fields.concat([m.letters, S.formatRef(m.ref), m.word, m.total, cumulAt(i)]).join(" ");
+  }
+
+  // The whole sheet as the board would write it (the header, then one line a move).
   function feuilleLines() {
     var lines = (data.header || []).slice();
-    moves.forEach(function (m, i) {
-      var fields = [i + 1];
-      if (m.group) fields.push("G" + m.group);
-      lines.push(fields.concat([m.letters, S.formatRef(m.ref), m.word, m.total, cumulAt(i)]).join(" "));
-    });
+    moves.forEach(function (m, i) { lines.push(moveLine(m, i)); });
     return lines;
   }
 
-  function renderMoves(writeText) {
+  function renderMoves() {
     movesBody.innerHTML = "";
     moves.forEach(function (m, i) {
       var tr = document.createElement("tr");
-      var cells = [i + 1];
+      var cells = [m.number];
       if (hasGroups) cells.push(m.group ? "G" + m.group : "");
-      cells = cells.concat([m.letters, S.formatRef(m.ref), m.word, m.total, cumulAt(i)]);
+      if (m.passed) cells = cells.concat(["", "", "Passe", 0, cumulAt(i)]);
+      else cells = cells.concat([m.letters, m.ref ? S.formatRef(m.ref) : m.refText || "", m.word,
+                                 m.total, cumulAt(i)]);
       cells.forEach(function (v, k) {
         var td = document.createElement("td");
         td.textContent = String(v);
         if (k >= cells.length - 2) td.className = "num";
         tr.appendChild(td);
       });
+      if (m.broken) {
+        tr.className = "ib-broken";
+        tr.title = m.broken;
+      }
       movesBody.appendChild(tr);
     });
     undoBtn.disabled = !moves.length;
-    // The board owns the text area only once it has been used: a pasted feuille stays.
-    if (textarea && writeText) textarea.value = feuilleLines().join("\n") + "\n";
+    var number = nextNumber();
+    if (nextOut) {
+      nextOut.textContent = number === 1 && moves.length
+        ? "1 (second mot du coup 1, avec le groupe tiré)" : String(number);
+    }
+  }
+
+  // Appends one line to the text area; the text already there (a pasted or earlier sheet,
+  // header lines, comments) is kept as it is. An empty text area gets the header first.
+  function appendLine(line) {
+    if (!textarea) return;
+    var text = textarea.value;
+    if (!text.trim()) text = (data.header || []).map(function (h) { return h + "\n"; }).join("");
+    else if (text.charAt(text.length - 1) !== "\n") text += "\n";
+    textarea.value = text + line + "\n";
+  }
+
+  // Removes the line the board wrote for a move (the last such line in the text area).
+  function removeLine(line) {
+    if (!textarea) return true;
+    var lines = textarea.value.split("\n");
+    for (var k = lines.length - 1; k >= 0; k--) {
+      if (lines[k].trim() === line) {
+        lines.splice(k, 1);
+        textarea.value = lines.join("\n");
+        return true;
+      }
+    }
+    return false;
   }
 
   function renderStock() {
@@ -243,34 +315,83 @@
     });
   }
 
+  function chosenGroup() {
+    return groupSelect && groupSelect.value ? parseInt(groupSelect.value, 10) : null;
+  }
+
+  function push(m) {
+    moves.push(m);
+    m.line = moveLine(m, moves.length - 1);
+    appendLine(m.line);
+    if (noteOut) noteOut.textContent = "";
+    wordInput.value = "";
+    selected = null;
+    renderMoves();
+    update();
+  }
+
   function add() {
     var p = pending();
     if (!p || p.error) return;
-    moves.push({
+    push({
+      number: nextNumber(),
       ref: p.placement.ref,
       word: p.placement.word,
       tiles: p.placement.tiles,
       total: p.total,
       letters: S.lettersUsed(p.placement.tiles),
-      group: groupSelect && groupSelect.value ? parseInt(groupSelect.value, 10) : null
+      group: chosenGroup(),
+      passed: false,
+      annul: []
     });
-    wordInput.value = "";
-    selected = null;
-    renderMoves(true);
-    update();
+  }
+
+  function pass() {
+    push({ number: nextNumber(), group: chosenGroup(), ref: null, word: null, tiles: [],
+           total: 0, letters: "", passed: true, annul: [] });
   }
 
   function undo() {
-    moves.pop();
-    renderMoves(true);
+    var m = moves.pop();
+    if (!m) return;
+    if (!removeLine(m.line) && noteOut) {
+      noteOut.textContent = "La ligne du coup " + m.number + " n'a pas été retrouvée telle " +
+        "quelle dans la feuille ci-dessous : retirez-la à la main.";
+    }
+    renderMoves();
     update();
+  }
+
+  // The moves of the sheet shown when the page was drawn, put back on the grid in order.
+  function load(list) {
+    (list || []).forEach(function (lm) {
+      var m = { number: lm.number, group: lm.group || null, ref: null, word: lm.word,
+                tiles: [], total: 0, letters: "", passed: !!lm.passed, annul: lm.annul || [] };
+      if (!m.passed) {
+        try {
+          var res = S.scoreMove(currentCells(), lm.ref, lm.word, config);
+          m.ref = res.placement.ref;
+          m.word = res.placement.word;
+          m.tiles = res.placement.tiles;
+          m.total = res.total;
+          m.letters = S.lettersUsed(res.placement.tiles);
+        } catch (e) {
+          if (!(e instanceof S.NotationError)) throw e;
+          m.broken = "Ce coup ne peut pas être posé sur la grille : " + e.message;
+          m.total = lm.score || 0;
+          m.refText = lm.ref;
+        }
+      }
+      m.line = null;
+      moves.push(m);
+    });
   }
 
   if (groupSelect) {
     (data.groups || []).forEach(function (letters, i) {
       var o = document.createElement("option");
       o.value = String(i + 1);
-      o.textContent = (i + 1) + " : " + letters;
+      o.textContent = letters ? (i + 1) + " : " + letters : String(i + 1);
       groupSelect.appendChild(o);
     });
   }
@@ -300,8 +421,10 @@
   });
   addBtn.addEventListener("click", add);
   undoBtn.addEventListener("click", undo);
+  if (passBtn) passBtn.addEventListener("click", pass);
+  load(data.moves);
   root.hidden = false;
-  renderMoves(false);
+  renderMoves();
   update();
   // Exposed for the browser tests, which compare these scores with the Python engine.
   window.ArbitreBoard = { moves: moves, feuilleLines: feuilleLines };
