@@ -637,12 +637,14 @@ class Bulletin:
     raccord: str | None = None
     claimed: int | None = None
     received_at: datetime | None = None
+    #: further solutions written on the same bulletin (S1 5.6), ``A / B`` on the line
+    alternatives: tuple[Bulletin, ...] = ()
 
     def to_text(self) -> str:
         parts = [p for p in (self.ref, self.raccord, self.word) if p]
         if self.claimed is not None:
             parts.append(str(self.claimed))
-        return " ".join(parts)
+        return " / ".join([" ".join(parts), *(a.to_text() for a in self.alternatives)])
 
 
 def _is_ref(token: str) -> bool:
@@ -662,6 +664,17 @@ def parse_bulletin(
     raccord letters, the word (joker in lowercase, in parentheses or followed by 0), the
     claimed score — e.g. ``H4 RESTAIt 70``, ``4H RESTAIt 70``, ``MEN PROMENERAI 72``. Returns
     a list of French errors when the line cannot be read."""
+    if "/" in text:
+        parts = text.split("/")
+        parsed = [parse_bulletin(p, player=player, received_at=received_at) for p in parts]
+        part_errors = [e for p in parsed if isinstance(p, list) for e in p]
+        if part_errors:
+            return part_errors
+        sols = [p for p in parsed if isinstance(p, Bulletin)]
+        scores = {b.claimed for b in sols if b.claimed is not None}
+        if len(scores) == 1:  # one score written for all the solutions
+            sols = [replace(b, claimed=next(iter(scores))) for b in sols]
+        return replace(sols[0], alternatives=tuple(sols[1:]))
     tokens = text.split()
     if not tokens:
         return ["Bulletin vide : écrivez la référence, le mot et le score (ex. « H4 RESTAIt 70 »)."]
@@ -852,6 +865,53 @@ def correct(
     if bulletin is None:
         return Verdict(who, 0, "absent", reason_fr="Pas de bulletin : zéro.")
     ctx = context or prepare_round(state, rack, config, round_no=round_no, top_score=top_score)
+    solutions = (bulletin, *bulletin.alternatives)
+    verdicts = [_correct_one(ctx, b, who) for b in solutions]
+    if len(verdicts) == 1:
+        return verdicts[0]
+    # S1 5.6: several solutions — the one whose score is exactly the claimed one, else the
+    # lowest-scoring non-null one
+    exact = [
+        v
+        for v, b in zip(verdicts, solutions, strict=True)
+        if v.kind == "valide" and v.score == b.claimed
+    ]
+    non_null = [v for v in verdicts if v.kind not in ("nul", "absent")]
+    chosen = (
+        exact[0] if exact else min(non_null, key=lambda v: v.score) if non_null else verdicts[0]
+    )
+    if chosen.kind == "nul":
+        note = f"{len(verdicts)} solutions sur le bulletin, aucune n'est valable. "
+    else:
+        note = f"{len(verdicts)} solutions sur le bulletin ; retenue : {chosen.ref} {chosen.word}. "
+    return replace(chosen, reason_fr=note + chosen.reason_fr)
+
+
+def _normalise(b: Bulletin) -> Bulletin | str:
+    """The bulletin in canonical form (word via :func:`parse_word`, reference formatted, an
+    unreadable reference dropped: « illisible » counts as absent, S1 5.3.1); a French zero
+    reason when the word cannot be read."""
+    try:
+        word = parse_word(b.word)
+    except EngineError:
+        return f"Nul : mot illisible « {b.word} »."
+    ref: str | None = None
+    if b.ref:
+        try:
+            ref = format_ref(parse_ref(b.ref))
+        except EngineError:
+            ref = None
+    raccord = b.raccord.upper() if b.raccord and b.raccord.isalpha() else None
+    return replace(b, word=word, ref=ref, raccord=raccord)
+
+
+def _correct_one(ctx: RoundContext, raw: Bulletin, who: str) -> Verdict:
+    """One solution of a bulletin (see :func:`correct`)."""
+    norm = _normalise(raw)
+    if isinstance(norm, str):
+        return Verdict(who, 0, "nul", reason_fr=norm)
+    bulletin = norm
+    round_no = ctx.round_no
     written = bulletin.word
     cands = ctx.moves_by_word.get(written.upper(), [])
     first = round_no == 1 or ctx.board.is_empty()
@@ -980,7 +1040,7 @@ def _penalty_or_zero(
             )
     same_dir = [m for m in cands if ref is None or m.horizontal == ref.horizontal]
     matching = [m for m in same_dir if m.score == b.claimed]
-    what = "référence erronée" if (b.ref or b.raccord) else "référence absente"
+    what = "référence erronée" if (b.ref or b.raccord) else "référence absente ou illisible"
     if b.claimed is not None and matching:
         penalty = ctx.penalty_points
         places = {m.ref for m in matching}

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from puzzles.duplicate import (
     Bulletin,
@@ -313,3 +315,50 @@ def test_rank_game_totals_solos_warnings_and_ties() -> None:
         ("cid", 85, 2, 85.0, 0, 0, 1, 0, 0),
         ("dan", 30, 4, 30.0, 0, 0, 0, 0, 1),
     ]
+
+
+# --- several solutions (§4.7.6) and robustness -------------------------------------------
+def test_several_solutions_on_one_bulletin(cfg: GameConfig) -> None:
+    """S1 5.6: « Si deux solutions ou plus sont portées sur le bulletin de jeu et que le
+    score indiqué ne correspond » à aucune, the lowest-scoring non-null one is kept."""
+    v = judge(cfg, "4H CRIERAIS / 7H CRIERAIS 62")  # the score is 7H's exactly
+    assert summary(v) == (62, "valide", 0, "7H", "CRIERAIS")
+    v = judge(cfg, "4H CRIERAIS / 7H CRIERAIS 70")  # neither: min(72, 62) = 62, warning
+    assert summary(v) == (62, "avertissement", 1, "7H", "CRIERAIS")
+    v = judge(cfg, "4H CRIERAIX / 7H CRIERAIS 62")  # the null one does not count
+    assert summary(v) == (62, "valide", 0, "7H", "CRIERAIS")
+    v = judge(cfg, "4H CRIERAIX / 4H CRIERONS 62")
+    assert (v.score, v.kind) == (0, "nul") and "aucune n'est valable" in v.reason_fr
+
+
+def test_bulletins_built_by_hand_are_normalised(cfg: GameConfig) -> None:
+    """A Bulletin built without parse_bulletin (as the server does from its form) is read
+    the same way: « criera(i)s » at « 4-h » is CRIERAIS at 4H with the joker circled on an I
+    the rack has as a tile (warning); an unreadable reference counts as absent (penalty)."""
+    state = GameState(E17, ())
+    b = Bulletin("p", "criera(i)s", "4-h", None, 72)
+    v = correct(state, "RIERAIS", b, cfg, round_no=3, top_score=72)
+    assert summary(v) == (72, "avertissement", 1, "4H", "CRIERAIS")
+    v = correct(state, "RIERAIS", Bulletin("p", "CRIERAIS", "Z99", None, 72), cfg,
+                round_no=3, top_score=72)
+    assert summary(v) == (67, "penalite5", 0, "4H", "CRIERAIS")
+    v = correct(state, "RIERAIS", Bulletin("p", "CRIE?RAIS", "4H", None, 72), cfg,
+                round_no=3, top_score=72)
+    assert (v.kind, v.reason_fr) == ("nul", "Nul : mot illisible « CRIE?RAIS ».")
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=st.text(alphabet="ACEHIRSUXZ?()0123456789 /-:éÉ", max_size=30))
+def test_any_line_gives_errors_or_a_verdict(french: Lexicon, text: str) -> None:
+    """Bad input gets French errors, never an exception; a readable bulletin always gets a
+    verdict whose score is 0 or a legal move's (minus the penalty)."""
+    cfg = GameConfig.default("fr", french)
+    b = parse_bulletin(text, player="p")
+    if isinstance(b, list):
+        assert b and all(isinstance(e, str) and e for e in b)
+        return
+    v = correct(GameState(E17, ()), "RIERAIS", b, cfg, round_no=3, top_score=72)
+    assert v.kind in ("valide", "avertissement", "penalite5", "nul")
+    assert v.warnings in (0, 1)
+    if v.kind == "nul":
+        assert v.score == 0

@@ -232,3 +232,14 @@ def test_state_text_errors_are_french() -> None:
     text = state("AB").to_text().replace("coup: 1", "coup: un")
     with pytest.raises(DuplicateError, match="illisible"):
         GameState.from_text(text)
+
+
+def test_romanian_set_and_minimums() -> None:
+    """RULES §10: 100 tiles, no K/Q/W/Y; E13: « 2 vocale și 2 consoane » up to turn 15, the
+    same minimum as FISF; no Y, so only the jokers count at will."""
+    ro = replace(FR, lang="ro")
+    s0 = GameState.initial(ro, shuffled_bag("ro", 3))
+    assert len(s0.bag) == 100
+    draw, _ = draw_round(replace(s0, bag=tuple("BCDFGH?" + "AEIRSTU" + "LMN")), ro)
+    # B C D F G H + one joker: at most 1 vowel → rejected, then AEIRSTU
+    assert draw is not None and draw.rejected == ("BCDFGH?",) and draw.rack == "AEIRSTU"
