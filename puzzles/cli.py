@@ -1,8 +1,14 @@
 """The puzzles' command line: ``arbitre problem new``, ``arbitre verify``, ``arbitre rank``
 and ``arbitre solve`` (``argv`` includes the subcommand).
 
-Messages are French. Long batches (``rank``) report progress on stderr only when stderr is
-a terminal, so scripts stay quiet.
+Messages are French, argparse's included, and no traceback is ever printed. Long batches
+(``rank``) report progress on stderr only when stderr is a terminal, so scripts stay quiet.
+
+Exit status (docs/PUZZLES.md §8): 0 done (``verify``: the sheet was read whole and no move
+is zeroed; warnings allowed); 1 ``verify`` only: the report is written but the sheet has
+unreadable lines or sheet-level errors, or moves are zeroed (a French summary on stderr);
+2 unusable input (command line, problem, sheet or settings file, word list); 3 an internal
+error (a French message, never a traceback).
 """
 
 from __future__ import annotations
@@ -16,7 +22,14 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from puzzles.problem import GameType, ProblemError, dump_problem, load_problem
+from puzzles.problem import (
+    GameType,
+    ProblemError,
+    dump_problem,
+    french_json_error,
+    load_problem,
+    os_error_message,
+)
 from puzzles.settings import Settings
 
 if TYPE_CHECKING:
@@ -51,10 +64,47 @@ def _game(text: str) -> GameType:
         ) from None
 
 
+# argparse's own messages (English) and their French
+_ARGPARSE_FR: tuple[tuple[str, str], ...] = (
+    (r"the following arguments are required: (.*)", r"arguments obligatoires manquants : \1"),
+    (r"unrecognized arguments: (.*)", r"arguments inconnus : \1"),
+    (r"argument (.*?): invalid choice: (.*?) \(choose from (.*)\)",
+     r"argument \1 : choix inconnu \2 (possibles : \3)"),
+    (r"argument (.*?): invalid int value: (.*)", r"argument \1 : nombre entier attendu, reçu \2"),
+    (r"argument (.*?): invalid float value: (.*)", r"argument \1 : nombre attendu, reçu \2"),
+    (r"argument (.*?): expected one argument", r"argument \1 : une valeur est attendue"),
+    (r"argument (.*?): not allowed with argument (.*)", r"argument \1 : incompatible avec \2"),
+    (r"argument (.*?): ignored explicit argument (.*)",
+     r"argument \1 : valeur inattendue \2"),
+    (r"argument (.*?): (.*)", r"argument \1 : \2"),
+)
+
+
+def _french_argparse(message: str) -> str:
+    import re
+
+    for english, french in _ARGPARSE_FR:
+        m = re.fullmatch(english, message)
+        if m:
+            return m.expand(french)
+    return message
+
+
 class _Parser(argparse.ArgumentParser):
+    def format_usage(self) -> str:
+        return super().format_usage().replace("usage:", "utilisation :", 1)
+
+    def format_help(self) -> str:
+        text = super().format_help().replace("usage:", "utilisation :", 1)
+        for english, french in (("positional arguments:", "arguments :"),
+                                ("options:", "options :"),
+                                ("show this help message and exit", "afficher cette aide")):
+            text = text.replace(english, french)
+        return text
+
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
-        print(f"arbitre : erreur : {message}", file=sys.stderr)
+        print(f"arbitre : erreur : {_french_argparse(message)}", file=sys.stderr)
         raise SystemExit(2)
 
 
@@ -85,14 +135,17 @@ def _cmd_problem(args: argparse.Namespace, out: TextIO) -> int:
         )
         return 2
     lexicon = _load_lexicon(args.lexicon) if needs or args.lexicon else None
-    problem = new_problem(
-        game,
-        seed=args.seed,
-        lang=args.lang,
-        lexicon=lexicon,
-        n_groups=args.groupes,
-        imposed_order=args.ordre_impose,
-    )
+    try:
+        problem = new_problem(
+            game,
+            seed=args.seed,
+            lang=args.lang,
+            lexicon=lexicon,
+            n_groups=args.groupes,
+            imposed_order=args.ordre_impose,
+        )
+    except (ValueError, RuntimeError) as exc:  # the generator's own French messages
+        raise _InputError(str(exc)) from None
     if args.output:
         dump_problem(problem, args.output)
         print(f"Problème {problem.id} écrit dans {args.output}.", file=sys.stderr)
@@ -101,20 +154,61 @@ def _cmd_problem(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+class _InputError(Exception):
+    """Unusable input: a French message, exit status 2."""
+
+
+def _read(path: str) -> str:
+    try:
+        return Path(path).read_text("utf-8", errors="replace")
+    except OSError as exc:
+        raise _InputError(os_error_message(exc)) from None
+
+
 def _settings(path: str | None) -> Settings:
     if not path:
         return Settings()
-    return Settings.from_dict(json.loads(Path(path).read_text("utf-8")))
+    text = _read(path)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _InputError(
+            f"Réglages {path}, ligne {exc.lineno} : JSON illisible ({french_json_error(exc)})."
+        ) from None
+    except (RecursionError, ValueError):
+        raise _InputError(f"Réglages {path} : JSON illisible.") from None
+    try:
+        return Settings.from_dict(data)
+    except ValueError as exc:
+        raise _InputError(f"Réglages {path} : {exc}") from None
 
 
 def _cmd_verify(args: argparse.Namespace, out: TextIO) -> int:
+    from puzzles.feuille import parse_feuille
     from puzzles.verify import verify_text
 
     problem = load_problem(args.problem)
-    text = Path(args.sheet).read_text("utf-8", errors="replace")
-    report = verify_text(problem, text, _load_lexicon(args.lexicon), _settings(args.reglages))
+    settings = _settings(args.reglages)
+    lexicon = _load_lexicon(args.lexicon)
+    text = _read(args.sheet)
+    report = verify_text(problem, text, lexicon, settings)
     out.write(report.to_json() if args.json else report.to_text())
-    return 0
+    unreadable = len(parse_feuille(
+        text, superscrabble=problem.game is GameType.SUPERSCRABBLE).errors)
+    sheet_errors = len(report.errors) - unreadable
+    zeroed = report.zeroed
+    if not (unreadable or sheet_errors or zeroed):
+        return 0
+    parts = []
+    if unreadable:
+        parts.append(f"{unreadable} erreur(s) de lecture de la feuille")
+    if sheet_errors:
+        parts.append(f"{sheet_errors} remarque(s) sur la feuille")
+    if zeroed:
+        parts.append("coup(s) à zéro : " + ", ".join(map(str, zeroed)))
+    print(f"Feuille vérifiée avec réserves : {' ; '.join(parts)} (détail dans le rapport).",
+          file=sys.stderr)
+    return 1
 
 
 def _cmd_rank(args: argparse.Namespace, out: TextIO) -> int:
@@ -128,7 +222,7 @@ def _cmd_rank(args: argparse.Namespace, out: TextIO) -> int:
     # Without an Envoyé header the files' order is the submission order: the id carries it.
     width = len(str(len(args.sheets)))
     for i, name in enumerate(args.sheets, start=1):
-        text = Path(name).read_text("utf-8", errors="replace")
+        text = _read(name)
         report = verify_text(problem, text, lexicon, settings)
         entries.append(RankEntry(f"{i:0{width}d}:{Path(name).name}", report))
         _progress(i, len(args.sheets), "Vérification")
@@ -225,7 +319,9 @@ def _build() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
-    """Run ``problem|verify|rank|solve``; returns the exit status."""
+    """Run ``problem|verify|rank|solve``; returns the exit status (module docstring)."""
+    from scoring.errors import EngineError
+
     args = _build().parse_args(sys.argv[1:] if argv is None else argv)
     stream = out or sys.stdout
     try:
@@ -239,6 +335,19 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
     except ProblemError as exc:
         print(f"Problème invalide : {exc}", file=sys.stderr)
         return 2
-    except (OSError, ValueError) as exc:
+    except _InputError as exc:
         print(f"Erreur : {exc}", file=sys.stderr)
         return 2
+    except EngineError as exc:  # the word list (scoring.lexicon), in French
+        print(f"Erreur : {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"Erreur : {os_error_message(exc)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("Interrompu.", file=sys.stderr)
+        return 130
+    except Exception as exc:  # never a traceback for the user
+        print(f"Erreur interne ({type(exc).__name__}) : merci de la signaler avec la "
+              "commande et les fichiers utilisés.", file=sys.stderr)
+        return 3

@@ -135,6 +135,17 @@ class Report:
     def valid_scrabbles(self) -> int:
         return sum(1 for s in self.scrabbles if s.status.counts)
 
+    @property
+    def zeroed(self) -> tuple[int, ...]:
+        """Numbers of the moves (and Superscrabble answers) the verifier zeroed: zero, zero in
+        cascade, not played after a broken rangée, the move that broke it, a repeated
+        answer, out of the game. A player's own annulment and a pass are not faults."""
+        faults = {MoveStatus.ZERO, MoveStatus.CASCADE_ZERO, MoveStatus.NOT_PLAYED,
+                  MoveStatus.DUPLICATE, MoveStatus.OUT}
+        if self.game is GameType.RANGEE:
+            faults.add(MoveStatus.ANNULLED)
+        return tuple(m.number for m in self.moves + self.scrabbles if m.status in faults)
+
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
             "format": "arbitre-rapport",

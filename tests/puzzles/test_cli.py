@@ -39,15 +39,49 @@ def test_problem_new_to_stdout(capsys: pytest.CaptureFixture[str]) -> None:
     assert 21 <= len(data["stock"]) <= 35
 
 
-def test_verify_text_and_json(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_verify_text_and_json(
+    files: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """« Est punie d'un avertissement technique toute erreur ou absence de score sur les
+    billets. » (S2) — B's wrong cumul (82 + 84 = 166, written 160) is corrected, no warning."""
     assert main(["verify", str(files / "p.json"), str(files / "b.txt")]) == 0
-    out = capsys.readouterr().out
-    assert "cumul écrit 160, attendu 166" in out
-    assert "Score final : 166 points" in out
+    captured = capsys.readouterr()
+    assert "   166    160  valide" in captured.out  # corrected cumul, then the written one
+    assert "Avertissements : 0" in captured.out
+    assert "Score final : 166 points" in captured.out
+    assert captured.err == ""
     assert main(["verify", str(files / "p.json"), str(files / "a.txt"), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert (data["final_score"], data["warnings"]) == (166, 0)
     assert [m["true_score"] for m in data["moves"]] == [82, 84]
+    # the former reading, as a settings file
+    (tmp_path / "r.json").write_text('{"cumul_warning": true}', "utf-8")
+    assert main(["verify", str(files / "p.json"), str(files / "b.txt"),
+                 "--reglages", str(tmp_path / "r.json")]) == 0
+    assert "cumul écrit 160, attendu 166" in capsys.readouterr().out
+
+
+def test_verify_exit_status_for_unreadable_lines_and_zeroed_moves(
+    files: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Exit 1, report on stdout, a French summary on stderr. FICHERA 82 counts; line 3 is
+    # unreadable; WUS written at 15A does not fit there (placement error, zero); total 82.
+    (files / "d.txt").write_text(
+        "1 ACEFHIR h8 FICHERA 82\nMerci.\n2 SUW 15a WUS 84\n", "utf-8")
+    assert main(["verify", str(files / "p.json"), str(files / "d.txt")]) == 1
+    captured = capsys.readouterr()
+    assert "Score final : 82 points" in captured.out
+    assert captured.err == (
+        "Feuille vérifiée avec réserves : 1 erreur(s) de lecture de la feuille ; coup(s) à "
+        "zéro : 2 (détail dans le rapport).\n"
+    )
+    # a JSON sheet of the wrong shape: French errors, exit 1, no traceback
+    (files / "e.json").write_text('{"moves": [[1, 2], {"number": "x"}]}', "utf-8")
+    assert main(["verify", str(files / "p.json"), str(files / "e.json"), "--json"]) == 1
+    captured = capsys.readouterr()
+    data = json.loads(captured.out)
+    assert data["errors"][0].startswith("Ligne 1 : moves[1] : un coup est un objet JSON")
+    assert "Traceback" not in captured.err
 
 
 def test_rank_text_csv_json(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -72,11 +106,47 @@ def test_errors_are_french_and_exit_non_zero(
     files: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["verify", str(files / "nope.json"), str(files / "a.txt")]) == 2
-    assert "Impossible de lire" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        f"Problème invalide : Impossible de lire {files / 'nope.json'} : fichier introuvable.\n"
+    )
+    assert main(["verify", str(files / "p.json"), str(files / "nope.txt")]) == 2
+    assert capsys.readouterr().err == (
+        f"Erreur : Impossible de lire {files / 'nope.txt'} : fichier introuvable.\n"
+    )
+    (files / "bad.json").write_text('{"type": "integral", "id": "x",\n "order": "12"}', "utf-8")
+    assert main(["verify", str(files / "bad.json"), str(files / "a.txt")]) == 2
+    assert capsys.readouterr().err == (
+        "Problème invalide : Problème mal formé : « order » : liste attendue, reçu '12'.\n"
+    )
+    (files / "r.json").write_text('{"cumul_warning": "oui",}', "utf-8")
+    assert main(["verify", str(files / "p.json"), str(files / "a.txt"),
+                 "--reglages", str(files / "r.json")]) == 2
+    assert capsys.readouterr().err == (
+        f"Erreur : Réglages {files / 'r.json'}, ligne 1 : JSON illisible (nom de champ entre "
+        "guillemets attendu).\n"
+    )
+    (files / "r.json").write_text('{"cumul_warning": "oui"}', "utf-8")
+    assert main(["verify", str(files / "p.json"), str(files / "a.txt"),
+                 "--reglages", str(files / "r.json")]) == 2
+    assert capsys.readouterr().err == (
+        f"Erreur : Réglages {files / 'r.json'} : Réglage(s) invalide(s) : cumul_warning : "
+        "vrai ou faux, reçu 'oui'.\n"
+    )
     with pytest.raises(SystemExit) as exc:
         main(["problem", "new", "belote"])
     assert exc.value.code == 2
     assert "type de partie inconnu" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main(["verify", str(files / "p.json")])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("utilisation : arbitre verify")
+    assert err.endswith("arbitre : erreur : arguments obligatoires manquants : sheet\n")
+    with pytest.raises(SystemExit):
+        main(["solve", str(files / "p.json"), "--secondes", "vite"])
+    assert capsys.readouterr().err.endswith(
+        "arbitre : erreur : argument --seconds/--secondes : nombre attendu, reçu 'vite'\n"
+    )
 
 
 def test_romanian_draws_that_need_a_word_list_ask_for_one(
