@@ -145,9 +145,10 @@ ROW = "ARTSNOE" + "LLMMPPBBCCDDGGUUIIOOEEAA"  # 31 letters
 
 
 def test_rangee_skip_in_the_middle_annuls_the_rest() -> None:
-    """« Si un joueur saute une lettre ... le coup et toute la suite de la solution sont
-    annulés » (RULES §7.3): the move that breaks the row is annulled, the later ones are not
-    played at all — two distinct statuses.
+    """« Tout mot placé qui contrevient à cette règle sera annulé (puni d'un zero et
+    considéré comme non existant sur la grille présentée par le joueur respectif - ce qui
+    entraînera l'annulation du reste de sa solution). » (S2, rangée): the move that breaks
+    the row is annulled, the later ones are not played at all — two distinct statuses.
 
     1 RAT uses A R T (row 1-3): 6.  2 RATS uses S (row 4): 4.
     3 TO (9H) puts O, but the next letter of the row is N: the row is broken at move 3,
