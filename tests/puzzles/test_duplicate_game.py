@@ -15,8 +15,10 @@ from puzzles.duplicate import (
     DuplicateSettings,
     GameState,
     apply_top,
+    correct,
     draw_round,
     find_top,
+    parse_bulletin,
     parse_bulletins_file,
     rank_moves,
     replay,
@@ -32,6 +34,7 @@ from scoring.lexicon import Lexicon
 from scoring.movegen import GeneratedMove
 from scoring.notation import format_ref
 from scoring.tiles import french
+from scoring.validate import check_move
 
 FR = DuplicateSettings()
 EMPTY = Board()
@@ -265,3 +268,38 @@ def test_registry_has_every_game_type_and_the_duplicate() -> None:
     assert "".join(game.bag) == BAG7 == "".join(shuffled_bag("fr", 7))
     with pytest.raises(KeyError, match="inconnu"):
         rules_for("belote")
+
+
+# --- RULES §12 vectors through the game ------------------------------------------------------
+def test_e17_record_replayed_from_its_draws(cfg: GameConfig) -> None:
+    """RULES §12 (E17): C(H)ACUNE at H4 = 76, then MOLLIES at G8 = 60 + MU 3 + ON 3 + LE 2
+    = 68, then CRIERAIS at 4H = 11 ×2 + 50 = 72. Replayed from the record's draws, the tops
+    are those scores (76 + 68 + 72 = 216); at move 3 three words score 72 and the
+    deterministic order (G1) retains CIRERAIS (smaller word than CRIERAIS at the same 4H),
+    CRIERAIS being among the ties and valid for the player who wrote it."""
+    game = {"draws": ["C?ACUNE", "MOLLIES", "RIERAIS"]}
+    bulletins = {1: {"a": "ChACUNE 76"}, 2: {"a": "G8 MOLLIES 68"}, 3: {"a": "4H CRIERAIS 72"}}
+    result = replay(game, bulletins, config=cfg)
+    assert [(r.top.ref, r.top.word, r.top.score) for r in result.rounds] == [
+        ("H4", "ChACUNE", 76), ("G8", "MOLLIES", 68), ("4H", "CIRERAIS", 72)]
+    assert ("4H", "CRIERAIS") in {(format_ref(m.ref), m.word) for m in result.rounds[2].top.ties}
+    assert result.final_state.tops_total == 216
+    assert [v.score for r in result.rounds for v in r.verdicts] == [76, 68, 72]
+    assert result.standings[0].total == 216 and result.standings[0].percent_of_tops == 100.0
+
+
+def test_e5_vector_through_the_correction(cfg: GameConfig) -> None:
+    """RULES §12 (E5): FICHERA at H8 = 82, then WUS at 15F (the S on H15 makes FICHERAS)
+    = 36 + 48 = 84, the top with W, U, S. Without reference: 84 − 5 = 79."""
+    board = Board()
+    verdict = check_move(board, "H8", "FICHERA", cfg)
+    assert verdict.score == 82 and verdict.placement is not None
+    verdict.placement.apply(board)
+    state = GameState(board.to_cgp(), ())
+    top = find_top(state, "WUS", cfg, round_no=2)
+    assert top is not None and (top.ref, top.word, top.score) == ("15F", "WUS", 84)
+    for text, expected in (("15F WUS 84", (84, "valide")), ("WUS 84", (79, "penalite5"))):
+        b = parse_bulletin(text)
+        assert not isinstance(b, list)
+        v = correct(state, "WUS", b, cfg, round_no=2, top_score=84)
+        assert (v.score, v.kind) == expected
