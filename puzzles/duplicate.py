@@ -1199,6 +1199,13 @@ def warning_deduction(warnings: int, settings: DuplicateSettings) -> int:
     )
 
 
+def interrupted_game_stands(rounds_played: int, settings: DuplicateSettings) -> bool:
+    """An interrupted game keeps its results when at least ``interruption_min_rounds``
+    rounds were collected (RULES §4.9, G4: 15; 10 for original games); otherwise it is
+    void."""
+    return rounds_played >= settings.interruption_min_rounds
+
+
 def rank_game(rounds: Sequence[RoundResult], settings: DuplicateSettings) -> list[StandingRow]:
     """Final ranking (RULES §4.10): move scores + solos − warning conversion (§4.7.7); equal
     totals share a rank (1, 1, 3); ties listed by player name."""

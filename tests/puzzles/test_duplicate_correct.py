@@ -362,3 +362,12 @@ def test_any_line_gives_errors_or_a_verdict(french: Lexicon, text: str) -> None:
     assert v.warnings in (0, 1)
     if v.kind == "nul":
         assert v.score == 0
+
+
+def test_interrupted_game_threshold() -> None:
+    """G4 (S1 3.6 fragment « (moins de 10 coups pour les parties originales) »): 15 rounds by
+    default, a setting for original games."""
+    from puzzles.duplicate import interrupted_game_stands
+
+    assert not interrupted_game_stands(14, FR) and interrupted_game_stands(15, FR)
+    assert interrupted_game_stands(10, replace(FR, interruption_min_rounds=10))
