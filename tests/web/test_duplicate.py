@@ -321,6 +321,7 @@ def test_console_creates_a_game(
     frozen_clock: Any,
 ) -> None:
     login_arbitre(client, db_session)
+    assert 'href="/console/duplicate"' in client.get("/console/").get_data(as_text=True)
     form = {"title": "Partie du mardi", "code": "MAR1", "competition_id": str(competition.id),
             "lang": "fr", "rounds": "", "rhythm": "all_answered", "hours": "48",
             "starts_at": "2026-05-12T20:00", "timezone": "Europe/Bucharest",
