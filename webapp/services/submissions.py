@@ -53,6 +53,12 @@ class SubmissionOutcome:
     def version(self) -> int:
         return self.submission.version
 
+    @property
+    def replaces_readable(self) -> bool:
+        """This version has unreadable lines and replaces one that had none (the web form
+        asks before; the mail receipt says so: ``webapp.services.sheets``)."""
+        return bool(self.errors) and self.previous is not None and not self.previous.parse_errors
+
 
 def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -99,6 +105,11 @@ def submit_sheet(
             f"{format_local(problem.publish_at, problem.timezone)}."
         )
     assert player.id is not None and problem.id is not None
+    from webapp.services import sheets
+
+    refusal = sheets.too_long(problem, text)  # longer than any solution: nothing is stored
+    if refusal:
+        raise SubmissionRefused(refusal)
     # Web and mail may deliver two sheets of one player at the same instant. A no-op UPDATE
     # of the player row serialises them before the version is read: a row lock on
     # PostgreSQL, the write lock on SQLite (where a SELECT ... FOR UPDATE would lock nothing).

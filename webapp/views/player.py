@@ -153,6 +153,7 @@ def submit(code: str) -> ResponseReturnValue:
     me = _me()
     error = None
     text = ""
+    unreadable = None
     if request.method == "POST":
         uploaded, upload_error = _read_upload()
         text = uploaded if uploaded is not None else request.form.get("feuille", "")
@@ -161,6 +162,10 @@ def submit(code: str) -> ResponseReturnValue:
         elif not text.strip():
             error = ("La feuille est vide : collez-la, déposez un fichier ou posez vos mots "
                      "sur la grille.")
+        elif not request.form.get("confirmer") and (
+            unreadable := _unreadable_replacement(me, code, text)
+        ) is not None:
+            pass  # the form again, with the unreadable lines and a box to confirm
         else:
             try:
                 with session_scope() as s:
@@ -207,8 +212,20 @@ def submit(code: str) -> ResponseReturnValue:
         max_kb=(current_app.config.get("MAX_CONTENT_LENGTH") or 0) // 1024,
         announced=rounds.announcements(prob, pz, clock.now()),
         next_announcement=rounds.next_announcement(prob, clock.now()),
-        progressive=rounds.progressive(prob),
+        progressive=rounds.progressive(prob), unreadable=unreadable,
     ), (400 if error else 200)
+
+
+def _unreadable_replacement(me: Player, code: str, text: str) -> Any:
+    """The unreadable lines of ``text`` when it would replace a version read whole."""
+    from webapp.services import sheets
+
+    with _session() as s:
+        prob = s.exec(select(Problem).where(Problem.code == code)).first()
+        if prob is None or prob.status not in PUBLIC_STATUSES:
+            abort(404)
+        return sheets.unreadable_replacement(session=s, player_id=me.id or 0, problem=prob,
+                                             text=text)
 
 
 def _own_submission(s: Session, submission_id: int) -> tuple[Submission, Problem]:
