@@ -147,3 +147,36 @@ def test_the_only_open_problem_rule_ignores_verified_ones(app: Flask, seed: Seed
     assert _send(app, GOOD, subject="ma feuille") == "processed"
     (sub,) = rows(app, Submission)
     assert (sub.problem_id, sub.late) == (seed.problem_id, False)
+
+
+def test_accepting_a_late_sheet_after_verification_points_to_the_rerun(
+    app: Flask, seed: Seed
+) -> None:
+    """Issue 15: a late sheet accepted once the batch has run is verified by nobody until a
+    re-run; the console says so on the same page and links the re-run."""
+    import html
+
+    from webapp.auth import create_arbitre
+    from webapp.db import session_scope
+    from webapp.models import Submission
+
+    _set_status(app, seed.problem_id, "verified")
+    assert _send(app, GOOD, subject="Problème : I3") == "processed"
+    (sub,) = rows(app, Submission)
+    with app.app_context(), session_scope(app) as s:
+        arbitre = create_arbitre(session=s, username="juge", password="motdepasse1")
+        s.flush()
+        arbitre_id = arbitre.id
+    client = app.test_client()
+    with client.session_transaction() as sess:
+        sess["arbitre_id"] = arbitre_id
+    resp = client.post(f"/console/problemes/{seed.problem_id}/hors-delai/{sub.id}",
+                       data={"reason": "courrier retardé par le serveur"}, follow_redirects=True)
+    assert resp.status_code == 200
+    page = html.unescape(resp.get_data(as_text=True))
+    assert ("Feuille hors délai acceptée. Les feuilles sont déjà vérifiées : elle n'entrera au "
+            "classement qu'après « Relancer la vérification… » (en haut de cette page).") in page
+    assert (f'pas encore classée : <a href="/console/problemes/{seed.problem_id}/reverifier">'
+            "relancer la vérification</a>") in page
+    (after,) = rows(app, Submission)
+    assert after.accepted_late is True

@@ -502,10 +502,20 @@ def accept_late(problem_id: int, submission_id: int) -> ResponseReturnValue:
                 abort(404)
             submissions.accept_late(session=s, submission=sub, actor=_actor(),
                                     reason=request.form.get("reason", ""))
+            prob = s.get(Problem, problem_id)
+            ranked = prob is not None and prob.status in (
+                ProblemStatus.VERIFIED, ProblemStatus.PROVISIONAL, ProblemStatus.FINAL)
     except ValueError as exc:
         flash(str(exc), "error")
     else:
-        flash("Feuille hors délai acceptée.", "success")
+        if ranked:
+            # The batch already ran: nothing verifies this sheet until a re-run.
+            flash("Feuille hors délai acceptée. Les feuilles sont déjà vérifiées : elle "
+                  "n'entrera au classement qu'après « Relancer la vérification… » (en haut "
+                  "de cette page).", "success")
+        else:
+            flash("Feuille hors délai acceptée : elle sera vérifiée avec les autres à la "
+                  "vérification du problème.", "success")
     return redirect(url_for("console.problem", problem_id=problem_id))
 
 
