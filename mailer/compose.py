@@ -84,6 +84,12 @@ TEMPLATES: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("round_closes", "closes_what", "deadline", "submission_address", "subject_hint",
          "problem_url"),
     ),
+    # A known player's sheet refused by the submission service (not registered in the
+    # competition, too many sheets in a short time). ``reason``: its French message.
+    "refused": (
+        ("player_name", "problem_title", "reason"),
+        ("original_subject",),
+    ),
     # A message over the size limit (SMTP 552). ``size``/``limit`` in bytes.
     "refused_too_large": (
         ("size", "limit"),

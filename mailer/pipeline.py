@@ -55,7 +55,7 @@ ACCEPTING = (ProblemStatus.OPEN, ProblemStatus.CLOSED, ProblemStatus.VERIFIED,
 #: The problems a sheet naming no problem may be meant for (the « only open problem » rule).
 CURRENT = (ProblemStatus.OPEN, ProblemStatus.CLOSED)
 #: Outbox kinds written by this pipeline, counted by the per-address rate limit.
-REPLY_KINDS = ("instructions", "ambiguity", "parse_errors", "refused_too_large")
+REPLY_KINDS = ("instructions", "ambiguity", "parse_errors", "refused_too_large", "refused")
 
 
 @dataclass(frozen=True)
@@ -385,19 +385,28 @@ def _process_in(session: Session, settings: MailSettings, row: InboundMessage) -
         _finish(row, InboundStatus.PROCESSED, "message sans feuille de route")
         return
 
-    from webapp.services.submissions import submit_sheet
+    from webapp.services.submissions import SubmissionRefused, submit_sheet
 
-    outcome = submit_sheet(
-        session=session,
-        player=player,
-        problem=problem,
-        text=sheet_text,
-        channel=Channel.EMAIL,
-        received_at=row.received_at,
-        inbound_message_id=row.id,
-        in_reply_to=row.message_id,
-        ignored_lines=list(extracted.ignored),
-    )
+    try:
+        outcome = submit_sheet(
+            session=session,
+            player=player,
+            problem=problem,
+            text=sheet_text,
+            channel=Channel.EMAIL,
+            received_at=row.received_at,
+            inbound_message_id=row.id,
+            in_reply_to=row.message_id,
+            ignored_lines=list(extracted.ignored),
+        )
+    except SubmissionRefused as exc:
+        # not registered, too many sheets: nothing stored; the player is told why
+        _reply(session, settings, kind="refused", to_addr=player.email,
+               context={"player_name": player.name, "problem_title": problem.title,
+                        "reason": str(exc)},
+               inbound=row, msg=msg, player_id=player.id)
+        _finish(row, InboundStatus.IGNORED, f"feuille refusée : {exc}")
+        return
     submission = getattr(outcome, "submission", None)
     row.submission_id = getattr(submission, "id", None) or getattr(outcome, "submission_id", None)
     _finish(row, InboundStatus.PROCESSED, None)

@@ -104,6 +104,9 @@ def app_config(app_config: dict[str, Any], smtp_port: int, relay: Relay) -> dict
         OUTBOX_BACKOFF_SECONDS=0.2,
         SUBMIT_DOMAIN="arbitre.test",
         MAIL_FROM="Arbitre <arbitre@arbitre.test>",
+        # these tests send dozens of sheets per player within seconds; the per-player limit
+        # has its own tests (tests/web/test_hardening_submissions.py), which set it
+        SUBMISSIONS_PER_WINDOW=0,
     )
     return app_config
 
@@ -123,7 +126,7 @@ BOGDAN = ("Bogdan Pop", "bogdan@example.net", "tokBogdan99")
 @pytest.fixture
 def seed(app: Flask) -> Seed:
     from webapp.db import session_scope
-    from webapp.models import Competition, Player, Problem, ProblemStatus
+    from webapp.models import Competition, Player, Problem, ProblemStatus, Registration
 
     with app.app_context(), session_scope(app) as s:
         comp = Competition(slug="cn2026", name="Championnat par correspondance 2026")
@@ -137,6 +140,9 @@ def seed(app: Flask) -> Seed:
         s.add_all([problem, ana, bogdan])
         s.flush()
         assert problem.id and ana.id and bogdan.id and comp.id
+        # both registered: only registered players may submit (submissions.submit_sheet)
+        s.add_all([Registration(competition_id=comp.id, player_id=ana.id),
+                   Registration(competition_id=comp.id, player_id=bogdan.id)])
         return Seed(problem.id, ana.id, bogdan.id, comp.id)
 
 

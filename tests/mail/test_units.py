@@ -166,6 +166,7 @@ MINIMAL = {
     "ambiguity": {"player_name": "Ana", "open_problems": []},
     "login": {"link": "http://x/l/abc"},
     "refused_too_large": {"size": 20 * 1024 * 1024, "limit": 10 * 1024 * 1024},
+    "refused": {"player_name": "Ana", "problem_title": "I3", "reason": "non inscrit"},
     "parse_errors": {"player_name": "Ana", "problem_title": "I3", "errors": []},
     "announcement": {"player_name": "Ana", "problem_title": "A1", "move": 2,
                      "current": {"move": 2, "at": "x", "groups": [{"number": 7,

@@ -10,7 +10,16 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from webapp.models import Player, Problem, Ranking, RankingKind, Submission, Verification
+from webapp.models import (
+    Competition,
+    Player,
+    Problem,
+    Ranking,
+    RankingKind,
+    Registration,
+    Submission,
+    Verification,
+)
 from webapp.services import audit, clock, notify
 from webapp.services.problems import puzzle_of
 
@@ -25,8 +34,10 @@ def compute_rows(
     from webapp.services.verification import eligible_submissions, excluded_submissions
 
     excluded = excluded_submissions(session, problem)
+    entrants = entrant_ids(session, problem)
     subs = [s for s in eligible_submissions(session, problem)
-            if s.id is not None and s.id not in excluded]
+            if s.id is not None and s.id not in excluded
+            and (entrants is None or s.player_id in entrants)]
     # two queries for the whole batch rather than two per sheet
     current: dict[int, Verification] = {}
     for v in session.exec(
@@ -58,6 +69,16 @@ def compute_rows(
             "received_at": sub.received_at, "score": score, "valid": valid, "report": report,
         })
     return rank_entries(problem, entries)
+
+
+def entrant_ids(session: Session, problem: Problem) -> set[int] | None:
+    """The players who may be ranked in ``problem``: those registered in its competition;
+    ``None`` (everyone) when the arbitre opened the competition to all."""
+    comp = session.get(Competition, problem.competition_id)
+    if comp is not None and comp.open_registration:
+        return None
+    return set(session.exec(select(Registration.player_id)
+                            .where(Registration.competition_id == problem.competition_id)))
 
 
 def rank_entries(problem: Problem, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -152,7 +173,12 @@ def _announce(session: Session, problem: Problem, ranking: Ranking, *, revision:
     senders = set(
         session.exec(select(Submission.player_id).where(Submission.problem_id == problem.id))
     )
+    entrants = entrant_ids(session, problem)
     for pid in senders - set(personal):
+        if entrants is not None and pid not in entrants:
+            personal[pid] = {"report_text": "Vous n'êtes pas inscrit à cette compétition : "
+                             "votre feuille n'est pas classée."}
+            continue
         personal[pid] = {"report_text": "Votre feuille est arrivée après la clôture : elle "
                          "n'est pas classée."}
     players = {p.id: p for p in session.exec(select(Player).where(

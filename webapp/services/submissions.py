@@ -5,6 +5,12 @@
 the **server receive time** against the problem's deadline, and enqueues the receipt in the
 outbox, all in the caller's transaction. The receipt never says whether words are valid:
 nothing is verified before the deadline.
+
+Before anything is stored, :func:`submit_sheet` refuses (:class:`SubmissionRefused`, a French
+message) a sheet for a problem not published yet, from a player not registered in the
+problem's competition (unless the arbitre opened it to all, ``Competition.open_registration``),
+or beyond ``SUBMISSIONS_PER_WINDOW`` sheets in ``SUBMISSION_WINDOW_SECONDS`` for one player.
+NUL characters (which PostgreSQL cannot store in text) are removed from the text.
 """
 
 from __future__ import annotations
@@ -16,15 +22,18 @@ from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
+from flask import current_app, has_app_context
 from sqlmodel import Session, col, select
 
 from webapp.models import (
     Channel,
+    Competition,
     OutboxKind,
     OutboxMessage,
     Player,
     Problem,
     ProblemStatus,
+    Registration,
     Submission,
 )
 from webapp.services import audit, notify
@@ -60,6 +69,75 @@ class SubmissionOutcome:
         return bool(self.errors) and self.previous is not None and not self.previous.parse_errors
 
 
+def strip_nul(text: str) -> str:
+    """The text without NUL characters: PostgreSQL refuses them in a text column, and no
+    sheet, name or field means anything by them (a pasted binary, a UTF-16 file read as
+    Latin-1)."""
+    return text.replace("\x00", "") if "\x00" in text else text
+
+
+def _may_take_part(competition_id: int, player_id: Any) -> Any:
+    """SQL: registered in the competition, or the competition is open to all."""
+    return (
+        sa.exists().where(col(Competition.id) == competition_id,
+                          col(Competition.open_registration).is_(True))
+        | sa.exists().where(col(Registration.competition_id) == competition_id,
+                            col(Registration.player_id) == player_id)
+    )
+
+
+def may_take_part(session: Session, *, player_id: int, competition_id: int) -> bool:
+    """Registered in the competition, or the competition is open to all."""
+    return bool(session.execute(sa.select(_may_take_part(competition_id, player_id))).scalar())
+
+
+def _setting(name: str, default: int) -> int:
+    return int(current_app.config.get(name, default)) if has_app_context() else default
+
+
+def _check_entry(session: Session, player: Player, problem: Problem,
+                 received_at: datetime) -> None:
+    """Registration and the per-player rate, in one query; raises :class:`SubmissionRefused`."""
+    from datetime import timedelta
+
+    limit = _setting("SUBMISSIONS_PER_WINDOW", 10)
+    window = _setting("SUBMISSION_WINDOW_SECONDS", 60)
+    since = received_at - timedelta(seconds=window)
+    allowed = _may_take_part(problem.competition_id, player.id)
+    recent = (
+        sa.select(sa.func.count(col(Submission.id)))
+        .where(col(Submission.player_id) == player.id,
+               col(Submission.received_at) > since,
+               col(Submission.received_at) <= received_at)
+        .scalar_subquery()
+    )
+    registered, count = session.execute(sa.select(allowed, recent)).one()
+    if not registered:
+        comp = session.get(Competition, problem.competition_id)
+        name = comp.name if comp is not None else "cette compétition"
+        raise SubmissionRefused(
+            f"Vous n'êtes pas inscrit à la compétition « {name} » : vos feuilles pour le "
+            f"problème « {problem.title} » ne peuvent pas être acceptées. Demandez votre "
+            "inscription à l'arbitre."
+        )
+    if limit > 0 and count >= limit:
+        raise SubmissionRefused(
+            f"Trop de feuilles envoyées en peu de temps : au plus {limit} par "
+            f"{_duration(window)}. Votre feuille n'a pas été enregistrée ; renvoyez-la "
+            "dans un moment."
+        )
+
+
+def _duration(seconds: int) -> str:
+    if seconds % 3600 == 0:
+        hours = seconds // 3600
+        return "heure" if hours == 1 else f"{hours} heures"
+    if seconds % 60 == 0:
+        minutes = seconds // 60
+        return "minute" if minutes == 1 else f"{minutes} minutes"
+    return f"{seconds} secondes"
+
+
 def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -90,7 +168,9 @@ def submit_sheet(
     in_reply_to: str | None = None,
     ignored_lines: list[str] | None = None,
 ) -> SubmissionOutcome:
-    """Store, parse and acknowledge one sheet. Does not commit (the caller's transaction
+    """Store, parse and acknowledge one sheet (refused first, with nothing stored, when
+    the player is not registered in the problem's competition and it is not open to all, or
+    when he sent too many sheets in a short time). Does not commit (the caller's transaction
     holds the sheet and its receipt together). Raises :class:`SubmissionRefused` when the
     problem is not open yet. ``ignored_lines``: what the mail intake left out of the text as
     greeting or closing words (quoted in the receipt)."""
@@ -105,6 +185,8 @@ def submit_sheet(
             f"{format_local(problem.publish_at, problem.timezone)}."
         )
     assert player.id is not None and problem.id is not None
+    _check_entry(session, player, problem, received_at)
+    text = strip_nul(text)
     from webapp.services import sheets
 
     refusal = sheets.too_long(problem, text)  # longer than any solution: nothing is stored
