@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from flask import Flask
+from playwright.sync_api import expect
 from sqlmodel import Session, select
 
 from webapp.db import get_engine
@@ -143,11 +144,18 @@ def test_submit_on_the_board_then_see_the_ranking(
     assert page.inner_text(".replay-pos") == "Coup 1 / 2"
     assert page.locator(".replay-step.current h3").inner_text().startswith("Coup 1 : FICHERA")
     page.click(".replay-next")
-    assert page.inner_text(".replay-pos") == "Coup 2 / 2"
+    # move 2's grid is fetched on demand (the page draws one move at a time)
+    expect(page.locator(".replay-pos")).to_have_text("Coup 2 / 2", timeout=30_000)
+    assert page.locator(".replay-step.current h3").inner_text().startswith("Coup 2 : WUS")
     current = page.locator(".replay-step.current")
     assert current.locator("g.tile").count() == 10
     assert current.locator("g.tile.new").count() == 3
     page.screenshot(path="/tmp/arbitre-report.png", full_page=True)
+    # the slider goes back to move 1; the arrow link is disabled there
+    page.locator(".replay-slider").fill("1")
+    expect(page.locator(".replay-pos")).to_have_text("Coup 1 / 2", timeout=30_000)
+    assert page.locator(".replay-step.current g.tile").count() == 7
+    assert page.get_attribute(".replay-prev", "aria-disabled") == "true"
 
 
 def test_local_time_and_countdown_are_filled_in_by_the_browser(

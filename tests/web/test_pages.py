@@ -357,9 +357,10 @@ def test_report_before_publication_is_only_for_its_player_and_the_arbitre(
     assert '<strong id="final-score">166</strong>' in page(resp)
     assert "FICHERA" in text and "WUS" in text
     assert "n'est visible que par vous et l'arbitre" in text
-    # one SVG per move in the replay, plus the final grid
-    assert page(resp).count('class="replay-step"') == 2
-    assert page(resp).count("<svg") == 3
+    # the final grid and one move of the replay (move 1; the others on demand)
+    assert page(resp).count('class="replay-step current"') == 1
+    assert page(resp).count("<svg") == 2
+    assert "Coup 1 / 2" in page(resp)
     login_arbitre(client, db_session)
     assert client.get(url).status_code == 200
 
@@ -614,6 +615,6 @@ def test_report_of_an_unreadable_sheet_renders(
     # the verifier's reasons, on an empty grid
     (move,) = v.report["moves"]
     assert move["word"] == "VOICI" and move["score"] == 0 and move["reasons"]
-    assert body.count('class="replay-step"') == 1
+    assert body.count('class="replay-step current"') == 1
     for reason in move["reasons"]:
         assert reason in html.unescape(body)

@@ -431,9 +431,27 @@ def report(verification_id: int) -> ResponseReturnValue:
         if not can_see_report(prob, sub):
             abort(403 if current_player() is not None else 404)
         player = get_or_404(s, Player, sub.player_id)
-        ctx = report_context(s, prob, sub, ver)
+        ctx = report_context(s, prob, sub, ver, step=request.args.get("coup", 1, type=int))
     me = current_player()
     return render_template(
-        "public/report.html", problem=prob, submission=sub, verification=ver, player=player,
+        "public/report.html", step_count=len(ctx["steps"]), problem=prob, submission=sub,
+        verification=ver, player=player,
         own=me is not None and me.id == sub.player_id, **ctx,
     )
+
+
+@bp.route("/rapports/<int:verification_id>/coups/<int:index>")
+def report_step(verification_id: int, index: int) -> ResponseReturnValue:
+    """One move of a report's replay with its grid (the stepper fetches it)."""
+    from webapp.views.reports import replay_step
+
+    with _session() as s:
+        ver = get_or_404(s, Verification, verification_id)
+        sub = get_or_404(s, Submission, ver.submission_id)
+        prob = get_or_404(s, Problem, sub.problem_id)
+        if not can_see_report(prob, sub):
+            abort(403 if current_player() is not None else 404)
+    st = replay_step(prob, ver, index)
+    if st is None:
+        abort(404)
+    return render_template("public/_replay_step.html", st=st, k=index)

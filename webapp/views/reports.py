@@ -1,6 +1,10 @@
-"""A verification report as a page: the player's grid replayed move by move (one SVG per
-move), each move's status with the verifier's reasons, and the summary (total, warnings,
-penalty, final score, word list).
+"""A verification report as a page: the player's grid replayed move by move, each move's
+status with the verifier's reasons, and the summary (total, warnings, penalty, final score,
+word list).
+
+The page draws two grids only, the final one and the move being looked at (``?coup=k``);
+the stepper fetches the others one at a time (``/rapports/<id>/coups/<k>``), so a long
+sheet does not make a page of one grid per move (1,000 grids were 44 MB).
 
 The replay only redraws what the report says: tiles of moves the verifier zeroed stay on
 the player's grid, tinted (RULES §5.2); annulled moves leave the grid; Superscrabble answers
@@ -50,10 +54,12 @@ class Step:
 
 
 def replay(pz: PuzzleProblem | None, moves: list[dict[str, Any]], *,
-           accumulate: bool = True, base: Board | None = None) -> tuple[list[Step], Board | None]:
+           accumulate: bool = True, base: Board | None = None,
+           draw: set[int] | None = None) -> tuple[list[Step], Board | None]:
     """One :class:`Step` per reported move, each with the grid after that move, and the
     grid at the end. ``accumulate=False`` puts each move on ``base`` (default: the problem's
-    starting grid) alone, as Superscrabble answers are."""
+    starting grid) alone, as Superscrabble answers are. ``draw``: the steps (0-based) whose
+    grid is drawn (``svg``); None draws every step."""
     if pz is None:
         return [Step(m, None, STATUS_CLASS.get(m.get("status", ""), ""),
                      m.get("status") in ZERO_STATUSES, False) for m in moves], None
@@ -88,26 +94,44 @@ def replay(pz: PuzzleProblem | None, moves: list[dict[str, Any]], *,
                     tiles_of.setdefault(int(m.get("number", 0)), []).extend(new)
                 if is_zero:
                     zeroed.update(new)
-        title = f"Grille après le coup {m.get('number', '?')}"
-        svg = board_svg(grid, tileset=ts, highlight=new,
-                        zeroed=(zeroed if accumulate else set(new) if is_zero else set()),
-                        title=title)
+        svg = None
+        if draw is None or len(steps) in draw:
+            title = f"Grille après le coup {m.get('number', '?')}"
+            svg = board_svg(grid, tileset=ts, highlight=new,
+                            zeroed=(zeroed if accumulate else set(new) if is_zero else set()),
+                            title=title)
         steps.append(Step(m, svg, STATUS_CLASS.get(status, ""), is_zero, placed, removed))
     return steps, board
 
 
+def replay_step(problem: Problem, verification: Verification, index: int) -> Step | None:
+    """Step ``index`` (1-based) of the report's replay, with its grid; None out of range."""
+    moves = list((verification.report or {}).get("moves") or [])
+    if not 1 <= index <= len(moves):
+        return None
+    superscrabble = problem.game == GameType.SUPERSCRABBLE.value
+    steps, _ = replay(puzzle_of(problem), moves[:index], accumulate=not superscrabble,
+                      draw={index - 1})
+    return steps[-1]
+
+
 def report_context(s: Session, problem: Problem, submission: Submission,
-                   verification: Verification) -> dict[str, Any]:
-    """Everything the report page shows."""
+                   verification: Verification, step: int = 1) -> dict[str, Any]:
+    """Everything the report page shows; ``step``: the move (1-based) whose grid is drawn
+    in the replay (clamped to the moves there are)."""
     report = dict(verification.report or {})
     pz = puzzle_of(problem)
     moves = list(report.get("moves") or [])
     scrabbles = list(report.get("scrabbles") or [])
     superscrabble = problem.game == GameType.SUPERSCRABBLE.value
-    steps, built = replay(pz, moves, accumulate=not superscrabble)
-    # Superscrabble incomplet: the answers go on the player's own construction.
+    step = min(max(step, 1), len(moves)) if moves else 0
+    steps, built = replay(pz, moves, accumulate=not superscrabble,
+                          draw={step - 1, len(moves) - 1})
+    # Superscrabble incomplet: the answers go on the player's own construction. Answers
+    # are listed, not drawn.
     scrabble_steps, _ = (
-        replay(pz, scrabbles, accumulate=False, base=None if superscrabble else built)
+        replay(pz, scrabbles, accumulate=False, base=None if superscrabble else built,
+               draw=set())
         if scrabbles else ([], None)
     )
     history = s.exec(
@@ -127,6 +151,8 @@ def report_context(s: Session, problem: Problem, submission: Submission,
     return {
         "report": report,
         "steps": steps,
+        "step": step,
+        "current": steps[step - 1] if steps else None,
         "scrabble_steps": scrabble_steps,
         "zero_count": zero_count,
         "history": history,

@@ -51,29 +51,58 @@
     setInterval(tick, 1000);
   }
 
+  // The report's stepper: one grid on the page; the others are fetched one at a time
+  // (/rapports/<id>/coups/<k>), with the links and the slider working without JavaScript.
   function replays() {
-    document.querySelectorAll(".replay").forEach(function (box) {
-      var steps = box.querySelectorAll(".replay-step");
-      if (!steps.length) return;
+    document.querySelectorAll(".replay[data-step-url]").forEach(function (box) {
+      var base = box.getAttribute("data-step-url");
+      var count = parseInt(box.getAttribute("data-count"), 10) || 0;
+      var holder = box.querySelector(".replay-current");
       var label = box.querySelector(".replay-pos");
       var prev = box.querySelector(".replay-prev");
       var next = box.querySelector(".replay-next");
-      var i = steps.length - 1;
-      function show() {
-        steps.forEach(function (s, k) { s.classList.toggle("current", k === i); });
-        if (label) label.textContent = "Coup " + (i + 1) + " / " + steps.length;
-        if (prev) prev.disabled = i === 0;
-        if (next) next.disabled = i === steps.length - 1;
+      var slider = box.querySelector(".replay-slider");
+      var current = holder.querySelector(".replay-step");
+      var i = current ? parseInt(current.getAttribute("data-index"), 10) : 1;
+      var wanted = i;
+      function links() {
+        if (prev) {
+          prev.href = "?coup=" + Math.max(i - 1, 1) + "#rejouer";
+          prev.setAttribute("aria-disabled", i <= 1 ? "true" : "false");
+        }
+        if (next) {
+          next.href = "?coup=" + Math.min(i + 1, count) + "#rejouer";
+          next.setAttribute("aria-disabled", i >= count ? "true" : "false");
+        }
+      }
+      function go(k) {
+        if (k < 1 || k > count || k === wanted) return;
+        wanted = k;
+        if (slider) slider.value = String(k);
+        fetch(base + k, { credentials: "same-origin" }).then(function (r) {
+          if (!r.ok) throw new Error("HTTP " + r.status);
+          return r.text();
+        }).then(function (htmlText) {
+          if (k !== wanted) return; // a later request won
+          holder.innerHTML = htmlText;
+          i = k;
+          if (label) label.textContent = "Coup " + i + " / " + count;
+          links();
+        }).catch(function () {
+          wanted = i;
+          if (label) label.textContent = "Coup " + i + " / " + count + " (grille du coup " + k + " indisponible)";
+        });
       }
       box.classList.add("js");
-      if (prev) prev.addEventListener("click", function () { if (i > 0) { i--; show(); } });
-      if (next) next.addEventListener("click", function () { if (i < steps.length - 1) { i++; show(); } });
+      if (prev) prev.addEventListener("click", function (ev) { ev.preventDefault(); go(wanted - 1); });
+      if (next) next.addEventListener("click", function (ev) { ev.preventDefault(); go(wanted + 1); });
+      if (slider) slider.addEventListener("input", function () { go(parseInt(slider.value, 10)); });
       box.addEventListener("keydown", function (ev) {
-        if (ev.key === "ArrowLeft" && i > 0) { i--; show(); }
-        if (ev.key === "ArrowRight" && i < steps.length - 1) { i++; show(); }
+        if (ev.target === slider) return;
+        if (ev.key === "ArrowLeft") go(wanted - 1);
+        if (ev.key === "ArrowRight") go(wanted + 1);
       });
-      i = 0;
-      show();
+      links();
     });
   }
 
