@@ -741,6 +741,7 @@ class _Verifier:
     def _break(self, e: _Entry, reason: str) -> None:
         e.zero(reason + " Le coup et toute la suite de la solution sont annulés.",
                MoveStatus.ANNULLED)
+        e.status = MoveStatus.ANNULLED  # even after a word error: it is the move that broke
         self.broken = True
         self.broken_at = e.move.number
 

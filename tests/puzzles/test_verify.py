@@ -179,11 +179,12 @@ def test_rangee_word_error_consumes_letters_g10(
     # 2 AS (8H) uses S, the next row letter, but AS is not admitted: zero. By default (G10)
     # S is consumed, so 3 NOT (9F) with N O (row 5-6) is in sequence:
     # N1 (F9) + O1×2 (G9 DL) + T1 = 4 -> 6 + 4 = 10. With the setting on, move 2 breaks the
-    # row (move 2 stays a zero) and move 3 is not played: 6.
+    # row (annulled, though it is also a word error) and move 3 is not played: 6.
     problem = Problem(id="r", game=GameType.RANGEE, row=ROW)
     text = "1 ART H7 RAT 6 6\n2 S 8H AS 2 8\n3 NO 9F NOT 4 12\n"
     settings = Settings(rangee_word_error_breaks_sequence=breaks)
     r = run(problem, text, lex("RAT", "NOT"), settings)
+    assert r.moves[1].status is (A if breaks else Z)
     assert r.moves[2].status is status3
     assert r.final_score == expected
 
