@@ -4,6 +4,13 @@ with the problem's lexicon and the arbitre's rulings, through ``puzzles.verify``
 One :class:`~webapp.models.Verification` per submission and lexicon: the batch is
 idempotent. A re-run (after a ruling, an appeal) first shows a preview of the ranking
 changes; applying it supersedes the current reports with new ones carrying the reason.
+
+A preview runs in the arbitre's web request, so its verifier work is bounded by a time
+budget (``RERUN_PREVIEW_SECONDS``, default :data:`PREVIEW_SECONDS`): when the budget runs out
+the preview is *partial* (it says how many sheets it re-verified) and asking again goes on
+from there, because each sheet's result is kept in this process (:data:`RESULT_CACHE_SIZE`
+results, keyed by sheet, word list and rulings, problem settings and round times). Applying
+needs a complete preview and reuses those results instead of verifying everything again.
 Rulings are inputs: accepted/rejected words change the word list the verifier is given,
 excluded sheets are verified but not ranked. Scores are never edited by hand.
 """
@@ -11,7 +18,10 @@ excluded sheets are verified but not ranked. Scores are never edited by hand.
 from __future__ import annotations
 
 import hashlib
+import json
 import threading
+import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -289,14 +299,69 @@ class RerunPreview:
     results: dict[int, VerifierResult]  # by submission id
     changes: list[RowChange] = field(default_factory=list)
     new_rows: list[dict[str, Any]] = field(default_factory=list)
+    sheets: int = 0  # eligible sheets; ``len(results)`` of them were re-verified
+    budget_seconds: float | None = None
 
     @property
     def changed(self) -> bool:
         return bool(self.changes)
 
+    @property
+    def complete(self) -> bool:
+        return len(self.results) >= self.sheets
 
-def preview_rerun(*, session: Session, problem: Problem, reason: str) -> RerunPreview:
-    """What a re-run would change, without writing anything."""
+
+#: Seconds of verifier work a preview may spend in one web request (the arbitre's page), when
+#: the configuration sets no ``RERUN_PREVIEW_SECONDS``.
+PREVIEW_SECONDS = 20.0
+#: Verifier results kept in the process for the previews (oldest dropped first).
+RESULT_CACHE_SIZE = 5000
+
+_results: OrderedDict[tuple[Any, ...], VerifierResult] = OrderedDict()
+_results_lock = threading.Lock()
+
+
+def _result_key(problem: Problem, sub: Submission, lexicon: Any, times: Any) -> tuple[Any, ...]:
+    params = hashlib.sha256(
+        json.dumps(problem.params, sort_keys=True, default=str).encode()
+    ).hexdigest()
+    feuille = hashlib.sha256(
+        json.dumps(sub.feuille, sort_keys=True, default=str).encode()
+    ).hexdigest()
+    return (sub.id, feuille, lexicon.identity.sha256, params, repr(times))
+
+
+def _cached_verifier(problem: Problem, sub: Submission, lexicon: Any, times: Any,
+                     deadline: float | None) -> VerifierResult | None:
+    """The sheet's result, from the process's cache or computed; None when it is not in the
+    cache and ``deadline`` (``time.monotonic()``) has passed."""
+    key = _result_key(problem, sub, lexicon, times)
+    with _results_lock:
+        hit = _results.get(key)
+        if hit is not None:
+            _results.move_to_end(key)
+            return hit
+    if deadline is not None and time.monotonic() >= deadline:
+        return None
+    res = run_verifier(problem, sub, lexicon, round_times=times)
+    with _results_lock:
+        _results[key] = res
+        while len(_results) > RESULT_CACHE_SIZE:
+            _results.popitem(last=False)
+    return res
+
+
+def preview_seconds() -> float:
+    if has_app_context():
+        return float(current_app.config.get("RERUN_PREVIEW_SECONDS", PREVIEW_SECONDS))
+    return PREVIEW_SECONDS
+
+
+def preview_rerun(*, session: Session, problem: Problem, reason: str,
+                  budget_seconds: float | None = None) -> RerunPreview:
+    """What a re-run would change, without writing anything. ``budget_seconds``: verifier
+    work allowed (None: no bound); sheets not reached keep their current report in the
+    preview, which is then partial (``RerunPreview.complete`` is False)."""
     from webapp.services import rankings
 
     if not reason.strip():
@@ -304,8 +369,14 @@ def preview_rerun(*, session: Session, problem: Problem, reason: str) -> RerunPr
     lexicon = ruled_lexicon(session, problem)
     subs = eligible_submissions(session, problem)
     times = rounds.round_times_for(session, problem, subs)
-    results = {s.id: run_verifier(problem, s, lexicon, round_times=times.get(s.id))
-               for s in subs if s.id is not None}
+    deadline = time.monotonic() + budget_seconds if budget_seconds is not None else None
+    results: dict[int, VerifierResult] = {}
+    for sub in subs:
+        if sub.id is None:
+            continue
+        res = _cached_verifier(problem, sub, lexicon, times.get(sub.id), deadline)
+        if res is not None:
+            results[sub.id] = res
     old_rows = rankings.compute_rows(session=session, problem=problem)
     new_rows = rankings.compute_rows(
         session=session, problem=problem,
@@ -323,15 +394,23 @@ def preview_rerun(*, session: Session, problem: Problem, reason: str) -> RerunPr
             changes.append(RowChange(pid, names.get(pid, "?"), before[0], after[0],
                                      before[1], after[1]))
     ident = lexicon.identity
-    return RerunPreview(reason.strip(), ident.name, ident.sha256, results, changes, new_rows)
+    return RerunPreview(reason.strip(), ident.name, ident.sha256, results, changes, new_rows,
+                        sheets=sum(1 for sub in subs if sub.id is not None),
+                        budget_seconds=budget_seconds)
 
 
 def apply_rerun(
     *, session: Session, problem: Problem, preview: RerunPreview, actor: str
 ) -> list[Verification]:
     """Write the re-run shown in ``preview``: new reports (run n+1), old ones superseded,
-    and a new ranking of the same kind as the current one."""
+    and a new ranking of the same kind as the current one. The preview must be complete."""
     from webapp.services import rankings
+
+    if not preview.complete:
+        raise ValueError(
+            f"Aperçu partiel ({len(preview.results)} feuilles revérifiées sur "
+            f"{preview.sheets}) : terminez l'aperçu avant d'appliquer."
+        )
 
     now = clock.now()
     created = []

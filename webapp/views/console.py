@@ -605,10 +605,17 @@ def rerun(problem_id: int) -> ResponseReturnValue:
     try:
         with session_scope() as s:
             p = get_or_404(s, Problem, problem_id)
-            preview = verification.preview_rerun(session=s, problem=p, reason=reason)
+            # bounded: a partial preview goes on where it stopped when asked again
+            preview = verification.preview_rerun(
+                session=s, problem=p, reason=reason,
+                budget_seconds=verification.preview_seconds(),
+            )
             digest = _preview_digest(preview)
             if request.form.get("action") == "apply":
-                if request.form.get("digest") != digest:
+                if not preview.complete:
+                    flash("L'aperçu n'est pas encore complet : rien n'a été appliqué. "
+                          "Poursuivez l'aperçu, puis appliquez.", "warning")
+                elif request.form.get("digest") != digest:
                     flash("Les résultats ont changé depuis l'aperçu (nouvelle décision ?) : "
                           "vérifiez le nouvel aperçu avant d'appliquer.", "warning")
                 else:
