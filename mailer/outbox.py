@@ -236,9 +236,10 @@ def _current_index(path: Path, index: Path, size: int) -> _MboxIndex:
             complete = chunk[: chunk.rfind(b"\n") + 1]
             for line in complete.decode("utf-8", "replace").splitlines():
                 end, _, message_id = line.partition("\t")
-                if message_id and end.isdigit():
-                    cached.ids.add(message_id)
+                if end.isdigit():
                     cached.end = int(end)
+                    if message_id:
+                        cached.ids.add(message_id)
             cached.read_to += len(complete)
             if len(complete) < len(chunk):  # an index line cut short by a crash
                 with open(index, "r+b") as f:
@@ -271,7 +272,7 @@ def _deliver_local(app: Flask, msg: EmailMessage) -> None:
     """
     path = mbox_path(app)
     index = index_path(app)
-    message_id = "".join(str(msg["Message-ID"]).split())
+    message_id = "".join(str(msg.get("Message-ID") or "").split())
     data = _mbox_bytes(msg)
     with _mbox_lock, mbox_locked(path) as handle:
         size = os.fstat(handle.fileno()).st_size
@@ -279,7 +280,7 @@ def _deliver_local(app: Flask, msg: EmailMessage) -> None:
         if size > known.end:
             handle.truncate(known.end)  # half a message from a writer killed mid-append
             size = known.end
-        if message_id in known.ids:
+        if message_id and message_id in known.ids:
             return  # already appended before a crash: same Message-ID, nothing twice
         handle.write(data)
         handle.flush()
@@ -290,7 +291,8 @@ def _deliver_local(app: Flask, msg: EmailMessage) -> None:
             f.flush()
             os.fsync(f.fileno())
             known.read_to = f.tell()
-        known.ids.add(message_id)
+        if message_id:
+            known.ids.add(message_id)
         known.end = end
 
 
