@@ -341,11 +341,16 @@ def _fit_reasons(v: Verdict) -> list[str]:
             out.append(
                 f"Erreur de mot de raccord : {w.text.upper()}{formed} n'est pas admis."
             )
-    word_reasons = {f"Le mot {t.upper()} n'est pas admis." for t in invalid} | {
-        f"Le mot secondaire {t.upper()} n'est pas admis." for t in invalid
-    }
+    word_reasons = _word_reasons(v)
     out.extend(_placement_error(r) for r in v.reasons if r not in word_reasons)
     return out
+
+
+def _word_reasons(v: Verdict) -> set[str]:
+    """The engine's reasons that are word errors (scoring.validate), not placement ones."""
+    return {f"Le mot {t.upper()} n'est pas admis." for t in v.invalid_words} | {
+        f"Le mot secondaire {t.upper()} n'est pas admis." for t in v.invalid_words
+    }
 
 
 class _Verifier:
@@ -628,7 +633,10 @@ class _Verifier:
             e.ref, e.word, e.placement = ref, mv.word, verdict.placement
             self._record_verdict(e, verdict)
             return True
-        fits = verdict is not None and verdict.placement is not None and verdict.geometry_ok
+        # "fits": the word as written lies legally at its reference; only a word it forms
+        # may be invalid (a word error, never moved)
+        fits = verdict is not None and verdict.placement is not None and verdict.geometry_ok \
+            and set(verdict.reasons) <= _word_reasons(verdict)
         if not fits and self.settings.ref_mismatch_relocate and mv.score is not None:
             found = self._relocate(mv.word, mv.score, ref.horizontal if ref else None)
             if found is not None:

@@ -553,6 +553,26 @@ def test_a_word_that_fits_but_forms_an_invalid_cross_word_is_never_moved(
     assert (r.moves[1].penalty, r.final_score) == (0, 6)
 
 
+def test_an_incomplete_written_word_is_a_placement_error() -> None:
+    """« Est punie d'un zéro toute erreur de mot (principal ou de raccord) ou de placement. »
+    (S2) — TA written down at 8F (T F8, A G8) runs into the A of H8: the grid shows TAA.
+    Both faults are named. With relocation on, the word as written does not lie at its
+    reference, so it may be moved: the only 3-point TA is 9H (T of H9, A on I9 DL: 1 + 2 =
+    3), minus 5 floored at 0. Total 6 either way."""
+    text = "1 ART H7 RAT 6 6\n2 A 8F TA 3 9\n"
+    r = run(INTEGRAL, text, lex("RAT", "TA"))
+    assert statuses(r) == [V, Z]
+    assert r.moves[1].reasons == (
+        "Erreur de mot : TAA n'est pas admis.",
+        "Erreur de placement : le mot écrit TA en 8F n'est pas complet : la case H8 porte "
+        "déjà A.",
+    )
+    moved = run(INTEGRAL, text, lex("RAT", "TA"), RELOCATE)
+    assert statuses(moved) == [V, P]
+    assert (moved.moves[1].ref, moved.moves[1].true_score, moved.moves[1].score) == ("9H", 3, 0)
+    assert r.final_score == moved.final_score == 6
+
+
 def test_a_main_word_error_says_so() -> None:
     # RTA at H7 fits the grid but is not in the list: « erreur de mot », zero.
     r = run(INTEGRAL, "1 ART H7 RTA 6 6\n", lex("RAT"))
