@@ -357,3 +357,44 @@ def test_fuzzed_mails_are_all_kept_and_answered_or_explained(
     out = rows(app, OutboxMessage)
     assert send_pending(app) == len(out)
     assert all(o.status == "sent" for o in rows(app, OutboxMessage))
+
+
+ADDRESS_FUZZ_COUNT = 2000
+
+
+def test_every_address_the_validator_accepts_builds_and_round_trips() -> None:
+    """2,000 seeded random strings over an alphabet rich in RFC 5322 specials, half of them
+    shaped ``x@y.z``: whatever ``address_problem`` accepts goes into a ``To`` header, is
+    serialised, and reads back as the very same address; whatever it refuses has a reason."""
+    import email
+    import random
+    from email.message import EmailMessage
+    from email.utils import parseaddr
+
+    from webapp.services.addresses import address_problem
+
+    rng = random.Random(15)
+    atext = "abzAZ09.-_+'!#$%&*/=?^`{|}~"
+    label = "abzAZ09-"
+    specials = "@\"(),:;<>[]\\ é\t\x00"
+
+    def word(alphabet: str) -> str:
+        return "".join(rng.choice(specials if rng.random() < 0.04 else alphabet)
+                       for _ in range(rng.randint(0, 9)))
+
+    accepted = 0
+    for _ in range(ADDRESS_FUZZ_COUNT):
+        candidate = (f"{word(atext)}@{word(label)}.{word(label)}" if rng.random() < 0.7
+                     else word(atext + specials))
+        problem = address_problem(candidate)
+        if problem is not None:
+            assert problem.strip()
+            continue
+        accepted += 1
+        msg = EmailMessage()
+        msg["To"] = candidate
+        msg.set_content("x")
+        back = email.message_from_bytes(msg.as_bytes())
+        assert parseaddr(str(back["To"]))[1] == candidate
+    # Seed 15 gives 334 accepted out of 2,000: the loop exercised both sides.
+    assert accepted == 334
