@@ -176,6 +176,10 @@ def test_a_whole_game_by_web_and_mail(
     assert "Duplicate &lt;b&gt;du lundi&lt;/b&gt;" in page and "<b>du lundi" not in page
     assert 'data-countdown="2026-05-11T10:00:00Z"' in page
     assert "version 2" in page and "H7 ZA 22" in page
+    listing = client.get("/duplicate").get_data(as_text=True)
+    assert listing.count('class="duplicate-game"') == 1
+    assert "Duplicate &lt;b&gt;du lundi&lt;/b&gt;" in listing
+    assert 'data-countdown="2026-05-11T10:00:00Z"' in listing
 
     # Bob by e-mail, subject naming the game; a signature under the line is ignored
     assert _mail(app, bob, "Re: D1", "H8 ZA 22\n\n-- \nBob")[1] == "processed"

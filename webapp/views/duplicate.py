@@ -98,6 +98,19 @@ def _page_data(s: Session, game: DuplicateGame, shown: int | None = None) -> dic
 # --- public page and the bulletin form -------------------------------------------------------
 
 
+@bp.route("/duplicate")
+def games() -> str:
+    """Every Duplicate under way or finished, the round in progress and its deadline."""
+    with _read() as s:
+        rows = list(s.exec(select(DuplicateGame).where(
+            col(DuplicateGame.status).in_((DuplicateStatus.RUNNING, DuplicateStatus.FINISHED)))
+            .order_by(col(DuplicateGame.status).desc(), col(DuplicateGame.starts_at).desc())
+        ).all())
+        current = {g.id: duplicate.current_round(s, g) for g in rows}
+    return render_template("duplicate/index.html", games=rows, current=current,
+                           game_status=GAME_STATUS_FR)
+
+
 @bp.route("/duplicate/<code>")
 def game_page(code: str) -> str:
     me = current_player()
