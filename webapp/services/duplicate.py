@@ -273,7 +273,9 @@ def counting_entries(entries: Sequence[DuplicateEntry]) -> dict[int, DuplicateEn
 
 
 def game_url(game: DuplicateGame) -> str | None:
-    base = notify._setting("BASE_URL", None)
+    from flask import current_app, has_app_context
+
+    base = current_app.config.get("BASE_URL") if has_app_context() else None
     return f"{base.rstrip('/')}/duplicate/{game.code}" if base else None
 
 
