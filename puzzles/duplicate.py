@@ -318,16 +318,18 @@ def _can_still_meet(rack: str, slots: int, minimum: int, ts: TileSet) -> bool:
     return need <= free + slots
 
 
-def _forced_draw(reliquat: str, bag: list[str], minimum: int, ts: TileSet) -> tuple[str, list[str]]:
+def _forced_draw(
+    reliquat: str, bag: list[str], minimum: int, ts: TileSet, size: int = RACK_SIZE
+) -> tuple[str, list[str]]:
     """After a full turn of the bag without a valid draw (INFERRED, docs/DUPLICATE.md): the
     first tiles from the front that keep the minimum reachable."""
     rack = reliquat
     rest: list[str] = []
     for i, t in enumerate(bag):
-        slots = RACK_SIZE - len(rack) - 1
-        if len(rack) < RACK_SIZE and _can_still_meet(rack + t, slots, minimum, ts):
+        slots = size - len(rack) - 1
+        if len(rack) < size and _can_still_meet(rack + t, slots, minimum, ts):
             rack += t
-            if len(rack) == RACK_SIZE:
+            if len(rack) == size:
                 rest.extend(bag[i + 1 :])
                 break
         else:
@@ -354,7 +356,11 @@ def _finish(state: GameState, reason: str) -> tuple[None, GameState]:
 
 
 def draw_round(
-    state: GameState, settings: DuplicateSettings, *, config: GameConfig | None = None
+    state: GameState,
+    settings: DuplicateSettings,
+    *,
+    config: GameConfig | None = None,
+    rack_size: int = RACK_SIZE,
 ) -> tuple[Draw | None, GameState]:
     """Draw the next round: the reliquat completed to 7 from the front of the bag, with the
     vowel/consonant minimum of the round; a rejected draw goes back to the end of the bag
@@ -365,6 +371,10 @@ def draw_round(
     no vowel or no consonant left; round limit reached). With ``config``, a draw on which no
     word can be played is rejected while more than 7 tiles remain, and ends the game
     otherwise (§4.9 (c)). The returned state holds the whole rack in ``reliquat``.
+
+    ``rack_size``: the tiles drawn each round — 7, or another number for the variants
+    (Complétif 6, Superjoker 5, Elliptique 8, :mod:`puzzles.variants`); the minimum applies
+    to those tiles.
     """
     if state.finished:
         return None, state
@@ -382,7 +392,7 @@ def draw_round(
         )
     board = state.board if config is not None else Board()
     cfg = round_config(config, board, settings) if config is not None else None
-    if len(remaining) <= RACK_SIZE:
+    if len(remaining) <= rack_size:
         draw = Draw(state.reliquat, "".join(state.bag), remaining, (), 0)
         if cfg is not None and not _has_move(board, remaining, cfg):
             return _finish(
@@ -394,7 +404,7 @@ def draw_round(
     bag = list(state.bag)
     rejected: list[str] = []
     while True:
-        need = RACK_SIZE - len(reliquat)
+        need = rack_size - len(reliquat)
         new, rest = bag[:need], bag[need:]
         rack = reliquat + "".join(new)
         ok = ts.draw_meets_minimum(rack, minimum)
@@ -405,13 +415,13 @@ def draw_round(
             return draw, replace(state, bag=tuple(rest), reliquat=rack)
         rejected.append(rack)
         if settings.rejection_returns == "all" or not _can_still_meet(
-            reliquat, RACK_SIZE - len(reliquat), minimum, ts
+            reliquat, rack_size - len(reliquat), minimum, ts
         ):
             bag, reliquat = rest + list(rack), ""
         else:
             bag = rest + new
         if len(rejected) > len(remaining):
-            rack, rest = _forced_draw(reliquat, bag, minimum, ts)
+            rack, rest = _forced_draw(reliquat, bag, minimum, ts, rack_size)
             draw = Draw(reliquat, rack[len(reliquat) :], rack, tuple(rejected), minimum)
             return draw, replace(state, bag=tuple(rest), reliquat=rack)
 
