@@ -110,7 +110,7 @@ TEMPLATES: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "duplicate_results": (
         ("player_name", "game_title", "round_no", "top_ref", "top_word", "top_score", "score",
          "reason"),
-        ("total", "rank", "participants", "game_url"),
+        ("solo", "total", "rank", "participants", "game_url"),
     ),
     "duplicate_final": (
         ("player_name", "game_title", "ranking"),

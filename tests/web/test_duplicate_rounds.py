@@ -22,7 +22,14 @@ from sqlmodel import Session, select
 from puzzles.duplicate import DuplicateSettings
 from tests.web.test_duplicate import START, full_bag
 from webapp.db import alembic_config, make_engine
-from webapp.models import Channel, Competition, DuplicateGame, DuplicateRound, Player
+from webapp.models import (
+    Channel,
+    Competition,
+    DuplicateGame,
+    DuplicateRound,
+    OutboxMessage,
+    Player,
+)
 from webapp.services import clock, duplicate, lifecycle
 
 pytestmark = pytest.mark.db
@@ -145,3 +152,31 @@ def test_an_on_time_bulletin_stored_after_the_close_still_counts(
     rnd = db_session.exec(select(DuplicateRound)).one()
     assert [(x["name"], x["score"], x["kind"]) for x in rnd.results] == [
         ("Ana", 22, "valide"), ("Bob", 0, "absent")]
+
+
+def test_a_solo_in_a_field_of_seven(
+    ctx: Flask, db_session: Session, game: DuplicateGame, make_player: Callable[..., Player],
+    frozen_clock: Any,
+) -> None:
+    """« Tout joueur réalisant seul, sur un coup quelconque, un score supérieur à celui de
+    tous les autres joueurs, [...] Cette bonification est de 10 points si le nombre de joueurs
+    est au moins de seize. » (FISF 3.5); below sixteen, RULES §4.8's default n − 6: seven
+    players, 7 − 6 = 1 point. Ana alone plays ZA (22): 22 + 1 = 23."""
+    players = [make_player(f"J{i}", f"j{i}@example.fr") for i in range(7)]
+    frozen_clock.move_to(START)
+    assert lifecycle.run_due(now=clock.now()) == ["draw:EX1:1"]
+    duplicate.submit_bulletin(session=db_session, player=players[0], game=game,
+                              text="H7 ZA 22", channel=Channel.WEB, received_at=clock.now())
+    db_session.commit()
+    frozen_clock.move_to(START + timedelta(hours=48))
+    assert lifecycle.run_due(now=clock.now())[:3] == [
+        "close:EX1:1", "correct:EX1:1", "publish:EX1:1"]
+    db_session.expire_all()
+    r1 = db_session.exec(select(DuplicateRound).where(DuplicateRound.number == 1)).one()
+    assert [(x["name"], x["score"], x["solo"]) for x in r1.results][:2] == [
+        ("J0", 22, 1), ("J1", 0, 0)]
+    rows = duplicate.standings(db_session, game)
+    assert (rows[0]["name"], rows[0]["total"], rows[0]["solos"]) == ("J0", 23, 1)
+    mail = next(m for m in db_session.exec(select(OutboxMessage).where(
+        OutboxMessage.kind == duplicate.KIND_RESULTS)).all() if m.to_addr == "j0@example.fr")
+    assert "Votre score : 22 + 1 (solo)" in mail.body_text

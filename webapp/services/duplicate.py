@@ -843,7 +843,8 @@ def results_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> int
             context={"player_name": p.name, "game_title": f"{game.title} ({game.code})",
                      "round_no": rnd.number, "top_ref": rnd.top["ref"],
                      "top_word": rnd.top["word"], "top_score": rnd.top["score"],
-                     "score": res["score"], "reason": res["reason"],
+                     "score": res["score"], "solo": res.get("solo", 0),
+                     "reason": res["reason"],
                      "total": mine.get("total"), "rank": mine.get("rank"),
                      "participants": len(ranking), "game_url": game_url(game)},
             dedupe_key=keys[p.id], player_id=p.id)
