@@ -17,8 +17,9 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, render_template
+from flask import Flask, render_template, request
 from flask.typing import ResponseReturnValue
+from werkzeug.datastructures import ImmutableMultiDict
 from werkzeug.routing import IntegerConverter
 from werkzeug.wrappers import Response
 
@@ -153,6 +154,20 @@ ERROR_PAGES = {
 def _init_security(app: Flask) -> None:
     """Security headers on every response and French pages for the errors the pages'
     blueprints leave (405, 410, 429, 500; 400/403/404/413 are in webapp.views)."""
+
+    @app.before_request
+    def _without_nul() -> None:
+        """No form field or query value keeps a NUL character: PostgreSQL refuses them in
+        text, and nothing typed in a form means anything by them. (Registered before CSRF,
+        so every view reads the cleaned values; the services clean what mail brings.)"""
+        for name in ("args", "form"):
+            data = getattr(request, name)
+            if any("\x00" in k or "\x00" in v for k, v in data.items(multi=True)):
+                request.__dict__[name] = ImmutableMultiDict(
+                    [(k.replace("\x00", ""), v.replace("\x00", ""))
+                     for k, v in data.items(multi=True)]
+                )
+                request.__dict__.pop("values", None)
 
     @app.after_request
     def _headers(response: Response) -> Response:

@@ -1,9 +1,15 @@
 """Appeals: a player contests his verification during the appeal window; the arbitre
-answers (and, if he agrees, issues a ruling and re-runs the verification)."""
+answers (and, if he agrees, issues a ruling and re-runs the verification).
+
+Every open appeal holds the final ranking back, so a player may file at most
+``APPEALS_PER_SHEET`` appeals on one problem (2 by default) and one at a time; the text is
+bounded (``MAX_APPEAL_CHARS``)."""
 
 from __future__ import annotations
 
-from sqlmodel import Session
+import sqlalchemy as sa
+from flask import current_app, has_app_context
+from sqlmodel import Session, col
 
 from webapp.models import (
     Appeal,
@@ -20,6 +26,13 @@ from webapp.services import audit, clock
 
 class AppealRefused(Exception):
     """French message for the player."""
+
+
+MAX_APPEAL_CHARS = 5000
+
+
+def _appeals_allowed() -> int:
+    return int(current_app.config.get("APPEALS_PER_SHEET", 2)) if has_app_context() else 2
 
 
 def file_appeal(
@@ -39,6 +52,23 @@ def file_appeal(
         raise AppealRefused("Le délai d'appel de ce problème n'est pas ouvert.")
     if not text.strip():
         raise AppealRefused("Expliquez en quelques mots ce que vous contestez.")
+    if len(text.strip()) > MAX_APPEAL_CHARS:
+        raise AppealRefused(f"Votre appel compte {len(text.strip())} caractères : "
+                            f"{MAX_APPEAL_CHARS} au plus. Résumez ce que vous contestez.")
+    # this player's appeals on this problem (any version, any run of the verification)
+    statuses = [st for (st,) in session.execute(
+        sa.select(col(Appeal.status))
+        .join(Verification, col(Verification.id) == col(Appeal.verification_id))
+        .join(Submission, col(Submission.id) == col(Verification.submission_id))
+        .where(col(Appeal.player_id) == player.id, col(Submission.problem_id) == problem.id)
+    ).all()]
+    if AppealStatus.OPEN in statuses:
+        raise AppealRefused("Votre appel précédent attend encore la réponse de l'arbitre : "
+                            "attendez-la avant d'en déposer un autre.")
+    allowed = _appeals_allowed()
+    if len(statuses) >= allowed:
+        raise AppealRefused(f"Vous avez déjà fait appel {len(statuses)} fois pour ce problème : "
+                            f"{allowed} appels au plus par problème.")
     assert player.id is not None and verification.id is not None
     appeal = Appeal(
         player_id=player.id, verification_id=verification.id, text=text.strip(), created_at=now

@@ -62,7 +62,8 @@ def import_players_csv(
     *, session: Session, text: str, competition: Competition | None = None, actor: str
 ) -> ImportReport:
     report = ImportReport()
-    rows = _read(text, report)
+    # NUL characters (a file saved as UTF-16, a binary pasted) cannot be stored: removed
+    rows = _read(text.replace("\x00", ""), report)
     if not report.ok:
         return report
     for _line, name, club, email in rows:

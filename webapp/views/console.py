@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+import re
 from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -77,6 +79,68 @@ RANKING_RULES = [
     ("frsc_points", "points FRSc par place"),
 ]
 PER_PAGE = 50
+#: a problem's public code: in URLs, mail subjects and addresses
+CODE_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
+MIN_YEAR, MAX_YEAR = 2000, 2100  # dates a competition can have
+MAX_TEXT = {"name": 200, "title": 200, "description": 5000, "instructions": 5000}
+#: the largest id a row can have (PostgreSQL ``integer``)
+MAX_ID = 2**31 - 1
+LANGS = ("fr", "ro")
+
+
+def int_field(form: Any, name: str, label: str, *, lo: int, hi: int,
+              default: int | None = None) -> int:
+    """An integer form field within ``lo..hi``, or a French ``ValueError`` naming it."""
+    raw = (form.get(name) or "").strip()
+    if not raw:
+        if default is None:
+            raise ValueError(f"{label} : valeur obligatoire.")
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(f"{label} : « {raw[:40]} » n'est pas un nombre entier.") from None
+    if not lo <= value <= hi:
+        raise ValueError(f"{label} : {value} est hors des limites (de {lo} à {hi}).")
+    return value
+
+
+def float_field(form: Any, name: str, label: str, *, lo: float, hi: float,
+                default: float) -> float:
+    """A decimal form field (comma or point) within ``lo..hi``; ``inf`` and ``NaN`` are
+    refused like any other non-number."""
+    raw = (form.get(name) or "").strip().replace(",", ".")
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise ValueError(f"{label} : « {raw[:40]} » n'est pas un nombre.")
+    if not lo <= value <= hi:
+        raise ValueError(f"{label} : {raw} est hors des limites (de {lo:g} à {hi:g}).")
+    return value
+
+
+def text_field(form: Any, name: str, label: str, *, required: bool = False) -> str:
+    value = (form.get(name) or "").strip()
+    if required and not value:
+        raise ValueError(f"{label} : valeur obligatoire.")
+    limit = MAX_TEXT.get(name, 200)
+    if len(value) > limit:
+        raise ValueError(f"{label} : {len(value)} caractères, {limit} au plus.")
+    return value
+
+
+def id_arg(value: int | None) -> int | None:
+    """An id from a form, or ``None`` when it cannot name a row."""
+    return value if value is not None and 0 < value <= MAX_ID else None
+
+
+def page_arg() -> int:
+    """``?page=``: 1 when absent or unreadable, at most 1,000,000 (no huge SQL offset)."""
+    return min(1_000_000, max(1, request.args.get("page", 1, type=int) or 1))
 
 
 @bp.before_request
@@ -106,7 +170,11 @@ def parse_local(value: str, tz: str) -> datetime:
     try:
         naive = datetime.fromisoformat(value.strip())
     except ValueError:
-        raise ValueError(f"Date illisible : « {value} » (attendu AAAA-MM-JJTHH:MM).") from None
+        raise ValueError(f"Date illisible : « {value[:40]} » (attendu AAAA-MM-JJTHH:MM).") \
+            from None
+    if not MIN_YEAR <= naive.year <= MAX_YEAR:
+        raise ValueError(f"Date hors des limites : « {value[:40]} » (l'année doit être comprise "
+                         f"entre {MIN_YEAR} et {MAX_YEAR}).")
     if naive.tzinfo is not None:
         return naive.astimezone(UTC)
     return naive.replace(tzinfo=zone).astimezone(UTC)
@@ -162,8 +230,17 @@ def competition_new() -> ResponseReturnValue:
         name = form.get("name", "").strip()
         if not slug or not name:
             error = "L'identifiant et le nom sont obligatoires."
-        elif not all(c.isalnum() or c in "-_" for c in slug) or not slug.isascii():
-            error = "L'identifiant ne contient que des lettres sans accent, chiffres, - et _."
+        elif not CODE_RE.fullmatch(slug):
+            error = ("L'identifiant ne contient que des lettres sans accent, chiffres, - et _ "
+                     "(32 caractères au plus, commençant par une lettre ou un chiffre).")
+        elif len(name) > MAX_TEXT["name"]:
+            error = f"Le nom compte {len(name)} caractères, {MAX_TEXT['name']} au plus."
+        elif form.get("ranking_rule", "sum_percent") not in dict(RANKING_RULES):
+            error = "Règle de classement inconnue."
+        elif form.get("lang", "fr") not in LANGS:
+            error = "Langue inconnue : français (fr) ou roumain (ro)."
+        elif len(form.get("description", "")) > MAX_TEXT["description"]:
+            error = f"La description dépasse {MAX_TEXT['description']} caractères."
         else:
             try:
                 with session_scope() as s:
@@ -195,6 +272,8 @@ def competition(slug: str) -> ResponseReturnValue:
         name = request.form.get("stage_name", "").strip()
         if not name:
             flash("Donnez un nom à l'étape.", "error")
+        elif len(name) > MAX_TEXT["name"]:
+            flash(f"Le nom de l'étape dépasse {MAX_TEXT['name']} caractères.", "error")
         else:
             with session_scope() as s:
                 c = s.get(Competition, comp.id)
@@ -203,6 +282,19 @@ def competition(slug: str) -> ResponseReturnValue:
                 audit.record(session=s, actor=_actor(), action="stage.create", target=slug,
                              name=name)
             flash(f"Étape « {name} » ajoutée.", "success")
+        return redirect(url_for("console.competition", slug=slug))
+    if request.method == "POST" and request.form.get("action") == "registration":
+        open_to_all = request.form.get("open_registration") == "1"
+        with session_scope() as s:
+            c = s.get(Competition, comp.id)
+            assert c is not None
+            c.open_registration = open_to_all
+            s.add(c)
+            audit.record(session=s, actor=_actor(), action="competition.registration",
+                         target=slug, open_registration=open_to_all)
+        flash("Compétition ouverte à tous les joueurs : chacun peut envoyer ses feuilles et "
+              "être classé." if open_to_all else "Compétition réservée aux joueurs inscrits.",
+              "success")
         return redirect(url_for("console.competition", slug=slug))
     if request.method == "POST" and request.form.get("action") == "standings":
         from webapp.services import standings
@@ -266,7 +358,7 @@ def players_page() -> ResponseReturnValue:
                 text = raw.decode("cp1252", errors="replace")
         else:
             text = request.form.get("csv", "")
-        comp_id = request.form.get("competition_id", type=int)
+        comp_id = id_arg(request.form.get("competition_id", type=int))
         with session_scope() as s:
             comp = s.get(Competition, comp_id) if comp_id else None
             report = players.import_players_csv(
@@ -281,7 +373,7 @@ def players_page() -> ResponseReturnValue:
             )
             return redirect(url_for("console.players_page"))
         status = 400
-    page = max(1, request.args.get("page", 1, type=int) or 1)
+    page = page_arg()
     with _session() as s:
         total = s.exec(select(func.count()).select_from(Player)).one()
         plist = s.exec(
@@ -323,10 +415,15 @@ def _round_interval(form: Any, game: Any) -> int:
     try:
         hours = float(raw)
     except ValueError:
+        hours = math.nan
+    if not math.isfinite(hours):  # "douze", but also "inf" and "nan"
         raise ValueError(
-            f"Intervalle entre deux annonces illisible : « {raw} » (un nombre d'heures ; 0 pour "
-            "publier tout l'ordre de tirage d'emblée)."
-        ) from None
+            f"Intervalle entre deux annonces illisible : « {raw[:40]} » (un nombre d'heures ; "
+            "0 pour publier tout l'ordre de tirage d'emblée)."
+        )
+    if not 0 <= hours <= 24 * 31:
+        raise ValueError(f"Intervalle entre deux annonces hors des limites : {raw} h (de 0 à "
+                         f"{24 * 31} heures).")
     return round(hours * 60)
 
 
@@ -344,11 +441,27 @@ def problem_new() -> ResponseReturnValue:
         ).all()
     if request.method == "POST":
         try:
-            comp_id = form.get("competition_id", type=int)
+            comp_id = id_arg(form.get("competition_id", type=int))
             tz = form.get("timezone", DEFAULT_TIMEZONE).strip() or DEFAULT_TIMEZONE
             publish_at = parse_local(form.get("publish_at", ""), tz)
             deadline_at = parse_local(form.get("deadline_at", ""), tz)
+            if deadline_at <= publish_at:
+                raise ValueError("La clôture doit suivre la publication.")
             lang = form.get("lang", "fr")
+            if lang not in LANGS:
+                raise ValueError("Langue inconnue : français (fr) ou roumain (ro).")
+            code = form.get("code", "").strip()
+            if code and not CODE_RE.fullmatch(code):
+                raise ValueError(
+                    f"Code public « {code[:40]} » refusé : de 1 à 32 lettres sans accent, "
+                    "chiffres, - et _, commençant par une lettre ou un chiffre."
+                )
+            title = text_field(form, "title", "Titre")
+            instructions = text_field(form, "instructions", "Consignes")
+            max_days = int(current_app.config.get("MAX_APPEAL_DAYS", 30))
+            appeal_days = int_field(form, "appeal_days", "Délai d'appel (jours)", lo=1,
+                                    hi=max_days) if (form.get("appeal_days") or "").strip() \
+                else None  # empty: APPEAL_DAYS
             if form.get("source") == "json":
                 puzzle = Puzzle.from_json(form.get("problem_json", ""))
                 errs = puzzle.check()
@@ -357,33 +470,38 @@ def problem_new() -> ResponseReturnValue:
             else:
                 from puzzles.generate import new_problem
 
-                seed = form.get("seed", type=int)
-                if seed is None:
+                if not (form.get("seed") or "").strip():
                     raise ValueError("Donnez une graine (un nombre entier) pour le tirage.")
+                seed = int_field(form, "seed", "Graine du tirage", lo=0, hi=2**63 - 1)
+                game = form.get("game", "integral")
+                if game not in dict(GAME_CHOICES):
+                    raise ValueError("Type de jeu inconnu.")
+                n_groups = int_field(form, "n_groups", "Nombre de groupes", lo=2, hi=15,
+                                     default=4)
                 lexicon = _lexicon_for(lang)
-                puzzle = new_problem(
-                    form.get("game", "integral"), seed=seed, lang=lang, lexicon=lexicon,
-                    n_groups=form.get("n_groups", 4, type=int) or 4,
-                )
+                puzzle = new_problem(game, seed=seed, lang=lang, lexicon=lexicon,
+                                     n_groups=n_groups)
             status = ProblemStatus.DRAFT if form.get("draft") else ProblemStatus.SCHEDULED
             interval = _round_interval(form, puzzle.game)
             with session_scope() as s:
                 comp = s.get(Competition, comp_id) if comp_id else None
                 if comp is None:
                     raise ValueError("Choisissez la compétition.")
-                stage_id = form.get("stage_id", type=int)
+                stage_id = id_arg(form.get("stage_id", type=int))
                 stage = s.get(Stage, stage_id) if stage_id else None
                 if stage is not None and stage.competition_id != comp.id:
                     raise ValueError("Cette étape n'appartient pas à la compétition choisie.")
+                if code and s.exec(select(Problem.id).where(Problem.code == code)).first():
+                    raise ValueError(f"Le code public « {code} » est déjà celui d'un autre "
+                                     "problème : choisissez-en un autre.")
                 prob = problems.create_problem(
                     session=s, competition=comp, puzzle=puzzle, publish_at=publish_at,
                     deadline_at=deadline_at, timezone=tz,
-                    title=form.get("title", "").strip() or None,
-                    code=form.get("code", "").strip() or None, stage=stage,
-                    appeal_days=form.get("appeal_days", 7, type=int) or 7,
+                    title=title or None,
+                    code=code or None, stage=stage,
+                    appeal_days=appeal_days,
                     status=status, actor=_actor(), round_interval_minutes=interval,
                 )
-                instructions = form.get("instructions", "").strip()
                 if instructions:
                     prob.instructions = instructions
                     s.add(prob)
@@ -647,6 +765,8 @@ def ruling_add(problem_id: int) -> ResponseReturnValue:
             prob = get_or_404(s, Problem, problem_id)
             sub = None
             sub_id = request.form.get("submission_id", type=int)
+            if sub_id is not None and id_arg(sub_id) is None:
+                abort(404)
             if sub_id:
                 sub = get_or_404(s, Submission, sub_id)
                 if sub.problem_id != prob.id:
@@ -746,7 +866,7 @@ def finalise(problem_id: int) -> ResponseReturnValue:
 
 @bp.route("/journal")
 def audit_log() -> str:
-    page = max(1, request.args.get("page", 1, type=int) or 1)
+    page = page_arg()
     action = request.args.get("action", "").strip()
     target = request.args.get("cible", "").strip()
     with _session() as s:
