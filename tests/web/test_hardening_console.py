@@ -147,3 +147,21 @@ def test_an_unexpected_error_is_a_french_500_page(app: Flask, client: FlaskClien
     assert r.headers["Content-Security-Policy"].endswith("frame-ancestors 'none'")
     r = client.delete("/")
     assert r.status_code == 405 and "Méthode non permise" in text(r)
+
+
+def test_huge_page_numbers_and_standings_values(
+    console: FlaskClient, competition: Competition, db_session: Session,
+    make_problem: Callable[..., Problem], frozen_clock: Any,
+) -> None:
+    for url in (f"/archives?page={HUGE}", f"/console/courrier/recu?page={HUGE}",
+                f"/console/courrier/sortant?page={HUGE}", f"/console/joueurs?page={HUGE}"):
+        r = console.get(url)
+        assert r.status_code == 200, url
+    prob = make_problem(code="P1")
+    r = console.post("/console/competitions/cn2026", data={
+        "action": "standings", "ranking_rule": "frsc_points", "best_of": "",
+        "tie_break": "shared", "frsc_beyond_table": "zero", "frsc_ex_aequo": "share",
+        f"event_value_{prob.id}": HUGE}, follow_redirects=True)
+    assert "Rien n'a été changé : Valeur de l'épreuve P1 : au plus 100000." in text(r)
+    db_session.expire_all()
+    assert db_session.get(Problem, prob.id).event_value == 100  # type: ignore[union-attr]

@@ -131,13 +131,15 @@ def championship_standings(
                      columns=tuple(columns), lines=tuple(lines))
 
 
-def _whole(value: str, label: str, *, minimum: int) -> int:
+def _whole(value: str, label: str, *, minimum: int, maximum: int = 100_000) -> int:
     try:
         n = int(value.strip())
     except ValueError:
-        raise ValueError(f"{label} : « {value} » n'est pas un nombre entier.") from None
+        raise ValueError(f"{label} : « {value[:40]} » n'est pas un nombre entier.") from None
     if n < minimum:
         raise ValueError(f"{label} : au moins {minimum}.")
+    if n > maximum:  # an integer column holds at most 2^31 - 1
+        raise ValueError(f"{label} : au plus {maximum}.")
     return n
 
 

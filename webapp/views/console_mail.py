@@ -35,7 +35,7 @@ def inbound() -> str:
     status = request.args.get("statut", mailroom.TO_HANDLE)
     if status not in mailroom.FILTERS:
         status = mailroom.TO_HANDLE
-    page = request.args.get("page", 1, type=int) or 1
+    page = min(1_000_000, max(1, request.args.get("page", 1, type=int) or 1))
     with _session() as s:
         result = mailroom.inbound_page(s, status=status, page=page, per_page=PER_PAGE)
     return render_template(
@@ -113,7 +113,7 @@ def outbox() -> str:
     status = request.args.get("statut", "a_suivre")
     if status not in mailroom.OUTBOX_FILTERS:
         status = "a_suivre"
-    page = request.args.get("page", 1, type=int) or 1
+    page = min(1_000_000, max(1, request.args.get("page", 1, type=int) or 1))
     with _session() as s:
         result = mailroom.outbox_page(s, status=status, page=page, per_page=PER_PAGE)
     return render_template(

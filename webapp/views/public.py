@@ -191,7 +191,8 @@ def reference_solution(problem: Problem) -> dict[str, Any] | None:
 
 @bp.route("/archives")
 def archive() -> str:
-    page = max(1, request.args.get("page", 1, type=int) or 1)
+    # bounded: a huge ?page= would overflow the SQL OFFSET (a 500 on PostgreSQL)
+    page = min(1_000_000, max(1, request.args.get("page", 1, type=int) or 1))
     per_page = 30
     with _session() as s:
         q = (
