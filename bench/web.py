@@ -77,6 +77,9 @@ def app_env() -> dict[str, str]:
         "ARBITRE_SCHEDULER_ENABLED": "false",
         "ARBITRE_SCHEDULER_AUTOSTART": "false",
         "ARBITRE_MAIL_INTAKE_ENABLED": "false",
+        # each simulated player sends a sheet every ~4 s: the per-player limit (10 a minute)
+        # would refuse some; it is not what is measured
+        "ARBITRE_SUBMISSIONS_PER_WINDOW": "0",
         "ARBITRE_INSTANCE_PATH": "/tmp/arbitre-bench-web",
     }
 
