@@ -1,10 +1,12 @@
 """``arbitre duplicate replay GAME.json [BULLETINS] [--json]``: a whole Duplicate game replayed
 from a fixed bag order (or listed draws), with the optional bulletins of each round corrected
-(docs/DUPLICATE.md)."""
+(docs/DUPLICATE.md); a GAME.json with a ``variant`` key is a Duplicate variant or a Partie de
+Superscrabble (:mod:`puzzles.variants_replay`, docs/VARIANTS.md)."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -36,6 +38,8 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
     stream = out or sys.stdout
     try:
         game_text = Path(args.game).read_text(encoding="utf-8")
+        if _is_variant(game_text):
+            return _variant_main(args, game_text, stream)
         settings, _, _, data = load_game(game_text)
         bulletins = (
             parse_bulletins_file(Path(args.bulletins).read_text(encoding="utf-8"))
@@ -56,6 +60,49 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
         else:
             config = GameConfig.default("fr")
         result = replay(game_text, bulletins, config=config)
+    except DuplicateError as exc:
+        print(f"Erreur : {exc}", file=sys.stderr)
+        return 2
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"Erreur : fichier illisible ({exc}).", file=sys.stderr)
+        return 2
+    stream.write(result.to_json() + "\n" if args.json else result.to_text())
+    return 0
+
+
+def _is_variant(game_text: str) -> bool:
+    try:
+        data = json.loads(game_text)
+    except json.JSONDecodeError:
+        return False
+    return isinstance(data, dict) and "variant" in data
+
+
+def _variant_main(args: argparse.Namespace, game_text: str, stream: TextIO) -> int:
+    from puzzles.variants_replay import replay_variant
+    from scoring.config import GameConfig
+    from scoring.lexicon import Lexicon
+
+    try:
+        data = json.loads(game_text)
+        settings = data.get("settings") or {}
+        lang = settings.get("lang", "fr") if isinstance(settings, dict) else "fr"
+        bulletins = (
+            parse_bulletins_file(Path(args.bulletins).read_text(encoding="utf-8"))
+            if args.bulletins
+            else {}
+        )
+        lexicon_path = args.lexicon or data.get("lexicon")
+        if lexicon_path:
+            path = Path(lexicon_path)
+            if not path.is_absolute() and not args.lexicon:
+                path = Path(args.game).parent / path
+            config = GameConfig.default(lang, Lexicon.load(path))
+        elif lang != "fr":
+            raise DuplicateError("Partie en roumain : donnez la liste de mots (--lexicon).")
+        else:
+            config = GameConfig.default("fr")
+        result = replay_variant(game_text, bulletins, config=config)
     except DuplicateError as exc:
         print(f"Erreur : {exc}", file=sys.stderr)
         return 2

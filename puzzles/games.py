@@ -169,8 +169,77 @@ class DuplicateRules:
         return GameState.initial(settings, shuffled_bag(settings.lang, seed))
 
 
+@dataclass(frozen=True)
+class VariantRules:
+    """A Duplicate variant (:mod:`puzzles.variants`, docs/VARIANTS.md): ``variant`` is the
+    :class:`puzzles.variants.VariantSettings` value (``tactique``, ``top``, ``completif``,
+    ``superjoker``, ``metagramme``, ``elliptique``) or ``superscrabble`` (the Partie de
+    Superscrabble, RULES §7.7)."""
+
+    variant: str
+
+    @property
+    def key(self) -> str:
+        return PARTIE_SUPERSCRABBLE if self.variant == "superscrabble" else (
+            f"duplicate_{self.variant}"
+        )
+
+    @property
+    def label(self) -> str:
+        from puzzles.variants import VARIANTS
+
+        return VARIANTS.get(self.variant, "Partie de Superscrabble")
+
+    @property
+    def round_based(self) -> bool:
+        return True
+
+    @property
+    def statement_fields(self) -> tuple[str, ...]:
+        if self.variant == "tactique":
+            return ("groups", "board", "round_no")
+        if self.variant == "superscrabble":
+            return ("rack", "board", "round_no")
+        return ("draw", "board", "round_no")
+
+    def check(self, statement: Any) -> list[str]:
+        from puzzles.duplicate import DuplicateError
+        from puzzles.variants import VariantSettings
+
+        if isinstance(statement, VariantSettings):
+            return [] if statement.variant == self.variant or self.variant == "superscrabble" else [
+                f"Réglages de la variante {statement.variant}, pas {self.variant}."
+            ]
+        if isinstance(statement, (str, Mapping)):
+            try:
+                if isinstance(statement, str):
+                    import json
+
+                    raw: Any = json.loads(statement) if statement.strip() else {}
+                else:
+                    raw = statement
+                if not isinstance(raw, Mapping):
+                    return ["Réglages : un objet JSON est attendu."]
+                variant = "top" if self.variant == "superscrabble" else self.variant
+                VariantSettings.from_json({**raw, "variant": variant})
+            except DuplicateError as exc:
+                return [str(exc)]
+            except ValueError as exc:
+                return [f"Réglages : JSON illisible ({exc})."]
+            return []
+        return ["Des réglages de variante sont attendus."]
+
+
+PARTIE_SUPERSCRABBLE = "partie_superscrabble"
+VARIANT_KEYS = (
+    "tactique", "top", "completif", "superjoker", "metagramme", "elliptique", "superscrabble"
+)
+
 REGISTRY: dict[str, GameRules] = {g.value: SheetGameRules(g) for g in GameType}
 REGISTRY[DUPLICATE] = DuplicateRules()
+for _variant in VARIANT_KEYS:
+    _rules = VariantRules(_variant)
+    REGISTRY[_rules.key] = _rules
 
 
 def rules_for(key: str | GameType) -> GameRules:
