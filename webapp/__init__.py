@@ -71,6 +71,13 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     _private_instance(app)
     _ensure_secret_key(app)
     app.url_map.converters["int"] = RowIdConverter
+    proxies = int(app.config.get("PROXY_FIX_X_FOR") or 0)
+    if proxies:
+        # behind a reverse proxy every request comes from the proxy: the client's address
+        # (sign-in throttling, the audit log) is in X-Forwarded-For, trusted this many hops
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies)  # type: ignore[method-assign]
 
     from webapp import auth, cli, db, scheduler, timefmt
     from webapp.views import register_blueprints

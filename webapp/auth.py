@@ -265,6 +265,10 @@ def create_arbitre(
         raise ValueError(f"Le mot de passe doit compter au moins {MIN_PASSWORD} caractères.")
     if session.exec(select(Arbitre).where(Arbitre.username == username)).first():
         raise ValueError(f"L'identifiant « {username} » existe déjà.")
+    if email.strip():
+        from webapp.services import addresses
+
+        email = addresses.validate(email.strip())  # InvalidAddress: a French ValueError
     a = Arbitre(username=username, name=name or username, email=email.strip(),
                 password_hash=hash_password(password))
     session.add(a)

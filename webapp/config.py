@@ -38,6 +38,9 @@ class Config:
     LOGIN_RATE_LIMIT = "5 per 15 minutes"
     LOGIN_CLIENT_RATE_LIMIT = "30 per 15 minutes"
     RATELIMIT_STORAGE_URI = "memory://"  # per process; "redis://..." to share between workers
+    # behind a reverse proxy: how many proxies set X-Forwarded-For (0: the socket's address
+    # is the client's). Without it every client would share the proxy's address.
+    PROXY_FIX_X_FOR = 0
     LOGIN_LINKS_PER_HOUR = 5  # sign-in mails per account and hour
     ARBITRE_LOGIN_TOKEN_MINUTES = 15  # an arbitre's one-time sign-in link
     PLAYER_SESSION_DAYS = 14  # a player stays signed in this long at most...

@@ -320,3 +320,40 @@ def test_instance_folder_and_sqlite_file_are_private(tmp_path: Path) -> None:
     upgrade(app)  # SQLite writes into the file created 0600, which stays so
     assert stat.S_IMODE(db_file.stat().st_mode) == 0o600
     get_engine(app).dispose()
+
+
+def test_behind_a_proxy_clients_are_told_apart_by_x_forwarded_for(
+    app: Flask, juge: Arbitre, frozen_clock: Any
+) -> None:
+    """PROXY_FIX_X_FOR = 1: every request reaches the app from the proxy (127.0.0.1); the
+    throttle keys on the client address the proxy forwards."""
+    from werkzeug.middleware.proxy_fix import ProxyFix
+
+    app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1)  # as create_app does
+    proxy = {"REMOTE_ADDR": "127.0.0.1"}
+    guesser, arbitre_pc = app.test_client(), app.test_client()
+    for _ in range(6):
+        r = guesser.post("/arbitre/connexion", data={"username": "juge", "password": "devine"},
+                         environ_base=proxy, headers={"X-Forwarded-For": "203.0.113.66"})
+    assert "Trop de tentatives" in text(r)
+    ok = arbitre_pc.post("/arbitre/connexion",
+                         data={"username": "juge", "password": "correct horse"},
+                         environ_base=proxy, headers={"X-Forwarded-For": "198.51.100.7"})
+    assert ok.status_code == 302
+
+
+def test_proxy_fix_setting_wraps_the_app(app_config: dict[str, Any]) -> None:
+    from werkzeug.middleware.proxy_fix import ProxyFix
+
+    from webapp import create_app
+    from webapp.db import get_engine
+
+    proxied = create_app(app_config | {"PROXY_FIX_X_FOR": 1})
+    assert isinstance(proxied.wsgi_app, ProxyFix)
+    get_engine(proxied).dispose()
+
+
+def test_arbitre_address_is_validated(ctx: Flask, db_session: Session) -> None:
+    with pytest.raises(ValueError, match="exactement un « @ »"):
+        create_arbitre(session=db_session, username="autre", password="correct horse",
+                       email="pas-une-adresse")
