@@ -129,8 +129,27 @@ def game_page(code: str) -> str:
                 DuplicateEntry.player_id == me.id).order_by(col(DuplicateEntry.version))).all())
     my_results = [(r, x) for r in data["published"] for x in r.results
                   if me is not None and x["player_id"] == me.id]
+    cur = data["current"]
+    board = None
+    if registered and cur is not None and cur.status == RoundStatus.OPEN:
+        board = _board_data(game, cur)
     return render_template("duplicate/game.html", registered=registered, mine=mine,
-                           my_results=my_results, text="", error=None, **data)
+                           my_results=my_results, text="", error=None, board_data=board,
+                           **data)
+
+
+def _board_data(game: DuplicateGame, rnd: DuplicateRound) -> dict[str, Any]:
+    """What static/js/duplicate.js needs to score a bulletin on the master grid."""
+    from scoring.layout import STANDARD_LAYOUT
+    from scoring.tiles import tileset
+
+    return {
+        "cgp": rnd.grid_before, "rack": rnd.draw["rack"],
+        "layout": {"letter_mult": list(STANDARD_LAYOUT.letter_mult),
+                   "word_mult": list(STANDARD_LAYOUT.word_mult),
+                   "center": STANDARD_LAYOUT.center},
+        "values": dict(tileset(game.lang).points), "bingo_tiles": 7, "bingo_bonus": 50,
+    }
 
 
 @bp.route("/duplicate/<code>/bulletin", methods=["POST"])
@@ -168,8 +187,10 @@ def bulletin(code: str) -> ResponseReturnValue:
     with _read() as s:
         game = _game(s, code)
         data = _page_data(s, game)
+    cur = data["current"]
+    board = _board_data(game, cur) if cur and cur.status == RoundStatus.OPEN else None
     return render_template("duplicate/game.html", registered=True, mine=[], my_results=[],
-                           text=text, error=error, **data), 400
+                           text=text, error=error, board_data=board, **data), 400
 
 
 # --- console ---------------------------------------------------------------------------------

@@ -1,0 +1,74 @@
+"""The Duplicate bulletin form in Chromium: a click on the master grid writes the reference,
+the points of the typed word are computed in the page, the bulletin is sent and stored.
+
+Game of tests/web/test_duplicate.py: round 1 draws ZAEIBCD on an empty grid; ZA at H7 = Z 10
+on H7 + A 1 on the star H8 (double word) = (10 + 1) × 2 = 22.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from playwright.sync_api import expect
+from sqlmodel import Session, select
+
+from puzzles.duplicate import DuplicateSettings
+from tests.browser.test_player_flow import sign_in_by_link
+from tests.web.test_duplicate import full_bag
+from webapp.db import get_engine
+from webapp.models import DuplicateEntry
+from webapp.services import clock, duplicate, lifecycle, problems
+from webapp.services.players import create_player
+
+pytestmark = [pytest.mark.browser, pytest.mark.db]
+
+
+@pytest.fixture
+def running_game(app: Flask, tmp_path: Path) -> None:
+    words = tmp_path / "za.txt"
+    words.write_text("ZA\nZAS\n", "utf-8")
+    app.config["LEXICONS"] = {"za": str(words)}
+    with app.app_context(), Session(get_engine(app), expire_on_commit=False) as s:
+        comp = problems.create_competition(session=s, slug="dup", name="Duplicate")
+        ana = create_player(session=s, name="Ana Popescu", email="ana@example.ro")
+        problems.register(session=s, competition=comp, player=ana)
+        duplicate.create_game(
+            session=s, competition=comp, title="Duplicate du lundi", code="D1",
+            settings=DuplicateSettings(lang="fr", rounds=2),
+            rhythm={"kind": "hours", "hours": 24}, starts_at=clock.now() - timedelta(minutes=1),
+            lexicon_name="za", bag_order=full_bag())
+        s.commit()
+    with app.app_context():
+        assert lifecycle.run_due(now=clock.now()) == ["draw:D1:1"]
+
+
+def test_click_the_grid_type_the_word_see_the_points(
+    app: Flask, live_server: Any, page: Any, running_game: None
+) -> None:
+    base = live_server.url
+    sign_in_by_link(page, app, base, "ana@example.ro")
+    page.goto(base + "/duplicate/D1")
+    h7 = 7 * 15 + 6
+    page.click(f'#grille-maitre [data-sq="{h7}"]')
+    expect(page.locator("#bulletin")).to_have_value("H7 ")
+    page.locator("#bulletin").press_sequentially("ZA")
+    expect(page.locator("#bulletin-preview")).to_have_text("ZA en H7 : 22 points.")
+    # a second click on the same square: vertical
+    page.click(f'#grille-maitre [data-sq="{h7}"]')
+    expect(page.locator("#bulletin")).to_have_value("7H ZA")
+    page.click(f'#grille-maitre [data-sq="{h7}"]')
+    expect(page.locator("#bulletin")).to_have_value("H7 ZA")
+    page.locator("#bulletin").press_sequentially(" 20")
+    expect(page.locator("#bulletin-preview")).to_have_text(
+        "ZA en H7 : 22 points (vous annoncez 20).")
+    page.fill("#bulletin", "H7 ZA 22")
+    page.click(".bulletin-form button[type=submit]")
+    expect(page.locator(".flash.success")).to_contain_text("Bulletin reçu.")
+    with app.app_context(), Session(get_engine(app)) as s:
+        entry = s.exec(select(DuplicateEntry)).one()
+        assert (entry.raw_text, entry.channel, entry.late) == ("H7 ZA 22", "web", False)
+    assert page.js_errors == []

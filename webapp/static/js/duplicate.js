@@ -1,0 +1,91 @@
+/* Arbitre — the bulletin form of a Duplicate round (/duplicate/<code>).
+ *
+ * A click on a square of the master grid writes its reference at the start of the bulletin
+ * (horizontal first, a second click on the same square makes it vertical); while the player
+ * types, the points of the word at that reference are computed on the master grid
+ * (scoring.js: the premium layout and the tile values of the game) and shown with the
+ * letters it takes from the draw. Nothing here checks the word against a list: the
+ * correction after the deadline decides.
+ *
+ * Data: <script type="application/json" id="duplicate-data">
+ *   {cgp, rack, layout: {letter_mult, word_mult, center}, values, bingo_tiles, bingo_bonus}
+ */
+(function () {
+  "use strict";
+  var S = window.ArbitreScoring;
+  var dataEl = document.getElementById("duplicate-data");
+  var input = document.getElementById("bulletin");
+  var preview = document.getElementById("bulletin-preview");
+  var grid = document.getElementById("grille-maitre");
+  if (!S || !dataEl || !input || !preview || !grid) return;
+  var data = JSON.parse(dataEl.textContent);
+  var config = { layout: data.layout, values: data.values, bingo_tiles: data.bingo_tiles,
+                 bingo_bonus: data.bingo_bonus };
+  var cells = S.cellsFromCgp(data.cgp);
+  var last = { sq: -1, horizontal: true };
+
+  function isRef(token) {
+    if (!/\d/.test(token) || !/[A-Za-z]/.test(token)) return false;
+    try { S.parseRef(token); return true; } catch (e) { return false; }
+  }
+
+  function split(text) {
+    var tokens = text.trim().split(/\s+/).filter(Boolean);
+    var out = { ref: null, words: [], score: null };
+    tokens.forEach(function (t) {
+      if (/^\d+$/.test(t)) out.score = t;
+      else if (out.ref === null && isRef(t)) out.ref = t;
+      else out.words.push(t);
+    });
+    return out;
+  }
+
+  function missingFromRack(letters) {
+    var left = data.rack.split("");
+    var missing = [];
+    letters.split("").forEach(function (ch) {
+      var i = left.indexOf(ch);
+      if (i < 0) missing.push(ch); else left.splice(i, 1);
+    });
+    return missing;
+  }
+
+  function show() {
+    var b = split(input.value);
+    preview.textContent = "";
+    if (!b.ref || !b.words.length) {
+      preview.textContent = "Cliquez sur la case de la première lettre, puis tapez le mot.";
+      return;
+    }
+    var word = b.words[b.words.length - 1];
+    try {
+      var r = S.scoreMove(cells, b.ref, word, config);
+      var used = S.lettersUsed(r.placement.tiles);
+      var missing = missingFromRack(used);
+      var text = word + " en " + S.formatRef(r.placement.ref) + " : " + r.total + " points";
+      if (missing.length) text += " — lettres absentes du tirage : " + missing.join(" ");
+      if (b.score !== null && String(r.total) !== b.score) {
+        text += " (vous annoncez " + b.score + ")";
+      }
+      preview.textContent = text + ".";
+    } catch (e) {
+      preview.textContent = e && e.message ? e.message : String(e);
+    }
+  }
+
+  grid.addEventListener("click", function (ev) {
+    var el = ev.target.closest ? ev.target.closest("[data-sq]") : null;
+    if (!el) return;
+    var sq = parseInt(el.getAttribute("data-sq"), 10);
+    last = { sq: sq, horizontal: sq === last.sq ? !last.horizontal : true };
+    var ref = S.formatRef({ row: Math.floor(sq / S.SIZE), col: sq % S.SIZE,
+                            horizontal: last.horizontal });
+    var b = split(input.value);
+    input.value = [ref].concat(b.words, b.score !== null ? [b.score] : []).join(" ") +
+      (b.words.length ? "" : " ");
+    input.focus();
+    show();
+  });
+  input.addEventListener("input", show);
+  show();
+})();
