@@ -328,7 +328,7 @@ def issue_arbitre_link(*, session: Session, arbitre: Arbitre, mail: bool = True)
     else:  # the command line
         with current_app.test_request_context():
             path = url_for("auth.arbitre_magic_link", token=token)
-    link = base + path
+    link = str(base) + path
     if mail and arbitre.email:
         notify.enqueue(
             session=session, kind=OutboxKind.LOGIN, to_addr=arbitre.email, template="login",
