@@ -3,7 +3,9 @@
 For each game type a problem is drawn (``puzzles.generate``, seed 3) and a legal sheet is
 found for it (``puzzles.solver`` with a fixed node budget, so the same sheet every run; for
 the Anticipation aveugle, the player's own groups are an Anticipation's groups played in the
-aveugle's order; for the Superscrabble, the answers the solver lists). That sheet, typed by
+aveugle's order; for the Superscrabble, the answers the solver lists; for the Superscrabble
+incomplet, three construction moves the solver finds for the same letters, then four
+scrabbles of the rack on that grid from the move generator). That sheet, typed by
 hand, is the reference: the verifier gives it a score. Then the same moves are put on the
 interactive board in Chromium (square, direction, group, word; « Passer » for a pass) and
 the text the board writes must get **the same score** from the verifier.
@@ -35,7 +37,7 @@ from puzzles.problem import GameType
 from puzzles.problem import Problem as Puzzle
 from puzzles.verify import MoveStatus, verify_text
 from scoring.lexicon import default_lexicon
-from scoring.notation import parse_ref
+from scoring.notation import format_ref, parse_ref
 from webapp.db import get_engine
 from webapp.models import Submission
 from webapp.services import clock, problems
@@ -45,8 +47,7 @@ from .test_player_flow import sign_in_by_link
 
 pytestmark = [pytest.mark.browser, pytest.mark.db]
 
-#: Game types whose sheets the board writes whole (Superscrabble incomplet: see below).
-BOARD_GAMES = [g for g in GameType if g is not GameType.SUPERSCRABBLE_INCOMPLET]
+BOARD_GAMES = list(GameType)
 
 
 @cache
@@ -60,6 +61,8 @@ def reference(game: GameType) -> tuple[Puzzle, Feuille, str]:
     from puzzles.solver import solve
 
     lex = lexicon()
+    if game is GameType.SUPERSCRABBLE_INCOMPLET:
+        return incomplet_reference()
     pz = new_problem(game.value, seed=3, lexicon=lex)
     if game is GameType.ANTICIPATION_AVEUGLE:
         # the player's own 15 groups: an Anticipation's, played in this problem's order
@@ -74,12 +77,42 @@ def reference(game: GameType) -> tuple[Puzzle, Feuille, str]:
     return pz, feuille, format_feuille(feuille)
 
 
+def incomplet_reference() -> tuple[Puzzle, Feuille, str]:
+    from puzzles.solver import solve
+    from scoring.board import Board
+    from scoring.config import GameConfig
+    from scoring.move import Placement
+    from scoring.movegen import generate
+
+    lex = lexicon()
+    pz = new_problem("superscrabble_incomplet", seed=11, lexicon=lex)
+    letters = "".join(sorted(pz.construction_stock().elements()))
+    built = solve(replace(pz, game=GameType.INTEGRAL, stock=letters, rack=""), lex,
+                  seconds=30, seed=1, nodes=60).feuille.moves[:3]
+    board = Board()
+    for m in built:
+        assert m.ref is not None and m.word is not None
+        Placement.from_notation(board, m.ref, m.word).apply(board)
+    config = GameConfig.default(pz.lang, lex)
+    scrabbles = [g for g in generate(board, pz.rack, config) if len(g.placement.tiles) == 7][:4]
+    answers = tuple(FeuilleMove(number=i, ref=format_ref(g.ref), word=g.word)
+                    for i, g in enumerate(scrabbles, start=1))
+    feuille = Feuille(moves=tuple(built), scrabbles=answers, problem_id=pz.id)
+    return pz, feuille, format_feuille(feuille)
+
+
 def board_entries(pz: Puzzle, feuille: Feuille) -> list[FeuilleMove]:
-    return list(feuille.scrabbles if pz.game is GameType.SUPERSCRABBLE else feuille.moves)
+    if pz.game is GameType.SUPERSCRABBLE:
+        return list(feuille.scrabbles)
+    return list(feuille.moves) + list(feuille.scrabbles)
 
 
-def play_on_board(page: Any, moves: list[FeuilleMove]) -> None:
-    for m in moves:
+def play_on_board(page: Any, moves: list[FeuilleMove], answers_from: int | None = None) -> None:
+    """Put ``moves`` on the board; from index ``answers_from`` on, as Superscrabble
+    incomplet answers."""
+    for i, m in enumerate(moves):
+        if i == answers_from:
+            page.check("#ib-answers")
         if m.group is not None:
             page.select_option("#ib-group", str(m.group))
         if m.passed:
@@ -141,7 +174,8 @@ def test_the_board_writes_a_sheet_the_verifier_scores_as_typed(
         # his own groups head the sheet; the board writes the moves after them
         own = " ".join(f"{i}={g}" for i, g in enumerate(feuille.groups, start=1))
         page.fill("#feuille", f"Groupes: {own}\n")
-    play_on_board(page, entries)
+    incomplet = game is GameType.SUPERSCRABBLE_INCOMPLET
+    play_on_board(page, entries, answers_from=len(feuille.moves) if incomplet else None)
     written = page.input_value("#feuille")
 
     # the site's problem code is the puzzle's id (services.problems.create_problem)

@@ -227,6 +227,8 @@ def board_data(pz: PuzzleProblem, code: str | None = None, text: str = "") -> di
         # Anticipation: move 1 may be two words, group 1 first, both numbered 1 (RULES §6.1).
         "first_move_two_words": g.is_anticipation,
         "pass_allowed": g.is_anticipation,
+        # Superscrabble incomplet: the construction, then the answers on the grid built
+        "answers": g is GameType.SUPERSCRABBLE_INCOMPLET,
         "moves": board_moves(pz, text),
     }
 
@@ -246,13 +248,17 @@ def board_moves(pz: PuzzleProblem, text: str) -> list[dict[str, Any]]:
     from puzzles.feuille import parse_feuille
 
     parsed = parse_feuille(text, superscrabble=pz.game is GameType.SUPERSCRABBLE).feuille
-    lines = parsed.scrabbles if pz.game is GameType.SUPERSCRABBLE else parsed.moves
+    if pz.game is GameType.SUPERSCRABBLE:
+        lines = [(m, False) for m in parsed.scrabbles]
+    else:
+        lines = [(m, False) for m in parsed.moves] + [(m, True) for m in parsed.scrabbles]
     out: list[dict[str, Any]] = []
-    for m in lines:
+    for m, answer in lines:
         if not m.passed and not (m.ref and m.word):
             continue
         out.append({"number": m.number, "group": m.group, "ref": m.ref, "word": m.word,
-                    "passed": m.passed, "annul": list(m.annul), "score": m.score})
+                    "passed": m.passed, "annul": list(m.annul), "score": m.score,
+                    "answer": answer})
     return out
 
 

@@ -9,8 +9,12 @@
  * Data comes from <script type="application/json" id="board-data">:
  *   {cgp, layout: {letter_mult, word_mult, center}, values, bingo_tiles, bingo_bonus,
  *    stock: {letter: count} | null, accumulate: bool, header: [lines], groups: [letters],
- *    first_move_two_words: bool, pass_allowed: bool,
- *    moves: [{number, group, ref, word, passed, annul, score}]}
+ *    first_move_two_words: bool, pass_allowed: bool, answers: bool,
+ *    moves: [{number, group, ref, word, passed, annul, score, answer}]}
+ *
+ * ``answers`` (Superscrabble incomplet): once the player ticks « Poser les scrabbles », each
+ * word is an answer put alone on the grid he built; the first one writes the ``Scrabbles:``
+ * line, and answers are numbered from 1.
  *
  * ``moves`` are the moves of the sheet in the text area when the page was drawn (the
  * version that counts), read by the server's parser: the board starts from them. A new move
@@ -52,6 +56,7 @@
   var passBtn = document.getElementById("ib-pass");
   var nextOut = document.getElementById("ib-next");
   var noteOut = document.getElementById("ib-note");
+  var answersBox = document.getElementById("ib-answers");
   var stockOut = document.getElementById("ib-stock");
   var textarea = document.getElementById(root.getAttribute("data-target") || "feuille-text");
 
@@ -67,15 +72,19 @@
     var cells = initial.slice();
     if (!accumulate) return cells;
     var gone = annulledNumbers();
-    moves.forEach(function (m) { if (!gone[m.number]) S.applyTiles(cells, m.tiles); });
+    moves.forEach(function (m) { if (!m.answer && !gone[m.number]) S.applyTiles(cells, m.tiles); });
     return cells;
   }
+
+  function answering() { return !!(answersBox && answersBox.checked); }
 
   // The number of the next move: one more than the last, except the second word of an
   // Anticipation's move 1 (the first word was played with group 1).
   function nextNumber() {
-    if (!moves.length) return 1;
-    var last = moves[moves.length - 1];
+    if (answering()) return moves.filter(function (m) { return m.answer; }).length + 1;
+    var built = moves.filter(function (m) { return !m.answer; });
+    if (!built.length) return 1;
+    var last = built[built.length - 1];
     if (data.first_move_two_words && last.number === 1 && last.group === 1 && !last.passed &&
         moves.filter(function (m) { return m.number === 1; }).length === 1) return 1;
     return last.number + 1;
@@ -155,6 +164,7 @@
     var fresh = {};
     if (p && !p.error) p.placement.tiles.forEach(function (t) { fresh[t.square] = t; });
     var lastMove = moves.length ? moves[moves.length - 1] : null;
+    if (lastMove && lastMove.answer) lastMove = null;
     var last = {};
     if (lastMove && accumulate) lastMove.tiles.forEach(function (t) { last[t.square] = true; });
     grid.querySelectorAll(".ib-sq").forEach(function (b) {
@@ -231,6 +241,7 @@
     var fields = [lone ? m.number + "." : m.number];
     if (m.group) fields.push("G" + m.group);
     if (m.passed) return fields.concat(["Passe"]).join(" ");
+    if (m.answer) return fields.concat([m.letters, S.formatRef(m.ref), m.word, m.total]).join(" ");
     return fields.concat([m.letters, S.formatRef(m.ref), m.word, m.total, cumulAt(i)]).join(" ");
   }
 
@@ -245,7 +256,7 @@
     movesBody.innerHTML = "";
     moves.forEach(function (m, i) {
       var tr = document.createElement("tr");
-      var cells = [m.number];
+      var cells = [m.answer ? "S" + m.number : m.number];
       if (hasGroups) cells.push(m.group ? "G" + m.group : "");
       if (m.passed) cells = cells.concat(["", "", "Passe", 0, cumulAt(i)]);
       else cells = cells.concat([m.letters, m.ref ? S.formatRef(m.ref) : m.refText || "", m.word,
@@ -299,8 +310,9 @@
     var left = {};
     Object.keys(data.stock).forEach(function (k) { left[k] = data.stock[k]; });
     var p = pending();
-    var used = moves.map(function (m) { return m.letters; });
-    if (p && !p.error) used.push(S.lettersUsed(p.placement.tiles));
+    // the construction's letters only: answers are made with the rack
+    var used = moves.filter(function (m) { return !m.answer; }).map(function (m) { return m.letters; });
+    if (p && !p.error && !answering()) used.push(S.lettersUsed(p.placement.tiles));
     used.join("").split("").forEach(function (ch) { left[ch] = (left[ch] || 0) - 1; });
     stockOut.innerHTML = "";
     Object.keys(left).sort(function (a, b) {
@@ -320,6 +332,10 @@
   }
 
   function push(m) {
+    if (m.answer && !moves.some(function (x) { return x.answer; }) &&
+        !(textarea && /^\s*scrabbles\s*:/im.test(textarea.value))) {
+      appendLine("Scrabbles:");
+    }
     moves.push(m);
     m.line = moveLine(m, moves.length - 1);
     appendLine(m.line);
@@ -342,7 +358,8 @@
       letters: S.lettersUsed(p.placement.tiles),
       group: chosenGroup(),
       passed: false,
-      annul: []
+      annul: [],
+      answer: answering()
     });
   }
 
@@ -366,7 +383,8 @@
   function load(list) {
     (list || []).forEach(function (lm) {
       var m = { number: lm.number, group: lm.group || null, ref: null, word: lm.word,
-                tiles: [], total: 0, letters: "", passed: !!lm.passed, annul: lm.annul || [] };
+                tiles: [], total: 0, letters: "", passed: !!lm.passed, annul: lm.annul || [],
+                answer: !!lm.answer };
       if (!m.passed) {
         try {
           var res = S.scoreMove(currentCells(), lm.ref, lm.word, config);
@@ -423,6 +441,10 @@
   undoBtn.addEventListener("click", undo);
   if (passBtn) passBtn.addEventListener("click", pass);
   load(data.moves);
+  if (answersBox) {
+    answersBox.checked = moves.some(function (m) { return m.answer; });
+    answersBox.addEventListener("change", function () { selected = null; renderMoves(); update(); });
+  }
   root.hidden = false;
   renderMoves();
   update();
