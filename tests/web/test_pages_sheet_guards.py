@@ -104,12 +104,17 @@ def test_unreadable_version_asks_before_replacing_a_readable_one(
     stored = subs(db_session)
     assert [s.version for s in stored] == [1, 2] and stored[1].raw_text == broken
     assert stored[1].parse_errors
+    receipt = html.unescape(client.get(resp.headers["Location"]).get_data(as_text=True))
+    assert ("Cette version remplace votre version 1, qui se lisait entièrement : c'est "
+            "désormais celle-ci qui compte, avec ses lignes illisibles.") in receipt
 
     # the version that counts is now unreadable: a third unreadable one is not held back
     worse = broken + "3 n'importe quoi\n"
     resp = client.post("/joueur/problemes/P1/envoyer", data={"feuille": worse})
     assert resp.status_code == 302
     assert len(subs(db_session)) == 3
+    receipt = html.unescape(client.get(resp.headers["Location"]).get_data(as_text=True))
+    assert "Lignes non comprises" in receipt and "qui se lisait entièrement" not in receipt
 
 
 def test_the_outcome_tells_the_mail_side(

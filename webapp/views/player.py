@@ -244,10 +244,14 @@ def receipt(submission_id: int) -> str:
         sub, prob = _own_submission(s, submission_id)
         latest = submissions.latest_submission(session=s, player_id=sub.player_id,
                                                problem_id=prob.id or 0)
+        previous = (s.get(Submission, sub.previous_id)
+                    if sub.parse_errors and sub.previous_id else None)
     moves = submissions.receipt_moves(sub.feuille)
     return render_template(
         "player/receipt.html", submission=sub, problem=prob, moves=moves,
         errors=sub.parse_errors, is_latest=latest is not None and latest.id == sub.id,
+        replaced_readable=previous if previous is not None and not previous.parse_errors
+        else None,
     )
 
 
