@@ -180,3 +180,25 @@ def test_a_solo_in_a_field_of_seven(
     mail = next(m for m in db_session.exec(select(OutboxMessage).where(
         OutboxMessage.kind == duplicate.KIND_RESULTS)).all() if m.to_addr == "j0@example.fr")
     assert "Votre score : 22 + 1 (solo)" in mail.body_text
+
+
+def test_mail_goes_to_the_duplicate_only_when_it_is_meant_for_it(
+    app: Flask, ctx: Flask, db_session: Session, game: DuplicateGame,
+    make_player: Callable[..., Player], make_problem: Callable[..., Any], frozen_clock: Any,
+) -> None:
+    """Without the game's code in the subject, a one-line bulletin goes to the player's only
+    running Duplicate; a subject naming an open problem keeps the message for the problem."""
+    ana = make_player("Ana", "ana@example.ro")
+    make_problem(code="I3")
+    frozen_clock.move_to(START)
+    assert lifecycle.run_due(now=clock.now()) == ["draw:EX1:1"]
+    db_session.expire_all()  # the game is running now
+    claim = dict(session=db_session, player=ana, received_at=clock.now(),
+                 inbound_message_id=None, in_reply_to=None)
+    assert duplicate.claim_mail(subject="I3", text="H7 ZA 22", **claim) is None
+    assert duplicate.claim_mail(subject="coup", text="1 ACEFHIR h8 FICHERA 82 82",
+                                **claim) is None
+    outcome = duplicate.claim_mail(subject="mon coup", text="H7 ZA 22\n-- \nAna", **claim)
+    assert outcome is not None and outcome.round.number == 1
+    assert outcome.entry.bulletin == {"word": "ZA", "ref": "H7", "raccord": None,
+                                      "claimed": 22}

@@ -446,7 +446,12 @@ def claim_mail(*, session: Session, player: Player, subject: str, text: str,
         game = named[0]
     else:
         # no code in the subject: a message whose first line reads as a bulletin, from a
-        # player in exactly one running Duplicate
+        # player in exactly one running Duplicate, naming no problem that takes sheets
+        from webapp.models import Problem, ProblemStatus
+
+        if named or words & {c.upper() for c in session.exec(select(Problem.code).where(
+                col(Problem.status).in_((ProblemStatus.OPEN, ProblemStatus.CLOSED)))).all()}:
+            return None
         running = [g for g in games if g.status == DuplicateStatus.RUNNING]
         line = _first_line(text)
         if len(running) != 1 or not line or isinstance(engine().parse_bulletin(line), list):
