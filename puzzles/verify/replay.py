@@ -1,34 +1,28 @@
-"""The verifier: judges one player's feuille de route against a problem and a lexicon, and
-writes the :class:`Report` (per move: status, French reasons, claimed and true score, cumul;
-then warnings, penalties and the final score).
+"""The verifier's replay and cascade core.
 
-Procedure (RULES §5.2, formalised): the player's own grid is replayed move by move on a
-*physical* board (what he built). Each move is materialised, its letters checked against
-what the game makes available (stock, announced group, next letters of the row, pool),
-its placement and every word it forms checked, and its true score computed. A move that
-fails is worth 0 but stays on the physical board; the *effective* board leaves it out.
-Afterwards the cascade: every later move that forms a word containing a tile of a zeroed or
-annulled move, or that would not be legal on the effective board, is zeroed too, move by
-move, so zeros propagate to any depth. Warnings (wrong or missing score, cumul, letters)
-are counted one per billet and turned into penalties per RULES §5.3.
-
-:func:`verify` never raises on a bad sheet: whatever it cannot read becomes a reason.
+Owns :class:`Verifier`: the sheet replayed move by move on the player's *physical* board
+(RULES §5.2) — each word materialised at its reference (placement and word errors, the G17
+relocation), its letters taken from the game's :class:`~puzzles.verify.supply.LetterSupply`,
+its true score computed; then the cascade (a later move resting on a zeroed or annulled one,
+or illegal on the *effective* board without them, is zeroed too, to any depth); then scores,
+warnings, cumuls, Anticipation annulments, the Exclusif résistance elimination, the
+Superscrabble answers, and the totals and penalties of the :class:`~puzzles.verify.report.Report`
+(RULES §5.3). The public entry points are in :mod:`puzzles.verify`.
 """
 
 from __future__ import annotations
 
-import json
 from collections import Counter
-from dataclasses import asdict, dataclass, field
-from datetime import datetime
-from enum import StrEnum
 from functools import cache
 from typing import Any
 
 from puzzles.feuille import Feuille, FeuilleMove
-from puzzles.problem import GameType, Problem, first_group_size, romanian_group1_errors
+from puzzles.problem import GameType, Problem
 from puzzles.rounds import RoundTimes
 from puzzles.settings import Settings
+from puzzles.verify.entry import Entry
+from puzzles.verify.report import MoveReport, MoveStatus, Report
+from puzzles.verify.supply import LetterSupply
 from scoring.board import Board
 from scoring.config import GameConfig, WordList
 from scoring.errors import EngineError
@@ -39,270 +33,7 @@ from scoring.score import FormedWord
 from scoring.tiles import JOKER
 from scoring.validate import Verdict, check_move, geometry_reasons
 
-
-class MoveStatus(StrEnum):
-    """How a move was judged."""
-
-    VALID = "valide"
-    WARNING = "avertissement"
-    PENALTY = "pénalité"
-    ZERO = "zéro"
-    CASCADE_ZERO = "zéro en cascade"
-    ANNULLED = "annulé"
-    PASSED = "passe"
-    DUPLICATE = "doublon"
-    OUT = "hors jeu"
-    # rangée (RULES §7.3): the move that breaks the row is ANNULLED; the moves after it are
-    # not played at all
-    NOT_PLAYED = "non joué"
-
-    @property
-    def counts(self) -> bool:
-        """The move's score counts (possibly with a warning or a penalty)."""
-        return self in (MoveStatus.VALID, MoveStatus.WARNING, MoveStatus.PENALTY)
-
-
-@dataclass(frozen=True)
-class MoveReport:
-    """The verdict on one line of the sheet.
-
-    ``letters``: the letters the move actually put on the grid (``?`` a joker);
-    ``declared_letters``: what the sheet says. ``true_score``: what the move is worth on the
-    grid (None when it could not be placed); ``score``: what it earns (0 unless it counts,
-    minus any penalty). ``cumul``: the corrected running total. For Superscrabble entries
-    ``score`` is 1 for a counted scrabble.
-    """
-
-    number: int
-    line: int
-    status: MoveStatus
-    ref: str | None = None
-    word: str | None = None
-    group: int | None = None
-    letters: str | None = None
-    declared_letters: str | None = None
-    claimed_score: int | None = None
-    true_score: int | None = None
-    score: int = 0
-    claimed_cumul: int | None = None
-    cumul: int = 0
-    penalty: int = 0
-    reasons: tuple[str, ...] = ()
-    warnings: tuple[str, ...] = ()
-    words: tuple[str, ...] = ()
-    annul: tuple[int, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["status"] = self.status.value
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> MoveReport:
-        data = dict(d)
-        data["status"] = MoveStatus(data["status"])
-        for key in ("reasons", "warnings", "words", "annul"):
-            data[key] = tuple(data.get(key, ()))
-        return cls(**data)
-
-
-@dataclass(frozen=True)
-class Report:
-    """The verification of one sheet. ``final_score`` is what the ranking uses: points, or
-    in the ranking-point games (Superscrabble family, Exclusif résistance) a count."""
-
-    problem_id: str
-    game: GameType
-    player: str | None
-    submitted_at: datetime | None
-    moves: tuple[MoveReport, ...]
-    scrabbles: tuple[MoveReport, ...]
-    total: int
-    warnings: int
-    penalty: int
-    final_score: int
-    unit: str
-    lexicon_name: str | None = None
-    lexicon_sha256: str | None = None
-    lexicon_word_count: int | None = None
-    errors: tuple[str, ...] = ()
-    score_vector: tuple[int, ...] = ()
-    construction_letters: int | None = None
-    eliminated_at: int | None = None
-    settings_changed: tuple[str, ...] = ()
-
-    @property
-    def valid_scrabbles(self) -> int:
-        return sum(1 for s in self.scrabbles if s.status.counts)
-
-    @property
-    def zeroed(self) -> tuple[int, ...]:
-        """Numbers of the moves (and Superscrabble answers) the verifier zeroed: zero, zero in
-        cascade, not played after a broken rangée, the move that broke it, a repeated
-        answer, out of the game. A player's own annulment and a pass are not faults."""
-        faults = {MoveStatus.ZERO, MoveStatus.CASCADE_ZERO, MoveStatus.NOT_PLAYED,
-                  MoveStatus.DUPLICATE, MoveStatus.OUT}
-        if self.game is GameType.RANGEE:
-            faults.add(MoveStatus.ANNULLED)
-        return tuple(m.number for m in self.moves + self.scrabbles if m.status in faults)
-
-    def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {
-            "format": "arbitre-rapport",
-            "version": 1,
-            "problem_id": self.problem_id,
-            "game": self.game.value,
-            "player": self.player,
-            "submitted_at": self.submitted_at.isoformat() if self.submitted_at else None,
-            "moves": [m.to_dict() for m in self.moves],
-            "scrabbles": [m.to_dict() for m in self.scrabbles],
-            "total": self.total,
-            "warnings": self.warnings,
-            "penalty": self.penalty,
-            "final_score": self.final_score,
-            "unit": self.unit,
-            "lexicon": {
-                "name": self.lexicon_name,
-                "sha256": self.lexicon_sha256,
-                "word_count": self.lexicon_word_count,
-            },
-            "errors": list(self.errors),
-            "score_vector": list(self.score_vector),
-            "construction_letters": self.construction_letters,
-            "eliminated_at": self.eliminated_at,
-            "settings_changed": list(self.settings_changed),
-        }
-        return d
-
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict(), ensure_ascii=False, indent=2) + "\n"
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Report:
-        lex = d.get("lexicon") or {}
-        sub = d.get("submitted_at")
-        return cls(
-            problem_id=d["problem_id"],
-            game=GameType(d["game"]),
-            player=d.get("player"),
-            submitted_at=datetime.fromisoformat(sub) if sub else None,
-            moves=tuple(MoveReport.from_dict(m) for m in d.get("moves", ())),
-            scrabbles=tuple(MoveReport.from_dict(m) for m in d.get("scrabbles", ())),
-            total=int(d["total"]),
-            warnings=int(d["warnings"]),
-            penalty=int(d["penalty"]),
-            final_score=int(d["final_score"]),
-            unit=str(d["unit"]),
-            lexicon_name=lex.get("name"),
-            lexicon_sha256=lex.get("sha256"),
-            lexicon_word_count=lex.get("word_count"),
-            errors=tuple(d.get("errors", ())),
-            score_vector=tuple(d.get("score_vector", ())),
-            construction_letters=d.get("construction_letters"),
-            eliminated_at=d.get("eliminated_at"),
-            settings_changed=tuple(d.get("settings_changed", ())),
-        )
-
-    @classmethod
-    def from_json(cls, text: str) -> Report:
-        return cls.from_dict(json.loads(text))
-
-    def to_text(self) -> str:
-        """The report in French, as sent to the player."""
-        out = [f"Problème {self.problem_id} — {self.game.label}"]
-        if self.player:
-            out.append(f"Joueur : {self.player}")
-        if self.submitted_at:
-            out.append(f"Envoyé : {self.submitted_at.isoformat()}")
-        if self.lexicon_name:
-            out.append(
-                f"Lexique : {self.lexicon_name} ({self.lexicon_word_count} mots, "
-                f"sha256 {self.lexicon_sha256})"
-            )
-        if self.settings_changed:
-            out.append("Réglages modifiés : " + ", ".join(self.settings_changed))
-        for e in self.errors:
-            out.append(f"! {e}")
-        if self.moves:
-            out.append("")
-            out.append(
-                "Coup  Réf.  Mot              Annoncé  Exact  Compté  Cumul  Écrit  Verdict"
-            )
-            for m in self.moves:
-                out.extend(_move_lines(m))
-        if self.scrabbles:
-            out.append("")
-            out.append("Scrabbles :")
-            for m in self.scrabbles:
-                out.extend(_move_lines(m))
-        out.append("")
-        out.append(f"Total : {self.total} {self.unit}")
-        out.append(f"Avertissements : {self.warnings}")
-        out.append(f"Pénalité : {self.penalty} {self.unit}")
-        if self.score_vector:
-            out.append("Scores par coup : " + ", ".join(map(str, self.score_vector)))
-        if self.construction_letters is not None:
-            out.append(f"Lettres de construction : {self.construction_letters}")
-        if self.eliminated_at is not None:
-            out.append(f"Éliminé au coup {self.eliminated_at}")
-        out.append(f"Score final : {self.final_score} {self.unit}")
-        return "\n".join(out) + "\n"
-
-
-def _move_lines(m: MoveReport) -> list[str]:
-    def num(v: int | None) -> str:
-        return "—" if v is None else str(v)
-
-    word = m.word or ("Passe" if m.status is MoveStatus.PASSED else "—")
-    head = (
-        f"{m.number:>4}  {(m.ref or '—'):<5} {word:<16} "
-        f"{num(m.claimed_score):>7}  {num(m.true_score):>5}  {m.score:>6}  {m.cumul:>5}  "
-        f"{num(m.claimed_cumul):>5}  {m.status.value}"
-    )
-    lines = [head]
-    if m.annul:
-        lines.append(f"      annule les coups {', '.join(map(str, m.annul))}")
-    lines.extend(f"      - {r}" for r in m.reasons)
-    lines.extend(f"      - avertissement : {w}" for w in m.warnings)
-    return lines
-
-
 # --- the replay ---------------------------------------------------------------------------
-
-
-@dataclass
-class _Entry:
-    """Working state of one sheet line during the replay."""
-
-    idx: int
-    move: FeuilleMove
-    group: int | None = None
-    placement: Placement | None = None
-    ref: Ref | None = None
-    word: str | None = None
-    words: tuple[FormedWord, ...] = ()
-    true_score: int | None = None
-    status: MoveStatus = MoveStatus.VALID
-    reasons: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    deps: set[int] = field(default_factory=set)
-    board_before: Board | None = None
-    owner_before: dict[int, int] = field(default_factory=dict)
-    penalty: int = 0
-    relocated: bool = False
-    annul_done: tuple[int, ...] = ()
-
-    @property
-    def absent(self) -> bool:
-        return self.status in (
-            MoveStatus.ZERO, MoveStatus.CASCADE_ZERO, MoveStatus.ANNULLED, MoveStatus.OUT,
-            MoveStatus.DUPLICATE, MoveStatus.NOT_PLAYED,
-        )
-
-    def zero(self, reason: str, status: MoveStatus = MoveStatus.ZERO) -> None:
-        if not self.absent:
-            self.status = status
-        self.reasons.append(reason)
 
 
 def _letters_of(p: Placement) -> str:
@@ -353,7 +84,9 @@ def _word_reasons(v: Verdict) -> set[str]:
     }
 
 
-class _Verifier:
+class Verifier:
+    """One sheet judged against one problem (use once: :meth:`run`)."""
+
     def __init__(
         self,
         problem: Problem,
@@ -377,15 +110,8 @@ class _Verifier:
         self.errors: list[str] = []
         self.board = problem.initial_board() if self.game is GameType.SUPERSCRABBLE else Board()
         self.owner: dict[int, int] = {}
-        self.entries: list[_Entry] = []
-        # supplies
-        self.stock: Counter[str] = Counter()
-        self.pool: Counter[str] = Counter(problem.pool)
-        self.row_pos = 0
-        self.broken = False
-        self.broken_at: int | None = None
-        self.used_groups: set[int] = set()
-        self.groups: tuple[str, ...] = problem.groups
+        self.entries: list[Entry] = []
+        self.supply = LetterSupply(problem, settings)
         self.eliminated_at: int | None = None
         self.warned_billets: set[int] = set()
 
@@ -393,14 +119,10 @@ class _Verifier:
     def run(self) -> Report:
         g = self.game
         self._check_header()
-        if g in (GameType.INTEGRAL, GameType.INTEGRAL_PARTIEL, GameType.SUPERSCRABBLE_INCOMPLET):
-            self.stock = self.problem.construction_stock()
-            if g is GameType.SUPERSCRABBLE_INCOMPLET and (
-                self.settings.incomplet_construction_stock == "bag"
-            ):
-                self.stock = self.ts.bag()
         if g is GameType.ANTICIPATION_AVEUGLE:
-            self._check_blind_groups()
+            error = self.supply.check_blind_groups(self.feuille.groups)
+            if error:
+                self.errors.append(error)
         if g is GameType.SUPERSCRABBLE:
             lines = self.feuille.moves + self.feuille.scrabbles
             return self._report((), self._scrabbles(lines, self.problem.initial_board(), ()))
@@ -439,43 +161,13 @@ class _Verifier:
                 "la rangée affichée fait foi."
             )
 
-    def _check_blind_groups(self) -> None:
-        groups = self.feuille.groups
-        small = first_group_size(self.problem.lang)
-        want = [small] + [7] * 14
-        problems: list[str] = []
-        if [len(x) for x in groups] != want:
-            problems.append(
-                f"{len(groups)} groupe(s) de tailles {[len(x) for x in groups]} "
-                f"(attendu un groupe de {small} puis 14 groupes de 7)"
-            )
-        elif Counter("".join(groups)) != self.ts.bag():
-            diff_plus = Counter("".join(groups)) - self.ts.bag()
-            diff_minus = self.ts.bag() - Counter("".join(groups))
-            problems.append(
-                "les groupes ne forment pas le sac entier (en trop : "
-                f"{''.join(sorted(diff_plus.elements())) or 'rien'} ; manquant : "
-                f"{''.join(sorted(diff_minus.elements())) or 'rien'})"
-            )
-        elif self.problem.lang == "ro":
-            problems.extend(
-                why.rstrip(".") for why in romanian_group1_errors(self.ts, groups[0], False)
-            )
-        if problems:
-            self.errors.append(
-                "Groupes de l'anticipation aveugle invalides : " + "; ".join(problems) + "."
-            )
-            self.groups = ()
-        else:
-            self.groups = groups
-
     # -- replay -------------------------------------------------------------------------
     def _replay(self, moves: list[FeuilleMove]) -> None:
         g = self.game
         lines_per_billet = Counter(m.number for m in moves if not self._annul_only(m))
         seen_in_billet: Counter[int] = Counter()
         for i, mv in enumerate(moves):
-            e = _Entry(i, mv)
+            e = Entry(i, mv)
             self.entries.append(e)
             annul_later = bool(mv.annul) and not (
                 self.settings.annulment_before_move or self._annul_only(mv)
@@ -492,16 +184,16 @@ class _Verifier:
                 continue
             k = seen_in_billet[mv.number]
             seen_in_billet[mv.number] += 1
-            if self.broken:
+            if self.supply.broken:
                 e.zero(
-                    f"Coup non joué : la rangée a été rompue au coup {self.broken_at}.",
+                    f"Coup non joué : la rangée a été rompue au coup {self.supply.broken_at}.",
                     MoveStatus.NOT_PLAYED,
                 )
                 continue
             if g.is_anticipation:
-                if not self._anticipation_group(e, k, lines_per_billet[mv.number]):
+                if not self.supply.anticipation_group(e, k, lines_per_billet[mv.number]):
                     continue
-            elif g.uses_groups and not self._choose_group(e):
+            elif g.uses_groups and not self.supply.choose_group(e, self._word_lines_before()):
                 continue
             if mv.passed:
                 if g.is_anticipation and not self.settings.anticipation_pass_allowed:
@@ -523,7 +215,11 @@ class _Verifier:
     def _annul_only(m: FeuilleMove) -> bool:
         return m.word is None and not m.passed and m.ref is None and bool(m.annul)
 
-    def _annul(self, e: _Entry) -> None:
+    def _word_lines_before(self) -> int:
+        """Lines before the current one that play a word (not a lone annulment)."""
+        return sum(1 for x in self.entries[:-1] if not self._annul_only(x.move))
+
+    def _annul(self, e: Entry) -> None:
         if not self.game.is_anticipation:
             e.reasons.append(
                 "« Annuler coup(s) » n'existe qu'en Anticipation : l'annulation est ignorée."
@@ -548,67 +244,7 @@ class _Verifier:
             done.append(number)
         e.annul_done = tuple(done)
 
-    def _anticipation_group(self, e: _Entry, k: int, n_lines: int) -> bool:
-        b = e.move.number
-        if not 1 <= b <= 14:
-            e.zero(f"Coup {b} : une Anticipation se joue en 14 coups.")
-            return False
-        announced = self.problem.order[b - 1] if len(self.problem.order) >= b else None
-        if announced is None or not 1 <= announced <= len(self.groups):
-            e.zero("Aucun groupe disponible pour ce coup.")
-            return False
-        if b == 1 and n_lines >= 2:
-            expected = 1 if k == 0 else announced
-            if k > 1:
-                e.zero("Au premier coup, deux mots au plus (groupe 1 puis le groupe tiré).")
-                return False
-        else:
-            expected = announced
-            if k > 0:
-                e.zero(f"Coup {b} : un seul mot par coup.")
-                return False
-            if b == 1 and e.move.group == 1:
-                e.zero(
-                    "Au premier coup, un mot seul se joue avec le groupe de 7 lettres "
-                    f"(groupe {announced})."
-                )
-                return False
-        if e.move.group is not None and e.move.group != expected:
-            e.warnings.append(
-                f"numéro de groupe {e.move.group} écrit, le groupe joué à ce coup est le "
-                f"{expected}."
-            )
-        e.group = expected
-        return True
-
-    def _choose_group(self, e: _Entry) -> bool:
-        """Série de maximaux and N-Scrabble: one group per word, each group once."""
-        n = len(self.groups)
-        index = sum(1 for x in self.entries[:-1] if not self._annul_only(x.move))
-        if self.problem.order:
-            if index >= len(self.problem.order):
-                e.zero("Plus de coups que de groupes.")
-                return False
-            expected = self.problem.order[index]
-            if not 1 <= expected <= n:
-                e.zero(f"L'ordre imposé désigne le groupe {expected}, qui n'existe pas.")
-                return False
-            if e.move.group is not None and e.move.group != expected:
-                e.warnings.append(f"groupe {e.move.group} écrit, l'ordre imposé est le {expected}.")
-            e.group = expected
-        elif e.move.group is not None:
-            if not 1 <= e.move.group <= n:
-                e.zero(f"Le groupe {e.move.group} n'existe pas (1 à {n}).")
-                return False
-            e.group = e.move.group
-        else:
-            e.group = None  # found from the letters once the move is materialised
-        if e.group is not None and e.group in self.used_groups:
-            e.zero(f"Le groupe {e.group} a déjà été joué.")
-            return False
-        return True
-
-    def _materialise(self, e: _Entry) -> bool:
+    def _materialise(self, e: Entry) -> bool:
         """Put the word where its reference says (RULES §5.2 steps 1, 3 and 6).
 
         S2: « Est punie d'un zéro toute erreur de mot (principal ou de raccord) ou de
@@ -683,7 +319,7 @@ class _Verifier:
             {t.square for t in p.tiles}
         ) == len(p.tiles)
 
-    def _record_verdict(self, e: _Entry, v: Verdict) -> None:
+    def _record_verdict(self, e: Entry, v: Verdict) -> None:
         e.words = v.words
         e.true_score = v.score if v.geometry_ok else None
 
@@ -704,19 +340,19 @@ class _Verifier:
                         return None
         return found[0] if found else None
 
-    def _play(self, e: _Entry) -> None:
+    def _play(self, e: Entry) -> None:
         placed = self._materialise(e)
         p = e.placement
         if not placed or p is None:
-            self._consume_unplaced(e)
+            self.supply.consume_unplaced(e)
             return
         letters = Counter(p.letters)
         e.board_before = self.board.copy()
         e.owner_before = dict(self.owner)
         if len(p) > 7:
             e.zero(f"{len(p)} lettres posées : 7 au plus par coup.")
-        self._check_supply(e, letters)
-        if self.broken and e.status is MoveStatus.ANNULLED:
+        self.supply.check(e, letters)
+        if self.supply.broken and e.status is MoveStatus.ANNULLED:
             return
         # put the tiles on the physical board
         for t in p.tiles:
@@ -729,144 +365,7 @@ class _Verifier:
                     e.deps.add(o)
         self._check_declared_letters(e)
 
-    def _consume_unplaced(self, e: _Entry) -> None:
-        """A move that could not be put on the grid still uses its letters in a rangée
-        (G10) when the written letters are the next ones of the row."""
-        if self.game is not GameType.RANGEE:
-            return
-        declared = e.move.letters
-        if declared and not self.settings.rangee_word_error_breaks_sequence:
-            nxt = self.problem.row[self.row_pos : self.row_pos + len(declared)]
-            if Counter(declared) == Counter(nxt):
-                self.row_pos += len(declared)
-                return
-        self._break(
-            e,
-            "Le coup n'a pas pu être placé et ses lettres écrites ne sont pas les suivantes "
-            "de la rangée.",
-        )
-
-    def _break(self, e: _Entry, reason: str) -> None:
-        e.zero(reason + " Le coup et toute la suite de la solution sont annulés.",
-               MoveStatus.ANNULLED)
-        e.status = MoveStatus.ANNULLED  # even after a word error: it is the move that broke
-        self.broken = True
-        self.broken_at = e.move.number
-
-    def _check_supply(self, e: _Entry, letters: Counter[str]) -> None:
-        g = self.game
-        shown = "".join(sorted(letters.elements()))
-        if g in (GameType.INTEGRAL, GameType.INTEGRAL_PARTIEL, GameType.SUPERSCRABBLE_INCOMPLET):
-            missing = letters - self.stock
-            if missing:
-                e.zero(
-                    "Lettres indisponibles dans le stock : "
-                    f"{''.join(sorted(missing.elements()))}."
-                )
-            self.stock -= letters
-            return
-        if g is GameType.RANGEE:
-            k = sum(letters.values())
-            want = Counter(self.problem.row[self.row_pos : self.row_pos + k])
-            first = self.row_pos == 0
-            if letters != want or k > 7 or (first and k < 2):
-                expected = self.problem.row[self.row_pos : self.row_pos + min(k, 7)]
-                self._break(
-                    e,
-                    f"Lettres posées {shown} : ce ne sont pas les {k} premières lettres de la "
-                    f"rangée restante ({expected}).",
-                )
-                return
-            if e.absent and self.settings.rangee_word_error_breaks_sequence:
-                self._break(
-                    e,
-                    "Erreur de mot ou de placement dans la rangée "
-                    "(réglage rangee_word_error_breaks_sequence).",
-                )
-                return
-            self.row_pos += k
-            return
-        if e.group is None and g.uses_groups:
-            e.group = self._find_group(letters)
-            if e.group is None:
-                e.zero(f"Les lettres {shown} ne viennent d'aucun groupe encore disponible.")
-                return
-        if e.group is None:
-            return
-        if g.uses_groups and not g.is_anticipation:
-            self.used_groups.add(e.group)
-        group_text = self.groups[e.group - 1]
-        size = self.problem.group_size(e.group) if g.is_consonant_variant else len(group_text)
-        group = Counter(self.groups[e.group - 1])
-        if g.is_consonant_variant:
-            mine = Counter({c: n for c, n in letters.items() if self._announced_kind(c)})
-            other = letters - mine
-            reasons = []
-            if mine - group:
-                reasons.append(
-                    f"consonne(s) {''.join(sorted((mine - group).elements()))} non annoncée(s) "
-                    f"dans le groupe {e.group}"
-                )
-            if other - self.pool:
-                reasons.append(
-                    f"{''.join(sorted((other - self.pool).elements()))} plus disponible(s) dans "
-                    "la réserve"
-                )
-            room = self._pool_room(e.group)
-            if sum(other.values()) > room:
-                reasons.append(
-                    f"{sum(other.values())} lettre(s) de la réserve "
-                    f"({''.join(sorted(other.elements()))}) : le groupe {e.group} annonce "
-                    f"{len(group_text)} consonne(s) et se complète à {size} lettres, soit "
-                    f"{room} lettre(s) de la réserve au plus"
-                )
-            self.pool -= other
-            if reasons:
-                e.zero(f"Lettres {shown} indisponibles : " + " ; ".join(reasons) + ".")
-        else:
-            missing = letters - group
-            if missing:
-                e.zero(
-                    f"Lettres {''.join(sorted(missing.elements()))} absentes du groupe {e.group} "
-                    f"({self.groups[e.group - 1]})."
-                )
-        exclusif = g in (GameType.EXCLUSIF_FOND, GameType.EXCLUSIF_RESISTANCE)
-        if exclusif and e.group != 1 and sum(letters.values()) != 7:
-            status = MoveStatus.OUT if g is GameType.EXCLUSIF_RESISTANCE else MoveStatus.ZERO
-            e.zero(
-                "Scrabble exclusif : les 7 lettres doivent être posées "
-                f"({sum(letters.values())} posées).",
-                status,
-            )
-
-    def _pool_room(self, group: int) -> int:
-        """Pool letters a move with ``group`` may use (RULES §6.2): S2 completes the groups
-        « jusqu'à la concurrence de 7 lettres (respectivement, 4 lettres pour le premier
-        groupe) », so the group is all c announced consonants plus 7 − c (4 − c) pool
-        letters, whatever number of consonants the move actually places."""
-        return max(0, self.problem.group_size(group) - len(self.groups[group - 1]))
-
-    def _announced_kind(self, c: str) -> bool:
-        """A tile that must come from the announced consonants (not the pool)."""
-        return c != JOKER and not self.ts.is_vowel(c) and c not in self.ts.ambiguous
-
-    def _find_group(self, letters: Counter[str]) -> int | None:
-        for n in range(1, len(self.groups) + 1):
-            if n in self.used_groups:
-                continue
-            group = Counter(self.groups[n - 1])
-            if self.game.is_consonant_variant:
-                mine = Counter({c: k for c, k in letters.items() if self._announced_kind(c)})
-                other = letters - mine
-                if not (mine - group) and not (other - self.pool) and (
-                    sum(other.values()) <= self._pool_room(n)
-                ):
-                    return n
-            elif not (letters - group):
-                return n
-        return None
-
-    def _check_declared_letters(self, e: _Entry) -> None:
+    def _check_declared_letters(self, e: Entry) -> None:
         p = e.placement
         if p is None:
             return
@@ -1001,7 +500,7 @@ class _Verifier:
         return tuple(reports)
 
     @staticmethod
-    def _check_first_sum(e: _Entry, first: _Entry) -> None:
+    def _check_first_sum(e: Entry, first: Entry) -> None:
         """The sum of the two scores on the billet of Anticipation move 1, written in the
         cumul column of its second line: an error or an absence is a score error of the
         billet (S2: « Est punie d'un avertissement technique toute erreur ou absence de
@@ -1039,7 +538,7 @@ class _Verifier:
 
     # -- Superscrabble ------------------------------------------------------------------
     def _scrabbles(
-        self, lines: tuple[FeuilleMove, ...], board: Board, construction: tuple[_Entry, ...]
+        self, lines: tuple[FeuilleMove, ...], board: Board, construction: tuple[Entry, ...]
     ) -> tuple[MoveReport, ...]:
         rack = Counter(self.problem.rack)
         gone = {e.idx for e in construction if e.absent}
@@ -1202,39 +701,3 @@ def _changed_settings(s: Settings) -> tuple[str, ...]:
         return ()
     defaults = _default_settings()
     return tuple(f"{k}={v}" for k, v in s.to_dict().items() if defaults[k] != v)
-
-
-def verify_text(
-    problem: Problem,
-    text: str,
-    lexicon: WordList,
-    settings: Settings | None = None,
-    *,
-    round_times: RoundTimes | None = None,
-) -> Report:
-    """Parse a sheet and verify it; the parser's line errors open the report's errors."""
-    from dataclasses import replace
-
-    from puzzles.feuille import parse_feuille
-
-    parsed = parse_feuille(text, superscrabble=problem.game is GameType.SUPERSCRABBLE)
-    report = verify(problem, parsed.feuille, lexicon, settings, round_times=round_times)
-    if not parsed.errors:
-        return report
-    return replace(report, errors=tuple(str(e) for e in parsed.errors) + report.errors)
-
-
-def verify(
-    problem: Problem,
-    feuille: Feuille,
-    lexicon: WordList,
-    settings: Settings | None = None,
-    *,
-    round_times: RoundTimes | None = None,
-) -> Report:
-    """Judge ``feuille`` against ``problem`` with ``lexicon`` (never raises on a bad sheet).
-
-    ``round_times`` (Anticipation family played by correspondence, :mod:`puzzles.rounds`):
-    a billet sent after its round closed scores zero, a late annulment is ignored. None (the
-    whole order published at once, composition games, the CLI): no timing is judged."""
-    return _Verifier(problem, feuille, lexicon, settings or Settings(), round_times).run()
