@@ -244,7 +244,7 @@ def sheet_is_valid(report: Any) -> bool:
     from puzzles.verify import MoveStatus
 
     ok = {MoveStatus.VALID, MoveStatus.WARNING, MoveStatus.PENALTY, MoveStatus.PASSED,
-          MoveStatus.ANNULLED}
+          MoveStatus.ANNULLED, MoveStatus.NOT_PLAYED}
     return not report.errors and all(m.status in ok for m in report.moves)
 
 

@@ -34,6 +34,7 @@ STATUS_CLASS = {
     "zéro": "zero",
     "zéro en cascade": "zero",
     "annulé": "",
+    "non joué": "",
     "passe": "",
     "doublon": "zero",
     "hors jeu": "zero",
