@@ -230,6 +230,41 @@ class VariantRules:
         return ["Des réglages de variante sont attendus."]
 
 
+@dataclass(frozen=True)
+class CorrespondenceRules:
+    """The FRSc correspondence game (:mod:`puzzles.correspondence`, RULES §8.1): a two-player
+    free game on a letter row shared by a series."""
+
+    @property
+    def key(self) -> str:
+        return CORRESPONDENCE
+
+    @property
+    def label(self) -> str:
+        return "Partie par correspondance (FRSc)"
+
+    @property
+    def round_based(self) -> bool:
+        return True
+
+    @property
+    def statement_fields(self) -> tuple[str, ...]:
+        return ("row", "board", "racks")
+
+    def check(self, statement: Any) -> list[str]:
+        from puzzles.correspondence import new_game
+        from puzzles.duplicate import DuplicateError
+
+        if not isinstance(statement, str):
+            return ["Une rangée de lettres est attendue."]
+        try:
+            new_game(statement)
+        except DuplicateError as exc:
+            return [str(exc)]
+        return []
+
+
+CORRESPONDENCE = "correspondance"
 PARTIE_SUPERSCRABBLE = "partie_superscrabble"
 VARIANT_KEYS = (
     "tactique", "top", "completif", "superjoker", "metagramme", "elliptique", "superscrabble"
@@ -240,6 +275,7 @@ REGISTRY[DUPLICATE] = DuplicateRules()
 for _variant in VARIANT_KEYS:
     _rules = VariantRules(_variant)
     REGISTRY[_rules.key] = _rules
+REGISTRY[CORRESPONDENCE] = CorrespondenceRules()
 
 
 def rules_for(key: str | GameType) -> GameRules:

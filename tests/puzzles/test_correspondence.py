@@ -1,0 +1,121 @@
+"""The FRSc correspondence game (puzzles.correspondence, RULES §8.1): caps of rounds I and II,
+refills from the row, end of game and leftovers, the score sheet round trip, pairings and the
+series table. Scores by hand: row H has DW at H8; row G has DL at G7 and G9 (RULES §1.3);
+Z = 10, A E L S = 1, B C = 3."""
+
+from __future__ import annotations
+
+import pytest
+
+from puzzles.correspondence import (
+    BLUE,
+    RED,
+    CorrespondenceSettings,
+    GameRecord,
+    SheetHeader,
+    expected_score,
+    new_game,
+    parse_sheet,
+    play,
+    result,
+    round_robin,
+    series_table,
+    sheet_text,
+)
+from puzzles.duplicate import DuplicateError
+from scoring.config import GameConfig
+from scoring.tiles import french
+from tests.puzzles.conftest import lex
+
+CFG = GameConfig(tileset=french(), lexicon=lex("ZA", "ZAS", "LA", "AS"))
+
+
+def test_caps_refills_and_passes() -> None:
+    """« Any score may be played, but the sheet records at most: I — RED 10, BLUE 20; II —
+    RED 30, BLUE 40. » Row ZAEEEEE / LSEEEEE / ABC.
+    I RED H7 ZA (10 + 1) × 2 = 22 → 10 recorded, draws AB. I BLUE H7 ZAS 10 + 1 + 1 = 12
+    (under 20), draws C. II RED 9G AS: A on G9 (DL) 2 + S 1 = 3. II BLUE G8 LA: LA 2 + the
+    cross word LA down (L G8, A H8) 2 = 4. Then four passes end the game; each loses his
+    leftover: EEEEEB = 5 + 3 = 8, EEEEEC = 8. RED 10 + 3 − 8 = 5, BLUE 12 + 4 − 8 = 8."""
+    st = new_game("ZAEEEEE" + "LSEEEEE" + "ABC")
+    assert st.racks == ("ZAEEEEE", "LSEEEEE") and st.turn == RED
+    with pytest.raises(DuplicateError, match="absentes du chevalet ZAEEEEE"):
+        play(st, "H7", "LA", CFG)  # RED has no L
+    st = play(st, "H7", "ZA", CFG)
+    assert (st.moves[-1].score, st.moves[-1].recorded) == (22, 10)
+    assert st.racks[RED] == "EEEEEAB" and st.turn == BLUE
+    st = play(st, "H7", "ZAS", CFG)
+    assert (st.moves[-1].score, st.moves[-1].recorded) == (12, 12)
+    assert st.racks[BLUE] == "LEEEEEC" and st.pos == 17
+    st = play(st, "9G", "AS", CFG)
+    assert (st.moves[-1].round_no, st.moves[-1].score) == (2, 3)
+    st = play(st, "G8", "LA", CFG)
+    assert st.moves[-1].score == 4
+    for _ in range(4):
+        st = play(st, None, None, CFG)
+    assert st.finished and "4 passes" in st.end_reason
+    assert st.leftover == (-8, -8)
+    assert st.totals == (10 + 3 - 8, 12 + 4 - 8)
+    assert result(st) == (0.0, 1.0)
+
+
+def test_going_out_takes_the_opponents_leftover() -> None:
+    """RED ZA 22 → 10; BLUE ZAS 12; RED passes; BLUE 8G LA (L on G8 above the A) 1 + 1 = 2
+    empties his rack with the row exhausted: RED's EEEEE (5) is subtracted from RED and added
+    to BLUE (E20): RED 10 − 5 = 5, BLUE 12 + 2 + 5 = 19."""
+    st = new_game("ZAEEEEE" + "LS")
+    st = play(st, "H7", "ZA", CFG)
+    st = play(st, "H7", "ZAS", CFG)
+    st = play(st, None, None, CFG)
+    st = play(st, "8G", "LA", CFG)
+    assert st.finished and st.end_reason == "Bleu a posé toutes ses lettres."
+    assert st.leftover == (-5, 5) and st.totals == (5, 19)
+    only = CorrespondenceSettings(leftover_rule="subtract_only")
+    st2 = new_game("ZAEEEEE" + "LS")
+    for ref, word in (("H7", "ZA"), ("H7", "ZAS"), (None, None), ("8G", "LA")):
+        st2 = play(st2, ref, word, CFG, only)
+    assert st2.totals == (5, 14)
+
+
+def test_score_sheet_rebuilds_the_game() -> None:
+    st = new_game("ZAEEEEE" + "LS")
+    for ref, word in (("H7", "ZA"), ("H7", "ZAS"), (None, None), ("8G", "LA")):
+        st = play(st, ref, word, CFG)
+    header = SheetHeader("Série 1", "ana", "ion", "M. Popescu", 1512.5, 3)
+    text = sheet_text(st, header)
+    assert "1 rouge H7 ZA 22 10" in text and "2 rouge passe 0 0" in text
+    assert "résultat: 5 19" in text
+    header2, st2 = parse_sheet(text, CFG)
+    assert header2 == header
+    assert st2.moves == st.moves and st2.totals == st.totals and st2.board_cgp == st.board_cgp
+    bad = text.replace("1 rouge H7 ZA 22 10", "1 rouge H7 ZA 24 10")
+    with pytest.raises(DuplicateError, match="vaut 22, pas 24"):
+        parse_sheet(bad, CFG)
+    with pytest.raises(DuplicateError, match="au tour de"):
+        parse_sheet(text.replace("1 bleu H7 ZAS", "1 rouge H7 ZAS"), CFG)
+
+
+def test_round_robin_pairings() -> None:
+    for players in (["a", "b", "c", "d"], ["a", "b", "c", "d", "e"]):
+        rounds = round_robin(players)
+        n = len(players)
+        assert len(rounds) == (n if n % 2 else n - 1)
+        met = [frozenset(p) for r in rounds for p in r]
+        assert len(met) == len(set(met)) == n * (n - 1) // 2
+        for r in rounds:  # nobody plays twice in a round
+            names = [x for p in r for x in p]
+            assert len(names) == len(set(names))
+
+
+def test_series_table_with_elo_coefficient() -> None:
+    """Game 1: a (1500) beats b (1500): E = 0.5, 20 × 0.5 = 10 → a 1510, b 1490.
+    Game 2: b (1490) draws c (1500): E_b = 1 / (1 + 10^(10/400)) = 0.48561, 20 × 0.01439 =
+    0.288 → b 1490.3, c 1499.7. Points a 1, c ½ (spread 0), b ½ (spread −50)."""
+    assert expected_score(1490, 1500) == pytest.approx(0.48561, abs=1e-5)
+    rows = series_table([GameRecord("a", "b", 300, 250), GameRecord("b", "c", 200, 200)])
+    got = [(r.rank, r.player, r.points, r.spread, r.coefficient) for r in rows]
+    assert got == [
+        (1, "a", 1.0, 50, 1510.0),
+        (2, "c", 0.5, 0, 1499.7),
+        (3, "b", 0.5, -50, 1490.3),
+    ]
