@@ -21,6 +21,7 @@ class Config:
     SCHEDULER_ENABLED = True
     SCHEDULER_AUTOSTART = False  # create_app starts it (for gunicorn); `arbitre serve` does
     SCHEDULER_TICK_SECONDS = 60  # safety net: everything due is also checked this often
+    SCHEDULER_POLL_SECONDS = 1  # the leader looks this often for schedule changes
     LEADER_LEASE_SECONDS = 30  # a dead leader is replaced after at most this long
     LEADER_RENEW_SECONDS = 10
 

@@ -416,6 +416,18 @@ class Lease(SQLModel, table=True):
     expires_at: datetime = _ts()
 
 
+class ChangeCounter(SQLModel, table=True):
+    """A number every transaction bumps when it changes what the scheduler plans (a problem's
+    or a round's times or status): the leader polls it and replans at once
+    (``webapp.services.lifecycle``, ``webapp.scheduler``)."""
+
+    __tablename__ = "change_counter"
+
+    name: str = Field(primary_key=True)
+    value: int = 0
+    changed_at: datetime = _ts()
+
+
 # --- Duplicate by correspondence (round-based; webapp.services.duplicate) -----------------
 
 
@@ -453,6 +465,10 @@ class DuplicateGame(SQLModel, table=True):
     lang: str = "fr"  # tile set: "fr" (French, 102 tiles) or "ro" (Romanian, 100)
     lexicon_name: str = "default"
     lexicon_sha256: str | None = None
+    # "" the FISF Duplicate; else a variant of puzzles.variants.VARIANTS ("top", "completif",
+    # "superjoker", "metagramme", "elliptique"), ``settings`` then being
+    # ``VariantSettings.to_json()`` (docs/VARIANTS.md)
+    variant: str = Field(default="", sa_column_kwargs={"server_default": ""})
     settings: dict[str, Any] = _json()
     rhythm: dict[str, Any] = _json()
     seed: int

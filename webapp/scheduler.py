@@ -7,6 +7,11 @@ problem's next instant, plus a periodic tick that also picks up problems created
 processes. On start it catches up at once (a server down across a deadline does the missed
 work when it comes back). Only the holder of the leader lease (:mod:`webapp.leader`) runs
 jobs, so several processes may share one PostgreSQL.
+
+A change of a problem's or round's times is seen at once: the committing process calls
+:meth:`ArbitreScheduler.poke` (:mod:`webapp.services.changes`), and the leader, wherever it
+runs, polls the change counter every ``SCHEDULER_POLL_SECONDS`` and replans when it moved.
+The periodic tick is only a safety net.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from flask import Flask
 
 from webapp.db import get_engine
 from webapp.leader import LeaderLease
-from webapp.services import clock
+from webapp.services import changes, clock
 
 log = logging.getLogger(__name__)
 
@@ -37,8 +42,12 @@ class ArbitreScheduler:
         )
         self.is_leader = False
         self.runs = 0  # completed run_due calls, for the console and tests
+        self._seen: int | None = None  # the change counter at the last tick
         self._aps: BackgroundScheduler | None = None
         self._lock = threading.Lock()
+        self._plan_lock = threading.Lock()  # ticks may come from several job threads at once
+        self._beat_lock = threading.Lock()
+        self._stopping = False
 
     @property
     def running(self) -> bool:
@@ -48,6 +57,7 @@ class ArbitreScheduler:
         """Try to become leader (catching up at once if so), then run in the background."""
         if self.running:
             return
+        self._stopping = False
         self.heartbeat()
         aps = BackgroundScheduler(
             timezone=UTC,
@@ -61,13 +71,25 @@ class ArbitreScheduler:
             self.tick, "interval", id="tick",
             seconds=float(self.app.config["SCHEDULER_TICK_SECONDS"]),
         )
+        aps.add_job(
+            self.poll, "interval", id="changes",
+            seconds=float(self.app.config.get("SCHEDULER_POLL_SECONDS", 1)),
+        )
         self._aps = aps
         aps.start()
+        changes.add_listener(self.poke)
         self._plan()
 
     def shutdown(self, *, release: bool = True) -> None:
+        changes.remove_listener(self.poke)
+        self._stopping = True
         if self._aps is not None and self._aps.running:
-            self._aps.shutdown(wait=True)
+            # not wait=True: APScheduler would wait for running jobs while holding the job
+            # store lock that a job which is planning needs (a deadlock); the running job is
+            # waited for just below instead
+            self._aps.shutdown(wait=False)
+        with self._beat_lock, self._lock, self._plan_lock:
+            pass  # whatever job was running has finished, and no new one starts
         self._aps = None
         if self.is_leader and release:
             self.lease.release()
@@ -75,32 +97,67 @@ class ArbitreScheduler:
 
     def heartbeat(self) -> None:
         """Renew (or take) the lease; a new leader catches up immediately."""
-        try:
-            leader = self.lease.try_acquire()
-        except Exception:  # the database may be briefly unreachable: stay passive
-            log.exception("leader lease: renewal failed")
-            leader = False
-        became = leader and not self.is_leader
-        if self.is_leader and not leader:
-            log.warning("leader lease lost by %s", self.lease.holder)
-        self.is_leader = leader
+        with self._beat_lock:
+            if self._stopping:
+                return
+            try:
+                leader = self.lease.try_acquire()
+            except Exception:  # the database may be briefly unreachable: stay passive
+                log.exception("leader lease: renewal failed")
+                leader = False
+            became = leader and not self.is_leader
+            if self.is_leader and not leader:
+                log.warning("leader lease lost by %s", self.lease.holder)
+            self.is_leader = leader
         if became:
             log.info("scheduler leader: %s", self.lease.holder)
-            self.tick()
+            aps = self._aps
+            if aps is not None and aps.running:
+                # in its own job: a long catch-up must not hold up the next renewal
+                aps.add_job(self.tick, "date", run_date=datetime.now(UTC))
+            else:
+                self.tick()  # start(): catch up before returning
         elif not leader:
             self._drop_due_jobs()
 
     def tick(self) -> None:
-        if not self.is_leader:
+        if not self.is_leader or self._stopping:
             return
+        try:
+            self._seen = self._counter()  # read first: a change during the run is seen later
+        except Exception:
+            log.exception("change counter unreadable")
         self.run_due()
         self._plan()
+
+    def poll(self) -> None:
+        """The leader replans as soon as the change counter moved (another process, or this
+        one, changed a problem's or round's times)."""
+        if not self.is_leader or self._stopping:
+            return
+        try:
+            value = self._counter()
+        except Exception:
+            log.exception("change counter unreadable")
+            return
+        if value != self._seen:
+            self.tick()
+
+    def poke(self) -> None:
+        """Called after a commit in this process changed a schedule: tick now if leader."""
+        aps = self._aps
+        if aps is not None and aps.running and self.is_leader:
+            aps.add_job(self.tick, "date", run_date=datetime.now(UTC))
+
+    def _counter(self) -> int:
+        with get_engine(self.app).connect() as conn:
+            return changes.current(conn)
 
     def run_due(self, now: datetime | None = None) -> list[str]:
         """Do what has fallen due; returns the actions taken (also in the audit log)."""
         from webapp.services import lifecycle as lifecycle
 
-        with self._lock, self.app.app_context():
+        with self._lock, self.app.app_context(), changes.quiet():
             try:
                 done: list[str] = lifecycle.run_due(now=now or clock.now())
             except Exception:
@@ -110,7 +167,7 @@ class ArbitreScheduler:
             return done
 
     def _job(self) -> None:
-        if self.is_leader:
+        if self.is_leader and not self._stopping:
             self.run_due()
             self._plan()
 
@@ -121,15 +178,16 @@ class ArbitreScheduler:
         aps = self._aps
         if aps is None or not aps.running or not self.is_leader:
             return
-        with self.app.app_context():
-            instants = lifecycle.upcoming_instants(now=clock.now())
-        wanted = {_DUE_PREFIX + t.isoformat(): t for t in instants}
-        for job in aps.get_jobs():
-            if job.id.startswith(_DUE_PREFIX) and job.id not in wanted:
-                job.remove()
-        for job_id, when in wanted.items():
-            if aps.get_job(job_id) is None:
-                aps.add_job(self._job, "date", id=job_id, run_date=when)
+        with self._plan_lock:
+            with self.app.app_context():
+                instants = lifecycle.upcoming_instants(now=clock.now())
+            wanted = {_DUE_PREFIX + t.isoformat(): t for t in instants}
+            for job in aps.get_jobs():
+                if job.id.startswith(_DUE_PREFIX) and job.id not in wanted:
+                    job.remove()
+            for job_id, when in wanted.items():
+                if aps.get_job(job_id) is None:
+                    aps.add_job(self._job, "date", id=job_id, run_date=when)
 
     def _drop_due_jobs(self) -> None:
         if self._aps is None:
@@ -147,6 +205,7 @@ class ArbitreScheduler:
 def init_app(app: Flask) -> None:
     """Attach a scheduler; it starts only when asked (``arbitre serve``, or
     ``SCHEDULER_AUTOSTART`` for ``gunicorn 'webapp:create_app()'``)."""
+    changes.install()
     sched = ArbitreScheduler(app)
     app.extensions[EXTENSION] = sched
     if app.config.get("SCHEDULER_ENABLED") and app.config.get("SCHEDULER_AUTOSTART"):
@@ -154,13 +213,14 @@ def init_app(app: Flask) -> None:
 
 
 def wake(app: Flask) -> bool:
-    """Ask this process's scheduler to check what is due now (after a problem was created or
-    its dates changed) instead of at the next tick. Returns False when this process does not
-    run the scheduler: the leader elsewhere sees the change at its next tick."""
+    """Ask this process's scheduler to check what is due now instead of at the next tick
+    (every commit that changes a schedule already does, :mod:`webapp.services.changes`).
+    Returns False when this process does not lead: the leader elsewhere sees the change
+    counter move within ``SCHEDULER_POLL_SECONDS``."""
     sched = app.extensions.get(EXTENSION)
     if sched is None or sched._aps is None or not sched.running or not sched.is_leader:
         return False
-    sched._aps.add_job(sched.tick, "date", run_date=clock.now())
+    sched.poke()
     return True
 
 
