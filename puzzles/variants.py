@@ -926,22 +926,39 @@ def correct_tactique(
     top_score: int,
     settings: VariantSettings,
     player: str = "",
+    contexts: dict[tuple[str, str, int], RoundContext] | None = None,
 ) -> Verdict:
     """Correct a Tactique billet: the first word as a Duplicate bulletin with one group, the
     second with the other group on the grid the first word (as credited) leaves; each order
     allowed is tried and the better kept. Any error or omission of a score or of the sum →
     one technical warning (« toute erreur ou omission de score ou de cumul »); warnings do
-    not add up on one billet (S1 5.5, INFERRED for the two words)."""
+    not add up on one billet (S1 5.5, INFERRED for the two words).
+
+    ``contexts``: a dict kept across the billets of a round, so each (grid, group) has its
+    moves generated once."""
     who = billet.player if billet is not None and billet.player else player
     if billet is None:
         return Verdict(who, 0, "absent", reason_fr="Pas de billet : zéro.")
+    cache = contexts if contexts is not None else {}
+
+    def ctx(st: GameState, rack: str) -> RoundContext:
+        key = (st.board_cgp, rack, st.round_no)
+        found = cache.get(key)
+        if found is None:
+            found = prepare_round(
+                st, rack, config, round_no=st.round_no, top_score=top_score,
+                settings=settings.duplicate,
+            )
+            cache[key] = found
+        return found
+
     g = state.game
     best: Verdict | None = None
     for a, b in _tactique_orders(settings):
         racks = state.reliquats
         v1 = correct(
             g, racks[a], billet.first, config, round_no=g.round_no, top_score=top_score,
-            player=who,
+            player=who, context=ctx(g, racks[a]),
         )
         after = g
         if v1.kind not in ("nul", "absent") and v1.ref and v1.word:
@@ -954,6 +971,7 @@ def correct_tactique(
             v2 = correct(
                 after, racks[b], billet.second, config,
                 round_no=after.round_no, top_score=top_score, player=who,
+                context=ctx(after, racks[b]),
             )
         else:
             v2 = Verdict(who, 0, "absent", reason_fr="Second mot absent.")

@@ -15,6 +15,7 @@ from puzzles.duplicate import (
     Draw,
     DuplicateError,
     GameState,
+    RoundContext,
     RoundResult,
     StandingRow,
     TopChoice,
@@ -298,6 +299,7 @@ def _replay_tactique(
             break
         round_b = bulletins.get(g.round_no, {})
         verdicts: list[Verdict] = []
+        contexts: dict[tuple[str, str, int], RoundContext] = {}
         for p in players:
             text = round_b.get(p)
             billet: TactiqueBillet | list[str] | None = (
@@ -309,7 +311,7 @@ def _replay_tactique(
                 continue
             verdicts.append(
                 correct_tactique(ts, billet, cfg, top_score=top.score, settings=settings,
-                                 player=p)
+                                 player=p, contexts=contexts)
             )
         verdicts = apply_solos(verdicts, n_players, settings.duplicate)
         after = apply_tactique_top(ts, top)
