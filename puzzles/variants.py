@@ -787,6 +787,20 @@ def _pair_key(
     return (jokers, a, mk(m1), mk(m2))
 
 
+def _joker_dominated(move: GeneratedMove, rack: str) -> bool:
+    """True when ``move`` puts a joker down as a letter the rack still holds as a tile (not
+    used by the move): the same move with the tile scores at least as much, and so does any
+    second move after it (same letters on the grid, the tile worth its value) — so it can
+    be left out of the Tactique search without changing the top score."""
+    if not move.jokers:
+        return False
+    spare = Counter(rack) - Counter(move.letters)
+    for i, ch in enumerate(move.word):
+        if move.new_mask >> i & 1 and ch.islower() and spare[ch.upper()] > 0:
+            return True
+    return False
+
+
 def tactique_top(
     board: Board, groups: tuple[str, str], config: GameConfig, settings: VariantSettings
 ) -> TactiqueTop | None:
@@ -802,6 +816,7 @@ def tactique_top(
     pairs: list[tuple[int, GeneratedMove | None]] = []
     for a, b in _tactique_orders(settings):
         firsts = movegen.generate(board, groups[a], first_cfg) if groups[a] else []
+        firsts = [m for m in firsts if not _joker_dominated(m, groups[a])]
         if not firsts:
             c = movegen.count(board, groups[b], first_cfg) if groups[b] else None
             total = c.top if c is not None and c.top is not None else -1
