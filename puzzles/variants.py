@@ -438,8 +438,10 @@ def variant_top(
     # (rack, base): base = the drawn letters the player keeps; rack = base + choice
     racks: list[tuple[str, str, str]] = []  # (rack, base, swapped)
     if v in ("completif", "superjoker"):
+        # choices of ``free`` letters cover every move using fewer; near the end the stock
+        # may hold fewer letters than that
         for combo in stock_choices(
-            stock, settings.free, jokers=settings.free_joker_rule == "ro_online"
+            stock, min(settings.free, len(stock)), jokers=settings.free_joker_rule == "ro_online"
         ):
             racks.append((drawn + combo, drawn, ""))
         if not racks:

@@ -487,3 +487,13 @@ def test_superscrabble_sheets_and_ranking() -> None:
     rows = rank_superscrabble([[v, w], [v, w], [v, w], [v, w]])
     # ann 4 × 2 = 8; bob 4 × 1 = 4 less 1 (4 warnings) = 3
     assert [(r.player, r.points, r.penalty) for r in rows] == [("ann", 8, 0), ("bob", 3, 1)]
+
+
+def test_superjoker_with_one_letter_left_in_the_stock() -> None:
+    """Near the end the stock may hold fewer letters than the player may take: with only Z
+    left, ZA = 22 is still found (Superjoker: 2 letters at most)."""
+    cfg = cfg_of("ZA", "LA")
+    vs = VariantSettings(variant="superjoker")
+    state = in_play("AEIOU", "Z")
+    top = variant_top(state, "AEIOU", cfg, vs)
+    assert top is not None and (top.word, top.score, top.choice.chosen) == ("ZA", 22, "Z")
