@@ -84,6 +84,15 @@ def parse_ref(text: str) -> Ref:
     return Ref(row, col - 1, horizontal)
 
 
+def is_ref(text: str) -> bool:
+    """True when :func:`parse_ref` reads ``text`` (a sheet cell that is a reference)."""
+    try:
+        parse_ref(text)
+    except (NotationError, OffBoardError):
+        return False
+    return True
+
+
 def format_ref(ref: Ref) -> str:
     """``H4`` for a horizontal word, ``4H`` for a vertical one."""
     row, col = ROWS[ref.row], str(ref.col + 1)

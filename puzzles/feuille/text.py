@@ -23,7 +23,7 @@ from puzzles.feuille.model import (
     _read_letters,
 )
 from scoring.errors import EngineError
-from scoring.notation import fold_letter, format_ref, parse_ref, parse_word
+from scoring.notation import fold_letter, format_ref, is_ref, parse_ref, parse_word
 
 
 def _fold(text: str) -> str:
@@ -65,16 +65,6 @@ _COLUMN_WORDS = ("coup", "lettre", "ref", "mot", "score", "cumul", "groupe", "ti
 _SPLIT_RE = re.compile(r"\s*[|;\t]\s*")
 
 
-def _is_ref(token: str) -> bool:
-    if not re.search(r"\d", token) or not re.search(r"[A-Oa-o]", token):
-        return False
-    try:
-        parse_ref(token)
-    except EngineError:
-        return False
-    return True
-
-
 def _merge_spaced_refs(tokens: list[str]) -> list[str]:
     """``H 8`` / ``8 H`` written with a space become one reference token, when a word
     follows (so that ``H`` alone is not read as letters)."""
@@ -83,7 +73,7 @@ def _merge_spaced_refs(tokens: list[str]) -> list[str]:
     while i < len(tokens):
         t = tokens[i]
         if i + 2 < len(tokens) and not any(
-            _is_ref(x) and not _G_GROUP_RE.match(x) for x in tokens
+            is_ref(x) and not _G_GROUP_RE.match(x) for x in tokens
         ):
             nxt = tokens[i + 1]
             joined = t + nxt
@@ -91,7 +81,7 @@ def _merge_spaced_refs(tokens: list[str]) -> list[str]:
             single = (re.fullmatch(r"[A-Oa-o]", t) and re.fullmatch(r"\d{1,2}", nxt)) or (
                 re.fullmatch(r"\d{1,2}", t) and re.fullmatch(r"[A-Oa-o]", nxt)
             )
-            if single and later_alpha and _is_ref(joined):
+            if single and later_alpha and is_ref(joined):
                 out.append(joined)
                 i += 2
                 continue
@@ -122,12 +112,12 @@ class _LineParser:
             tokens = tokens[1:]
         group: int | None = None
         if tokens and _G_GROUP_RE.match(tokens[0].strip()) and any(
-            _is_ref(t) or _fold(t.strip()) in _PASS_WORDS for t in tokens[1:]
+            is_ref(t) or _fold(t.strip()) in _PASS_WORDS for t in tokens[1:]
         ):
             group = int(tokens[0].strip()[1:])
             tokens = tokens[1:]
         numbers: list[int | None] = []
-        has_ref = any(_is_ref(t.strip()) for t in tokens)
+        has_ref = any(is_ref(t.strip()) for t in tokens)
         alphas_before: list[str] = []
         alphas_after: list[str] = []
         ref: str | None = None
@@ -161,7 +151,7 @@ class _LineParser:
                 passed = True
                 seen_text = True
                 continue
-            if ref is None and _is_ref(t):
+            if ref is None and is_ref(t):
                 ref = format_ref(parse_ref(t))
                 seen_text = True
                 continue
@@ -363,7 +353,7 @@ def parse_feuille_text(text: str, *, superscrabble: bool = False) -> ParsedFeuil
         ) >= 2:
             continue  # the column titles: Coup | Lettres | Réf. | Mot | Score | Cumul
         first_word = folded.split()[0].strip(":.") if folded.split() else ""
-        if first_word in _SUMMARY_WORDS and not any(_is_ref(t) for t in line.split()):
+        if first_word in _SUMMARY_WORDS and not any(is_ref(t) for t in line.split()):
             extra.append((line.split()[0].strip(":."), line.split(None, 1)[1].strip(" :")
                           if len(line.split()) > 1 else ""))
             continue  # "TOTAL 166", "Cumul final 980": a summary, not a move

@@ -49,6 +49,17 @@ def test_bad_ref(text: str) -> None:
         parse_ref(text)
 
 
+def test_is_ref_is_parse_ref_succeeding() -> None:
+    """``is_ref`` (the feuille parser's test of a cell) accepts exactly what ``parse_ref``
+    reads: every reference written above, none of the bad ones."""
+    from scoring.notation import is_ref
+
+    good = ["H4", "h4", "H 4", "H-4", "A-7", "H7:", "4H", "15f", "4-H", "8-J", " o15 "]
+    bad = ["", "H", "4", "P4", "H0", "H16", "16H", "4HH", "HH4", "4 4", "MOT", "12"]
+    assert [is_ref(t) for t in good] == [True] * 11
+    assert [is_ref(t) for t in bad] == [False] * 12
+
+
 def test_format_ref() -> None:
     assert format_ref(Ref(7, 3, True)) == "H4"
     assert format_ref(Ref(7, 3, False)) == "4H"
