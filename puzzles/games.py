@@ -276,6 +276,8 @@ for _variant in VARIANT_KEYS:
     _rules = VariantRules(_variant)
     REGISTRY[_rules.key] = _rules
 REGISTRY[CORRESPONDENCE] = CorrespondenceRules()
+#: the keys of the Duplicate variants and the correspondence game (docs/VARIANTS.md)
+VARIANT_GAMES = tuple(k for k in REGISTRY if k not in {g.value for g in GameType} | {DUPLICATE})
 
 
 def rules_for(key: str | GameType) -> GameRules:

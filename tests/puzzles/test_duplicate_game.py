@@ -25,7 +25,14 @@ from puzzles.duplicate import (
     shuffled_bag,
 )
 from puzzles.duplicate_cli import main as cli_main
-from puzzles.games import DUPLICATE, REGISTRY, DuplicateRules, GameRules, rules_for
+from puzzles.games import (
+    DUPLICATE,
+    REGISTRY,
+    VARIANT_GAMES,
+    DuplicateRules,
+    GameRules,
+    rules_for,
+)
 from puzzles.problem import GameType
 from scoring import movegen
 from scoring.board import Board
@@ -252,7 +259,11 @@ def test_cli_bad_game_file_is_a_french_error(tmp_path: Path,
 
 # --- the registry --------------------------------------------------------------------------
 def test_registry_has_every_game_type_and_the_duplicate() -> None:
-    assert set(REGISTRY) == {g.value for g in GameType} | {DUPLICATE}
+    assert set(REGISTRY) == {g.value for g in GameType} | {DUPLICATE} | set(VARIANT_GAMES)
+    assert set(VARIANT_GAMES) == {
+        "duplicate_tactique", "duplicate_top", "duplicate_completif", "duplicate_superjoker",
+        "duplicate_metagramme", "duplicate_elliptique", "partie_superscrabble", "correspondance",
+    }
     for key, rules in REGISTRY.items():
         assert isinstance(rules, GameRules)
         assert rules.key == key and rules.label

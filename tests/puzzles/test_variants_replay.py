@@ -125,3 +125,19 @@ def test_variant_game_errors_are_french(tmp_path: Path,
                     encoding="utf-8")
     assert cli_main(["replay", str(game)], io.StringIO()) == 2
     assert "case centrale" in capsys.readouterr().err
+
+
+def test_registry_entries_of_the_variants() -> None:
+    from puzzles.games import GameRules, rules_for
+
+    tact = rules_for("duplicate_tactique")
+    assert isinstance(tact, GameRules) and tact.round_based
+    assert (tact.label, tact.statement_fields) == (
+        "Duplicate Tactique", ("groups", "board", "round_no"))
+    assert tact.check({"tactique_order": "group1_first", "rounds": 10}) == []
+    assert tact.check('{"tactique_order": "x"}')[0].startswith("Réglage tactique_order")
+    assert rules_for("duplicate_completif").check({"free_joker_rule": "ro_online"}) == []
+    assert rules_for("partie_superscrabble").label == "Partie de Superscrabble"
+    corr = rules_for("correspondance")
+    assert corr.check("ZAEEEEELSEEEEE") == []
+    assert corr.check("ZZ") == ["Rangée : 2 fois « Z », le jeu n'en compte que 1."]
