@@ -100,7 +100,8 @@ TEMPLATES: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # results (``reason``: the correction's), the final ranking (``ranking`` as in results).
     "duplicate_draw": (
         ("player_name", "game_title", "round_no", "rack", "deadline", "grid"),
-        ("draw_notation", "submission_address", "subject_hint", "game_url"),
+        ("draw_notation", "submission_address", "subject_hint", "game_url", "variant_label",
+         "variant_rule", "stock", "bulletin_example"),
     ),
     "duplicate_receipt": (
         ("player_name", "game_title", "round_no", "received_at"),
@@ -110,11 +111,19 @@ TEMPLATES: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "duplicate_results": (
         ("player_name", "game_title", "round_no", "top_ref", "top_word", "top_score", "score",
          "reason"),
-        ("solo", "total", "rank", "participants", "game_url"),
+        ("solo", "total", "rank", "participants", "game_url", "top_letters", "total_label"),
+    ),
+    # a published round corrected again, to a player whose result changed (``old_score``:
+    # score + solo before; ``why``: the arbitre's reason)
+    "duplicate_corrected": (
+        ("player_name", "game_title", "round_no", "top_ref", "top_word", "top_score", "score",
+         "old_score", "reason"),
+        ("solo", "why", "top_letters", "total", "rank", "participants", "total_label",
+         "game_url"),
     ),
     "duplicate_final": (
         ("player_name", "game_title", "ranking"),
-        ("rounds", "tops_total", "total", "rank", "percent", "game_url"),
+        ("rounds", "tops_total", "total", "rank", "percent", "game_url", "total_label"),
     ),
     # A sheet that could not be read at all (nothing stored as a valid sheet).
     # ``errors``: list of mappings ``line``, ``message``.

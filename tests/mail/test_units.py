@@ -180,6 +180,9 @@ MINIMAL = {
                           "top_ref": "H4", "top_word": "RESTAIT", "top_score": 70,
                           "score": 70, "reason": ""},
     "duplicate_final": {"player_name": "Ana", "game_title": "D1", "ranking": []},
+    "duplicate_corrected": {"player_name": "Ana", "game_title": "D1", "round_no": 1,
+                            "top_ref": "H4", "top_word": "RESTAIT", "top_score": 70,
+                            "score": 70, "old_score": 0, "reason": ""},
 }
 
 

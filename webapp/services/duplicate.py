@@ -16,6 +16,13 @@ round's (or game's) status under the game row lock, every mail through the outbo
 
 The game rules (draws, top, correction, solos, ranking) are ``puzzles.duplicate``'s; this
 module stores, schedules and mails.
+
+Variants (``DuplicateGame.variant``, docs/VARIANTS.md): the same rounds and steps, the rules
+of ``puzzles.variants``: Duplicate Top (plain rounds, no solo, ranked by rounds topped:
+``rank_duplicate_top``) and the letter-choice variants Complétif, Superjoker, Métagramme and
+Elliptique (``draw_variant``, ``variant_top``, ``parse_free_bulletin``,
+``correct_free_round``, ``apply_variant_top``; the draw stores the stock the players choose
+from, the bulletin names the chosen letters: ``H4 RESTAIT 70 +T``, ``-N +K``).
 """
 
 from __future__ import annotations
@@ -54,6 +61,7 @@ WEEKDAYS_FR = ("lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dim
 RHYTHM_KINDS = ("hours", "weekdays", "all_answered")
 #: outbox kinds of the Duplicate notices (the receipt is an ordinary ``receipt``)
 KIND_DRAW, KIND_RESULTS, KIND_FINAL = "duplicate_draw", "duplicate_results", "duplicate_final"
+KIND_CORRECTED = "duplicate_corrected"
 
 
 class DuplicateError(ValueError):
@@ -69,7 +77,36 @@ def engine() -> Any:
     return engine_module
 
 
+#: the variants this server plays (``DuplicateGame.variant``; "" is the plain Duplicate)
+SERVER_VARIANTS = ("top", "completif", "superjoker", "metagramme", "elliptique")
+#: the variants whose players take letters from the stock (their bulletin names them)
+FREE_VARIANTS = ("completif", "superjoker", "metagramme", "elliptique")
+
+
+def variants() -> Any:
+    import puzzles.variants as variants_module
+
+    return variants_module
+
+
+def variant_label(game: DuplicateGame) -> str:
+    if not game.variant:
+        return "Duplicate"
+    return str(variants().VARIANTS.get(game.variant, game.variant))
+
+
+def is_free(game: DuplicateGame) -> bool:
+    return game.variant in FREE_VARIANTS
+
+
+def variant_settings_of(game: DuplicateGame) -> Any:
+    """The ``puzzles.variants.VariantSettings`` of a variant game."""
+    return variants().VariantSettings.from_json({**game.settings, "variant": game.variant})
+
+
 def settings_of(game: DuplicateGame) -> Any:
+    if game.variant:
+        return variant_settings_of(game).duplicate
     return engine().DuplicateSettings.from_json(game.settings)
 
 
@@ -176,10 +213,13 @@ def create_game(
     review_minutes: int = 0,
     bag_order: str | None = None,
     actor: str = audit.SYSTEM,
+    variant: str = "",
 ) -> DuplicateGame:
     """Store a new Duplicate; round 1 is drawn by the scheduler at ``starts_at``. The bag
     order is drawn from ``seed`` (random when not given), or given whole as ``bag_order``
-    (a recorded game replayed; ``seed`` is then 0)."""
+    (a recorded game replayed; ``seed`` is then 0). ``variant``: one of
+    :data:`SERVER_VARIANTS`, ``settings`` then a ``VariantSettings`` (or a
+    ``DuplicateSettings``, taken as the variant's Duplicate settings)."""
     if starts_at.tzinfo is None:
         raise ValueError("starts_at must be timezone-aware")
     rhythm = check_rhythm(rhythm, timezone)
@@ -192,7 +232,20 @@ def create_game(
         raise DuplicateError("Le code de la partie ne peut contenir d'espace.")
     if session.exec(select(DuplicateGame.id).where(DuplicateGame.code == code)).first():
         raise DuplicateError(f"Le code « {code} » est déjà pris.")
-    lang = settings.lang
+    if variant and variant not in SERVER_VARIANTS:
+        labels = ", ".join(variants().VARIANTS[v] for v in SERVER_VARIANTS)
+        raise DuplicateError(f"Variante « {variant} » inconnue de ce serveur (jouables : "
+                             f"{labels}).")
+    if variant:
+        vs = variants().VariantSettings
+        if not isinstance(settings, vs):
+            settings = vs(variant=variant, duplicate=settings)
+        elif settings.variant != variant:
+            from dataclasses import replace
+
+            settings = replace(settings, variant=variant)
+    dup_settings = settings.duplicate if variant else settings
+    lang = dup_settings.lang
     if bag_order is not None:
         seed, bag = 0, bag_order
     else:
@@ -202,20 +255,21 @@ def create_game(
     game = DuplicateGame(
         code=code, competition_id=competition.id, title=title.strip(), lang=lang,
         lexicon_name=lexicon_name, settings=_as_dict(settings.to_json()), rhythm=rhythm,
+        variant=variant,
         seed=seed, bag_order=bag, state_text="", timezone=timezone,
         review_minutes=review_minutes, starts_at=starts_at, status=DuplicateStatus.SCHEDULED,
     )
     config = config_of(game)  # the word list must load now, not at round 1
     game.lexicon_sha256 = config.lexicon.identity.sha256
     try:
-        game.state_text = engine().GameState.initial(settings, bag).to_text()
+        game.state_text = engine().GameState.initial(dup_settings, bag).to_text()
     except ValueError as exc:  # puzzles.duplicate.DuplicateError: a bag that is not the set
         raise DuplicateError(str(exc)) from None
     session.add(game)
     session.flush()
     audit.record(session=session, actor=actor, action="duplicate.create", target=code,
                  seed=seed, rhythm=rhythm, starts_at=starts_at.isoformat(),
-                 settings=game.settings, lexicon=lexicon_name)
+                 settings=game.settings, lexicon=lexicon_name, variant=variant)
     return game
 
 
@@ -347,7 +401,7 @@ def submit_bulletin(
     )
     session.add(entry)
     session.flush()  # the raw text is in before anything that could fail
-    errors, bulletin = _parse(text)
+    errors, bulletin = _parse(text, game.variant)
     entry.parse_errors, entry.bulletin = errors, bulletin
     session.add(entry)
     audit.record(session=session, actor=f"player:{player.id}", action="duplicate.bulletin",
@@ -386,19 +440,31 @@ def _first_line(text: str) -> str:
     return next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
 
 
-def _parse(text: str) -> tuple[list[str], dict[str, Any] | None]:
+def parse_line(variant: str, line: str) -> Any:
+    """The variant's bulletin parser: ``puzzles.duplicate.parse_bulletin``, or for the
+    letter-choice variants ``puzzles.variants.parse_free_bulletin`` (``+T``, ``-N +K``)."""
+    if variant in FREE_VARIANTS:
+        return variants().parse_free_bulletin(line)
+    return engine().parse_bulletin(line)
+
+
+def _parse(text: str, variant: str = "") -> tuple[list[str], dict[str, Any] | None]:
     """The bulletin is the first non-empty line (a mail's signature below it is ignored)."""
     line = _first_line(text)
     if not line:
-        return ["Bulletin vide : écrivez une ligne, par exemple « H4 RESTAIt 70 »."], None
+        example = "H4 RESTAIt 70 +T" if variant in FREE_VARIANTS else "H4 RESTAIt 70"
+        return [f"Bulletin vide : écrivez une ligne, par exemple « {example} »."], None
     try:
-        parsed = engine().parse_bulletin(line)
+        parsed = parse_line(variant, line)
     except Exception:  # the parser must never cost a player his bulletin
         log.exception("parse_bulletin raised")
         return ["Erreur interne à la lecture du bulletin ; il est conservé et l'arbitre "
                 "l'examinera."], None
     if isinstance(parsed, list):
         return [str(e) for e in parsed], None
+    if variant in FREE_VARIANTS:
+        return [], {**bulletin_dict(parsed.bulletin), "chosen": parsed.chosen,
+                    "swapped": parsed.swapped}
     return [], bulletin_dict(parsed)
 
 
@@ -418,8 +484,10 @@ def _bulletin_line(b: dict[str, Any] | None) -> str | None:
         return None
     place = b.get("ref") or (f"raccord {b['raccord']}" if b.get("raccord") else "")
     claimed = b.get("claimed")
-    return " ".join(str(x) for x in (place, b["word"], claimed if claimed is not None else "")
-                    if x != "")
+    letters = (f"-{b['swapped']}" if b.get("swapped") else "",
+               f"+{b['chosen']}" if b.get("chosen") else "")
+    return " ".join(str(x) for x in (place, b["word"], claimed if claimed is not None else "",
+                                     *letters) if x != "")
 
 
 def claim_mail(*, session: Session, player: Player, subject: str, text: str,
@@ -454,7 +522,8 @@ def claim_mail(*, session: Session, player: Player, subject: str, text: str,
             return None
         running = [g for g in games if g.status == DuplicateStatus.RUNNING]
         line = _first_line(text)
-        if len(running) != 1 or not line or isinstance(engine().parse_bulletin(line), list):
+        if (len(running) != 1 or not line
+                or isinstance(parse_line(running[0].variant, line), list)):
             return None
         game = running[0]
     return submit_bulletin(session=session, player=player, game=game, text=text.strip(),
@@ -541,11 +610,17 @@ def draw_next(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, int]
     settings = settings_of(game)
     config = config_of(game)
     state = eng.GameState.from_text(game.state_text)
-    draw, state = eng.draw_round(state, settings, config=config)
     last = current_round(s, game)
     number = (last.number + 1) if last else 1
-    top = None if draw is None else eng.find_top(state, draw.rack, config, round_no=number,
-                                                 settings=settings)
+    top: Any
+    if is_free(game):  # the variant's number of letters; the top over every choice
+        vs = variant_settings_of(game)
+        draw, state = variants().draw_variant(state, vs)
+        top = None if draw is None else variants().variant_top(state, draw.rack, config, vs)
+    else:
+        draw, state = eng.draw_round(state, settings, config=config)
+        top = None if draw is None else eng.find_top(state, draw.rack, config,
+                                                     round_no=number, settings=settings)
     if draw is None or top is None:
         game.state_text = state.to_text()
         return finish(s, game, now)
@@ -553,8 +628,10 @@ def draw_next(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, int]
         game_id=game.id or 0, number=number, opens_at=now,
         closes_at=deadline_after(game.rhythm, now, game.timezone), status=RoundStatus.OPEN,
         draw=draw_dict(draw), state_before=state.to_text(), grid_before=state.board_cgp,
-        top=top_dict(top),
+        top=variant_top_dict(top) if is_free(game) else top_dict(top),
     )
+    if is_free(game):  # what the players choose from
+        rnd.draw = {**rnd.draw, "stock": "".join(sorted(state.bag))}
     s.add(rnd)
     if game.status == DuplicateStatus.SCHEDULED:
         game.status = DuplicateStatus.RUNNING
@@ -604,10 +681,24 @@ def compute_results(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> lis
         elif entry.bulletin is None:
             bulletins[str(p.id)] = _first_line(entry.raw_text)  # read again: its errors
         else:
-            bulletins[str(p.id)] = bulletin_of(entry.bulletin, str(p.id), entry.received_at)
-    verdicts = eng.correct_all(state, rnd.draw["rack"], bulletins, config_of(game),
-                               round_no=rnd.number, top_score=int(rnd.top["score"]),
-                               settings=settings_of(game), n_players=len(players))
+            b = bulletin_of(entry.bulletin, str(p.id), entry.received_at)
+            if is_free(game):  # with the letters taken from the stock
+                b = variants().FreeBulletin(b, entry.bulletin.get("chosen", ""),
+                                            entry.bulletin.get("swapped", ""))
+            bulletins[str(p.id)] = b
+    if is_free(game):
+        verdicts = variants().correct_free_round(
+            state, rnd.draw["rack"], bulletins,
+            config_of(game), top_score=int(rnd.top["score"]),
+            settings=variant_settings_of(game), n_players=len(players))
+    else:
+        verdicts = eng.correct_all(state, rnd.draw["rack"], bulletins, config_of(game),
+                                   round_no=rnd.number, top_score=int(rnd.top["score"]),
+                                   settings=settings_of(game), n_players=len(players))
+    if game.variant == "top":  # Duplicate Top: ranked by tops, no solo (RULES §9.2)
+        from dataclasses import replace
+
+        verdicts = [replace(v, solo=0) for v in verdicts]
     by_player = {v.player: v for v in verdicts}
     return [result_dict(p, counting.get(p.id or 0), by_player[str(p.id)]) for p in players]
 
@@ -630,7 +721,10 @@ def publish_round(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, 
     assert rnd is not None and rnd.status == RoundStatus.CORRECTED and rnd.top is not None
     eng = engine()
     state = eng.GameState.from_text(rnd.state_before)
-    state = eng.apply_top(state, draw_of(rnd.draw), top_of(rnd.top))
+    if is_free(game):
+        state = variants().apply_variant_top(state, rnd.draw["rack"], variant_top_of(rnd.top))
+    else:
+        state = eng.apply_top(state, draw_of(rnd.draw), top_of(rnd.top))
     game.state_text = state.to_text()
     rnd.grid_after = state.board_cgp
     rnd.status = RoundStatus.PUBLISHED
@@ -686,6 +780,30 @@ def top_dict(t: Any) -> dict[str, Any]:
     return out
 
 
+def variant_top_dict(t: Any) -> dict[str, Any]:
+    """A ``puzzles.variants.VariantTop``: the move, the letters it takes from the stock
+    (``chosen``) and the Métagramme's given-back letter (``swapped``)."""
+    out = move_dict(t.move)
+    out.update(ref=t.ref, word=t.word, score=int(t.score), reason=t.reason_fr, ties=[],
+               tied=int(t.ties), chosen=t.choice.chosen, swapped=t.choice.swapped)
+    return out
+
+
+def variant_top_of(d: dict[str, Any]) -> Any:
+    v = variants()
+    return v.VariantTop(v.FreeMove(move_of(d), d.get("chosen", ""), d.get("swapped", "")),
+                        ref=d["ref"], word=d["word"], score=int(d["score"]),
+                        reason_fr=d.get("reason", ""))
+
+
+def top_letters(top: dict[str, Any] | None) -> str:
+    """`` -N +K`` after a variant top (the letters given back and taken), else ""."""
+    if not top:
+        return ""
+    out = f" -{top['swapped']}" if top.get("swapped") else ""
+    return out + (f" +{top['chosen']}" if top.get("chosen") else "")
+
+
 def top_of(d: dict[str, Any]) -> Any:
     return engine().TopChoice(move=move_of(d), ref=d["ref"], word=d["word"],
                               score=int(d["score"]), ties=tuple(move_of(x) for x in d["ties"]),
@@ -707,10 +825,22 @@ def override_top(*, session: Session, game: DuplicateGame, rnd: DuplicateRound, 
     eng = engine()
     state = eng.GameState.from_text(rnd.state_before)
     config = config_of(game)
-    move = legal_move(state, rnd.draw["rack"], config, ref, word)
+    letters: dict[str, str] = {}
+    if is_free(game):
+        rack, word, letters = free_rack(game, state, rnd.draw["rack"], word)
+        move = legal_move(state, rack, config, ref, word)
+        if game.variant == "elliptique" and bin(move.new_mask).count("1") > 7:
+            raise DuplicateError("En Elliptique, un coup pose au plus 7 lettres.")
+        from collections import Counter
+
+        base = rack[:len(rack) - len(letters["chosen"])]
+        used = "".join(sorted((Counter(move.letters) - Counter(base)).elements()))
+        letters = {"chosen": used, "swapped": letters["swapped"] if used else ""}
+    else:
+        move = legal_move(state, rnd.draw["rack"], config, ref, word)
     old = rnd.top
     assert old is not None
-    rnd.top = {**move_dict(move), "ties": [],
+    rnd.top = {**move_dict(move), "ties": [], **letters,
                "reason": f"Top choisi par l'arbitre ({actor}) : {reason.strip()}"}
     rnd.top_overridden_by = actor
     if rnd.status == RoundStatus.CORRECTED:
@@ -720,6 +850,43 @@ def override_top(*, session: Session, game: DuplicateGame, rnd: DuplicateRound, 
                  target=game.code, round=rnd.number, old=old, new=rnd.top,
                  reason=reason.strip())
     return rnd.top
+
+
+def free_rack(game: DuplicateGame, state: Any, drawn: str,
+              text: str) -> tuple[str, str, dict[str, str]]:
+    """A letter-choice variant's move as the arbitre writes it (``RESTAIT +T``,
+    ``KETAMINE -N +K``): the rack (the drawn letters less the given-back one, plus the
+    chosen ones, which must be in the stock), the word, the letters."""
+    from collections import Counter
+
+    vs = variant_settings_of(game)
+    word_parts, chosen, swapped = [], "", ""
+    for tok in text.split():
+        if tok.startswith("+") and len(tok) > 1:
+            chosen += tok[1:].upper()
+        elif tok.startswith("-") and len(tok) > 1:
+            swapped += tok[1:].upper()
+        else:
+            word_parts.append(tok)
+    if len(word_parts) != 1:
+        raise DuplicateError("Écrivez le mot puis les lettres choisies, par exemple "
+                             "« RESTAIT +T » (Métagramme : « KETAMINE -N +K »).")
+    limit = 1 if game.variant == "metagramme" else vs.free
+    if len(chosen) > limit or len(swapped) > (1 if game.variant == "metagramme" else 0):
+        raise DuplicateError(f"{variant_label(game)} : {limit} lettre(s) choisie(s) au plus.")
+    if game.variant == "metagramme" and bool(chosen) != bool(swapped):
+        raise DuplicateError("En Métagramme, la lettre rendue et la lettre choisie vont "
+                             "ensemble (« -N +K »).")
+    stock = Counter(state.bag)
+    if Counter(chosen) - stock:
+        raise DuplicateError(f"Lettre(s) choisie(s) « {chosen} » absente(s) du stock.")
+    base = drawn
+    if swapped:
+        if swapped not in drawn:
+            raise DuplicateError(f"La lettre rendue {swapped} n'est pas dans le tirage "
+                                 f"{drawn}.")
+        base = drawn.replace(swapped, "", 1)
+    return base + chosen, word_parts[0], {"chosen": chosen, "swapped": swapped}
 
 
 def legal_move(state: Any, rack: str, config: Any, ref: str, word: str) -> Any:
@@ -745,19 +912,27 @@ def legal_move(state: Any, rack: str, config: Any, ref: str, word: str) -> Any:
 
 def recorrect(*, session: Session, game: DuplicateGame, rnd: DuplicateRound, actor: str,
               reason: str) -> list[dict[str, Any]]:
-    """Correct every bulletin of a closed round again (audited, with the differences)."""
+    """Correct every bulletin of a closed round again (audited, with the differences). When
+    the round's results are already out, each player whose score (or solo) changed gets a
+    corrected-results mail (one per re-correction: its dedupe key names the audit entry)."""
     if rnd.status == RoundStatus.OPEN:
         raise DuplicateError("Ce tour est encore ouvert : il sera corrigé à sa clôture.")
     if not reason.strip():
         raise DuplicateError("Indiquez le motif de la nouvelle correction.")
-    old = {r["player_id"]: r["score"] for r in rnd.results}
+    before = {r["player_id"]: r for r in rnd.results}
+    old = {pid: r["score"] for pid, r in before.items()}
     rnd.results = compute_results(session, game, rnd)
     session.add(rnd)
     changed = {r["player_id"]: [old.get(r["player_id"]), r["score"]] for r in rnd.results
-               if old.get(r["player_id"]) != r["score"]}
-    audit.record(session=session, actor=actor, action="duplicate.recorrect", target=game.code,
-                 round=rnd.number, reason=reason.strip(),
-                 changed={str(k): v for k, v in changed.items()})
+               if old.get(r["player_id"]) != r["score"]
+               or (before.get(r["player_id"]) or {}).get("solo", 0) != r.get("solo", 0)}
+    record = audit.record(session=session, actor=actor, action="duplicate.recorrect",
+                          target=game.code, round=rnd.number, reason=reason.strip(),
+                          changed={str(k): v for k, v in changed.items()})
+    if rnd.status == RoundStatus.PUBLISHED and changed:
+        session.flush()
+        corrected_notices(session, game, rnd, before, set(changed), reason.strip(),
+                          key=f"{record.id}")
     return rnd.results
 
 
@@ -771,6 +946,8 @@ def standings(session: Session, game: DuplicateGame) -> list[dict[str, Any]]:
     rounds = [r for r in rounds_of(session, game)
               if r.status == RoundStatus.PUBLISHED and r.top is not None]
     names = {p.id: p for p in players_of(session, game)}
+    if rounds and game.variant == "top":
+        return top_standings(game, rounds, names)
     if not rounds:
         return [{"player_id": p.id, "name": p.name, "club": p.club, "rank": 1, "total": 0,
                  "percent": None, "scores": [], "warnings": 0, "solos": 0}
@@ -796,6 +973,30 @@ def standings(session: Session, game: DuplicateGame) -> list[dict[str, Any]]:
     return rows
 
 
+def top_standings(game: DuplicateGame, rounds: Sequence[DuplicateRound],
+                  names: dict[int | None, Player]) -> list[dict[str, Any]]:
+    """Duplicate Top (``puzzles.variants.rank_duplicate_top``): ``total`` is the ranking
+    points (rounds topped less the warning conversion), then the companions and the total of
+    the topped rounds' scores break ties."""
+    ranked = variants().rank_duplicate_top(
+        [[verdict_of(x) for x in r.results] for r in rounds], variant_settings_of(game))
+    per_round = {r.number: {x["player_id"]: x for x in r.results} for r in rounds}
+    rows: list[dict[str, Any]] = []
+    for row in ranked:
+        pid = int(row.player)
+        p = names.get(pid)
+        rows.append({
+            "player_id": pid, "name": p.name if p else f"joueur n° {pid}",
+            "club": p.club if p else "", "rank": row.rank, "total": row.points,
+            "percent": None, "tops": row.tops, "companions": row.companions,
+            "topped_total": row.topped_total, "warnings": row.warnings,
+            "warning_deduction": row.penalty, "solos": 0,
+            "scores": [(per_round[r.number].get(pid) or {}).get("score", 0) for r in rounds],
+        })
+    rows.sort(key=lambda r: (r["rank"], r["name"]))
+    return rows
+
+
 # --- notices ---------------------------------------------------------------------------------
 
 
@@ -803,6 +1004,35 @@ def text_grid(cgp: str) -> str:
     from scoring.board import Board
 
     return str(Board.from_cgp(cgp).to_ascii())
+
+
+VARIANT_RULES_FR = {
+    "top": "Duplicate Top : chaque tour, le ou les joueurs qui réalisent la meilleure "
+           "marque de la salle gagnent un point de classement.",
+    "completif": "Complétif : complétez le tirage de 6 lettres par 1 lettre choisie dans le "
+                 "stock et nommez-la après le score (« +T »).",
+    "superjoker": "Superjoker : complétez le tirage de 5 lettres par 2 lettres choisies dans "
+                  "le stock et nommez-les après le score (« +ST »).",
+    "metagramme": "Métagramme : vous pouvez échanger une lettre du tirage contre une lettre du "
+                  "stock ; nommez la lettre rendue puis la lettre prise (« -N +K »).",
+    "elliptique": "Elliptique : 8 lettres sont tirées ; jouez un mot d'au plus 7 d'entre "
+                  "elles.",
+}
+BULLETIN_EXAMPLES = {"completif": "H4 RESTAIT 70 +T", "superjoker": "H4 RESTAIT 70 +ST",
+                     "metagramme": "H4 KETAMINE 92 -N +K"}
+
+
+def variant_notice(game: DuplicateGame, rnd: DuplicateRound) -> dict[str, Any]:
+    """What a draw notice adds for a variant: its name, its rule, the stock."""
+    if not game.variant:
+        return {}
+    out: dict[str, Any] = {"variant_label": variant_label(game),
+                           "variant_rule": VARIANT_RULES_FR.get(game.variant)}
+    if game.variant in ("completif", "superjoker", "metagramme"):
+        out["stock"] = rnd.draw.get("stock", "")
+    if game.variant in BULLETIN_EXAMPLES:
+        out["bulletin_example"] = BULLETIN_EXAMPLES[game.variant]
+    return out
 
 
 def draw_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> int:
@@ -814,7 +1044,7 @@ def draw_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> int:
         "rack": rnd.draw["rack"], "draw_notation": rnd.draw.get("notation", rnd.draw["rack"]),
         "deadline": format_local(rnd.closes_at, game.timezone),
         "grid": text_grid(rnd.grid_before), "game_url": game_url(game),
-        "subject_hint": game.code,
+        "subject_hint": game.code, **variant_notice(game, rnd),
     }
     new = 0
     for p in players:
@@ -827,6 +1057,10 @@ def draw_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> int:
                        dedupe_key=keys[p.id], player_id=p.id)
         new += 1
     return new
+
+
+def total_label(game: DuplicateGame) -> str:
+    return "Vos points de classement (tours topés)" if game.variant == "top" else "Votre total"
 
 
 def results_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> int:
@@ -848,10 +1082,45 @@ def results_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> int
             context={"player_name": p.name, "game_title": f"{game.title} ({game.code})",
                      "round_no": rnd.number, "top_ref": rnd.top["ref"],
                      "top_word": rnd.top["word"], "top_score": rnd.top["score"],
+                     "top_letters": top_letters(rnd.top), "total_label": total_label(game),
                      "score": res["score"], "solo": res.get("solo", 0),
                      "reason": res["reason"],
                      "total": mine.get("total"), "rank": mine.get("rank"),
                      "participants": len(ranking), "game_url": game_url(game)},
+            dedupe_key=keys[p.id], player_id=p.id)
+        new += 1
+    return new
+
+
+def corrected_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound,
+                      before: dict[int, dict[str, Any]], changed: set[int], reason: str, *,
+                      key: str) -> int:
+    """A published round corrected again: its new result (and the old score, the new total
+    and rank) to each player in ``changed``."""
+    players = {p.id: p for p in players_of(s, game)}
+    rank_of = {r["player_id"]: r for r in standings(s, game)}
+    keys = {pid: f"{KIND_CORRECTED}:{game.code}:{rnd.number}:{pid}:{key}" for pid in changed}
+    sent = notify.existing_keys(s, list(keys.values()))
+    assert rnd.top is not None
+    new = 0
+    for res in rnd.results:
+        p = players.get(res["player_id"])
+        if (p is None or p.id not in changed or not notify.deliverable(p)
+                or keys[p.id] in sent):
+            continue
+        mine = rank_of.get(p.id, {})
+        was = before.get(p.id) or {}
+        notify.enqueue(
+            session=s, kind=KIND_CORRECTED, to_addr=p.email, template="duplicate_corrected",
+            context={"player_name": p.name, "game_title": f"{game.title} ({game.code})",
+                     "round_no": rnd.number, "top_ref": rnd.top["ref"],
+                     "top_word": rnd.top["word"], "top_score": rnd.top["score"],
+                     "top_letters": top_letters(rnd.top), "score": res["score"],
+                     "solo": res.get("solo", 0), "reason": res["reason"],
+                     "old_score": int(was.get("score", 0)) + int(was.get("solo", 0)),
+                     "why": reason, "total": mine.get("total"), "rank": mine.get("rank"),
+                     "participants": len(rank_of), "total_label": total_label(game),
+                     "game_url": game_url(game)},
             dedupe_key=keys[p.id], player_id=p.id)
         new += 1
     return new
@@ -875,6 +1144,7 @@ def final_notices(s: Session, game: DuplicateGame) -> int:
             context={"player_name": p.name, "game_title": f"{game.title} ({game.code})",
                      "rounds": len(rounds), "tops_total": tops, "total": row["total"],
                      "rank": row["rank"], "percent": row["percent"],
+                     "total_label": total_label(game),
                      "ranking": notify.ranking_excerpt(
                          [{"rank": r["rank"], "name": r["name"], "score": r["total"],
                            "percent": r["percent"]} for r in ranking], row["rank"]),

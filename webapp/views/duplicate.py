@@ -91,6 +91,10 @@ def _page_data(s: Session, game: DuplicateGame, shown: int | None = None) -> dic
         "grid_svg": _svg(game, grid, grid_title) if grid else None, "grid_title": grid_title,
         "standings": duplicate.standings(s, game) if published else [],
         "rhythm": duplicate.describe_rhythm(game.rhythm),
+        "variant_label": duplicate.variant_label(game),
+        "variant_rule": duplicate.VARIANT_RULES_FR.get(game.variant),
+        "bulletin_example": duplicate.BULLETIN_EXAMPLES.get(game.variant, "H4 RESTAIt 70"),
+        "top_letters": duplicate.top_letters,
         "round_status": ROUND_STATUS_FR, "game_status": GAME_STATUS_FR,
     }
 
@@ -273,7 +277,7 @@ def console_index() -> ResponseReturnValue:
                     lexicon_name=form.get("lexicon", "default").strip() or "default",
                     timezone=tz, seed=int(seed_text) if seed_text.isdigit() else None,
                     review_minutes=int(form.get("review_minutes", "0") or 0),
-                    actor=_actor())
+                    actor=_actor(), variant=form.get("variant", "").strip())
                 code = game.code
         except (duplicate.DuplicateError, ValueError) as exc:
             error = str(exc)
@@ -281,6 +285,8 @@ def console_index() -> ResponseReturnValue:
             flash(f"Partie Duplicate {code} créée.", "success")
             return redirect(url_for("duplicate.console_game", code=code))
     return render_template("duplicate/console_index.html", competitions=comps, games=games,
+                           variants=[(v, duplicate.variants().VARIANTS[v])
+                                     for v in duplicate.SERVER_VARIANTS],
                            form=form, error=error, game_status=GAME_STATUS_FR,
                            weekdays=duplicate.WEEKDAYS_FR,
                            default_timezone=DEFAULT_TIMEZONE), (400 if error else 200)

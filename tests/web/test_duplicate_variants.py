@@ -1,0 +1,292 @@
+"""Duplicate variants by correspondence (docs/VARIANTS.md, server side): Complétif and
+Duplicate Top played end to end with the frozen clock — created on the console, rounds drawn,
+closed, corrected and published by ``lifecycle.run_due``, bulletins by web and by e-mail, the
+results after each round, the final ranking; a re-correction after the results sends a
+corrected-results mail to the players whose score changed.
+
+Word list {ZA, ZAS}, French tiles, two rounds, a round every 24 hours, the bag given whole.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlmodel import Session, select
+
+from puzzles.duplicate import DuplicateSettings
+from puzzles.variants import VariantSettings
+from scoring.tiles import tileset
+from tests.web.test_duplicate import START, _mail, _outbox, _round
+from tests.web.test_pages import login_arbitre, login_player
+from webapp.models import Competition, DuplicateGame, DuplicateStatus, Player, RoundStatus
+from webapp.services import clock, duplicate, lifecycle
+
+pytestmark = pytest.mark.db
+
+DAY = timedelta(days=1)
+
+
+def _bag(first: str) -> str:
+    rest = tileset("fr").bag() - Counter(first)
+    return first + "".join(sorted(rest.elements()))
+
+
+def _words(app: Flask, tmp_path: Path) -> None:
+    words = tmp_path / "za.txt"
+    words.write_text("ZA\nZAS\n", "utf-8")
+    app.config["LEXICONS"] = {"za": str(words)}
+
+
+def test_completif_end_to_end(
+    app: Flask, ctx: Flask, client: FlaskClient, db_session: Session, competition: Competition,
+    make_player: Callable[..., Player], frozen_clock: Any, tmp_path: Path,
+) -> None:
+    """Complétif: « le tirage de 6 lettres est complété par une lettre choisie par le joueur
+    parmi celles qui restent » (RULES §9.3).
+
+    - Round 1 draws ZEIBCD (6 letters: E I vowels, Z B C D consonants). No word of the list
+      is playable with them alone; choosing an A from the stock gives ZA: at H7, Z on H7 and
+      A on the star H8, (10 + 1) × 2 = 22; at H8 also 22; equal tops: H7 (column 7 first).
+      The top takes the A: « H7 ZA 22 +A ».
+    - Round 2: reliquat EIBCD (the chosen A left the stock) + S drawn = EIBCDS. The S hooks ZA
+      into ZAS at H7: 10 + 1 + 1 = 12 with no letter to choose; but choosing another A plays
+      ZAS down from the Z (7H): Z 10 + A on I7, a double letter, 2 × 1 + S 1 = 13, the top
+      « 7H ZAS 13 +A ».
+    - Three players: no solo (max(0, 3 − 6) = 0, RULES §4.8).
+    """
+    _words(app, tmp_path)
+    ana = make_player("Ana", "ana@example.ro")
+    bob = make_player("Bob", "bob@example.fr")
+    cid = make_player("Cid", "cid@example.fr")
+    # created on the console, the variant chosen in the form
+    login_arbitre(client, db_session)
+    form = {"title": "Complétif du jeudi", "code": "C1", "competition_id": str(competition.id),
+            "lang": "fr", "rounds": "2", "rhythm": "hours", "hours": "24",
+            "starts_at": "2026-05-10T13:00", "timezone": "Europe/Bucharest",
+            "solo_rule": "auto", "solo_points": "10", "warning_conversion_from": "4",
+            "review_minutes": "0", "seed": "", "lexicon": "za", "variant": "completif"}
+    bad = client.post("/console/duplicate", data={**form, "variant": "tactique"})
+    assert bad.status_code == 400
+    assert "Variante « tactique » inconnue de ce serveur" in bad.get_data(as_text=True)
+    assert client.post("/console/duplicate", data=form).status_code == 302
+    db_session.expire_all()
+    game = db_session.exec(select(DuplicateGame).where(DuplicateGame.code == "C1")).one()
+    assert game.variant == "completif" and game.starts_at == START  # 13:00 UTC+3
+    assert game.settings["variant"] == "completif"
+    assert game.settings["duplicate"]["rounds"] == 2
+    # the bag given whole (a recorded game), so the draws are known
+    game.bag_order = _bag("ZEIBCDS")
+    game.state_text = duplicate.engine().GameState.initial(
+        duplicate.settings_of(game), game.bag_order).to_text()
+    db_session.add(game)
+    db_session.commit()
+    with client.session_transaction() as sess:
+        sess.clear()
+
+    frozen_clock.move_to(START)
+    assert lifecycle.run_due(now=clock.now()) == ["draw:C1:1"]
+    r1 = _round(db_session, 1)
+    assert r1.draw["rack"] == "ZEIBCD"
+    # the stock: the 102 tiles less the 6 drawn = 96, the 9 A among them
+    assert len(r1.draw["stock"]) == 102 - 6 and r1.draw["stock"].count("A") == 9
+    top = r1.top or {}
+    assert (top["ref"], top["word"], top["score"], top["chosen"], top["swapped"]) == (
+        "H7", "ZA", 22, "A", "")
+    [draw_ana] = [m for m in _outbox(db_session, duplicate.KIND_DRAW)
+                  if m.to_addr == "ana@example.ro"]
+    assert "(Duplicate Complétif)" in draw_ana.body_text
+    assert f"Stock (les lettres que vous pouvez choisir) : {r1.draw['stock']}" in (
+        draw_ana.body_text)
+    assert "H4 RESTAIT 70 +T" in draw_ana.body_text
+
+    # Ana by the web form; the page shows the draw and the stock
+    login_player(client, ana)
+    page = client.get("/duplicate/C1").get_data(as_text=True)
+    assert "Duplicate Complétif par correspondance" in page
+    assert f'Stock (96 lettres) : <span class="mono">{r1.draw["stock"]}</span>' in page
+    assert client.post("/duplicate/C1/bulletin",
+                       data={"bulletin": "H7 ZA 22 +A"}).status_code == 302
+    # Bob by e-mail: the chosen letter named after the score
+    assert _mail(app, bob, "C1", "H8 ZA 22 +A\n\n-- \nBob")[1] == "processed"
+    [receipt] = [m for m in _outbox(db_session, "receipt") if m.to_addr == "bob@example.fr"]
+    assert "Bulletin lu : H8 ZA 22 +A" in receipt.body_text
+    # Cid chooses the Z, which is not in the stock (the only Z was drawn); then an unreadable
+    # choice, replaced by a readable one: the last version counts
+    assert _mail(app, cid, "C1", "H7 ZA 22 +1")[1] == "processed"
+    unreadable = [m for m in _outbox(db_session, "receipt") if m.to_addr == "cid@example.fr"]
+    assert "Lettres choisies « +1 » illisibles." in unreadable[-1].body_text
+    assert _mail(app, cid, "C1", "H7 ZA 22 +Z")[1] == "processed"
+
+    frozen_clock.move_to(START + DAY)
+    assert lifecycle.run_due(now=clock.now()) == [
+        "close:C1:1", "correct:C1:1", "publish:C1:1", "draw:C1:2"]
+    r1 = _round(db_session, 1)
+    assert [(x["name"], x["score"], x["kind"]) for x in r1.results] == [
+        ("Ana", 22, "valide"), ("Bob", 22, "valide"), ("Cid", 0, "nul")]
+    assert "la lettre choisie Z n'est plus dans le stock" in r1.results[2]["reason"]
+    r2 = _round(db_session, 2)
+    # reliquat EIBCD (the top used Z and the chosen A) + S
+    assert (r2.draw["reliquat"], r2.draw["new"], r2.draw["rack"]) == ("EIBCD", "S", "EIBCDS")
+    # the stock lost the 6 drawn of round 1 but Z, the chosen A, and the S: 102 − 7 − 1 = 94
+    assert len(r2.draw["stock"]) == 94 and r2.draw["stock"].count("A") == 8
+    top2 = r2.top or {}
+    assert (top2["ref"], top2["word"], top2["score"], top2["chosen"]) == ("7H", "ZAS", 13, "A")
+    [res_ana] = [m for m in _outbox(db_session, duplicate.KIND_RESULTS)
+                 if m.to_addr == "ana@example.ro"]
+    assert "Top : H7 ZA +A — 22 points." in res_ana.body_text
+    assert "Votre total : 22 — 1er sur 3." in res_ana.body_text
+
+    frozen_clock.move_to(START + DAY + timedelta(hours=1))
+    client.post("/duplicate/C1/bulletin", data={"bulletin": "H7 ZAS 12"})
+    assert _mail(app, bob, "C1", "7H ZAS 13 +A")[1] == "processed"
+    frozen_clock.move_to(START + 2 * DAY)
+    assert lifecycle.run_due(now=clock.now()) == [
+        "close:C1:2", "correct:C1:2", "publish:C1:2", "finish:C1:2"]
+    r2 = _round(db_session, 2)
+    assert [(x["name"], x["score"], x["kind"]) for x in r2.results] == [
+        ("Ana", 12, "valide"), ("Bob", 13, "valide"), ("Cid", 0, "absent")]
+    db_session.expire_all()
+    g = db_session.get(DuplicateGame, game.id)
+    assert g is not None and g.status == DuplicateStatus.FINISHED
+    # tops 22 + 13 = 35: Bob 22 + 13 = 35 (100 %), Ana 22 + 12 = 34 (34 / 35 = 97.14 %), Cid 0
+    rows = duplicate.standings(db_session, g)
+    assert [(r["rank"], r["name"], r["total"], r["percent"]) for r in rows] == [
+        (1, "Bob", 35, 100.0), (2, "Ana", 34, 97.14), (3, "Cid", 0, 0.0)]
+    page = client.get("/duplicate/C1").get_data(as_text=True)
+    assert re.search(r"<td class=\"mono\">ZEIBCD</td><td class=\"mono\">ZA \+A</td>"
+                     r"<td class=\"mono\">H7</td><td>22</td><td>22</td>", page)
+    assert len(_outbox(db_session, duplicate.KIND_FINAL)) == 3
+
+
+def test_completif_console_override_with_a_chosen_letter(
+    app: Flask, ctx: Flask, client: FlaskClient, db_session: Session, competition: Competition,
+    make_player: Callable[..., Player], frozen_clock: Any, tmp_path: Path,
+) -> None:
+    """The arbitre retains « H8 ZA +A » (22, the tie) instead of H7; a letter outside the
+    stock or a move without its letter is refused in French."""
+    _words(app, tmp_path)
+    make_player("Ana", "ana@example.ro")
+    duplicate.create_game(
+        session=db_session, competition=competition, title="C", code="C2",
+        settings=DuplicateSettings(lang="fr", rounds=1), rhythm={"kind": "hours", "hours": 24},
+        starts_at=START, lexicon_name="za", bag_order=_bag("ZEIBCDS"), variant="completif")
+    db_session.commit()
+    frozen_clock.move_to(START)
+    assert lifecycle.run_due(now=clock.now()) == ["draw:C2:1"]
+    login_arbitre(client, db_session)
+    url = "/console/duplicate/C2/tours/1/top"
+    resp = client.post(url, data={"ref": "H8", "word": "ZA +Z", "reason": "essai"},
+                       follow_redirects=True)
+    assert "Lettre(s) choisie(s) « Z » absente(s) du stock." in resp.get_data(as_text=True)
+    resp = client.post(url, data={"ref": "H8", "word": "ZA", "reason": "essai"},
+                       follow_redirects=True)
+    assert "« H8 ZA » n&#39;est pas un coup jouable avec le tirage ZEIBCD" in resp.get_data(
+        as_text=True)
+    assert client.post(url, data={"ref": "H8", "word": "ZA +A", "reason": "tirage au sort"}
+                       ).status_code == 302
+    top = _round(db_session, 1).top or {}
+    assert (top["ref"], top["word"], top["score"], top["chosen"]) == ("H8", "ZA", 22, "A")
+    frozen_clock.move_to(START + DAY)
+    assert lifecycle.run_due(now=clock.now()) == [
+        "close:C2:1", "correct:C2:1", "publish:C2:1", "finish:C2:1"]
+    from scoring.board import Board
+
+    board = Board.from_cgp(_round(db_session, 1).grid_after or "")
+    assert (board.cells[7 * 15 + 7], board.cells[7 * 15 + 8]) == ("Z", "A")  # H8, H9
+
+
+def test_duplicate_top_ranking_and_corrected_results_mail(
+    app: Flask, ctx: Flask, client: FlaskClient, db_session: Session, competition: Competition,
+    make_player: Callable[..., Player], frozen_clock: Any, tmp_path: Path,
+) -> None:
+    """Duplicate Top: « à chaque coup, le ou les joueurs ayant réalisé le top de la salle
+    marquent un point » (RULES §9.2); ties: fewer companions, then the higher total of the
+    topped rounds.
+
+    Round 1 draws ZAEIBCD: top ZA 22 (H7 or H8). Round 2: EIBCD + SE, top H7 ZAS 12.
+    - Round 1: Ana H7 ZA 22, Bob H8 ZA 22, Cid H7 ZA 20 (score error: credited 22 with a
+      warning), Dan nothing → toppers Ana, Bob, Cid: 1 point each, companions 3 − 1 = 2.
+    - Dan's round-1 bulletin « H8 ZA 22 », sent on time, reaches the server only after the
+      results (a slow relay); the arbitre re-corrects round 1: Dan 0 → 22, a corrected-results
+      mail to Dan alone (nobody else's result changed); toppers now Ana, Bob, Cid, Dan,
+      companions 4 − 1 = 3 each.
+    - Round 2: Ana H7 ZAS 12, the others absent → topper Ana alone (companions + 0).
+    Final: Ana 2 points (companions 3, topped 22 + 12 = 34); Bob, Cid, Dan 1 point
+    (companions 3, topped 22; Cid's 1 warning costs nothing under 4) → shared 2nd.
+    Four players: no solo in any case (Duplicate Top has none).
+    """
+    _words(app, tmp_path)
+    ana = make_player("Ana", "ana@example.ro")
+    bob = make_player("Bob", "bob@example.fr")
+    cid = make_player("Cid", "cid@example.fr")
+    dan = make_player("Dan", "dan@example.fr")
+    game = duplicate.create_game(
+        session=db_session, competition=competition, title="Top", code="T1",
+        settings=VariantSettings(variant="top",
+                                 duplicate=DuplicateSettings(lang="fr", rounds=2)),
+        rhythm={"kind": "hours", "hours": 24}, starts_at=START, lexicon_name="za",
+        bag_order=_bag("ZAEIBCDSE"), variant="top")
+    db_session.commit()
+    frozen_clock.move_to(START)
+    assert lifecycle.run_due(now=clock.now()) == ["draw:T1:1"]
+    login_player(client, ana)
+    client.post("/duplicate/T1/bulletin", data={"bulletin": "H7 ZA 22"})
+    assert _mail(app, bob, "T1", "H8 ZA 22")[1] == "processed"
+    assert _mail(app, cid, "T1", "H7 ZA 20")[1] == "processed"
+    frozen_clock.move_to(START + DAY)
+    assert lifecycle.run_due(now=clock.now()) == [
+        "close:T1:1", "correct:T1:1", "publish:T1:1", "draw:T1:2"]
+    r1 = _round(db_session, 1)
+    assert [(x["name"], x["score"], x["warnings"], x["solo"]) for x in r1.results] == [
+        ("Ana", 22, 0, 0), ("Bob", 22, 0, 0), ("Cid", 22, 1, 0), ("Dan", 0, 0, 0)]
+    [res_bob] = [m for m in _outbox(db_session, duplicate.KIND_RESULTS)
+                 if m.to_addr == "bob@example.fr"]
+    assert "Vos points de classement (tours topés) : 1 — 1er sur 4." in res_bob.body_text
+
+    # Dan's bulletin received on time, stored after the results; the arbitre re-corrects
+    frozen_clock.move_to(START + DAY + timedelta(minutes=30))
+    duplicate.submit_bulletin(session=db_session, player=dan, game=game, text="H8 ZA 22",
+                              channel="email", received_at=START + DAY - timedelta(minutes=5))
+    db_session.commit()
+    login_arbitre(client, db_session)
+    resp = client.post("/console/duplicate/T1/tours/1/recorriger",
+                       data={"reason": "courriel de Dan arrivé en retard par le relais"})
+    assert resp.status_code == 302
+    corrected = _outbox(db_session, duplicate.KIND_CORRECTED)
+    assert [m.to_addr for m in corrected] == ["dan@example.fr"]
+    assert corrected[0].subject == "Top (T1) — résultat corrigé du tour 1 : 22 sur 22"
+    assert "Votre score : 22 (au lieu de 0)" in corrected[0].body_text
+    # Dan now shares the round-1 top: 1 point, like Ana, Bob and Cid
+    assert "Vos points de classement (tours topés) : 1 — 1er sur 4." in corrected[0].body_text
+    # the same re-correction again changes nothing: no new mail
+    client.post("/console/duplicate/T1/tours/1/recorriger", data={"reason": "contrôle"})
+    assert len(_outbox(db_session, duplicate.KIND_CORRECTED)) == 1
+
+    login_player(client, ana)
+    frozen_clock.move_to(START + DAY + timedelta(hours=1))
+    client.post("/duplicate/T1/bulletin", data={"bulletin": "H7 ZAS 12"})
+    frozen_clock.move_to(START + 2 * DAY)
+    assert lifecycle.run_due(now=clock.now()) == [
+        "close:T1:2", "correct:T1:2", "publish:T1:2", "finish:T1:2"]
+    db_session.expire_all()
+    g = db_session.get(DuplicateGame, game.id)
+    assert g is not None and g.status == DuplicateStatus.FINISHED
+    rows = duplicate.standings(db_session, g)
+    assert [(r["rank"], r["name"], r["total"], r["companions"], r["topped_total"],
+             r["warnings"]) for r in rows] == [
+        (1, "Ana", 2, 3, 34, 0), (2, "Bob", 1, 3, 22, 0), (2, "Cid", 1, 3, 22, 1),
+        (2, "Dan", 1, 3, 22, 0)]
+    page = client.get("/duplicate/T1").get_data(as_text=True)
+    assert "Points (tours topés)" in page and "Compagnons" in page
+    [final_ana] = [m for m in _outbox(db_session, duplicate.KIND_FINAL)
+                   if m.to_addr == "ana@example.ro"]
+    assert "Vos points de classement (tours topés) : 2 — 1er." in final_ana.body_text
+    assert _round(db_session, 2).status == RoundStatus.PUBLISHED
