@@ -110,14 +110,6 @@ ANTICIPATION_FAMILY = frozenset(
     }
 )
 
-#: Minutes per Anticipation move (RULES §6.1): moves 1–4, 5–8, 9–12, 13–14.
-ANTICIPATION_MOVE_MINUTES = (10, 10, 10, 10, 8, 8, 8, 8, 6, 6, 6, 6, 4, 4)
-
-
-def anticipation_move_minutes(move: int) -> int:
-    """Thinking time of Anticipation move ``move`` (1–14)."""
-    return ANTICIPATION_MOVE_MINUTES[move - 1]
-
 
 def partiel_minutes(n: int) -> int:
     """Time for an Intégral partiel of ``n`` letters (RULES §7.2)."""

@@ -7,7 +7,7 @@ placing ``bingo_tiles`` tiles.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from scoring.layout import STANDARD_LAYOUT, BoardLayout
@@ -35,9 +35,6 @@ class GameConfig:
     bingo_bonus: int = 50
     first_move_horizontal: bool = False
     first_move_min_tiles: int = 2
-
-    def with_lexicon(self, lexicon: WordList) -> GameConfig:
-        return replace(self, lexicon=lexicon)
 
     @classmethod
     def default(cls, lang: str = "fr", lexicon: Lexicon | WordList | None = None) -> GameConfig:

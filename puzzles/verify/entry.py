@@ -36,7 +36,6 @@ class Entry:
     board_before: Board | None = None
     owner_before: dict[int, int] = field(default_factory=dict)
     penalty: int = 0
-    relocated: bool = False
     annul_done: tuple[int, ...] = ()
 
     @property

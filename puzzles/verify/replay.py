@@ -278,7 +278,6 @@ class Verifier:
             if found is not None:
                 r, v = found
                 e.ref, e.word, e.placement = r, mv.word, v.placement
-                e.relocated = True
                 where = f"en {mv.ref}" if mv.ref else "sans référence"
                 msg = (
                     f"{mv.word.upper()} écrit {where} ne s'y place pas ; le mot et son score "
