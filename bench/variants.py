@@ -96,9 +96,12 @@ def main() -> int:
             times.append((dt, label))
         only = [t for t, _ in times]
         worst = max(times)
+        over = sum(1 for t in only if t > 1.0)
+        p90 = sorted(only)[int(0.9 * (len(only) - 1))]
         print(
             f"{variant:10s} n={len(only)} median {statistics.median(only):.3f} s, "
-            f"mean {statistics.mean(only):.3f} s, worst {worst[0]:.3f} s ({worst[1]})"
+            f"p90 {p90:.3f} s, mean {statistics.mean(only):.3f} s, over 1 s: {over}, "
+            f"worst {worst[0]:.3f} s ({worst[1]})"
         )
     print(f"load average at end: {os.getloadavg()[0]:.2f}")
     return 0
