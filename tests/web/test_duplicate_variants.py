@@ -290,3 +290,44 @@ def test_duplicate_top_ranking_and_corrected_results_mail(
                    if m.to_addr == "ana@example.ro"]
     assert "Vos points de classement (tours topés) : 2 — 1er." in final_ana.body_text
     assert _round(db_session, 2).status == RoundStatus.PUBLISHED
+
+
+def test_last_bulletin_and_override_move_the_schedule_counter(
+    app: Flask, ctx: Flask, db_session: Session, competition: Competition,
+    make_player: Callable[..., Player], frozen_clock: Any, tmp_path: Path,
+) -> None:
+    """« dès que tous ont répondu »: the bulletin that completes the round moves the
+    scheduler's change counter in its own transaction (the leader replans and closes the
+    round at once); an earlier bulletin does not; the console override of the top does."""
+    from webapp.services import changes
+
+    _words(app, tmp_path)
+    ana = make_player("Ana", "ana@example.ro")
+    bob = make_player("Bob", "bob@example.fr")
+    game = duplicate.create_game(
+        session=db_session, competition=competition, title="Express", code="E1",
+        settings=DuplicateSettings(lang="fr", rounds=1),
+        rhythm={"kind": "all_answered", "hours": 48}, starts_at=START, lexicon_name="za",
+        bag_order=_bag("ZAEIBCD"), variant="top", review_minutes=60)
+    db_session.commit()
+    frozen_clock.move_to(START)
+    assert lifecycle.run_due(now=clock.now()) == ["draw:E1:1"]
+
+    def counter() -> int:
+        db_session.commit()
+        return changes.current(db_session.connection())
+
+    before = counter()
+    duplicate.submit_bulletin(session=db_session, player=ana, game=game, text="H7 ZA 22",
+                              channel="web", received_at=clock.now())
+    assert counter() == before  # Bob has not answered: nothing to replan
+    duplicate.submit_bulletin(session=db_session, player=bob, game=game, text="H8 ZA 22",
+                              channel="web", received_at=clock.now())
+    assert counter() == before + 1
+    frozen_clock.move_to(START + timedelta(minutes=1))
+    assert lifecycle.run_due(now=clock.now()) == ["close:E1:1", "correct:E1:1"]
+    rnd = _round(db_session, 1)
+    after_steps = counter()  # each step changed a round's status: counted by the hooks
+    duplicate.override_top(session=db_session, game=game, rnd=rnd, ref="H8", word="ZA",
+                           actor="juge", reason="ex æquo")
+    assert counter() == after_steps + 1

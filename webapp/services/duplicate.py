@@ -425,6 +425,11 @@ def submit_bulletin(
         headers=headers,
     )
     session.flush()
+    if (not late and rnd.status == RoundStatus.OPEN
+            and game.rhythm.get("kind") == "all_answered" and _all_answered(session, game, rnd)):
+        # the last awaited bulletin: the round closes early, so the scheduler's leader (in
+        # whichever process) must replan now, not at the deadline (webapp.services.changes)
+        schedule_changed(session)
     if not late and rnd.status != RoundStatus.OPEN:
         # received on time, stored after the close (a slow request): it still counts
         if rnd.status == RoundStatus.CORRECTED:
@@ -434,6 +439,14 @@ def submit_bulletin(
                      target=f"duplicate_entry:{entry.id}", game=game.code, round=rnd.number,
                      status=rnd.status, recorrected=rnd.status == RoundStatus.CORRECTED)
     return BulletinOutcome(entry=entry, round=rnd, late=late, errors=errors)
+
+
+def schedule_changed(session: Session) -> None:
+    """Move the scheduler's change counter in this transaction (``changes.bump``): the
+    leader sees it within ``SCHEDULER_POLL_SECONDS`` and runs what is due."""
+    from webapp.services import changes
+
+    changes.bump(session.connection())
 
 
 def _first_line(text: str) -> str:
@@ -846,6 +859,7 @@ def override_top(*, session: Session, game: DuplicateGame, rnd: DuplicateRound, 
     if rnd.status == RoundStatus.CORRECTED:
         rnd.results = compute_results(session, game, rnd)
     session.add(rnd)
+    schedule_changed(session)
     audit.record(session=session, actor=actor, action="duplicate.override_top",
                  target=game.code, round=rnd.number, old=old, new=rnd.top,
                  reason=reason.strip())
