@@ -8,9 +8,10 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 import uuid
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -124,26 +125,84 @@ CHILD = textwrap.dedent(
     app = create_app({
         "TESTING": True, "SECRET_KEY": "x", "DATABASE_URL": sys.argv[1],
         "DATABASE_SCHEMA": sys.argv[2], "INSTANCE_PATH": sys.argv[3],
-        "LEADER_LEASE_SECONDS": 4, "LEADER_RENEW_SECONDS": 0.5,
-        "SCHEDULER_TICK_SECONDS": 0.5,
+        "MAIL_INTAKE_ENABLED": False,
+        "LEADER_LEASE_SECONDS": 8, "LEADER_RENEW_SECONDS": 0.5,
+        "SCHEDULER_TICK_SECONDS": 3600,
     })
     sched = get_scheduler(app)
     sched.start()
     print("holder", sched.lease.holder, flush=True)
-    while True:
-        time.sleep(0.1)
+    seen = 0
+    while True:  # one line per lease attempt: its result and the database's clock
+        lease = sched.lease
+        if lease.attempts != seen and lease.last_now is not None:
+            seen = lease.attempts
+            print("beat", seen, int(sched.is_leader), lease.last_now.isoformat(), flush=True)
+        time.sleep(0.02)
     """
 )
 
 
-def _holder(engine: sa.Engine) -> tuple[str, object] | None:
+class Child:
+    """A scheduler process; its stdout lines are read by a thread as they come."""
+
+    def __init__(self, script: Path, url: str, schema: str, instance: Path,
+                 clock_offset: float = 0) -> None:
+        env = dict(os.environ, ARBITRE_TEST_CLOCK_OFFSET_SECONDS=str(clock_offset))
+        self.proc = subprocess.Popen(
+            [sys.executable, str(script), url, schema, str(instance)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+            cwd=Path(__file__).resolve().parents[2],
+        )
+        self.lines: list[str] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        first = _wait_for(lambda: self.lines or self.proc.poll() is not None)
+        assert first is True or self.lines[0].startswith("holder "), self.stderr()
+        assert self.lines, self.stderr()
+        self.holder = self.lines[0].split()[1]
+        self.pid = str(self.proc.pid)
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.append(line.strip())
+
+    def beats(self) -> list[tuple[int, bool, datetime]]:
+        out = []
+        for line in list(self.lines):
+            if line.startswith("beat "):
+                _, n, leader, at = line.split()
+                out.append((int(n), leader == "1", datetime.fromisoformat(at)))
+        return out
+
+    def stderr(self) -> str:
+        if self.proc.poll() is None:
+            return ""
+        return self.proc.stderr.read() if self.proc.stderr else ""
+
+    def kill(self) -> None:
+        self.proc.send_signal(signal.SIGKILL)  # no clean release
+        self.proc.wait(60)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+        try:
+            self.proc.wait(60)
+        finally:
+            for pipe in (self.proc.stdout, self.proc.stderr):
+                if pipe is not None:
+                    pipe.close()
+
+
+def _holder(engine: sa.Engine) -> tuple[str, datetime] | None:
     with engine.connect() as conn:
         row = conn.execute(sa.text("SELECT holder, expires_at FROM lease")).first()
-    return (row[0], row[1]) if row else None
-
-
-def _pid(holder: str) -> str:
-    return holder.split(":")[1]
+    if row is None:
+        return None
+    expires = row[1] if row[1].tzinfo else row[1].replace(tzinfo=UTC)
+    return (row[0], expires)
 
 
 def _add_problem(engine: sa.Engine, code: str) -> None:
@@ -151,14 +210,15 @@ def _add_problem(engine: sa.Engine, code: str) -> None:
 
     from puzzles.generate import new_problem
     from webapp.models import Competition
-    from webapp.services import clock, problems
+    from webapp.services import problems
 
     with Session(engine) as s:
         comp = s.exec(select(Competition)).first() or problems.create_competition(
             session=s, slug="c", name="C")
+        now = _db_now(engine)  # the children's clocks may be shifted: the database's is not
         problems.create_problem(
             session=s, competition=comp, code=code, puzzle=new_problem("integral", seed=1),
-            publish_at=clock.now(), deadline_at=clock.now() + timedelta(days=9),
+            publish_at=now, deadline_at=now + timedelta(days=9),
         )
         s.commit()
 
@@ -174,20 +234,25 @@ def _published_by(engine: sa.Engine, code: str) -> list[str]:
         return [r.details["process"].split(":")[1] for r in rows]
 
 
-def _wait_for(predicate, timeout: float = 20.0):  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+def _wait_for(predicate, timeout: float = 60.0):  # type: ignore[no-untyped-def]
+    limit = time.monotonic() + timeout
+    while True:
         value = predicate()
         if value:
             return value
-        time.sleep(0.1)
-    raise AssertionError("condition not met in time")
+        if time.monotonic() > limit:
+            raise AssertionError(f"condition not met within {timeout} s")
+        time.sleep(0.05)
 
 
 @pytest.mark.slow
 def test_two_processes_on_postgresql_kill_the_leader_the_other_takes_over(
     tmp_path: Path,
 ) -> None:
+    """Three real processes, one with its clock an hour ahead. Expiry is judged on
+    PostgreSQL's clock: the shifted one does not steal the live lease, takes it over once
+    the leader is killed, and once killed in turn does not keep it (its lease ends on the
+    database's clock, not an hour later)."""
     url = os.environ.get("ARBITRE_TEST_DATABASE_URL") or (
         "postgresql+psycopg://postgres@127.0.0.1:5432/test"
     )
@@ -209,44 +274,42 @@ def test_two_processes_on_postgresql_kill_the_leader_the_other_takes_over(
     SQLModel.metadata.create_all(engine)
     script = tmp_path / "child.py"
     script.write_text(CHILD)
-    procs: list[subprocess.Popen[str]] = []
+    children: list[Child] = []
     try:
-        for i in range(2):
-            procs.append(
-                subprocess.Popen(
-                    [sys.executable, str(script), url, schema, str(tmp_path / f"inst{i}")],
-                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                    cwd=Path(__file__).resolve().parents[2],
-                )
-            )
-        holders = {}
-        for p in procs:
-            line = p.stdout.readline().split() if p.stdout else []
-            assert line[:1] == ["holder"], p.stderr.read() if p.stderr else ""
-            holders[line[1]] = p
-        first = _wait_for(lambda: _holder(engine))[0]
-        assert first in holders
-        time.sleep(4.5)  # longer than a lease: the leader renews, nobody else takes it
-        assert _holder(engine)[0] == first  # type: ignore[index]
+        first = Child(script, url, schema, tmp_path / "inst0")
+        children.append(first)
+        _wait_for(lambda: (_holder(engine) or ("",))[0] == first.holder)
+        ahead = Child(script, url, schema, tmp_path / "inst1", clock_offset=3600)
+        children.append(ahead)
+        # The leader renews; the shifted process keeps asking and is refused, until it has
+        # asked after the instant the leader's *first* lease would have ended: only the
+        # renewals kept it. (Before the fix it took the lease at its first attempt.)
+        first_expiry = _holder(engine)[1]  # type: ignore[index]
+        _wait_for(lambda: any(at > first_expiry for _, _, at in ahead.beats()))
+        assert [leader for _, leader, _ in ahead.beats()] == [False] * len(ahead.beats())
+        assert _holder(engine)[0] == first.holder  # type: ignore[index]
 
         # the leader, and only it, runs the jobs
         _add_problem(engine, "P1")
-        assert _wait_for(lambda: _published_by(engine, "P1")) == [_pid(first)]
+        assert _wait_for(lambda: _published_by(engine, "P1")) == [first.pid]
 
-        holders[first].send_signal(signal.SIGKILL)  # no clean release
-        holders[first].wait(10)
-        (survivor,) = set(holders) - {first}
+        first.kill()
         _add_problem(engine, "P2")
-        _wait_for(lambda: (_holder(engine) or ("",))[0] == survivor, timeout=20)
-        time.sleep(1.5)
-        assert _holder(engine)[0] == survivor  # type: ignore[index]
-        assert _wait_for(lambda: _published_by(engine, "P2")) == [_pid(survivor)]
-        assert _published_by(engine, "P1") == [_pid(first)]
+        _wait_for(lambda: (_holder(engine) or ("",))[0] == ahead.holder)
+        assert _wait_for(lambda: _published_by(engine, "P2")) == [ahead.pid]
+        assert _published_by(engine, "P1") == [first.pid]
+        # its lease ends 8 s after PostgreSQL's now, not an hour and 8 s later
+        assert _holder(engine)[1] <= _db_now(engine) + timedelta(seconds=8)  # type: ignore[index]
+
+        third = Child(script, url, schema, tmp_path / "inst2")
+        children.append(third)
+        ahead.kill()
+        _wait_for(lambda: (_holder(engine) or ("",))[0] == third.holder)
+        _add_problem(engine, "P3")
+        assert _wait_for(lambda: _published_by(engine, "P3")) == [third.pid]
     finally:
-        for p in procs:
-            if p.poll() is None:
-                p.terminate()
-            p.communicate(timeout=10)  # also closes the pipes
+        for child in children:
+            child.stop()
         with engine.begin() as conn:
             conn.execute(sa.text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
         engine.dispose()
