@@ -15,6 +15,7 @@ from datetime import datetime
 import pytest
 
 from puzzles.duplicate import (
+    DuplicateError,
     DuplicateSettings,
     GameState,
     Verdict,
@@ -497,3 +498,17 @@ def test_superjoker_with_one_letter_left_in_the_stock() -> None:
     state = in_play("AEIOU", "Z")
     top = variant_top(state, "AEIOU", cfg, vs)
     assert top is not None and (top.word, top.score, top.choice.chosen) == ("ZA", 22, "Z")
+
+
+def test_variant_settings_json_round_trip() -> None:
+    vs = VariantSettings(
+        variant="tactique", duplicate=DuplicateSettings(rounds=12, solo_rule="none"),
+        tactique_order="group2_first", top_companions="distinct",
+    )
+    assert VariantSettings.from_json(vs.to_json()) == vs
+    flat = VariantSettings.from_json({"variant": "superjoker", "rounds": 5, "lang": "fr"})
+    assert flat.duplicate.rounds == 5 and flat.free == 2 and flat.drawn == 5
+    with pytest.raises(DuplicateError, match="Réglages inconnus : couleur"):
+        VariantSettings.from_json({"couleur": "bleu"})
+    with pytest.raises(DuplicateError, match="free_joker_rule"):
+        VariantSettings.from_json({"free_joker_rule": "always"})
