@@ -314,3 +314,59 @@ def test_appeal_window_defaults_to_the_setting(app, ctx, make_problem) -> None:
     app.config["APPEAL_DAYS"] = 10
     assert make_problem(code="P1").appeal_days == 10
     assert make_problem(code="P2", appeal_days=3).appeal_days == 3
+
+
+def test_console_shows_which_steps_ran_and_when(
+    app, ctx, client, db_session: Session, make_player, make_problem, frozen_clock,
+    frozen_start,
+) -> None:
+    """After a crash the arbitre must see what was done: each scheduled step, when (local
+    time with its zone) and by which process, from the audit log; the results mails from the
+    outbox."""
+    from mailer.outbox import send_pending
+    from tests.web.test_console_mail import login_arbitre, text_of
+
+    ana = make_player("Ana", "ana@example.ro")
+    make_player("Bob", "bob@example.fr")
+    prob = make_problem(code="P1", publish=timedelta(hours=1), deadline=timedelta(days=5),
+                        status=ProblemStatus.SCHEDULED)
+    assert lifecycle.steps_done(session=db_session, problem=prob) == []
+    frozen_clock.shift(timedelta(hours=1))  # T+1 h: published
+    assert lifecycle.run_due(now=clock.now()) == ["publish:P1"]
+    db_session.refresh(prob)
+    submit_sheet(session=db_session, player=ana, problem=prob, text=SHEET,
+                 channel=Channel.WEB, received_at=clock.now())
+    db_session.commit()
+    frozen_clock.move_to(frozen_start + timedelta(days=2))  # deadline (T+5 d) − 3 days
+    assert lifecycle.run_due(now=clock.now()) == ["remind:P1"]  # Bob only: Ana has sent
+    frozen_clock.move_to(frozen_start + timedelta(days=5))
+    assert lifecycle.run_due(now=clock.now()) == [
+        "close:P1", "verify:P1", "provisional:P1"]
+    frozen_clock.shift(timedelta(minutes=1))
+    assert send_pending(app) >= 1  # the receipt, the notices and Ana's results go out
+
+    auto = f"automatique ({lifecycle.PROCESS})"
+    # T = 10/05/2026 10:00 UTC = 13:00 in Bucharest (UTC+03:00 in May)
+    zone = "(Europe/Bucharest, UTC+03:00)"
+    steps = lifecycle.steps_done(session=db_session, problem=prob)
+    assert [(s.label, s.at, s.by, s.detail) for s in steps] == [
+        ("Publié", frozen_start + timedelta(hours=1), auto, ""),
+        ("Rappel envoyé", frozen_start + timedelta(days=2), auto, "J-3 : 1 courriel"),
+        ("Clos", frozen_start + timedelta(days=5), auto, ""),
+        ("Feuilles vérifiées", frozen_start + timedelta(days=5), auto, ""),
+        ("Classement provisoire publié", frozen_start + timedelta(days=5), auto, ""),
+        ("Résultats envoyés (classement provisoire)",
+         frozen_start + timedelta(days=5, minutes=1), "courrier sortant",
+         "1 sur 1 courriel (tous envoyés)"),
+    ]
+
+    login_arbitre(client, db_session)
+    page = text_of(client.get(f"/console/problemes/{prob.id}"))
+    section = page[page.index('id="etapes"'):page.index('id="feuilles"')]
+    assert "Étapes effectuées" in section
+    for label, local in (("Publié", "10/05/2026 à 14:00:00"),
+                         ("Rappel envoyé", "12/05/2026 à 13:00:00"),
+                         ("Clos", "15/05/2026 à 13:00:00"),
+                         ("Résultats envoyés (classement provisoire)", "15/05/2026 à 13:01:00")):
+        row = section[section.index(f"<td>{label}</td>"):]
+        assert row.startswith(f"<td>{label}</td><td class=\"small\">{local} {zone}</td>"), row

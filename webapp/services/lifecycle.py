@@ -12,13 +12,25 @@ import logging
 import os
 import socket
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from flask import current_app
 from sqlmodel import Session, col, select
 
 from webapp.db import session_scope
-from webapp.models import Appeal, AppealStatus, Problem, ProblemStatus, Submission, Verification
+from webapp.models import (
+    Appeal,
+    AppealStatus,
+    AuditLog,
+    OutboxKind,
+    OutboxMessage,
+    OutboxStatus,
+    Problem,
+    ProblemStatus,
+    Submission,
+    Verification,
+)
 from webapp.services import audit, notify, problems, rankings, rounds, verification
 
 log = logging.getLogger(__name__)
@@ -77,11 +89,18 @@ def advance(problem_id: int, *, now: datetime) -> list[str]:
                 if p.status == ProblemStatus.OPEN:
                     n = send_reminders(s, p, now)
                     if n:
+                        audit.record(session=s, actor=audit.SYSTEM, action="problem.remind",
+                                     target=p.code, at=now.isoformat(), process=PROCESS,
+                                     days=reminder_due(p, now), mails=n)
                         done.append(f"remind:{p.code}")
-                    if rounds.progressive(p) and rounds.send_announcements(
+                    n = rounds.send_announcements(
                         session=s, problem=p, puzzle=problems.puzzle_of(p),
                         players=problems.registered_players(session=s, problem=p), now=now,
-                    ):
+                    ) if rounds.progressive(p) else 0
+                    if n:
+                        audit.record(session=s, actor=audit.SYSTEM, action="problem.announce",
+                                     target=p.code, at=now.isoformat(), process=PROCESS,
+                                     mails=n)
                         done.append(f"announce:{p.code}")
                 return done
             name = step(s, p, now)
@@ -209,3 +228,73 @@ def upcoming_instants(*, now: datetime) -> list[datetime]:
 
     out.update(duplicate.upcoming_instants(now=now))
     return sorted(out)
+
+
+# --- what was done: the console's account of a problem's scheduled steps -----------------
+
+#: audit actions of a problem's steps, with their French label on the console
+STEP_LABELS = {
+    "problem.publish": "Publié",
+    "problem.remind": "Rappel envoyé",
+    "problem.announce": "Tirage annoncé",
+    "problem.close": "Clos",
+    "problem.verify": "Feuilles vérifiées",
+    "problem.provisional": "Classement provisoire publié",
+    "problem.finalise": "Classement définitif publié",
+}
+
+
+@dataclass(frozen=True)
+class StepDone:
+    """One step of a problem's life as the audit log (or the outbox) records it."""
+
+    label: str
+    at: datetime
+    by: str  # "automatique (hôte:pid)" or "arbitre <name>"
+    detail: str = ""
+
+
+def steps_done(*, session: Session, problem: Problem) -> list[StepDone]:
+    """Which scheduled steps ran for ``problem``, when and by whom, in order: read from the
+    audit log, plus the results mails of each ranking as the outbox delivered them (so after
+    a crash the arbitre sees what a killed process had finished)."""
+    entries = session.exec(
+        select(AuditLog)
+        .where(AuditLog.target == problem.code, col(AuditLog.action).in_(list(STEP_LABELS)))
+        .order_by(col(AuditLog.at), col(AuditLog.id))
+    ).all()
+    out: list[StepDone] = []
+    for e in entries:
+        d = e.details or {}
+        if e.actor == audit.SYSTEM:
+            by = f"automatique ({d['process']})" if d.get("process") else "automatique"
+        else:
+            by = f"arbitre {e.actor}"
+        detail = ""
+        if e.action == "problem.remind":
+            detail = f"J-{d.get('days')} : {_mails(int(d.get('mails', 0)))}"
+        elif e.action == "problem.announce":
+            detail = _mails(int(d.get("mails", 0)))
+        out.append(StepDone(label=STEP_LABELS[e.action], at=e.at, by=by, detail=detail))
+    for kind, label in (("provisional", "provisoire"), ("final", "définitif")):
+        mails = session.exec(
+            select(OutboxMessage).where(
+                OutboxMessage.kind == OutboxKind.RESULTS,
+                col(OutboxMessage.dedupe_key).startswith(f"results:{kind}:{problem.code}:"),
+            )
+        ).all()
+        sent = [m.sent_at for m in mails if m.status == OutboxStatus.SENT and m.sent_at]
+        if not mails:
+            continue
+        at = max(sent) if sent else min(m.created_at for m in mails)
+        state = "tous envoyés" if len(sent) == len(mails) else "envoi en cours"
+        out.append(StepDone(
+            label=f"Résultats envoyés (classement {label})", at=at, by="courrier sortant",
+            detail=f"{len(sent)} sur {_mails(len(mails))} ({state})",
+        ))
+    out.sort(key=lambda st: st.at)
+    return out
+
+
+def _mails(n: int) -> str:
+    return f"{n} courriel{'s' if n > 1 else ''}"

@@ -571,6 +571,7 @@ def problem_page(problem_id: int, *, errors: list[str] | None = None,
             .where(Submission.problem_id == prob.id)
             .order_by(col(Appeal.created_at))
         ).all()
+        steps = lifecycle.steps_done(session=s, problem=prob)
     pz = puzzle_of(prob)
     svg = board_svg(pz.initial_board(), tileset=pz.tileset) if pz else None
     return render_template(
@@ -578,6 +579,7 @@ def problem_page(problem_id: int, *, errors: list[str] | None = None,
         rankings=rankings, appeals=prob_appeals, puzzle=pz,
         letters=letters_view(pz) if pz else None, board=svg, auto=request.args.get("auto"),
         ruling_kinds=RulingKind, form_errors=errors or [], kept=kept or {}, now=clock.now(),
+        steps=steps,
     )
 
 
