@@ -25,7 +25,9 @@ def _build() -> argparse.ArgumentParser:
     p = _Parser(prog="arbitre duplicate", description="Duplicate FISF par correspondance.")
     sub = p.add_subparsers(dest="action", required=True, parser_class=_Parser)
     r = sub.add_parser("replay", help="rejouer une partie et corriger les bulletins")
-    r.add_argument("game", help="GAME.json (docs/DUPLICATE.md)")
+    r.add_argument(
+        "game", help="GAME.json (docs/DUPLICATE.md ; variantes : docs/VARIANTS.md)"
+    )
     r.add_argument("bulletins", nargs="?", help="fichier des bulletins, par coup et par joueur")
     r.add_argument("--json", action="store_true", help="sortie JSON")
     r.add_argument("--lexicon", help="liste de mots (par défaut : la liste française fournie)")
