@@ -219,6 +219,11 @@ def test_constrained_joker_rescoring_is_exact(french: Lexicon) -> None:
         assert score_placement(board, fm.move.placement, cfg) == fm.score
         assert Counter(fm.chosen) <= Counter(stock)
     assert max(m.score for m in moves) == brute_force_free_top(board, "AERT", 2, stock, cfg)
+    # with a drawn joker too: the free jokers and the drawn one are told apart
+    moves = free_letter_moves(board, "AER?T", 2, stock, cfg)
+    for fm in moves[::23]:
+        assert score_placement(board, fm.move.placement, cfg) == fm.score
+    assert max(m.score for m in moves) == brute_force_free_top(board, "AER?T", 2, stock, cfg)
 
 
 # --- free-letter bulletins --------------------------------------------------------------------
