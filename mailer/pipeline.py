@@ -162,9 +162,11 @@ def _recent_replies(session: Session, to_addr: str, now: datetime) -> list[datet
 
 
 def _recent_instructions(session: Session, now: datetime) -> list[datetime]:
+    """When the instructions to non-players (``player_id`` empty) went, in the last hour."""
     rows = session.exec(
         select(OutboxMessage.created_at).where(
             OutboxMessage.kind == "instructions",
+            OutboxMessage.player_id.is_(None),  # type: ignore[union-attr]
             OutboxMessage.created_at > now - timedelta(hours=1),
         )
     ).all()
@@ -195,11 +197,13 @@ def _reply(
     ):
         log.info("reply to %s suppressed: rate limit", to_addr)
         return False
-    if kind == "instructions" and rules.rate_limit_exceeded(
+    if kind == "instructions" and player_id is None and rules.rate_limit_exceeded(
         _recent_instructions(session, now), now, per_hour=settings.instructions_per_hour
     ):
         # A stranger cycling through forged From addresses must not turn the intake into
-        # a mail cannon: the instructions answers of all addresses together are bounded.
+        # a mail cannon: the instructions to non-players, all addresses together, are
+        # bounded. Those to a registered address (player_id set) are not counted, so a
+        # flood cannot starve a player of his own instructions.
         log.info("instructions to %s suppressed: global limit", to_addr)
         return False
     headers = {"Auto-Submitted": "auto-replied"}

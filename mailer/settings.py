@@ -15,7 +15,7 @@ DEFAULTS: dict[str, Any] = {
     "MAIL_LMTP_LISTEN": "",  # LMTP listener for Postfix, e.g. "127.0.0.1:8024"
     "MAIL_MAX_SIZE": 10 * 1024 * 1024,  # bytes; larger messages are refused with 552
     "MAIL_REPLY_RATE_PER_HOUR": 10,  # automatic replies per address per hour
-    "MAIL_INSTRUCTIONS_PER_HOUR": 60,  # "instructions" answers per hour, all addresses together
+    "MAIL_INSTRUCTIONS_PER_HOUR": 60,  # "instructions" to non-players per hour, all together
     "MAIL_WORKERS": 4,  # threads doing database work for the listener
     "SMTP_RELAY": "",  # host:port; empty -> local mbox in the instance folder
     "SMTP_USERNAME": "",

@@ -243,6 +243,14 @@ def test_instructions_are_bounded_over_all_addresses_and_echo_nothing(
     assert not any("montres" in (o.body_text + (o.body_html or "")) or "spam.example" in
                    (o.body_text + (o.body_html or "")) for o in out)
     assert len(rows(app, InboundMessage, status="ignored")) == 8  # all kept
+    # The strangers spent the budget; a registered player writing without his token still
+    # gets his instructions (sent to his registered address, not counted in the budget).
+    raw = make_mail(frm=FROM, to="feuilles@arbitre.test", subject="I3", body=SHEET)
+    assert _receive(app, raw, FROM, "feuilles@arbitre.test")[1] == "ignored"
+    last = rows(app, OutboxMessage)[-1]
+    assert (len(rows(app, OutboxMessage)), last.to_addr, last.player_id) == (
+        6, ANA[1], seed.ana_id)
+    assert f"Votre adresse personnelle de dépôt est : {TO}" in last.body_text
 
 
 def test_a_stranger_cannot_tell_whether_a_token_exists(app: Flask, seed: Seed) -> None:
