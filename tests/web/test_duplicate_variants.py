@@ -73,9 +73,9 @@ def test_completif_end_to_end(
             "starts_at": "2026-05-10T13:00", "timezone": "Europe/Bucharest",
             "solo_rule": "auto", "solo_points": "10", "warning_conversion_from": "4",
             "review_minutes": "0", "seed": "", "lexicon": "za", "variant": "completif"}
-    bad = client.post("/console/duplicate", data={**form, "variant": "tactique"})
+    bad = client.post("/console/duplicate", data={**form, "variant": "superscrabble"})
     assert bad.status_code == 400
-    assert "Variante « tactique » inconnue de ce serveur" in bad.get_data(as_text=True)
+    assert "Variante « superscrabble » inconnue de ce serveur" in bad.get_data(as_text=True)
     assert client.post("/console/duplicate", data=form).status_code == 302
     db_session.expire_all()
     game = db_session.exec(select(DuplicateGame).where(DuplicateGame.code == "C1")).one()
@@ -331,3 +331,84 @@ def test_last_bulletin_and_override_move_the_schedule_counter(
     duplicate.override_top(session=db_session, game=game, rnd=rnd, ref="H8", word="ZA",
                            actor="juge", reason="ex æquo")
     assert counter() == after_steps + 1
+
+
+def test_tactique_end_to_end(
+    app: Flask, ctx: Flask, client: FlaskClient, db_session: Session, competition: Competition,
+    make_player: Callable[..., Player], frozen_clock: Any, tmp_path: Path,
+) -> None:
+    """Tactique: « le joueur dispose de deux groupes de lettres … la suite de mots dont le
+    cumul des scores est le plus élevé » (RULES §9.1); the billet names both words, in the
+    order they are placed, each with its score, then the sum.
+
+    Group 1 draws ZAEIBCD, group 2 SEOUFGH (each a vowel and a consonant). Group 2 alone
+    makes no word of {ZA, ZAS}; group 1 first: ZA at H7 (Z on H7, A on the star H8) =
+    (10 + 1) × 2 = 22, then group 2's S hooks ZAS at H7 (S on H9, no premium) = 10 + 1 + 1
+    = 12: sum 34. The same from H8 (ZA 22, S on H10: ZAS 12) ties at 34; the smaller
+    reference wins: « H7 ZA 22 + H7 ZAS 12 = 34 ».
+    - Ana by the web: « H7 ZA 22 + H7 ZAS 12 = 34 » → 34.
+    - Bob by mail: « H7 ZA 22 + H7 ZAS 12 = 30 » → 22 + 12 = 34, the sum written wrong: one
+      warning (« toute erreur ou omission de score ou de cumul »).
+    - Cid by mail: « H7 ZA 22 » alone, no sum → 22 + 0 and a warning for the missing sum.
+    Three players: no solo. One round: the game ends with its results.
+    """
+    _words(app, tmp_path)
+    ana = make_player("Ana", "ana@example.ro")
+    bob = make_player("Bob", "bob@example.fr")
+    cid = make_player("Cid", "cid@example.fr")
+    duplicate.create_game(
+        session=db_session, competition=competition, title="Tactique", code="TA1",
+        settings=DuplicateSettings(lang="fr", rounds=1), rhythm={"kind": "hours", "hours": 24},
+        starts_at=START, lexicon_name="za", bag_order=_bag("ZAEIBCDSEOUFGH"),
+        variant="tactique")
+    db_session.commit()
+    frozen_clock.move_to(START)
+    assert lifecycle.run_due(now=clock.now()) == ["draw:TA1:1"]
+    r1 = _round(db_session, 1)
+    assert [g["rack"] for g in r1.draw["groups"]] == ["ZAEIBCD", "SEOUFGH"]
+    top = r1.top or {}
+    assert (top["first_group"], top["notation"], top["score"]) == (
+        1, "H7 ZA 22 + H7 ZAS 12 = 34", 34)
+    [draw_ana] = [m for m in _outbox(db_session, duplicate.KIND_DRAW)
+                  if m.to_addr == "ana@example.ro"]
+    assert draw_ana.subject == "Tactique (TA1) — tour 1 : ZAEIBCD/SEOUFGH"
+    assert "H4 RESTAIT 70 + 8C MOTS 25 = 95" in draw_ana.body_text
+
+    login_player(client, ana)
+    page = client.get("/duplicate/TA1").get_data(as_text=True)
+    assert "Duplicate Tactique par correspondance" in page and "Groupe 2" in page
+    client.post("/duplicate/TA1/bulletin", data={"bulletin": "H7 ZA 22 + H7 ZAS 12 = 34"})
+    assert _mail(app, bob, "TA1", "H7 ZA 22 + H7 ZAS 12 = 30")[1] == "processed"
+    [receipt] = [m for m in _outbox(db_session, "receipt") if m.to_addr == "bob@example.fr"]
+    assert "Bulletin lu : H7 ZA 22 + H7 ZAS 12 = 30" in receipt.body_text
+    assert _mail(app, cid, "TA1", "H7 ZA 22")[1] == "processed"
+
+    frozen_clock.move_to(START + DAY)
+    assert lifecycle.run_due(now=clock.now()) == [
+        "close:TA1:1", "correct:TA1:1", "publish:TA1:1", "finish:TA1:1"]
+    r1 = _round(db_session, 1)
+    assert [(x["name"], x["score"], x["kind"], x["warnings"]) for x in r1.results] == [
+        ("Ana", 34, "valide", 0), ("Bob", 34, "avertissement", 1),
+        ("Cid", 22, "avertissement", 1)]
+    assert "cumul 30 faux (34 d'après les scores écrits)" in r1.results[1]["reason"]
+    # the master grid: Z A S on H7 H8 H9
+    from scoring.board import Board
+
+    board = Board.from_cgp(r1.grid_after or "")
+    assert [board.cells[7 * 15 + c] for c in (6, 7, 8)] == ["Z", "A", "S"]
+    [res_cid] = [m for m in _outbox(db_session, duplicate.KIND_RESULTS)
+                 if m.to_addr == "cid@example.fr"]
+    assert "Top : H7 ZA 22 + H7 ZAS 12 — 34 points." in res_cid.body_text
+    # ranking: Ana and Bob 34 = the top (100 %), Cid 22 / 34 = 64.71 %
+    db_session.expire_all()
+    g = db_session.exec(select(DuplicateGame).where(DuplicateGame.code == "TA1")).one()
+    assert g.status == DuplicateStatus.FINISHED
+    rows = duplicate.standings(db_session, g)
+    assert [(r["rank"], r["name"], r["total"], r["percent"]) for r in rows] == [
+        (1, "Ana", 34, 100.0), (1, "Bob", 34, 100.0), (3, "Cid", 22, 64.71)]
+    # the stored state keeps each group's reliquat: EIBCD and EOUFGH
+    assert duplicate.tactique_of(g.state_text).reliquats == ("EIBCD", "EOUFGH")
+    login_arbitre(client, db_session)
+    console = client.get("/console/duplicate/TA1").get_data(as_text=True)
+    assert "groupe 1 d'abord : H7 ZA 22 + H7 ZAS 12 = 34" in console
+    assert "Duplicate Tactique · partie terminée" in console

@@ -22,7 +22,10 @@ of ``puzzles.variants``: Duplicate Top (plain rounds, no solo, ranked by rounds 
 ``rank_duplicate_top``) and the letter-choice variants Complétif, Superjoker, Métagramme and
 Elliptique (``draw_variant``, ``variant_top``, ``parse_free_bulletin``,
 ``correct_free_round``, ``apply_variant_top``; the draw stores the stock the players choose
-from, the bulletin names the chosen letters: ``H4 RESTAIT 70 +T``, ``-N +K``).
+from, the bulletin names the chosen letters: ``H4 RESTAIT 70 +T``, ``-N +K``), and
+Tactique (two groups per round, ``draw_tactique``, ``tactique_top``, the two-word billet
+``H4 RESTAIT 70 + 8C MOTS 25 = 95`` corrected by ``correct_tactique``; the stored state is
+the Duplicate state plus the groups' reliquats, :func:`tactique_text`).
 """
 
 from __future__ import annotations
@@ -78,7 +81,7 @@ def engine() -> Any:
 
 
 #: the variants this server plays (``DuplicateGame.variant``; "" is the plain Duplicate)
-SERVER_VARIANTS = ("top", "completif", "superjoker", "metagramme", "elliptique")
+SERVER_VARIANTS = ("top", "completif", "superjoker", "metagramme", "elliptique", "tactique")
 #: the variants whose players take letters from the stock (their bulletin names them)
 FREE_VARIANTS = ("completif", "superjoker", "metagramme", "elliptique")
 
@@ -102,6 +105,23 @@ def is_free(game: DuplicateGame) -> bool:
 def variant_settings_of(game: DuplicateGame) -> Any:
     """The ``puzzles.variants.VariantSettings`` of a variant game."""
     return variants().VariantSettings.from_json({**game.settings, "variant": game.variant})
+
+
+def tactique_text(ts: Any) -> str:
+    """A ``puzzles.variants.TactiqueState`` as stored: JSON of the Duplicate state's text and
+    the two groups' reliquats."""
+    import json
+
+    return json.dumps({"tactique": list(ts.reliquats), "state": ts.game.to_text()},
+                      ensure_ascii=False)
+
+
+def tactique_of(text: str) -> Any:
+    import json
+
+    data = json.loads(text)
+    return variants().TactiqueState(engine().GameState.from_text(data["state"]),
+                                    tuple(data["tactique"]))
 
 
 def settings_of(game: DuplicateGame) -> Any:
@@ -263,6 +283,9 @@ def create_game(
     game.lexicon_sha256 = config.lexicon.identity.sha256
     try:
         game.state_text = engine().GameState.initial(dup_settings, bag).to_text()
+        if variant == "tactique":
+            game.state_text = tactique_text(variants().TactiqueState(
+                engine().GameState.from_text(game.state_text)))
     except ValueError as exc:  # puzzles.duplicate.DuplicateError: a bag that is not the set
         raise DuplicateError(str(exc)) from None
     session.add(game)
@@ -458,6 +481,8 @@ def parse_line(variant: str, line: str) -> Any:
     letter-choice variants ``puzzles.variants.parse_free_bulletin`` (``+T``, ``-N +K``)."""
     if variant in FREE_VARIANTS:
         return variants().parse_free_bulletin(line)
+    if variant == "tactique":
+        return variants().parse_tactique_billet(line)
     return engine().parse_bulletin(line)
 
 
@@ -465,7 +490,7 @@ def _parse(text: str, variant: str = "") -> tuple[list[str], dict[str, Any] | No
     """The bulletin is the first non-empty line (a mail's signature below it is ignored)."""
     line = _first_line(text)
     if not line:
-        example = "H4 RESTAIt 70 +T" if variant in FREE_VARIANTS else "H4 RESTAIt 70"
+        example = BULLETIN_EXAMPLES.get(variant, "H4 RESTAIt 70")
         return [f"Bulletin vide : écrivez une ligne, par exemple « {example} »."], None
     try:
         parsed = parse_line(variant, line)
@@ -478,6 +503,10 @@ def _parse(text: str, variant: str = "") -> tuple[list[str], dict[str, Any] | No
     if variant in FREE_VARIANTS:
         return [], {**bulletin_dict(parsed.bulletin), "chosen": parsed.chosen,
                     "swapped": parsed.swapped}
+    if variant == "tactique":
+        return [], {"first": bulletin_dict(parsed.first),
+                    "second": bulletin_dict(parsed.second) if parsed.second else None,
+                    "total": parsed.total}
     return [], bulletin_dict(parsed)
 
 
@@ -495,6 +524,10 @@ def bulletin_of(d: dict[str, Any], player: str, received_at: datetime | None) ->
 def _bulletin_line(b: dict[str, Any] | None) -> str | None:
     if not b:
         return None
+    if "first" in b:  # a Tactique billet
+        words = " + ".join(x for x in (_bulletin_line(b["first"]), _bulletin_line(b["second"]))
+                           if x)
+        return words + (f" = {b['total']}" if b.get("total") is not None else "")
     place = b.get("ref") or (f"raccord {b['raccord']}" if b.get("raccord") else "")
     claimed = b.get("claimed")
     letters = (f"-{b['swapped']}" if b.get("swapped") else "",
@@ -622,9 +655,11 @@ def draw_next(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, int]
     eng = engine()
     settings = settings_of(game)
     config = config_of(game)
-    state = eng.GameState.from_text(game.state_text)
     last = current_round(s, game)
     number = (last.number + 1) if last else 1
+    if game.variant == "tactique":
+        return _draw_tactique(s, game, now, number)
+    state = eng.GameState.from_text(game.state_text)
     top: Any
     if is_free(game):  # the variant's number of letters; the top over every choice
         vs = variant_settings_of(game)
@@ -645,6 +680,37 @@ def draw_next(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, int]
     )
     if is_free(game):  # what the players choose from
         rnd.draw = {**rnd.draw, "stock": "".join(sorted(state.bag))}
+    s.add(rnd)
+    if game.status == DuplicateStatus.SCHEDULED:
+        game.status = DuplicateStatus.RUNNING
+        s.add(game)
+    s.flush()
+    draw_notices(s, game, rnd)
+    return "draw", number
+
+
+def _draw_tactique(s: Session, game: DuplicateGame, now: datetime,
+                   number: int) -> tuple[str, int]:
+    """Tactique: both groups drawn (``draw_tactique``), the best two-word sequence searched
+    (``tactique_top``)."""
+    v = variants()
+    vs = variant_settings_of(game)
+    config = config_of(game)
+    ts = tactique_of(game.state_text)
+    draw, ts = v.draw_tactique(ts, vs)
+    top = None if draw is None else v.tactique_top(ts.game.board, draw.racks, config, vs)
+    if draw is None or top is None or (top.first is None and top.second is None):
+        game.state_text = tactique_text(ts)
+        return finish(s, game, now)
+    d1, d2 = draw.groups
+    rnd = DuplicateRound(
+        game_id=game.id or 0, number=number, opens_at=now,
+        closes_at=deadline_after(game.rhythm, now, game.timezone), status=RoundStatus.OPEN,
+        draw={"groups": [draw_dict(d1), draw_dict(d2)], "rack": f"{d1.rack}/{d2.rack}",
+              "notation": draw.notation},
+        state_before=tactique_text(ts), grid_before=ts.game.board_cgp,
+        top=tactique_top_dict(top),
+    )
     s.add(rnd)
     if game.status == DuplicateStatus.SCHEDULED:
         game.status = DuplicateStatus.RUNNING
@@ -682,10 +748,12 @@ def compute_results(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> lis
     absent, an unreadable one is zero with its errors), then the solos; one mapping per
     player, by player id."""
     eng = engine()
-    state = eng.GameState.from_text(rnd.state_before)
     assert rnd.top is not None
     counting = counting_entries(entries_of(s, rnd))
     players = players_of(s, game)
+    if game.variant == "tactique":
+        return _tactique_results(s, game, rnd, counting, players)
+    state = eng.GameState.from_text(rnd.state_before)
     bulletins: dict[str, Any] = {}
     for p in players:
         entry = counting.get(p.id or 0)
@@ -716,6 +784,42 @@ def compute_results(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> lis
     return [result_dict(p, counting.get(p.id or 0), by_player[str(p.id)]) for p in players]
 
 
+def _tactique_results(s: Session, game: DuplicateGame, rnd: DuplicateRound,
+                      counting: dict[int, DuplicateEntry],
+                      players: list[Player]) -> list[dict[str, Any]]:
+    """Each counting billet corrected (``correct_tactique``: both words, both orders when
+    free, the sum checked), then the solos as in the Duplicate."""
+    v = variants()
+    eng = engine()
+    ts = tactique_of(rnd.state_before)
+    vs = variant_settings_of(game)
+    config = config_of(game)
+    assert rnd.top is not None
+    contexts: dict[Any, Any] = {}
+    verdicts = []
+    for p in players:
+        who = str(p.id)
+        entry = counting.get(p.id or 0)
+        if entry is None:
+            billet = None
+        elif entry.bulletin is None:
+            errors = entry.parse_errors or ["billet illisible"]
+            verdicts.append(eng.Verdict(who, 0, "nul", reason_fr="Nul : billet illisible — "
+                                        + " ".join(errors)))
+            continue
+        else:
+            d = entry.bulletin
+            second = d.get("second")
+            billet = v.TactiqueBillet(
+                who, bulletin_of(d["first"], who, entry.received_at),
+                bulletin_of(second, who, entry.received_at) if second else None, d.get("total"))
+        verdicts.append(v.correct_tactique(ts, billet, config, top_score=int(rnd.top["score"]),
+                                           settings=vs, player=who, contexts=contexts))
+    verdicts = eng.apply_solos(verdicts, len(players), vs.duplicate)
+    by_player = {x.player: x for x in verdicts}
+    return [result_dict(p, counting.get(p.id or 0), by_player[str(p.id)]) for p in players]
+
+
 def result_dict(p: Player, entry: DuplicateEntry | None, v: Any) -> dict[str, Any]:
     return {"player_id": p.id, "name": p.name, "entry_id": entry.id if entry else None,
             "score": int(v.score), "kind": str(v.kind), "warnings": int(v.warnings),
@@ -733,12 +837,19 @@ def publish_round(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, 
     rnd = current_round(s, game)
     assert rnd is not None and rnd.status == RoundStatus.CORRECTED and rnd.top is not None
     eng = engine()
-    state = eng.GameState.from_text(rnd.state_before)
-    if is_free(game):
-        state = variants().apply_variant_top(state, rnd.draw["rack"], variant_top_of(rnd.top))
+    if game.variant == "tactique":
+        ts = variants().apply_tactique_top(tactique_of(rnd.state_before),
+                                           tactique_top_of(rnd.top))
+        state = ts.game
+        game.state_text = tactique_text(ts)
     else:
-        state = eng.apply_top(state, draw_of(rnd.draw), top_of(rnd.top))
-    game.state_text = state.to_text()
+        state = eng.GameState.from_text(rnd.state_before)
+        if is_free(game):
+            state = variants().apply_variant_top(state, rnd.draw["rack"],
+                                                 variant_top_of(rnd.top))
+        else:
+            state = eng.apply_top(state, draw_of(rnd.draw), top_of(rnd.top))
+        game.state_text = state.to_text()
     rnd.grid_after = state.board_cgp
     rnd.status = RoundStatus.PUBLISHED
     rnd.published_at = now
@@ -809,6 +920,24 @@ def variant_top_of(d: dict[str, Any]) -> Any:
                         reason_fr=d.get("reason", ""))
 
 
+def tactique_top_dict(t: Any) -> dict[str, Any]:
+    """A ``puzzles.variants.TactiqueTop``: both words in placement order (``first``,
+    ``second``: move mappings or None), the group played first, the sum; ``ref``/``word``
+    read « H7 + H7 », « ZA + ZAS »."""
+    moves = [move_dict(m) if m is not None else None for m in (t.first, t.second)]
+    placed = [m for m in moves if m]
+    return {"first_group": int(t.first_group), "first": moves[0], "second": moves[1],
+            "ref": " + ".join(m["ref"] for m in placed),
+            "word": " + ".join(m["word"] for m in placed), "score": int(t.score),
+            "notation": t.notation, "reason": t.reason_fr, "ties": [], "tied": int(t.ties)}
+
+
+def tactique_top_of(d: dict[str, Any]) -> Any:
+    return variants().TactiqueTop(
+        int(d["first_group"]), move_of(d["first"]) if d.get("first") else None,
+        move_of(d["second"]) if d.get("second") else None, int(d["score"]))
+
+
 def top_letters(top: dict[str, Any] | None) -> str:
     """`` -N +K`` after a variant top (the letters given back and taken), else ""."""
     if not top:
@@ -833,6 +962,9 @@ def override_top(*, session: Session, game: DuplicateGame, rnd: DuplicateRound, 
     if rnd.status == RoundStatus.PUBLISHED:
         raise DuplicateError("Les résultats de ce tour sont publiés : son top ne peut plus "
                              "changer.")
+    if game.variant == "tactique":
+        raise DuplicateError("Tactique : le choix d'une autre suite de deux mots par "
+                             "l'arbitre n'est pas encore possible depuis la console.")
     if not reason.strip():
         raise DuplicateError("Indiquez le motif du changement de top.")
     eng = engine()
@@ -966,7 +1098,7 @@ def standings(session: Session, game: DuplicateGame) -> list[dict[str, Any]]:
         return [{"player_id": p.id, "name": p.name, "club": p.club, "rank": 1, "total": 0,
                  "percent": None, "scores": [], "warnings": 0, "solos": 0}
                 for p in names.values()]
-    results = [eng.RoundResult(round_no=r.number, draw=draw_of(r.draw), top=top_of(r.top or {}),
+    results = [eng.RoundResult(round_no=r.number, draw=_round_draw(r), top=_round_top(r),
                                board_cgp=r.grid_after or "",
                                verdicts=tuple(verdict_of(x) for x in r.results))
                for r in rounds]
@@ -985,6 +1117,20 @@ def standings(session: Session, game: DuplicateGame) -> list[dict[str, Any]]:
         })
     rows.sort(key=lambda r: (r["rank"], r["name"]))
     return rows
+
+
+def _round_draw(r: DuplicateRound) -> Any:
+    return draw_of(r.draw["groups"][0] if "groups" in r.draw else r.draw)
+
+
+def _round_top(r: DuplicateRound) -> Any:
+    """The round's top as ``rank_game`` reads it (a Tactique: the sum, its first word)."""
+    d = r.top or {}
+    if "first_group" in d:
+        move = move_of(d["first"] or d["second"])
+        return engine().TopChoice(move=move, ref=d["ref"], word=d["word"],
+                                  score=int(d["score"]))
+    return top_of(d)
 
 
 def top_standings(game: DuplicateGame, rounds: Sequence[DuplicateRound],
@@ -1031,9 +1177,13 @@ VARIANT_RULES_FR = {
                   "stock ; nommez la lettre rendue puis la lettre prise (« -N +K »).",
     "elliptique": "Elliptique : 8 lettres sont tirées ; jouez un mot d'au plus 7 d'entre "
                   "elles.",
+    "tactique": "Tactique : deux groupes de lettres ; jouez un mot avec chacun, dans l'ordre "
+                "de votre choix, et écrivez les deux mots dans l'ordre où vous les posez, "
+                "chacun avec son score, puis leur somme.",
 }
 BULLETIN_EXAMPLES = {"completif": "H4 RESTAIT 70 +T", "superjoker": "H4 RESTAIT 70 +ST",
-                     "metagramme": "H4 KETAMINE 92 -N +K"}
+                     "metagramme": "H4 KETAMINE 92 -N +K",
+                     "tactique": "H4 RESTAIT 70 + 8C MOTS 25 = 95"}
 
 
 def variant_notice(game: DuplicateGame, rnd: DuplicateRound) -> dict[str, Any]:
@@ -1073,6 +1223,17 @@ def draw_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> int:
     return new
 
 
+def top_words(top: dict[str, Any]) -> dict[str, str]:
+    """``top_ref`` and ``top_word`` of the mails; a Tactique reads « H7 ZA 22 + » « H7 ZAS
+    12 » (both words in placement order with their scores, the sum after)."""
+    if "first_group" in top:
+        words = [f"{m['ref']} {m['word']} {m['score']}" for m in (top["first"], top["second"])
+                 if m]
+        return {"top_ref": words[0] + (" +" if len(words) > 1 else ""),
+                "top_word": words[1] if len(words) > 1 else ""}
+    return {"top_ref": top["ref"], "top_word": top["word"]}
+
+
 def total_label(game: DuplicateGame) -> str:
     return "Vos points de classement (tours topés)" if game.variant == "top" else "Votre total"
 
@@ -1094,8 +1255,7 @@ def results_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> int
             session=s, kind=KIND_RESULTS, to_addr=p.email,
             template="duplicate_results",
             context={"player_name": p.name, "game_title": f"{game.title} ({game.code})",
-                     "round_no": rnd.number, "top_ref": rnd.top["ref"],
-                     "top_word": rnd.top["word"], "top_score": rnd.top["score"],
+                     "round_no": rnd.number, **top_words(rnd.top), "top_score": rnd.top["score"],
                      "top_letters": top_letters(rnd.top), "total_label": total_label(game),
                      "score": res["score"], "solo": res.get("solo", 0),
                      "reason": res["reason"],
@@ -1127,8 +1287,7 @@ def corrected_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound,
         notify.enqueue(
             session=s, kind=KIND_CORRECTED, to_addr=p.email, template="duplicate_corrected",
             context={"player_name": p.name, "game_title": f"{game.title} ({game.code})",
-                     "round_no": rnd.number, "top_ref": rnd.top["ref"],
-                     "top_word": rnd.top["word"], "top_score": rnd.top["score"],
+                     "round_no": rnd.number, **top_words(rnd.top), "top_score": rnd.top["score"],
                      "top_letters": top_letters(rnd.top), "score": res["score"],
                      "solo": res.get("solo", 0), "reason": res["reason"],
                      "old_score": int(was.get("score", 0)) + int(was.get("solo", 0)),

@@ -148,7 +148,7 @@ def _board_data(game: DuplicateGame, rnd: DuplicateRound) -> dict[str, Any]:
     from scoring.tiles import tileset
 
     return {
-        "cgp": rnd.grid_before, "rack": rnd.draw["rack"],
+        "cgp": rnd.grid_before, "rack": rnd.draw["rack"].replace("/", ""),
         "layout": {"letter_mult": list(STANDARD_LAYOUT.letter_mult),
                    "word_mult": list(STANDARD_LAYOUT.word_mult),
                    "center": STANDARD_LAYOUT.center},
