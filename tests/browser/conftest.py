@@ -83,6 +83,12 @@ def page(browser: Any) -> Iterator[Any]:
     context = browser.new_context(locale="fr-FR", timezone_id="America/Montreal",
                                   viewport={"width": 1280, "height": 1000})
     pg = context.new_page()
+    # generous bounds for a busy machine: every wait is on a condition, never on time
+    pg.set_default_timeout(60_000)
+    pg.set_default_navigation_timeout(60_000)
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=60_000)
     errors: list[str] = []
     pg.on("pageerror", lambda exc: errors.append(str(exc)))
     pg.js_errors = errors

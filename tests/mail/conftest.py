@@ -33,7 +33,8 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def wait_for(cond: Callable[[], Any], timeout: float = 10.0, step: float = 0.05) -> Any:
+def wait_for(cond: Callable[[], Any], timeout: float = 60.0, step: float = 0.05) -> Any:
+    """Poll ``cond`` until it is truthy; the bound is generous for a busy machine."""
     deadline = time.monotonic() + timeout
     while True:
         value = cond()

@@ -126,7 +126,7 @@ def start(root: Path, user: str = "arbitre", password: str = "secret") -> Doveco
     with open(root / "stdout.log", "wb") as out:
         proc = subprocess.Popen([binary, "-F", "-c", str(root / "dovecot.conf")],
                                 stdout=out, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + 60  # generous: a busy machine starts it slowly
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             out = (root / "stdout.log").read_text()
@@ -139,4 +139,4 @@ def start(root: Path, user: str = "arbitre", password: str = "secret") -> Doveco
         except OSError:
             time.sleep(0.1)
     proc.kill()
-    raise RuntimeError("dovecot did not start listening within 15 s")
+    raise RuntimeError("dovecot did not start listening within 60 s")

@@ -85,7 +85,7 @@ def test_relay_down_retries_with_backoff_then_delivers(
         relay.handler.fail_next = 1
         relay.controller = Controller(relay.handler, hostname="127.0.0.1", port=relay.port)
         relay.controller.start()  # the fixture stops this one
-        wait_for(lambda: rows(app, OutboxMessage)[0].status == "sent", timeout=20)
+        wait_for(lambda: rows(app, OutboxMessage)[0].status == "sent")
     finally:
         handle.stop()
     (row,) = rows(app, OutboxMessage)
@@ -135,7 +135,7 @@ def _intake_process(
     with open(log, "ab") as out:
         proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env=env,
                                 stdout=out, stderr=subprocess.STDOUT)
-    wait_for(lambda: "écoute sur" in log.read_text() or proc.poll() is not None, timeout=30)
+    wait_for(lambda: "écoute sur" in log.read_text() or proc.poll() is not None)
     assert proc.poll() is None, log.read_text()
     return proc
 
@@ -155,7 +155,7 @@ def test_killed_after_commit_before_receipt_sends_exactly_one_receipt(
         with smtplib.SMTP("127.0.0.1", smtp_port, timeout=30) as c:
             assert c.sendmail(FROM, [TO], sheet("<kill-1@example.org>")) == {}
         # The worker has claimed the receipt and is in the middle of sending it: kill -9.
-        wait_for(lambda: len(hanging.seen) == 1, timeout=20)
+        wait_for(lambda: len(hanging.seen) == 1)
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)
         (row,) = rows(app, OutboxMessage)
@@ -165,7 +165,7 @@ def test_killed_after_commit_before_receipt_sends_exactly_one_receipt(
         hanging.hang = False
         proc = _intake_process(app, smtp_port, relay_port, log)
         # After the lease (2 s) the row is claimed again and delivered once.
-        wait_for(lambda: rows(app, OutboxMessage)[0].status == "sent", timeout=30)
+        wait_for(lambda: rows(app, OutboxMessage)[0].status == "sent")
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)

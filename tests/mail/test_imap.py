@@ -86,12 +86,12 @@ def test_idle_wakes_on_new_mail(imap_app: Flask, seed: Seed) -> None:
     thread = threading.Thread(target=poll_forever, args=(app, stop), daemon=True)
     thread.start()
     try:
-        wait_for(lambda: _count(app, app.config["IMAP_DONE_FOLDER"]) == 0, timeout=10)
+        wait_for(lambda: _count(app, app.config["IMAP_DONE_FOLDER"]) == 0)
         _append(app, make_mail(frm=ANA[1], to=f"feuilles+{ANA[2]}@arbitre.test",
                                subject="I3", body="1 ACEFHIR h8 FICHERA 82 82\n",
                                message_id="<imap-idle@example.org>"))
         # IMAP_IDLE_SECONDS is 30: arriving within 10 s means IDLE woke the poller.
-        wait_for(lambda: len(rows(app, Submission)) == 1, timeout=10)
+        wait_for(lambda: len(rows(app, Submission)) == 1)
     finally:
         stop.set()
         thread.join(15)

@@ -29,12 +29,15 @@ def _terminate(pid: int) -> None:
     try:
         with admin.connect() as conn:
             assert conn.execute(sa.text("SELECT pg_terminate_backend(:p)"), {"p": pid}).scalar()
-            for _ in range(100):  # the backend exits asynchronously
+            limit = time.monotonic() + 60  # the backend exits asynchronously
+            while True:
                 gone = conn.execute(
                     sa.text("SELECT count(*) FROM pg_stat_activity WHERE pid = :p"), {"p": pid}
                 ).scalar_one() == 0
-                if gone:
+                if gone or time.monotonic() > limit:
                     break
+                # pg_stat_activity is a snapshot per transaction: end it to see the exit
+                conn.rollback()
                 time.sleep(0.02)
             assert gone
     finally:
