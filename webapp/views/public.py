@@ -151,8 +151,9 @@ def problem(code: str) -> str:
     if reference is not None and pz is not None and reference.get("moves"):
         from webapp.views.reports import replay
 
-        steps, _ = replay(pz, list(reference["moves"]),
-                          accumulate=pz.game.value != "superscrabble")
+        ref_moves = list(reference["moves"])
+        steps, _ = replay(pz, ref_moves, accumulate=pz.game.value != "superscrabble",
+                          draw={len(ref_moves) - 1})  # only the final grid is shown
         reference_board = steps[-1].svg if steps else None
     now = clock.now()
     return render_template(
