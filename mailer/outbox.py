@@ -180,6 +180,12 @@ def index_path(app: Flask) -> Path:
     return mbox_path(app).with_name(MBOX_NAME + INDEX_SUFFIX)
 
 
+def _open_private(path: Path) -> BinaryIO:
+    """``open(path, "ab")``, but a file created here is readable by the server's user only
+    (0600): the local mailbox holds every player's mail and sign-in links."""
+    return os.fdopen(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "ab")
+
+
 @contextlib.contextmanager
 def mbox_locked(path: Path, shared: bool = False) -> Iterator[BinaryIO]:
     """The mbox open for appending under an ``fcntl.flock`` lock.
@@ -189,7 +195,7 @@ def mbox_locked(path: Path, shared: bool = False) -> Iterator[BinaryIO]:
     (``outbox.mbox.lock``) of :mod:`mailbox`, which is not used at all.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "ab") as handle:
+    with _open_private(path) as handle:
         fcntl.flock(handle.fileno(), fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
         try:
             yield handle
@@ -209,7 +215,9 @@ def _scan_ids(path: Path) -> set[str]:
 def _rebuild_index(path: Path, index: Path, size: int) -> _MboxIndex:
     ids = _scan_ids(path) if size else set()
     ids.discard("")
-    index.write_text("".join(f"{size}\t{i}\n" for i in sorted(ids)), encoding="utf-8")
+    with _open_private(index) as f:  # created 0600, like the mbox
+        f.truncate(0)
+        f.write("".join(f"{size}\t{i}\n" for i in sorted(ids)).encode("utf-8"))
     return _MboxIndex(ids, index.stat().st_size, size)
 
 
@@ -286,7 +294,7 @@ def _deliver_local(app: Flask, msg: EmailMessage) -> None:
         handle.flush()
         os.fsync(handle.fileno())
         end = size + len(data)
-        with open(index, "ab") as f:
+        with _open_private(index) as f:
             f.write(f"{end}\t{message_id}\n".encode())
             f.flush()
             os.fsync(f.fileno())

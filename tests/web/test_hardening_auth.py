@@ -357,3 +357,25 @@ def test_arbitre_address_is_validated(ctx: Flask, db_session: Session) -> None:
     with pytest.raises(ValueError, match="exactement un « @ »"):
         create_arbitre(session=db_session, username="autre", password="correct horse",
                        email="pas-une-adresse")
+
+
+def test_local_mailbox_is_private(app: Flask, db_session: Session) -> None:
+    """Without a relay, mail goes to instance/outbox.mbox (and its Message-ID index): both
+    created 0600 whatever the umask, in an instance folder that is 0700."""
+    from mailer.outbox import index_path, mbox_path, send_pending
+    from webapp.models import OutboxKind
+    from webapp.services import notify
+
+    app.config["SMTP_RELAY"] = ""
+    with app.app_context():
+        notify.enqueue(session=db_session, kind=OutboxKind.LOGIN, to_addr="ana@example.ro",
+                       template="login", context={"link": "http://arbitre.test/l/x"})
+        db_session.commit()
+        old = os.umask(0o022)
+        try:
+            assert send_pending(app) == 1
+        finally:
+            os.umask(old)
+    assert stat.S_IMODE(Path(app.instance_path).stat().st_mode) == 0o700
+    assert stat.S_IMODE(mbox_path(app).stat().st_mode) == 0o600
+    assert stat.S_IMODE(index_path(app).stat().st_mode) == 0o600
