@@ -29,6 +29,7 @@ from typing import Any
 
 import pytest
 from flask import Flask
+from playwright.sync_api import expect
 from sqlmodel import Session, select
 
 from puzzles.feuille import Feuille, FeuilleMove, format_feuille
@@ -258,3 +259,33 @@ def test_back_on_the_board_after_sending_the_moves_are_there(
     page.click("#ib-undo")
     assert page.input_value("#feuille") == hand
     assert page.locator("#ib-moves tr").count() == 3
+
+
+def test_relire_la_feuille_puts_a_text_edited_by_hand_back_on_the_board(
+    app: Flask, live_server: Any, page: Any, signed_in: dict[str, Any]
+) -> None:
+    pz, feuille, _ = reference(GameType.INTEGRAL)
+    pz = replace(pz, id="I2")
+    typed = format_feuille(replace(feuille, problem_id="I2"))
+    moves = list(feuille.moves)
+    open_problem(app, signed_in["competition_id"], pz, "I2")
+    page.goto(f"{live_server.url}/joueur/problemes/I2/envoyer")
+    page.wait_for_selector("#interactive-board:not([hidden])")
+    assert page.locator("#ib-moves tr").count() == 0
+    # five moves pasted by hand: the board says it no longer follows the text
+    hand = "\n".join(typed.splitlines()[:7]) + "\n"  # header, titles, moves 1-5
+    page.fill("#feuille", hand)
+    page.dispatch_event("#feuille", "input")
+    assert "modifiée à la main" in page.inner_text("#ib-note")
+    page.click("#ib-reload")
+    expect(page.locator("#ib-note")).to_have_text("Grille relue : 5 coup(s).", timeout=30_000)
+    assert page.locator("#ib-moves tr").count() == 5
+    assert page.inner_text("#ib-next") == "6"
+    play_on_board(page, moves[5:6])
+    written = page.input_value("#feuille")
+    assert written.startswith(hand) and written[len(hand):].split()[:1] == ["6"]
+    lex = lexicon()
+    expected = verify_text(pz, typed, lex)
+    got = verify_text(pz, written, lex)
+    assert not got.errors
+    assert got.final_score == sum(m.score for m in expected.moves[:6])

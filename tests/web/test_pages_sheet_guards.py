@@ -132,3 +132,21 @@ def test_the_outcome_tells_the_mail_side(
                              channel=Channel.EMAIL, received_at=clock.now())
         assert third.errors and not third.replaces_readable  # it replaces an unreadable one
         db_session.commit()
+
+
+def test_the_board_reads_a_text_back_without_storing_it(
+    client: FlaskClient, ana: Player, p1: Problem, db_session: Session, frozen_clock: Any
+) -> None:
+    url = "/joueur/problemes/P1/grille"
+    assert client.post(url, data={"feuille": SHEET}).status_code == 302  # sign in first
+    login_player(client, ana)
+    resp = client.post(url, data={"feuille": SHEET + "n'importe quoi\n"})
+    assert resp.status_code == 200
+    assert resp.get_json() == {"moves": [
+        {"number": 1, "group": None, "ref": "H8", "word": "FICHERA", "passed": False,
+         "annul": [], "score": 82, "answer": False},
+        {"number": 2, "group": None, "ref": "15F", "word": "WUS", "passed": False,
+         "annul": [], "score": 84, "answer": False},
+    ]}
+    assert subs(db_session) == []
+    assert client.post("/joueur/problemes/NOPE/grille", data={"feuille": SHEET}).status_code == 404

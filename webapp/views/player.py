@@ -31,6 +31,7 @@ from webapp.services import appeals, clock, rounds, submissions
 from webapp.views.helpers import (
     PUBLIC_STATUSES,
     board_data,
+    board_moves,
     get_or_404,
     letters_view,
     puzzle_of,
@@ -214,6 +215,21 @@ def submit(code: str) -> ResponseReturnValue:
         next_announcement=rounds.next_announcement(prob, clock.now()),
         progressive=rounds.progressive(prob), unreadable=unreadable,
     ), (400 if error else 200)
+
+
+@bp.route("/problemes/<code>/grille", methods=["POST"])
+@player_required
+def board_reload(code: str) -> ResponseReturnValue:
+    """The moves of the posted text as the interactive board replays them (its « Relire la
+    feuille » button, after the player edited the text by hand). Reads only; stores nothing."""
+    with _session() as s:
+        prob = s.exec(select(Problem).where(Problem.code == code)).first()
+        if prob is None or prob.status not in PUBLIC_STATUSES:
+            abort(404)
+    pz = puzzle_of(prob)
+    if pz is None:
+        abort(404)
+    return {"moves": board_moves(pz, request.form.get("feuille", ""))}
 
 
 def _unreadable_replacement(me: Player, code: str, text: str) -> Any:

@@ -57,6 +57,7 @@
   var nextOut = document.getElementById("ib-next");
   var noteOut = document.getElementById("ib-note");
   var answersBox = document.getElementById("ib-answers");
+  var reloadBtn = document.getElementById("ib-reload");
   var stockOut = document.getElementById("ib-stock");
   var textarea = document.getElementById(root.getAttribute("data-target") || "feuille-text");
 
@@ -441,6 +442,40 @@
   undoBtn.addEventListener("click", undo);
   if (passBtn) passBtn.addEventListener("click", pass);
   load(data.moves);
+  // The text edited by hand: the grid no longer follows it until « Relire la feuille »,
+  // which asks the server's parser for its moves (nothing is stored).
+  if (textarea) {
+    textarea.addEventListener("input", function () {
+      if (noteOut) {
+        noteOut.textContent = "La feuille a été modifiée à la main : « Relire la feuille » " +
+          "remet ses coups sur la grille.";
+      }
+    });
+  }
+  if (reloadBtn && textarea) {
+    reloadBtn.addEventListener("click", function () {
+      var form = textarea.form;
+      var body = new FormData();
+      body.append("feuille", textarea.value);
+      var token = form && form.querySelector("input[name=csrf_token]");
+      if (token) body.append("csrf_token", token.value);
+      fetch(reloadBtn.getAttribute("data-url"), { method: "POST", body: body, credentials: "same-origin" })
+        .then(function (r) {
+          if (!r.ok) throw new Error("HTTP " + r.status);
+          return r.json();
+        }).then(function (json) {
+          moves.length = 0;
+          load(json.moves);
+          if (answersBox) answersBox.checked = moves.some(function (m) { return m.answer; });
+          selected = null;
+          if (noteOut) noteOut.textContent = "Grille relue : " + moves.length + " coup(s).";
+          renderMoves();
+          update();
+        }).catch(function () {
+          if (noteOut) noteOut.textContent = "La feuille n'a pas pu être relue ; réessayez.";
+        });
+    });
+  }
   if (answersBox) {
     answersBox.checked = moves.some(function (m) { return m.answer; });
     answersBox.addEventListener("change", function () { selected = null; renderMoves(); update(); });
