@@ -195,6 +195,11 @@ class Player(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     name: str
     club: str = ""
+    # the federation's licence number, the category (« série ») rankings can be filtered
+    # by, and the country (ISO 3166 code or name as the federation writes it)
+    licence: str = Field(default="", sa_column_kwargs={"server_default": ""})
+    category: str = Field(default="", index=True, sa_column_kwargs={"server_default": ""})
+    country: str = Field(default="", sa_column_kwargs={"server_default": ""})
     email: str = Field(unique=True, index=True)
     # secret in the player's submission address (plus-address) and personal links
     token: str = Field(unique=True, index=True)
