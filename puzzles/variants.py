@@ -173,6 +173,59 @@ def ranking_point_penalty(warnings: int, settings: VariantSettings | None = None
     return 1 + (warnings - s.warning_first) // s.warning_step
 
 
+def top_score(board: Board, rack: str, config: GameConfig) -> int | None:
+    """The best score of ``rack`` on ``board`` (None: no move): the C engine's top mode,
+    which visits anchors best bound first and stops when none can beat the best found — far
+    cheaper than listing or counting every move (a two-joker rack: ≈ 1 ms against ≈ 30 ms)."""
+    found = movegen.best(board, rack, config, n=1)
+    return found[0].score if found else None
+
+
+class _SecondMoveScorer:
+    """:func:`top_score` of one rack on many grids that each differ from ``board`` by one
+    first move (the Tactique search): the engine's inputs are built once and only the new
+    tiles are written into a copy of the grid's cells for each first move. Uses the raw
+    engine interface of :mod:`scoring.movegen` (its top mode)."""
+
+    def __init__(self, board: Board, rack: str, config: GameConfig) -> None:
+        from scoring.movegen import _cells, _default_engine, _lexicon, _values, parse_rack
+        from scoring.movegen_py import MODE_TOP
+
+        layout = config.layout
+        self.cells = _cells(board)
+        self.edges = _lexicon(config, None).dawg.edges
+        self.run = _default_engine()
+        self.tail = (
+            parse_rack(rack, config),
+            _values(config),
+            bytes(layout.letter_mult),
+            bytes(layout.word_mult),
+            layout.center,
+            config.first_move_min_tiles,
+            config.first_move_horizontal,
+            config.rack_size,
+            config.bingo_tiles,
+            config.bingo_bonus,
+            MODE_TOP,
+            1,
+        )
+
+    def after(self, move: GeneratedMove) -> int | None:
+        """The best score once ``move`` is on the grid (None: no move)."""
+        from scoring.movegen_py import JOKER_FLAG
+
+        cells = bytearray(self.cells)
+        step = 1 if move.horizontal else SIZE
+        for i, ch in enumerate(move.word):
+            if move.new_mask >> i & 1:
+                cells[move.start + i * step] = (ord(ch.upper()) - 64) | (
+                    JOKER_FLAG if ch.islower() else 0
+                )
+        raw = self.run(self.edges, bytes(cells), *self.tail)
+        assert isinstance(raw, list)
+        return max((m[0] for m in raw), default=None)
+
+
 # --- free letters (Complétif, Superjoker, Métagramme) ----------------------------------------
 @dataclass(frozen=True)
 class FreeMove:
@@ -393,13 +446,14 @@ def stock_choices(stock: str, k: int, *, jokers: bool = False) -> list[str]:
 
 
 def _best_racks(board: Board, racks: Sequence[str], config: GameConfig) -> tuple[int, list[str]]:
-    """The best top score over ``racks`` (one C move count each) and the racks reaching it."""
+    """The best top score over ``racks`` (one :func:`top_score` each) and the racks
+    reaching it."""
     high = -1
     best: list[str] = []
     for rack in racks:
         if not rack:
             continue
-        top = movegen.count(board, rack, config).top
+        top = top_score(board, rack, config)
         if top is None:
             continue
         if top > high:
@@ -820,17 +874,16 @@ def tactique_top(
         firsts = movegen.generate(board, groups[a], first_cfg) if groups[a] else []
         firsts = [m for m in firsts if not _joker_dominated(m, groups[a])]
         if not firsts:
-            c = movegen.count(board, groups[b], first_cfg) if groups[b] else None
-            total = c.top if c is not None and c.top is not None else -1
+            single = top_score(board, groups[b], first_cfg) if groups[b] else None
+            total = single if single is not None else -1
             if total > best_total:
                 best_total, pairs = total, [(a, None)]
             elif total == best_total and total >= 0:
                 pairs.append((a, None))
             continue
+        scorer = _SecondMoveScorer(board, groups[b], config) if groups[b] else None
         for m1 in firsts:
-            after = board.copy()
-            m1.placement.apply(after)
-            top2 = movegen.count(after, groups[b], config).top if groups[b] else None
+            top2 = scorer.after(m1) if scorer is not None else None
             total = m1.score + (top2 or 0)
             if total > best_total:
                 best_total, pairs = total, [(a, m1)]
