@@ -111,7 +111,8 @@ TEMPLATES: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "duplicate_results": (
         ("player_name", "game_title", "round_no", "top_ref", "top_word", "top_score", "score",
          "reason"),
-        ("solo", "total", "rank", "participants", "game_url", "top_letters", "total_label"),
+        ("solo", "total", "rank", "participants", "game_url", "top_letters", "total_label",
+         "top_label", "out_of"),
     ),
     # a published round corrected again, to a player whose result changed (``old_score``:
     # score + solo before; ``why``: the arbitre's reason)

@@ -73,9 +73,9 @@ def test_completif_end_to_end(
             "starts_at": "2026-05-10T13:00", "timezone": "Europe/Bucharest",
             "solo_rule": "auto", "solo_points": "10", "warning_conversion_from": "4",
             "review_minutes": "0", "seed": "", "lexicon": "za", "variant": "completif"}
-    bad = client.post("/console/duplicate", data={**form, "variant": "superscrabble"})
+    bad = client.post("/console/duplicate", data={**form, "variant": "anticipation"})
     assert bad.status_code == 400
-    assert "Variante « superscrabble » inconnue de ce serveur" in bad.get_data(as_text=True)
+    assert "Variante « anticipation » inconnue de ce serveur" in bad.get_data(as_text=True)
     assert client.post("/console/duplicate", data=form).status_code == 302
     db_session.expire_all()
     game = db_session.exec(select(DuplicateGame).where(DuplicateGame.code == "C1")).one()
@@ -412,3 +412,99 @@ def test_tactique_end_to_end(
     console = client.get("/console/duplicate/TA1").get_data(as_text=True)
     assert "groupe 1 d'abord : H7 ZA 22 + H7 ZAS 12 = 34" in console
     assert "Duplicate Tactique · partie terminée" in console
+
+
+def test_partie_de_superscrabble_end_to_end(
+    app: Flask, ctx: Flask, client: FlaskClient, db_session: Session, competition: Competition,
+    make_player: Callable[..., Player], frozen_clock: Any, tmp_path: Path,
+) -> None:
+    """Partie de Superscrabble (RULES §7.7): « l'arbitre place un mot de 2 lettres … chaque
+    feuille porte la liste des scrabbles avec leurs références, et leur nombre … l'arbitre
+    choisit le scrabble que tous placent ».
+
+    Word list {LA, ENTRAILS, ANTISERA}; LA at H7 (L on H7, A on the star H8); rack RETAINS
+    (French values: every letter 1). The scrabbles:
+    - 7B ENTRAILS down column 7 through the L (H7): N on C7, I on G7, S on I7 are double
+      letters: 1 + 2 + 1 + 1 + 1 + 2 + 1 (the L) + 2 = 11, + 50 = 61;
+    - 8A ANTISERA down column 8 ending on the A (H8): A on A8 (triple word), I on D8
+      (double letter): 1 + 1 + 1 + 2 + 1 + 1 + 1 + 1 = 9, × 3 = 27, + 50 = 77;
+    - 8H ANTISERA down from the A (H8): S on L8 (double letter), A on O8 (triple word):
+      9 × 3 = 27, + 50 = 77.
+    Sheets: Ana lists the three, count 3 → 3 points. Bob lists 8H ANTISERA twice and H2
+    ENTRAILS (not a scrabble of the round), count 2 for 3 listed → 1 point, a warning.
+    Cid sends nothing → 0. The arbitre places 7B ENTRAILS rather than the engine's choice.
+    """
+    words = tmp_path / "ss.txt"
+    words.write_text("LA\nENTRAILS\nANTISERA\n", "utf-8")
+    app.config["LEXICONS"] = {"ss": str(words)}
+    ana = make_player("Ana", "ana@example.ro")
+    bob = make_player("Bob", "bob@example.fr")
+    make_player("Cid", "cid@example.fr")
+    login_arbitre(client, db_session)
+    form = {"title": "Superscrabble", "code": "SS1", "competition_id": str(competition.id),
+            "lang": "fr", "rounds": "", "rhythm": "hours", "hours": "24",
+            "starts_at": "2026-05-10T13:00", "timezone": "Europe/Bucharest",
+            "solo_rule": "auto", "solo_points": "10", "warning_conversion_from": "4",
+            "review_minutes": "120", "seed": "", "lexicon": "ss", "variant": "superscrabble",
+            "superscrabble_start": "H7 LA", "superscrabble_racks": "RETAINS"}
+    bad = client.post("/console/duplicate", data={**form, "superscrabble_racks": "RETAIN"})
+    assert bad.status_code == 400
+    assert "coup 1 : « RETAIN » n&#39;est pas un tirage de 7 lettres" in bad.get_data(
+        as_text=True)
+    assert client.post("/console/duplicate", data=form).status_code == 302
+    with client.session_transaction() as sess:
+        arbitre_id = sess["arbitre_id"]
+        sess.clear()
+
+    frozen_clock.move_to(START)
+    assert lifecycle.run_due(now=clock.now()) == ["draw:SS1:1"]
+    r1 = _round(db_session, 1)
+    top = r1.top or {}
+    assert sorted((x["ref"], x["word"], x["score"]) for x in top["scrabbles"]) == [
+        ("7B", "ENTRAILS", 61), ("8A", "ANTISERA", 77), ("8H", "ANTISERA", 77)]
+    # the engine's choice: the best score, then the FISF order (8A before 8H)
+    assert (top["ref"], top["word"], top["score"]) == ("8A", "ANTISERA", 77)
+
+    login_player(client, ana)
+    client.post("/duplicate/SS1/bulletin",
+                data={"bulletin": "8A ANTISERA, 8H ANTISERA, 7B ENTRAILS ; 3"})
+    assert _mail(app, bob, "SS1", "8H ANTISERA, 8H ANTISERA, H2 ENTRAILS ; 2")[1] == (
+        "processed")
+    [receipt] = [m for m in _outbox(db_session, "receipt") if m.to_addr == "bob@example.fr"]
+    assert "Bulletin lu : 8H ANTISERA, 8H ANTISERA, H2 ENTRAILS ; 2" in receipt.body_text
+
+    frozen_clock.move_to(START + DAY)
+    assert lifecycle.run_due(now=clock.now()) == ["close:SS1:1", "correct:SS1:1"]
+    with client.session_transaction() as sess:
+        sess.clear()
+        sess["arbitre_id"] = arbitre_id
+    console = client.get("/console/duplicate/SS1").get_data(as_text=True)
+    assert "Les 3 scrabbles du tour" in console and "7B ENTRAILS (61)" in console
+    url = "/console/duplicate/SS1/tours/1/top"
+    resp = client.post(url, data={"ref": "H2", "word": "ENTRAILS", "reason": "essai"},
+                       follow_redirects=True)
+    assert "« H2 ENTRAILS » n&#39;est pas un scrabble du tirage RETAINS" in resp.get_data(
+        as_text=True)
+    assert client.post(url, data={"ref": "7B", "word": "ENTRAILS",
+                                  "reason": "le plus joli"}).status_code == 302
+    frozen_clock.move_to(START + DAY + timedelta(hours=2))
+    assert lifecycle.run_due(now=clock.now()) == ["publish:SS1:1", "finish:SS1:1"]
+    r1 = _round(db_session, 1)
+    assert [(x["name"], x["score"], x["kind"], x["warnings"]) for x in r1.results] == [
+        ("Ana", 3, "valide", 0), ("Bob", 1, "avertissement", 1), ("Cid", 0, "absent", 0)]
+    assert r1.results[1]["reason"] == ("1 scrabble(s) valable(s) ; 1 non valable(s) ; "
+                                       "1 répété(s) ; avertissement : nombre écrit 2, "
+                                       "3 scrabbles listés.")
+    from scoring.board import Board
+
+    board = Board.from_cgp(r1.grid_after or "")
+    assert "".join(board.cells[r * 15 + 6] for r in range(1, 9)) == "ENTRAILS"
+    [res_bob] = [m for m in _outbox(db_session, duplicate.KIND_RESULTS)
+                 if m.to_addr == "bob@example.fr"]
+    assert res_bob.subject == "Superscrabble (SS1) — résultats du tour 1 : 1 sur 3"
+    assert "Scrabble posé : 7B ENTRAILS — 61 points." in res_bob.body_text
+    db_session.expire_all()
+    g = db_session.exec(select(DuplicateGame).where(DuplicateGame.code == "SS1")).one()
+    rows = duplicate.standings(db_session, g)
+    assert [(r["rank"], r["name"], r["total"], r["warnings"]) for r in rows] == [
+        (1, "Ana", 3, 0), (2, "Bob", 1, 1), (3, "Cid", 0, 0)]

@@ -25,7 +25,11 @@ Elliptique (``draw_variant``, ``variant_top``, ``parse_free_bulletin``,
 from, the bulletin names the chosen letters: ``H4 RESTAIT 70 +T``, ``-N +K``), and
 Tactique (two groups per round, ``draw_tactique``, ``tactique_top``, the two-word billet
 ``H4 RESTAIT 70 + 8C MOTS 25 = 95`` corrected by ``correct_tactique``; the stored state is
-the Duplicate state plus the groups' reliquats, :func:`tactique_text`).
+the Duplicate state plus the groups' reliquats, :func:`tactique_text`), and the Partie de
+Superscrabble (RULES §7.7: the arbitre's 2-letter word and racks, stored in
+``settings["superscrabble"]``; each sheet lists scrabbles with references and their count,
+``correct_scrabble_sheet``; the engine's choice, ``choose_scrabble``, is placed unless the
+arbitre retains another; ranked by ``rank_superscrabble``).
 """
 
 from __future__ import annotations
@@ -81,7 +85,9 @@ def engine() -> Any:
 
 
 #: the variants this server plays (``DuplicateGame.variant``; "" is the plain Duplicate)
-SERVER_VARIANTS = ("top", "completif", "superjoker", "metagramme", "elliptique", "tactique")
+SERVER_VARIANTS = ("top", "completif", "superjoker", "metagramme", "elliptique", "tactique",
+                   "superscrabble")
+SUPERSCRABBLE = "superscrabble"
 #: the variants whose players take letters from the stock (their bulletin names them)
 FREE_VARIANTS = ("completif", "superjoker", "metagramme", "elliptique")
 
@@ -92,10 +98,16 @@ def variants() -> Any:
     return variants_module
 
 
-def variant_label(game: DuplicateGame) -> str:
-    if not game.variant:
+def label_of(variant: str) -> str:
+    if not variant:
         return "Duplicate"
-    return str(variants().VARIANTS.get(game.variant, game.variant))
+    if variant == SUPERSCRABBLE:
+        return "Partie de Superscrabble"
+    return str(variants().VARIANTS.get(variant, variant))
+
+
+def variant_label(game: DuplicateGame) -> str:
+    return label_of(game.variant)
 
 
 def is_free(game: DuplicateGame) -> bool:
@@ -104,7 +116,9 @@ def is_free(game: DuplicateGame) -> bool:
 
 def variant_settings_of(game: DuplicateGame) -> Any:
     """The ``puzzles.variants.VariantSettings`` of a variant game."""
-    return variants().VariantSettings.from_json({**game.settings, "variant": game.variant})
+    data = {k: v for k, v in game.settings.items() if k != SUPERSCRABBLE}
+    variant = "top" if game.variant == SUPERSCRABBLE else game.variant
+    return variants().VariantSettings.from_json({**data, "variant": variant})
 
 
 def tactique_text(ts: Any) -> str:
@@ -234,12 +248,14 @@ def create_game(
     bag_order: str | None = None,
     actor: str = audit.SYSTEM,
     variant: str = "",
+    superscrabble: dict[str, Any] | None = None,
 ) -> DuplicateGame:
     """Store a new Duplicate; round 1 is drawn by the scheduler at ``starts_at``. The bag
     order is drawn from ``seed`` (random when not given), or given whole as ``bag_order``
     (a recorded game replayed; ``seed`` is then 0). ``variant``: one of
     :data:`SERVER_VARIANTS`, ``settings`` then a ``VariantSettings`` (or a
-    ``DuplicateSettings``, taken as the variant's Duplicate settings)."""
+    ``DuplicateSettings``, taken as the variant's Duplicate settings). A Partie de
+    Superscrabble takes ``superscrabble={"start": "H7 LA", "racks": ["RETAINS", …]}``."""
     if starts_at.tzinfo is None:
         raise ValueError("starts_at must be timezone-aware")
     rhythm = check_rhythm(rhythm, timezone)
@@ -253,17 +269,18 @@ def create_game(
     if session.exec(select(DuplicateGame.id).where(DuplicateGame.code == code)).first():
         raise DuplicateError(f"Le code « {code} » est déjà pris.")
     if variant and variant not in SERVER_VARIANTS:
-        labels = ", ".join(variants().VARIANTS[v] for v in SERVER_VARIANTS)
+        labels = ", ".join(label_of(v) for v in SERVER_VARIANTS)
         raise DuplicateError(f"Variante « {variant} » inconnue de ce serveur (jouables : "
                              f"{labels}).")
     if variant:
         vs = variants().VariantSettings
+        own = "top" if variant == SUPERSCRABBLE else variant
         if not isinstance(settings, vs):
-            settings = vs(variant=variant, duplicate=settings)
-        elif settings.variant != variant:
+            settings = vs(variant=own, duplicate=settings)
+        elif settings.variant != own:
             from dataclasses import replace
 
-            settings = replace(settings, variant=variant)
+            settings = replace(settings, variant=own)
     dup_settings = settings.duplicate if variant else settings
     lang = dup_settings.lang
     if bag_order is not None:
@@ -286,6 +303,9 @@ def create_game(
         if variant == "tactique":
             game.state_text = tactique_text(variants().TactiqueState(
                 engine().GameState.from_text(game.state_text)))
+        if variant == SUPERSCRABBLE:
+            spec, game.state_text = superscrabble_start(superscrabble or {}, config)
+            game.settings = {**game.settings, SUPERSCRABBLE: spec}
     except ValueError as exc:  # puzzles.duplicate.DuplicateError: a bag that is not the set
         raise DuplicateError(str(exc)) from None
     session.add(game)
@@ -294,6 +314,37 @@ def create_game(
                  seed=seed, rhythm=rhythm, starts_at=starts_at.isoformat(),
                  settings=game.settings, lexicon=lexicon_name, variant=variant)
     return game
+
+
+def superscrabble_start(spec: dict[str, Any], config: Any) -> tuple[dict[str, Any], str]:
+    """The arbitre's 2-letter word through the centre and the racks (7 letters each, one per
+    round), checked; the grid (CGP) with the word placed. French errors."""
+    from scoring.board import Board
+    from scoring.move import Placement
+
+    start = str(spec.get("start", "")).strip().upper()
+    racks = [str(r).replace(" ", "").upper() for r in spec.get("racks", []) if str(r).strip()]
+    if len(start.split()) != 2:
+        raise DuplicateError("Partie de Superscrabble : écrivez le mot de 2 lettres placé par "
+                             "l'arbitre avec sa référence (ex. « H7 LA »).")
+    if not racks:
+        raise DuplicateError("Partie de Superscrabble : donnez les tirages de 7 lettres, un "
+                             "par coup.")
+    for i, rack in enumerate(racks, 1):
+        if len(rack) != 7 or not all(ch == "?" or "A" <= ch <= "Z" for ch in rack):
+            raise DuplicateError(f"Partie de Superscrabble, coup {i} : « {rack} » n'est pas un "
+                                 "tirage de 7 lettres.")
+    ref, word = start.split()
+    board = Board()
+    try:
+        pl = Placement.from_notation(board, ref, word)
+    except Exception as exc:
+        raise DuplicateError(f"Partie de Superscrabble : mot de départ — {exc}") from None
+    if len(word) != 2 or config.layout.center not in pl.squares:
+        raise DuplicateError("Partie de Superscrabble : le mot de départ a 2 lettres et couvre "
+                             "la case centrale.")
+    pl.apply(board)
+    return {"start": start, "racks": racks}, str(board.to_cgp())
 
 
 def _as_dict(value: Any) -> dict[str, Any]:
@@ -483,6 +534,8 @@ def parse_line(variant: str, line: str) -> Any:
         return variants().parse_free_bulletin(line)
     if variant == "tactique":
         return variants().parse_tactique_billet(line)
+    if variant == SUPERSCRABBLE:
+        return variants().parse_scrabble_sheet(line)
     return engine().parse_bulletin(line)
 
 
@@ -503,6 +556,8 @@ def _parse(text: str, variant: str = "") -> tuple[list[str], dict[str, Any] | No
     if variant in FREE_VARIANTS:
         return [], {**bulletin_dict(parsed.bulletin), "chosen": parsed.chosen,
                     "swapped": parsed.swapped}
+    if variant == SUPERSCRABBLE:
+        return [], {"entries": [list(e) for e in parsed.entries], "count": parsed.count}
     if variant == "tactique":
         return [], {"first": bulletin_dict(parsed.first),
                     "second": bulletin_dict(parsed.second) if parsed.second else None,
@@ -524,6 +579,9 @@ def bulletin_of(d: dict[str, Any], player: str, received_at: datetime | None) ->
 def _bulletin_line(b: dict[str, Any] | None) -> str | None:
     if not b:
         return None
+    if "entries" in b:  # a Superscrabble sheet
+        listed = ", ".join(f"{r} {w}" for r, w in b["entries"])
+        return listed + (f" ; {b['count']}" if b.get("count") is not None else "")
     if "first" in b:  # a Tactique billet
         words = " + ".join(x for x in (_bulletin_line(b["first"]), _bulletin_line(b["second"]))
                            if x)
@@ -659,6 +717,8 @@ def draw_next(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, int]
     number = (last.number + 1) if last else 1
     if game.variant == "tactique":
         return _draw_tactique(s, game, now, number)
+    if game.variant == SUPERSCRABBLE:
+        return _draw_superscrabble(s, game, now, number)
     state = eng.GameState.from_text(game.state_text)
     top: Any
     if is_free(game):  # the variant's number of letters; the top over every choice
@@ -720,6 +780,47 @@ def _draw_tactique(s: Session, game: DuplicateGame, now: datetime,
     return "draw", number
 
 
+def _draw_superscrabble(s: Session, game: DuplicateGame, now: datetime,
+                        number: int) -> tuple[str, int]:
+    """The arbitre's rack of this round on the grid as it stands; every scrabble listed, the
+    engine's choice (``choose_scrabble``) retained until the arbitre picks another."""
+    from scoring.board import Board
+
+    racks = game.settings[SUPERSCRABBLE]["racks"]
+    if number > len(racks):
+        return finish(s, game, now)
+    rack = racks[number - 1]
+    board = Board.from_cgp(game.state_text)
+    config = config_of(game)
+    answers = variants().list_scrabbles(board, rack, config)
+    chosen = variants().choose_scrabble(board, answers, config)
+    rnd = DuplicateRound(
+        game_id=game.id or 0, number=number, opens_at=now,
+        closes_at=deadline_after(game.rhythm, now, game.timezone), status=RoundStatus.OPEN,
+        draw={"reliquat": "", "new": rack, "rack": rack, "rejected": [], "minimum": 0,
+              "notation": rack},
+        state_before=game.state_text, grid_before=game.state_text,
+        top=scrabble_top_dict(chosen, answers, "Scrabble choisi par le moteur : le meilleur "
+                              "score, puis l'ordre FISF."),
+    )
+    s.add(rnd)
+    if game.status == DuplicateStatus.SCHEDULED:
+        game.status = DuplicateStatus.RUNNING
+        s.add(game)
+    s.flush()
+    draw_notices(s, game, rnd)
+    return "draw", number
+
+
+def scrabble_top_dict(chosen: Any, answers: Sequence[Any], reason: str) -> dict[str, Any]:
+    listed = [{"ref": m["ref"], "word": m["word"], "score": m["score"]}
+              for m in (move_dict(a) for a in answers)]
+    if chosen is None:
+        return {"ref": "—", "word": "", "score": 0, "move": None, "ties": [],
+                "scrabbles": listed, "reason": "Aucun scrabble : la grille ne change pas."}
+    return {**move_dict(chosen), "ties": [], "scrabbles": listed, "reason": reason}
+
+
 def close_round(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, int]:
     """No bulletin counts after this; a late one is still stored (and flagged)."""
     rnd = current_round(s, game)
@@ -753,6 +854,8 @@ def compute_results(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> lis
     players = players_of(s, game)
     if game.variant == "tactique":
         return _tactique_results(s, game, rnd, counting, players)
+    if game.variant == SUPERSCRABBLE:
+        return _superscrabble_results(game, rnd, counting, players)
     state = eng.GameState.from_text(rnd.state_before)
     bulletins: dict[str, Any] = {}
     for p in players:
@@ -820,6 +923,43 @@ def _tactique_results(s: Session, game: DuplicateGame, rnd: DuplicateRound,
     return [result_dict(p, counting.get(p.id or 0), by_player[str(p.id)]) for p in players]
 
 
+def round_scrabbles(game: DuplicateGame, rnd: DuplicateRound) -> list[Any]:
+    """Every distinct scrabble of a Superscrabble round (``list_scrabbles``)."""
+    from scoring.board import Board
+
+    return list(variants().list_scrabbles(Board.from_cgp(rnd.grid_before), rnd.draw["rack"],
+                                          config_of(game)))
+
+
+def _superscrabble_results(game: DuplicateGame, rnd: DuplicateRound,
+                           counting: dict[int, DuplicateEntry],
+                           players: list[Player]) -> list[dict[str, Any]]:
+    """One point per distinct valid scrabble of each counting sheet; a count missing or
+    wrong is a warning (``correct_scrabble_sheet``)."""
+    v = variants()
+    answers = round_scrabbles(game, rnd)
+    out = []
+    for p in players:
+        who = str(p.id)
+        entry = counting.get(p.id or 0)
+        if entry is not None and entry.bulletin is None:
+            sv = v.SheetVerdict(who, 0, 0, 0, 0, "Feuille illisible — "
+                                + " ".join(entry.parse_errors or []))
+            kind = "nul"
+        else:
+            sheet = None if entry is None else v.ScrabbleSheet(
+                who, tuple((r, w) for r, w in (entry.bulletin or {})["entries"]),
+                (entry.bulletin or {}).get("count"))
+            sv = v.correct_scrabble_sheet(sheet, answers, who)
+            kind = "absent" if entry is None else ("avertissement" if sv.warnings
+                                                   else "valide")
+        out.append({"player_id": p.id, "name": p.name, "entry_id": entry.id if entry else None,
+                    "score": int(sv.valid), "kind": kind, "warnings": int(sv.warnings),
+                    "solo": 0, "reason": sv.reason_fr, "ref": None, "word": None,
+                    "invalid": int(sv.invalid), "duplicates": int(sv.duplicates)})
+    return out
+
+
 def result_dict(p: Player, entry: DuplicateEntry | None, v: Any) -> dict[str, Any]:
     return {"player_id": p.id, "name": p.name, "entry_id": entry.id if entry else None,
             "score": int(v.score), "kind": str(v.kind), "warnings": int(v.warnings),
@@ -840,8 +980,15 @@ def publish_round(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, 
     if game.variant == "tactique":
         ts = variants().apply_tactique_top(tactique_of(rnd.state_before),
                                            tactique_top_of(rnd.top))
-        state = ts.game
         game.state_text = tactique_text(ts)
+        rnd.grid_after = ts.game.board_cgp
+    elif game.variant == SUPERSCRABBLE:
+        from scoring.board import Board
+
+        board = Board.from_cgp(rnd.grid_before)
+        if rnd.top.get("move"):
+            move_of(rnd.top).placement.apply(board)
+        game.state_text = rnd.grid_after = str(board.to_cgp())
     else:
         state = eng.GameState.from_text(rnd.state_before)
         if is_free(game):
@@ -850,7 +997,7 @@ def publish_round(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, 
         else:
             state = eng.apply_top(state, draw_of(rnd.draw), top_of(rnd.top))
         game.state_text = state.to_text()
-    rnd.grid_after = state.board_cgp
+        rnd.grid_after = state.board_cgp
     rnd.status = RoundStatus.PUBLISHED
     rnd.published_at = now
     s.add(rnd)
@@ -965,6 +1112,9 @@ def override_top(*, session: Session, game: DuplicateGame, rnd: DuplicateRound, 
     if game.variant == "tactique":
         raise DuplicateError("Tactique : le choix d'une autre suite de deux mots par "
                              "l'arbitre n'est pas encore possible depuis la console.")
+    if game.variant == SUPERSCRABBLE:
+        return _choose_scrabble(session=session, game=game, rnd=rnd, ref=ref, word=word,
+                                actor=actor, reason=reason)
     if not reason.strip():
         raise DuplicateError("Indiquez le motif du changement de top.")
     eng = engine()
@@ -990,6 +1140,39 @@ def override_top(*, session: Session, game: DuplicateGame, rnd: DuplicateRound, 
     rnd.top_overridden_by = actor
     if rnd.status == RoundStatus.CORRECTED:
         rnd.results = compute_results(session, game, rnd)
+    session.add(rnd)
+    schedule_changed(session)
+    audit.record(session=session, actor=actor, action="duplicate.override_top",
+                 target=game.code, round=rnd.number, old=old, new=rnd.top,
+                 reason=reason.strip())
+    return rnd.top
+
+
+def _choose_scrabble(*, session: Session, game: DuplicateGame, rnd: DuplicateRound, ref: str,
+                     word: str, actor: str, reason: str) -> dict[str, Any]:
+    """RULES §7.7 « l'arbitre choisit le scrabble que tous placent »: one of the round's
+    scrabbles (or the engine's choice again: ``ref`` « moteur »)."""
+    from scoring.board import Board
+
+    if not reason.strip():
+        raise DuplicateError("Indiquez le motif du choix du scrabble.")
+    answers = round_scrabbles(game, rnd)
+    if ref.strip().lower() == "moteur":
+        chosen = variants().choose_scrabble(Board.from_cgp(rnd.grid_before), answers,
+                                            config_of(game))
+    else:
+        wanted = (ref.strip().upper(), word.strip().upper())
+        from scoring.notation import format_ref
+
+        chosen = next((m for m in answers
+                       if (format_ref(m.ref).upper(), m.word.upper()) == wanted), None)
+        if chosen is None:
+            raise DuplicateError(f"« {ref.strip()} {word.strip()} » n'est pas un scrabble du "
+                                 f"tirage {rnd.draw['rack']} sur cette grille.")
+    old = rnd.top
+    rnd.top = scrabble_top_dict(chosen, answers, f"Scrabble choisi par l'arbitre ({actor}) : "
+                                f"{reason.strip()}")
+    rnd.top_overridden_by = actor
     session.add(rnd)
     schedule_changed(session)
     audit.record(session=session, actor=actor, action="duplicate.override_top",
@@ -1094,6 +1277,8 @@ def standings(session: Session, game: DuplicateGame) -> list[dict[str, Any]]:
     names = {p.id: p for p in players_of(session, game)}
     if rounds and game.variant == "top":
         return top_standings(game, rounds, names)
+    if rounds and game.variant == SUPERSCRABBLE:
+        return scrabble_standings(game, rounds, names)
     if not rounds:
         return [{"player_id": p.id, "name": p.name, "club": p.club, "rank": 1, "total": 0,
                  "percent": None, "scores": [], "warnings": 0, "solos": 0}
@@ -1114,6 +1299,31 @@ def standings(session: Session, game: DuplicateGame) -> list[dict[str, Any]]:
             "warning_deduction": row.warning_deduction, "solos": row.solos,
             "scores": [(per_round[r.number].get(pid) or {}).get("score", 0)
                        + (per_round[r.number].get(pid) or {}).get("solo", 0) for r in rounds],
+        })
+    rows.sort(key=lambda r: (r["rank"], r["name"]))
+    return rows
+
+
+def scrabble_standings(game: DuplicateGame, rounds: Sequence[DuplicateRound],
+                       names: dict[int | None, Player]) -> list[dict[str, Any]]:
+    """Partie de Superscrabble (``rank_superscrabble``): ``total`` is the valid scrabbles
+    less the warning conversion (RULES §5.3)."""
+    v = variants()
+    ranked = v.rank_superscrabble(
+        [[v.SheetVerdict(str(x["player_id"]), int(x["score"]), int(x.get("invalid", 0)),
+                         int(x.get("duplicates", 0)), int(x["warnings"]), x["reason"])
+          for x in r.results] for r in rounds], variant_settings_of(game))
+    per_round = {r.number: {x["player_id"]: x for x in r.results} for r in rounds}
+    rows = []
+    for row in ranked:
+        pid = int(row.player)
+        p = names.get(pid)
+        rows.append({
+            "player_id": pid, "name": p.name if p else f"joueur n° {pid}",
+            "club": p.club if p else "", "rank": row.rank, "total": row.points,
+            "percent": None, "warnings": row.warnings, "warning_deduction": row.penalty,
+            "solos": 0,
+            "scores": [(per_round[r.number].get(pid) or {}).get("score", 0) for r in rounds],
         })
     rows.sort(key=lambda r: (r["rank"], r["name"]))
     return rows
@@ -1177,13 +1387,18 @@ VARIANT_RULES_FR = {
                   "stock ; nommez la lettre rendue puis la lettre prise (« -N +K »).",
     "elliptique": "Elliptique : 8 lettres sont tirées ; jouez un mot d'au plus 7 d'entre "
                   "elles.",
+    SUPERSCRABBLE: "Partie de Superscrabble : trouvez tous les scrabbles du tirage sur la "
+                   "grille ; écrivez-les avec leur référence, séparés par des virgules, puis "
+                   "« ; » et leur nombre. Un point par scrabble valable ; l'arbitre choisit "
+                   "ensuite le scrabble que tous placent.",
     "tactique": "Tactique : deux groupes de lettres ; jouez un mot avec chacun, dans l'ordre "
                 "de votre choix, et écrivez les deux mots dans l'ordre où vous les posez, "
                 "chacun avec son score, puis leur somme.",
 }
 BULLETIN_EXAMPLES = {"completif": "H4 RESTAIT 70 +T", "superjoker": "H4 RESTAIT 70 +ST",
                      "metagramme": "H4 KETAMINE 92 -N +K",
-                     "tactique": "H4 RESTAIT 70 + 8C MOTS 25 = 95"}
+                     "tactique": "H4 RESTAIT 70 + 8C MOTS 25 = 95",
+                     SUPERSCRABBLE: "H4 RESTAIT, 8C RESTAIT ; 2"}
 
 
 def variant_notice(game: DuplicateGame, rnd: DuplicateRound) -> dict[str, Any]:
@@ -1234,7 +1449,17 @@ def top_words(top: dict[str, Any]) -> dict[str, str]:
     return {"top_ref": top["ref"], "top_word": top["word"]}
 
 
+def scrabble_notice(game: DuplicateGame, rnd: DuplicateRound) -> dict[str, Any]:
+    """A Superscrabble round's results: out of the number of scrabbles of the round, and the
+    scrabble placed (not a « top »)."""
+    if game.variant != SUPERSCRABBLE or rnd.top is None:
+        return {}
+    return {"out_of": len(rnd.top.get("scrabbles", [])), "top_label": "Scrabble posé"}
+
+
 def total_label(game: DuplicateGame) -> str:
+    if game.variant == SUPERSCRABBLE:
+        return "Vos scrabbles valables (total)"
     return "Vos points de classement (tours topés)" if game.variant == "top" else "Votre total"
 
 
@@ -1257,6 +1482,7 @@ def results_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> int
             context={"player_name": p.name, "game_title": f"{game.title} ({game.code})",
                      "round_no": rnd.number, **top_words(rnd.top), "top_score": rnd.top["score"],
                      "top_letters": top_letters(rnd.top), "total_label": total_label(game),
+                     **scrabble_notice(game, rnd),
                      "score": res["score"], "solo": res.get("solo", 0),
                      "reason": res["reason"],
                      "total": mine.get("total"), "rank": mine.get("rank"),

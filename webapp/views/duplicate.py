@@ -277,7 +277,9 @@ def console_index() -> ResponseReturnValue:
                     lexicon_name=form.get("lexicon", "default").strip() or "default",
                     timezone=tz, seed=int(seed_text) if seed_text.isdigit() else None,
                     review_minutes=int(form.get("review_minutes", "0") or 0),
-                    actor=_actor(), variant=form.get("variant", "").strip())
+                    actor=_actor(), variant=form.get("variant", "").strip(),
+                    superscrabble={"start": form.get("superscrabble_start", ""),
+                                   "racks": form.get("superscrabble_racks", "").split()})
                 code = game.code
         except (duplicate.DuplicateError, ValueError) as exc:
             error = str(exc)
@@ -285,7 +287,7 @@ def console_index() -> ResponseReturnValue:
             flash(f"Partie Duplicate {code} créée.", "success")
             return redirect(url_for("duplicate.console_game", code=code))
     return render_template("duplicate/console_index.html", competitions=comps, games=games,
-                           variants=[(v, duplicate.variants().VARIANTS[v])
+                           variants=[(v, duplicate.label_of(v))
                                      for v in duplicate.SERVER_VARIANTS],
                            form=form, error=error, game_status=GAME_STATUS_FR,
                            weekdays=duplicate.WEEKDAYS_FR,
