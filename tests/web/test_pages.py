@@ -470,7 +470,8 @@ def test_console_player_import_reports_line_numbers_and_imports_nothing_on_error
     assert resp.status_code == 400
     text = visible_text(resp)
     assert "Rien n'a été importé" in text
-    assert "Ligne 3 : adresse électronique invalide : « pas-une-adresse »." in text
+    assert ("Ligne 3 : adresse électronique invalide : « pas-une-adresse » "
+            "(une adresse contient exactement un « @ »).") in text
     assert db_session.exec(select(Player)).all() == []
     good = "nom;club;courriel\nAna Popescu;CSB;ana@example.ro\nBob Martin;;bob@example.fr\n"
     resp = client.post("/console/joueurs", data={"csv": good, "competition_id": competition.id},
