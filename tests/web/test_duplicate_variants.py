@@ -508,3 +508,68 @@ def test_partie_de_superscrabble_end_to_end(
     rows = duplicate.standings(db_session, g)
     assert [(r["rank"], r["name"], r["total"], r["warnings"]) for r in rows] == [
         (1, "Ana", 3, 0), (2, "Bob", 1, 1), (3, "Cid", 0, 0)]
+
+
+def test_metagramme_swap_by_web_and_mail(
+    app: Flask, ctx: Flask, client: FlaskClient, db_session: Session, competition: Competition,
+    make_player: Callable[..., Player], frozen_clock: Any, tmp_path: Path,
+) -> None:
+    """Métagramme: « le joueur peut échanger une lettre du tirage contre une lettre du
+    stock » (RULES §9.3). The draw ZEIBCDS holds no A: with one letter given back for an A
+    of the stock, ZAS covers the star: H6 (Z H6, A H7, S on the star H8), (10 + 1 + 1) × 2 =
+    24; H7 and H8 score 24 too, the smaller reference wins.
+    - Ana by the web: « H7 ZAS 24 -E +A » → 24.
+    - Bob by mail: « H7 ZAS 24 +A » without the letter given back → zero.
+    - Cid by mail: « H8 ZAS 24 -Z +A » gives back the Z his word needs → zero.
+    """
+    _words(app, tmp_path)
+    ana = make_player("Ana", "ana@example.ro")
+    bob = make_player("Bob", "bob@example.fr")
+    cid = make_player("Cid", "cid@example.fr")
+    duplicate.create_game(
+        session=db_session, competition=competition, title="Méta", code="M1",
+        settings=DuplicateSettings(lang="fr", rounds=1), rhythm={"kind": "hours", "hours": 24},
+        starts_at=START, lexicon_name="za", bag_order=_bag("ZEIBCDS"), variant="metagramme",
+        review_minutes=60)
+    db_session.commit()
+    frozen_clock.move_to(START)
+    assert lifecycle.run_due(now=clock.now()) == ["draw:M1:1"]
+    r1 = _round(db_session, 1)
+    top = r1.top or {}
+    assert r1.draw["rack"] == "ZEIBCDS" and len(r1.draw["stock"]) == 102 - 7
+    assert (top["ref"], top["word"], top["score"], top["chosen"]) == ("H6", "ZAS", 24, "A")
+    swapped = top["swapped"]
+    # B, C, D, E or I may go back for the same move: the last tie-break of the variant top
+    # order is the given-back letter, alphabetically (docs/VARIANTS.md), so B
+    assert swapped == "B"
+    login_player(client, ana)
+    client.post("/duplicate/M1/bulletin", data={"bulletin": "H7 ZAS 24 -E +A"})
+    assert _mail(app, bob, "M1", "H7 ZAS 24 +A")[1] == "processed"
+    assert _mail(app, cid, "M1", "H8 ZAS 24 -Z +A")[1] == "processed"
+    frozen_clock.move_to(START + DAY)
+    assert lifecycle.run_due(now=clock.now()) == ["close:M1:1", "correct:M1:1"]
+    r1 = _round(db_session, 1)
+    assert [(x["name"], x["score"], x["kind"]) for x in r1.results] == [
+        ("Ana", 24, "valide"), ("Bob", 0, "nul"), ("Cid", 0, "nul")]
+    assert r1.results[1]["reason"] == "Nul : 1 lettre(s) choisie(s), 0 au plus."
+    # the arbitre retains Ana's move, with her letters: the E goes back to the bag
+    login_arbitre(client, db_session)
+    resp = client.post("/console/duplicate/M1/tours/1/top",
+                       data={"ref": "H7", "word": "ZAS +A", "reason": "essai"},
+                       follow_redirects=True)
+    assert "la lettre rendue et la lettre choisie vont ensemble" in resp.get_data(
+        as_text=True)
+    assert client.post("/console/duplicate/M1/tours/1/top",
+                       data={"ref": "H7", "word": "ZAS -E +A", "reason": "comme Ana"}
+                       ).status_code == 302
+    top = _round(db_session, 1).top or {}
+    assert (top["ref"], top["score"], top["chosen"], top["swapped"]) == ("H7", 24, "A", "E")
+    frozen_clock.move_to(START + DAY + timedelta(hours=1))
+    assert lifecycle.run_due(now=clock.now()) == ["publish:M1:1", "finish:M1:1"]
+    db_session.expire_all()
+    g = db_session.exec(select(DuplicateGame).where(DuplicateGame.code == "M1")).one()
+    state = duplicate.engine().GameState.from_text(g.state_text)
+    # the reliquat: ZEIBCDS less the E given back, less Z and S played = IBCD; the E is
+    # back at the end of the bag, the A taken from it
+    assert state.reliquat == "IBCD" and state.bag[-1] == "E"
+    assert list(state.bag).count("A") == 9 - 1
