@@ -573,3 +573,30 @@ def test_metagramme_swap_by_web_and_mail(
     # back at the end of the bag, the A taken from it
     assert state.reliquat == "IBCD" and state.bag[-1] == "E"
     assert list(state.bag).count("A") == 9 - 1
+
+
+def test_console_variant_rules(
+    app: Flask, client: FlaskClient, db_session: Session, competition: Competition,
+    tmp_path: Path,
+) -> None:
+    """The console sets Tactique's order of the groups (« au choix des joueurs ou … imposé »,
+    RULES §9.1); a value outside the list is refused in French."""
+    _words(app, tmp_path)
+    login_arbitre(client, db_session)
+    form = {"title": "Tactique imposée", "code": "TI1", "competition_id": str(competition.id),
+            "lang": "fr", "rounds": "3", "rhythm": "hours", "hours": "24",
+            "starts_at": "2026-05-10T13:00", "timezone": "Europe/Bucharest",
+            "solo_rule": "auto", "solo_points": "10", "warning_conversion_from": "4",
+            "review_minutes": "0", "seed": "5", "lexicon": "za", "variant": "tactique",
+            "tactique_order": "group2_first"}
+    bad = client.post("/console/duplicate", data={**form, "tactique_order": "hasard"})
+    assert bad.status_code == 400
+    assert "Réglage tactique_order : valeur &#39;hasard&#39; refusée" in bad.get_data(
+        as_text=True)
+    assert client.post("/console/duplicate", data=form).status_code == 302
+    with app.app_context():
+        db_session.expire_all()
+        g = db_session.exec(select(DuplicateGame).where(DuplicateGame.code == "TI1")).one()
+        assert (g.variant, g.settings["tactique_order"]) == ("tactique", "group2_first")
+        assert g.settings["duplicate"]["rounds"] == 3
+        assert duplicate.variant_settings_of(g).tactique_order == "group2_first"

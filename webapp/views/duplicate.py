@@ -11,6 +11,7 @@ re-correction).
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -245,6 +246,22 @@ def _settings_from_form(form: Any) -> Any:
                                  solo_points=solo_points, warning_conversion_from=conversion)
 
 
+def _variant_settings(form: Any, dup: Any) -> Any:
+    """A variant's own rules from the form (Tactique: the order of the groups, free or
+    imposed, RULES §9.1; Complétif/Superjoker: the Romanian joker rules, §9.3); the plain
+    Duplicate settings otherwise."""
+    variant = form.get("variant", "").strip()
+    if variant not in ("tactique", "completif", "superjoker"):
+        return dup
+    data = {"tactique_order": form.get("tactique_order", "free") or "free",
+            "free_joker_rule": form.get("free_joker_rule", "none") or "none"}
+    try:
+        return duplicate.variants().VariantSettings.from_json(
+            {**data, "variant": variant, "duplicate": json.loads(dup.to_json())})
+    except ValueError as exc:
+        raise duplicate.DuplicateError(str(exc)) from None
+
+
 def _rhythm_from_form(form: Any) -> dict[str, Any]:
     kind = form.get("rhythm", "hours")
     if kind == "weekdays":
@@ -271,7 +288,8 @@ def console_index() -> ResponseReturnValue:
                 seed_text = form.get("seed", "").strip()
                 game = duplicate.create_game(
                     session=s, competition=comp, title=form.get("title", ""),
-                    settings=_settings_from_form(form), rhythm=_rhythm_from_form(form),
+                    settings=_variant_settings(form, _settings_from_form(form)),
+                    rhythm=_rhythm_from_form(form),
                     starts_at=_parse_start(form.get("starts_at", ""), tz),
                     code=form.get("code", "").strip() or None,
                     lexicon_name=form.get("lexicon", "default").strip() or "default",
