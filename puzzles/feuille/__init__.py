@@ -14,7 +14,10 @@ Fields may be separated by spaces, ``|``, ``;`` or tabs. A move line is: move nu
 optional group (``G5``), letters used (``?`` for a joker), reference, word (joker as
 lowercase, ``(X)`` or ``X0``), score, cumul — any of them may be missing; a reference may
 also follow the word. ``Passe`` plays nothing; ``Annuler coup(s) 3, 5`` cancels earlier moves
-before the next move's word. After a ``Scrabbles:`` line, lines are Superscrabble answers.
+before the next move's word. A sheet written with Romanian words reads the same:
+``Mutarea`` for ``Coup`` in the column titles, ``Pas`` for ``Passe``, ``Anulez mutarea 3`` /
+``Anulez mutările 3 și 5`` for ``Annuler coup(s)``. After a ``Scrabbles:`` line, lines are
+Superscrabble answers.
 
 :func:`parse_feuille` returns a :class:`ParsedFeuille` (everything readable plus
 line-numbered French errors); :func:`format_feuille` writes the canonical text, which parses

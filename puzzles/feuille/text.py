@@ -31,16 +31,20 @@ def _fold(text: str) -> str:
 
 
 _HEADER_RE = re.compile(r"^\s*([^\W\d_][^\W\d_ .'’-]*(?:[ .'’-]+[^\W\d_]+)*)\.?\s*[:=]\s*(.*)$")
+# French « Annuler coup(s) 3, 5 » or Romanian « Anulez mutarea 3 » / « Anulez mutările 3 și 5 »
+# (folded: no diacritics)
 _ANNUL_RE = re.compile(
-    r"\bannul\w*(?:\s+(?:le|les))?\s+coups?(?:\(s\))?\s*(?:n[o°]s?\.?\s*)?:?\s*"
-    r"(?P<nums>\d[\d\s,;&+.-]*(?:\s*et\s*\d+)*)\s*$"
+    r"\b(?:annul\w*(?:\s+(?:le|les))?\s+coups?(?:\(s\))?|anul\w*\s+mutar\w*)"
+    r"\s*(?:n[o°r]s?\.?\s*)?:?\s*"
+    r"(?P<nums>\d[\d\s,;&+.-]*(?:\s*(?:et|si)\s*\d+)*)\s*$"
 )
 _GROUP_RE = re.compile(r"^(?:gr|gp|groupe|#)\.?\s*(\d{1,2})$", re.IGNORECASE)
 # ``G5`` is also the reference G5: it is a group only right after the move number and when
 # another reference follows on the line (or the line is a pass).
 _G_GROUP_RE = re.compile(r"^[Gg](\d{1,2})$")
 _UNITS = {"p", "p.", "pt", "pts", "pts.", "point", "points", "puncte", "="}
-_PASS_WORDS = {"passe", "pass", "passé", "paso"}
+# « Pas » is the Romanian sheet's pass
+_PASS_WORDS = {"passe", "pass", "passé", "paso", "pas"}
 _HEADER_KEYS = {
     "probleme": "problem",
     "problem": "problem",
@@ -49,6 +53,8 @@ _HEADER_KEYS = {
     "nom": "player",
     "player": "player",
     "jucator": "player",
+    "problema": "problem",
+    "grupuri": "groups",
     "envoye": "sent",
     "envoi": "sent",
     "envoye le": "sent",
@@ -61,7 +67,9 @@ _HEADER_KEYS = {
     "coups": "construction",
 }
 _SUMMARY_WORDS = {"total", "cumul", "score", "resultat", "points", "totaux"}
-_COLUMN_WORDS = ("coup", "lettre", "ref", "mot", "score", "cumul", "groupe", "tirage")
+# column titles, French and Romanian (« Mutarea | Litere | Ref. | Cuvânt | Scor | Cumul »)
+_COLUMN_WORDS = ("coup", "lettre", "ref", "mot", "score", "cumul", "groupe", "tirage",
+                 "mutar", "liter", "cuvant", "scor", "grup")
 _SPLIT_RE = re.compile(r"\s*[|;\t]\s*")
 
 

@@ -305,3 +305,47 @@ def test_greetings_and_totals_around_the_moves() -> None:
     assert parsed.feuille.extra == (("TOTAL", "6"), ("Cumul final", "6 points"))
     assert [e.line for e in parsed.errors] == [1, 5]
     assert parsed.errors[0].message.startswith("ligne illisible « Bonjour, »")
+
+
+def test_a_sheet_written_with_romanian_words() -> None:
+    """Issue 13: « the e-mail intake understands a sheet written with Romanian words
+    (Coup/Mutarea, Passe/Pas, Annuler/Anulez) ». The Romanian sheet below is the French
+    sheet of test_anticipation_groups_passes_and_annulments word for word, and reads the same."""
+    french = parse_feuille(
+        "Problème: frsc-2000-05\n"
+        "Joueur: Ion Popescu\n"
+        "Coup | Groupe | Lettres | Réf. | Mot | Score | Cumul\n"
+        "1 G1 AST H8 TAS 6 6\n"
+        "2 G7 Passe\n"
+        "Annuler coups 1, 2\n"
+        "3 G5 E H7 ETAS 5 11\n"
+        "4 G9 A 8G AT 2 13 Annuler coup 3\n"
+        "5 G2 LE 10F LES 5 18\n"
+        "Annuler coups 1 et 4\n"
+    )
+    romanian = parse_feuille(
+        "Problema: frsc-2000-05\n"
+        "Jucător: Ion Popescu\n"
+        "Mutarea | Grup | Litere | Ref. | Cuvânt | Scor | Cumul\n"
+        "1 G1 AST H8 TAS 6 6\n"
+        "2 G7 Pas\n"
+        "Anulez mutările 1, 2\n"
+        "3 G5 E H7 ETAS 5 11\n"
+        "4 G9 A 8G AT 2 13 Anulez mutarea 3\n"
+        "5 G2 LE 10F LES 5 18\n"
+        "Anulez mutările 1 și 4\n"
+    )
+    assert french.errors == ()
+    assert romanian.errors == ()
+    assert romanian.feuille == french.feuille
+    f = romanian.feuille
+    assert f.problem_id == "frsc-2000-05"
+    assert f.player == "Ion Popescu"
+    assert [(m.number, m.group) for m in f.moves] == [(1, 1), (2, 7), (3, 5), (4, 9), (5, 2)]
+    assert f.moves[1].passed and f.moves[1].word is None
+    assert f.moves[2].annul == (1, 2)
+    assert f.moves[3].annul == (3,)
+    assert f.moves[4].annul == (1, 4)
+    # « PAS » with a reference is the word PAS placed at H8, not a pass
+    played = parse_feuille("1 APS H8 PAS 10\n").feuille.moves[0]
+    assert not played.passed and played.word == "PAS" and played.ref == "H8"
