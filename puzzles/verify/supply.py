@@ -75,6 +75,8 @@ class LetterSupply:
         return None
 
     def anticipation_group(self, e: Entry, k: int, n_lines: int) -> bool:
+        """Anticipation: the group billet ``e.move.number`` plays (its ``k``-th line of
+        ``n_lines``; move 1 may play group 1 first). False when the line is zeroed."""
         b = e.move.number
         if not 1 <= b <= 14:
             e.zero(f"Coup {b} : une Anticipation se joue en 14 coups.")
@@ -135,6 +137,7 @@ class LetterSupply:
         return True
 
     def break_row(self, e: Entry, reason: str) -> None:
+        """Rangée: ``e`` breaks the row; it and every later move are annulled."""
         e.zero(reason + " Le coup et toute la suite de la solution sont annulés.",
                MoveStatus.ANNULLED)
         e.status = MoveStatus.ANNULLED  # even after a word error: it is the move that broke
@@ -159,6 +162,8 @@ class LetterSupply:
         )
 
     def check(self, e: Entry, letters: Counter[str]) -> None:
+        """Take the ``letters`` move ``e`` put down from what the game offers (stock, row,
+        group, pool), zeroing ``e`` (or breaking the row) when they are not there."""
         g = self.game
         shown = "".join(sorted(letters.elements()))
         if g in (GameType.INTEGRAL, GameType.INTEGRAL_PARTIEL, GameType.SUPERSCRABBLE_INCOMPLET):
