@@ -148,7 +148,8 @@ class Child:
 
     def __init__(self, script: Path, url: str, schema: str, instance: Path,
                  clock_offset: float = 0) -> None:
-        env = dict(os.environ, ARBITRE_TEST_CLOCK_OFFSET_SECONDS=str(clock_offset))
+        env = dict(os.environ, ARBITRE_TEST_CLOCK_OFFSET_SECONDS=str(clock_offset),
+                   PYTHONPATH=str(Path(__file__).resolve().parents[2]))  # this checkout
         self.proc = subprocess.Popen(
             [sys.executable, str(script), url, schema, str(instance)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,

@@ -280,6 +280,7 @@ def test_the_leader_in_another_process_publishes_at_its_time(
 ) -> None:
     """The problem is created here; the scheduler runs in another process (no tick for an
     hour). It learns of the problem from the change counter and publishes it on time."""
+    import os
     import subprocess
     import sys
     from pathlib import Path
@@ -294,6 +295,7 @@ def test_the_leader_in_another_process_publishes_at_its_time(
          app.config.get("DATABASE_SCHEMA") or "", str(tmp_path / "child")],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         cwd=Path(__file__).resolve().parents[2],
+        env=dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2])),
     )
     try:
         assert child.stdout is not None and child.stdout.readline() == "leader\n"
