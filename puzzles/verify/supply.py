@@ -165,37 +165,53 @@ class LetterSupply:
         """Take the ``letters`` move ``e`` put down from what the game offers (stock, row,
         group, pool), zeroing ``e`` (or breaking the row) when they are not there."""
         g = self.game
-        shown = "".join(sorted(letters.elements()))
         if g in (GameType.INTEGRAL, GameType.INTEGRAL_PARTIEL, GameType.SUPERSCRABBLE_INCOMPLET):
-            missing = letters - self.stock
-            if missing:
-                e.zero(
-                    "Lettres indisponibles dans le stock : "
-                    f"{''.join(sorted(missing.elements()))}."
-                )
-            self.stock -= letters
+            self._take_from_stock(e, letters)
+        elif g is GameType.RANGEE:
+            self._take_from_row(e, letters)
+        else:
+            self._take_from_group(e, letters)
+
+    def _take_from_stock(self, e: Entry, letters: Counter[str]) -> None:
+        """Intégral family, Superscrabble incomplet's construction: the remaining stock."""
+        missing = letters - self.stock
+        if missing:
+            e.zero(
+                "Lettres indisponibles dans le stock : "
+                f"{''.join(sorted(missing.elements()))}."
+            )
+        self.stock -= letters
+
+    def _take_from_row(self, e: Entry, letters: Counter[str]) -> None:
+        """Rangée (RULES §7.3): exactly the next letters of the row, 2 to 7 at the first
+        move, at most 7 after; anything else breaks the row."""
+        shown = "".join(sorted(letters.elements()))
+        k = sum(letters.values())
+        want = Counter(self.problem.row[self.row_pos : self.row_pos + k])
+        first = self.row_pos == 0
+        if letters != want or k > 7 or (first and k < 2):
+            expected = self.problem.row[self.row_pos : self.row_pos + min(k, 7)]
+            self.break_row(
+                e,
+                f"Lettres posées {shown} : ce ne sont pas les {k} premières lettres de la "
+                f"rangée restante ({expected}).",
+            )
             return
-        if g is GameType.RANGEE:
-            k = sum(letters.values())
-            want = Counter(self.problem.row[self.row_pos : self.row_pos + k])
-            first = self.row_pos == 0
-            if letters != want or k > 7 or (first and k < 2):
-                expected = self.problem.row[self.row_pos : self.row_pos + min(k, 7)]
-                self.break_row(
-                    e,
-                    f"Lettres posées {shown} : ce ne sont pas les {k} premières lettres de la "
-                    f"rangée restante ({expected}).",
-                )
-                return
-            if e.absent and self.settings.rangee_word_error_breaks_sequence:
-                self.break_row(
-                    e,
-                    "Erreur de mot ou de placement dans la rangée "
-                    "(réglage rangee_word_error_breaks_sequence).",
-                )
-                return
-            self.row_pos += k
+        if e.absent and self.settings.rangee_word_error_breaks_sequence:
+            self.break_row(
+                e,
+                "Erreur de mot ou de placement dans la rangée "
+                "(réglage rangee_word_error_breaks_sequence).",
+            )
             return
+        self.row_pos += k
+
+    def _take_from_group(self, e: Entry, letters: Counter[str]) -> None:
+        """Group games: the move's group (found from the letters when the sheet does not
+        say it), with the consonant variants' completion from the pool (RULES §6.2) and
+        the Scrabble exclusif's seven letters."""
+        g = self.game
+        shown = "".join(sorted(letters.elements()))
         if e.group is None and g.uses_groups:
             e.group = self.find_group(letters)
             if e.group is None:
