@@ -72,8 +72,8 @@ def test_bad_lines_are_reported_by_number_and_nothing_is_imported(ctx, db_sessio
 def test_missing_columns_are_named(ctx, db_session: Session):
     report = import_players_csv(session=db_session, text="joueur;club\nAna;CSB\n", actor="x")
     assert report.messages() == [
-        "Ligne 1 : Colonnes attendues : nom, club, courriel (séparées par des virgules ou des "
-        "points-virgules) ; manquante(s) : courriel."
+        "Ligne 1 : Colonnes attendues : nom, club, courriel (et, au choix, licence, série, "
+        "pays ; séparées par des virgules ou des points-virgules) ; manquante(s) : courriel."
     ]
 
 

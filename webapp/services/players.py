@@ -1,4 +1,5 @@
-"""Players: creating one, and importing a list from CSV (name, club, email).
+"""Players: creating one, and importing a list from CSV (name, club, email; optionally
+the licence number, the category (série) and the country).
 
 An import is all or nothing: any bad line gives a line-numbered French error and nothing is
 written, so the arbitre fixes the file and imports it again. Known addresses are updated, not
@@ -21,7 +22,13 @@ _HEADERS = {
     "name": ("nom", "name", "joueur", "nom complet"),
     "club": ("club",),
     "email": ("email", "e-mail", "courriel", "adresse", "mail"),
+    "licence": ("licence", "license", "n° de licence", "numéro de licence", "licență"),
+    "category": ("série", "serie", "catégorie", "categorie", "category"),
+    "country": ("pays", "country", "țara", "tara"),
 }
+
+#: the optional profile columns, in :class:`Player` field order
+PROFILE = ("licence", "category", "country")
 
 
 def new_token() -> str:
@@ -33,11 +40,13 @@ def normalise_email(email: str) -> str:
     return addresses.normalise(email)
 
 
-def create_player(*, session: Session, name: str, email: str, club: str = "") -> Player:
+def create_player(*, session: Session, name: str, email: str, club: str = "",
+                  licence: str = "", category: str = "", country: str = "") -> Player:
     email = addresses.validate(email)  # InvalidAddress is a ValueError (French message)
     if session.exec(select(Player).where(Player.email == email)).first():
         raise ValueError(f"Un joueur a déjà l'adresse « {email} ».")
-    p = Player(name=name.strip(), club=club.strip(), email=email, token=new_token())
+    p = Player(name=name.strip(), club=club.strip(), email=email, token=new_token(),
+               licence=licence.strip(), category=category.strip(), country=country.strip())
     session.add(p)
     session.flush()
     return p
@@ -66,15 +75,22 @@ def import_players_csv(
     rows = _read(text.replace("\x00", ""), report)
     if not report.ok:
         return report
-    for _line, name, club, email in rows:
+    for _line, name, club, email, profile in rows:
         existing = session.exec(select(Player).where(Player.email == email)).first()
         if existing is None:
-            player = Player(name=name, club=club, email=email, token=new_token())
+            player = Player(name=name, club=club, email=email, token=new_token(),
+                            licence=profile["licence"] or "",
+                            category=profile["category"] or "",
+                            country=profile["country"] or "")
             session.add(player)
             session.flush()
             report.created.append(email)
-        elif (existing.name, existing.club) != (name, club):
+        elif (existing.name, existing.club) != (name, club) or any(
+                v is not None and getattr(existing, k) != v for k, v in profile.items()):
             existing.name, existing.club = name, club
+            for k, v in profile.items():
+                if v is not None:  # a column the file does not have leaves the value alone
+                    setattr(existing, k, v)
             session.add(existing)
             player = existing
             report.updated.append(email)
@@ -92,7 +108,10 @@ def import_players_csv(
     return report
 
 
-def _read(text: str, report: ImportReport) -> list[tuple[int, str, str, str]]:
+Row = tuple[int, str, str, str, dict[str, str | None]]
+
+
+def _read(text: str, report: ImportReport) -> list[Row]:
     text = text.lstrip("\ufeff")
     if not text.strip():
         report.errors.append((1, "Le fichier est vide."))
@@ -113,12 +132,13 @@ def _read(text: str, report: ImportReport) -> list[tuple[int, str, str, str]]:
                 break
     missing = [k for k in ("name", "email") if k not in cols]
     if missing:
-        report.errors.append((1, "Colonnes attendues : nom, club, courriel (séparées par des "
+        report.errors.append((1, "Colonnes attendues : nom, club, courriel (et, au choix, "
+                              "licence, série, pays ; séparées par des "
                               "virgules ou des points-virgules) ; manquante(s) : "
                               + ", ".join("nom" if m == "name" else "courriel" for m in missing)
                               + "."))
         return []
-    rows: list[tuple[int, str, str, str]] = []
+    rows: list[Row] = []
     seen: dict[str, int] = {}
     try:
         for record in reader:
@@ -130,6 +150,14 @@ def _read(text: str, report: ImportReport) -> list[tuple[int, str, str, str]]:
                 return record[i].strip() if i is not None and i < len(record) else ""
 
             name, club, email = cell("name"), cell("club"), normalise_email(cell("email"))
+            profile = {k: (cell(k) if k in cols else None) for k in PROFILE}
+            if len(profile["licence"] or "") > 40:
+                report.errors.append((line, "numéro de licence trop long (40 caractères au "
+                                      "plus)."))
+            if len(profile["category"] or "") > 20:
+                report.errors.append((line, "série trop longue (20 caractères au plus)."))
+            if len(profile["country"] or "") > 60:
+                report.errors.append((line, "pays trop long (60 caractères au plus)."))
             if not name:
                 report.errors.append((line, "nom manquant."))
             problem = addresses.address_problem(email)
@@ -143,7 +171,7 @@ def _read(text: str, report: ImportReport) -> list[tuple[int, str, str, str]]:
                 )
             else:
                 seen[email] = line
-            rows.append((line, name, club, email))
+            rows.append((line, name, club, email, profile))
     except csv.Error as exc:
         report.errors.append((reader.line_num, f"ligne CSV illisible ({exc})."))
     return rows

@@ -14,3 +14,9 @@ def register_blueprints(app: Flask) -> None:
     from webapp.views import duplicate  # Duplicate by correspondence (public and console)
 
     app.register_blueprint(duplicate.bp)
+    from webapp.views import correspondence  # the two-player correspondence game
+
+    app.register_blueprint(correspondence.bp)
+    from webapp.views import people  # player pages, calendars, printing, rules (issue 13)
+
+    app.register_blueprint(people.bp)

@@ -255,9 +255,16 @@ def _ranking_table(db: str, schema: str, ranking_id: int, created_at: str, tz: s
     with _session() as s:
         rk = s.get(Ranking, ranking_id)
         rows = list(rk.rows) if rk is not None else []
+    return _ranking_lines(rows, tz, report_prefix), len(rows)
+
+
+def _ranking_lines(rows: list[dict[str, Any]], tz: str, report_prefix: str,
+                   ranks: list[int] | None = None) -> str:
+    """The ``<tr>`` lines of ``rows`` (``ranks``: the rank to show instead of the stored one,
+    as in a category's ranking); each name links to the player's page."""
     zone = ZoneInfo(tz)
     out: list[str] = []
-    for r in rows:
+    for i, r in enumerate(rows):
         pct = r.get("percent")
         received = r.get("received_at")
         when = ""
@@ -265,32 +272,63 @@ def _ranking_table(db: str, schema: str, ranking_id: int, created_at: str, tz: s
             when = datetime.fromisoformat(received).astimezone(zone).strftime("%d/%m/%Y à %H:%M")
         vid = r.get("verification_id")
         link = f'<a href="{report_prefix}{int(vid)}">voir</a>' if vid else ""
+        pid = int(r.get("player_id") or 0)
+        name = _cell(r.get("name", ""))
+        rank = ranks[i] if ranks is not None else r.get("rank", "")
         out.append(
-            f'<tr data-player="{int(r.get("player_id") or 0)}">'
-            f'<td class="num">{_cell(r.get("rank", ""))}</td><td>{_cell(r.get("name", ""))}</td>'
+            f'<tr data-player="{pid}">'
+            f'<td class="num">{_cell(rank)}</td>'
+            f'<td>{f"""<a href="/joueurs/{pid}">{name}</a>""" if pid else name}</td>'
             f'<td>{_cell(r.get("club") or "")}</td><td class="num">{_cell(r.get("score", ""))}</td>'
             f'<td class="num">{_percent(pct)}</td>'
             f'<td class="small">{_cell(when)}</td><td>{link}</td></tr>'
         )
-    return "\n".join(out), len(rows)
+    return "\n".join(out)
+
+
+def category_rows(s: Session, ranking: Ranking, category: str
+                  ) -> tuple[list[dict[str, Any]], list[int]]:
+    """The rows of ``ranking`` whose player is in ``category`` (série), and their rank
+    within it: one more than the number of them ranked strictly ahead (ex aequo share)."""
+    pids = {int(r.get("player_id") or 0) for r in ranking.rows}
+    members = set(s.exec(select(Player.id).where(col(Player.id).in_(pids))
+                         .where(Player.category == category)).all())
+    rows = [dict(r) for r in ranking.rows if r.get("player_id") in members]
+    ranks = [1 + sum(1 for o in rows if int(o["rank"]) < int(r["rank"])) for r in rows]
+    return rows, ranks
 
 
 @bp.route("/problemes/<code>/classement")
 def ranking(code: str) -> str:
+    category = " ".join(request.args.get("serie", "").split())
     with _session() as s:
         prob = problem_by_code(s, code)
-        rk = latest_ranking(s, prob, with_rows=False)
+        rk = latest_ranking(s, prob, with_rows=bool(category))
         if rk is None or rk.id is None:
             abort(404)
+        categories = category_options(s, rk)
+        if category:
+            rows, ranks = category_rows(s, rk, category)
     prefix = url_for("public.report", verification_id=0)[:-1]
-    body, count = ranking_table(rk, prob.timezone, prefix)
+    if category:  # a category's ranking: its rows only, ranked among themselves
+        body, count = _ranking_lines(rows, prob.timezone, prefix, ranks), len(rows)
+    else:
+        body, count = ranking_table(rk, prob.timezone, prefix)
     me = current_player()
     if me is not None and me.id is not None:
         mark = f'<tr data-player="{int(me.id)}">'
         body = body.replace(mark, f'<tr data-player="{int(me.id)}" class="me">', 1)
     return render_template(
         "public/ranking.html", problem=prob, ranking=rk, table_body=Markup(body), count=count,
+        categories=categories, category=category,
     )
+
+
+def category_options(s: Session, ranking: Ranking) -> list[str]:
+    """The séries of the players a ranking holds (for the filter), sorted."""
+    pids = select(Submission.player_id).where(Submission.problem_id == ranking.problem_id)
+    return sorted(c for c in s.exec(
+        select(Player.category).where(col(Player.id).in_(pids)).distinct()).all() if c)
 
 
 @bp.route("/problemes/<code>/classement.csv")

@@ -1,0 +1,240 @@
+"""Players as people (issue 13.2): the player page with every ranked problem and Duplicate
+round (rank, score, percentage of the reference) and the season chart drawn as inline SVG;
+names in rankings link to it; rankings by série; the CSV import and the console take the
+licence, the série and the country.
+
+The season is the one of tests/web/test_standings.py, with the worked example of RULES §12
+[E5] (FICHERA 82, then WUS 84, cumul 166), taken through the real schedule:
+P1 (best sheet 166 = 100 %): Ana 166, Bob 82 (sent 1 min after Ana), Cid 82 (2 min after):
+    Bob 82/166 = 49.40 %; with equal scores « la feuille reçue la première passe devant »,
+    so Bob is 2nd and Cid 3rd.
+P2 (the arbitre's reference 200 = 100 %): Bob 166 = 83.00 %, Ana 82, Dan 82 (41.00 %).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlmodel import Session, select
+
+from tests.web.test_pages import login_arbitre
+from tests.web.test_standings import FIRST, FULL
+from webapp.models import (
+    AuditLog,
+    Channel,
+    Competition,
+    Player,
+    Problem,
+)
+from webapp.services import lifecycle
+from webapp.services.players import import_players_csv
+from webapp.services.submissions import submit_sheet
+
+pytestmark = pytest.mark.db
+
+
+def text(resp: Any) -> str:
+    return html.unescape(resp.get_data(as_text=True))
+
+
+def cells(resp: Any, table_id: str) -> list[str]:
+    body = resp.get_data(as_text=True)
+    table = body.split(f'id="{table_id}"', 1)[1].split("</table>", 1)[0]
+    rows = []
+    for tr in re.findall(r"<tr data-(?:player|event)[^>]*>(.*?)</tr>", table, re.S):
+        tds = re.findall(r"<td[^>]*>(.*?)</td>", tr, re.S)
+        rows.append("|".join(
+            " ".join(html.unescape(re.sub(r"<[^>]+>", " ", c)).split()) for c in tds))
+    return rows
+
+
+@pytest.fixture
+def season(
+    app: Flask, db_session: Session, competition: Competition,
+    make_player: Callable[..., Player], make_problem: Callable[..., Problem],
+    frozen_start: Any, frozen_clock: Any,
+) -> dict[str, Any]:
+    ana = make_player("Ana Popescu", "ana@example.ro", club="CS București")
+    bob = make_player("Bob Martin", "bob@example.fr", club="Scrabble Club Lyon")
+    cid = make_player("Cid Dumas", "cid@example.fr")
+    dan = make_player("Dan Ionescu", "dan@example.ro")
+    for p, lic, cat, country in ((ana, "RO-0042", "A", "Roumanie"),
+                                 (bob, "FR-12345", "B", "France"),
+                                 (cid, "", "B", "France"), (dan, "", "A", "Roumanie")):
+        p.licence, p.category, p.country = lic, cat, country
+        db_session.add(p)
+    p1 = make_problem(code="P1", deadline=timedelta(days=1))
+    p2 = make_problem(code="P2", deadline=timedelta(days=2), seed=2)
+    p2.reference_score = 200
+    db_session.add(p2)
+    sheets = [(p1, ana, FULL, 0), (p1, bob, FIRST, 1), (p1, cid, FIRST, 2),
+              (p2, bob, FULL, 3), (p2, ana, FIRST, 4), (p2, dan, FIRST, 5)]
+    for prob, pl, sheet, minutes in sheets:
+        submit_sheet(session=db_session, player=pl, problem=prob, text=sheet,
+                     channel=Channel.WEB, received_at=frozen_start + timedelta(minutes=minutes))
+    db_session.commit()
+    after = p2.deadline_at + timedelta(minutes=1)
+    frozen_clock.move_to(after)
+    with app.app_context():
+        assert lifecycle.run_due(now=after) == [
+            "close:P1", "verify:P1", "provisional:P1",
+            "close:P2", "verify:P2", "provisional:P2"]
+    db_session.expire_all()
+    return {"ana": ana, "bob": bob, "cid": cid, "dan": dan, "p1": p1, "p2": p2}
+
+
+def test_player_page_lists_each_ranked_problem_with_exact_numbers(
+    client: FlaskClient, season: dict[str, Any]
+) -> None:
+    bob = season["bob"]
+    resp = client.get(f"/joueurs/{bob.id}")
+    assert resp.status_code == 200
+    page = text(resp)
+    assert "Bob Martin" in page
+    fiche = page.split('id="fiche-joueur"', 1)[1].split("</dl>", 1)[0]
+    assert re.sub(r"<[^>]+>", "|", fiche).split("|").count("FR-12345") == 1
+    for value in ("Scrabble Club Lyon", ">B<", "France"):
+        assert value in fiche
+    # P1 (deadline 11/05): 2nd of 3, 82 = 82/166 = 49.40 %; P2 (12/05): 1st of 3, 166 =
+    # 166/200 = 83.00 %. The date column is the deadline (UTC).
+    assert cells(resp, "parcours") == [
+        f"1|11/05/2026|{season['p1'].title}|Scrabble intégral|"
+        "Championnat par correspondance 2026|2 / 3|82|49,40|provisoire rapport",
+        f"2|12/05/2026|{season['p2'].title}|Scrabble intégral|"
+        "Championnat par correspondance 2026|1 / 3|166|83,00|provisoire rapport",
+    ]
+    # the mean of the two percentages: (49.40 + 83.00) / 2 = 66.20
+    words = " ".join(re.sub(r"<[^>]+>", "", page).split())
+    assert "2 épreuve(s) classée(s) · moyenne 66,20 % de la référence · meilleur rang : 1." \
+        in words
+    # each problem's type links to its rules page
+    assert 'href="/regles/integral"' in resp.get_data(as_text=True)
+
+
+def test_season_chart_is_inline_svg_with_the_events(
+    client: FlaskClient, season: dict[str, Any]
+) -> None:
+    body = client.get(f"/joueurs/{season['bob'].id}").get_data(as_text=True)
+    svg = body.split('<figure class="chart" id="graphique-saison">', 1)[1].split("</svg>")[0]
+    assert svg.startswith("<svg ")
+    p1, p2 = season["p1"].title, season["p2"].title
+    # two events over the plot width 720 - 52 - 16 = 652: slots of 326.
+    # Percent panel (0..100, 150 high, bottom at 28 + 150 = 178): P1 49.40 % is a bar
+    # 150 × 0.494 = 74.1 high from y = 178 - 74.1 = 103.9, at x = 52 + 0.2 × 326 = 117.2,
+    # 0.6 × 326 = 195.6 wide; P2 83.00 %: 124.5 high from y = 53.5, x = 52 + 326 + 65.2.
+    assert ('<rect class="bar" data-event="1" x="117.2" y="103.9" width="195.6" '
+            f'height="74.1"><title>{p1} : 49,40 %</title></rect>') in svg
+    assert ('<rect class="bar" data-event="2" x="443.2" y="53.5" width="195.6" '
+            f'height="124.5"><title>{p2} : 83,00 %</title></rect>') in svg
+    # Rank panel from y = 178 + 48 = 226 (rank 1) to 376 (worst rank, 2): P1 2nd, P2 1st,
+    # points at the slot centres x = 52 + 163 = 215 and 52 + 326 + 163 = 541.
+    assert '<polyline class="rank" points="215.0,376.0 541.0,226.0"/>' in svg
+    assert f"<title>{p1} : 2e sur 3</title>" in svg
+
+
+def test_ranking_names_link_to_player_pages_and_filter_by_serie(
+    client: FlaskClient, season: dict[str, Any]
+) -> None:
+    resp = client.get("/problemes/P1/classement")
+    body = resp.get_data(as_text=True)
+    for key in ("ana", "bob", "cid"):
+        p = season[key]
+        assert f'<a href="/joueurs/{p.id}">{html.escape(p.name)}</a>' in body
+    assert [r.split("|")[:2] for r in cells(resp, "classement")] == [
+        ["1", "Ana Popescu"], ["2", "Bob Martin"], ["3", "Cid Dumas"]]
+    # the filter offers the séries of the players who sent a sheet: A and B
+    assert re.findall(r'<option value="([AB])"', body) == ["A", "B"]
+    # série B: Bob (2nd overall) and Cid (3rd) are 1st and 2nd of their série
+    b = client.get("/problemes/P1/classement?serie=B")
+    assert [r.split("|")[:5] for r in cells(b, "classement")] == [
+        ["1", "Bob Martin", "Scrabble Club Lyon", "82", "49,40"],
+        ["2", "Cid Dumas", "", "82", "49,40"]]
+    assert "2 joueur(s) classé(s) en série B" in text(b)
+    # série A in P2: Ana and Dan, both 82 = 41.00 %, 2nd and 3rd overall -> 1st and 2nd
+    a = client.get("/problemes/P2/classement?serie=A")
+    assert [r.split("|")[:5] for r in cells(a, "classement")] == [
+        ["1", "Ana Popescu", "CS București", "82", "41,00"],
+        ["2", "Dan Ionescu", "", "82", "41,00"]]
+    # a série nobody is in: an empty table, not an error
+    none = client.get("/problemes/P2/classement?serie=Z")
+    assert none.status_code == 200 and cells(none, "classement") == []
+
+
+def test_player_page_of_unknown_player_is_a_french_404(client: FlaskClient) -> None:
+    resp = client.get("/joueurs/999")
+    assert resp.status_code == 404
+    assert "Page introuvable" in text(resp)
+
+
+def test_csv_import_takes_licence_serie_and_country(ctx: Flask, db_session: Session) -> None:
+    csv_text = ("nom;club;courriel;licence;série;pays\n"
+                "Ana Popescu;CS București;ana@example.ro;RO-0042;A;Roumanie\n"
+                "Bob Martin;;bob@example.fr;FR-12345;B;France\n")
+    report = import_players_csv(session=db_session, text=csv_text, actor="juge")
+    assert report.ok and report.created == ["ana@example.ro", "bob@example.fr"]
+    db_session.commit()
+    got = [(p.name, p.licence, p.category, p.country) for p in
+           db_session.exec(select(Player).order_by(Player.name)).all()]
+    assert got == [("Ana Popescu", "RO-0042", "A", "Roumanie"),
+                   ("Bob Martin", "FR-12345", "B", "France")]
+    # a second file with a new série updates it; a file without the columns leaves them
+    again = import_players_csv(session=db_session, actor="juge", text=(
+        "nom,courriel,serie\nAna Popescu,ana@example.ro,Excellence\n"))
+    assert again.updated == ["ana@example.ro"]
+    plain = import_players_csv(session=db_session, actor="juge", text=(
+        "nom,club,courriel\nBob Martin,,bob@example.fr\n"))
+    assert plain.unchanged == ["bob@example.fr"]
+    db_session.commit()
+    ana = db_session.exec(select(Player).where(Player.email == "ana@example.ro")).one()
+    bob = db_session.exec(select(Player).where(Player.email == "bob@example.fr")).one()
+    assert (ana.licence, ana.category, ana.country) == ("RO-0042", "Excellence", "Roumanie")
+    assert (bob.licence, bob.category, bob.country) == ("FR-12345", "B", "France")
+
+
+def test_csv_import_refuses_an_overlong_licence_in_french(ctx: Flask,
+                                                          db_session: Session) -> None:
+    report = import_players_csv(session=db_session, actor="juge", text=(
+        "nom,courriel,licence\nAna,ana@example.ro," + "9" * 41 + "\n"))
+    assert report.messages() == [
+        "Ligne 2 : numéro de licence trop long (40 caractères au plus)."]
+    assert db_session.exec(select(Player)).all() == []
+
+
+def test_console_edits_club_licence_serie_country(
+    app: Flask, client: FlaskClient, db_session: Session, make_player: Callable[..., Player],
+) -> None:
+    ana = make_player("Ana Popescu", "ana@example.ro")
+    url = f"/console/joueurs/{ana.id}/fiche"
+    data = {"club": "CS București", "licence": "RO-0042", "category": "A",
+            "country": "Roumanie"}
+    # not signed in as arbitre: sent to the sign-in page, nothing saved
+    for resp in (client.get(url), client.post(url, data=data)):
+        assert resp.status_code == 302
+        assert resp.headers["Location"].startswith("/arbitre/connexion")
+    db_session.expire_all()
+    assert db_session.get(Player, ana.id).licence == ""
+    login_arbitre(client, db_session)
+    # too long a série: a French error, the typed values kept in the form, nothing saved
+    bad = client.post(url, data={**data, "category": "S" * 21})
+    assert bad.status_code == 400
+    assert "La série est trop long : 20 caractères au plus (21 saisis)." in text(bad)
+    assert 'value="RO-0042"' in bad.get_data(as_text=True)
+    db_session.expire_all()
+    assert db_session.get(Player, ana.id).category == ""
+    ok = client.post(url, data=data)
+    assert ok.status_code == 302 and ok.headers["Location"] == f"/joueurs/{ana.id}"
+    db_session.expire_all()
+    got = db_session.get(Player, ana.id)
+    assert (got.club, got.licence, got.category, got.country) == (
+        "CS București", "RO-0042", "A", "Roumanie")
+    entry = db_session.exec(select(AuditLog).where(AuditLog.action == "player.profile")).one()
+    assert entry.actor == "juge" and entry.details["after"]["licence"] == "RO-0042"
+    page = text(client.get(f"/joueurs/{ana.id}"))
+    assert "RO-0042" in page and "Roumanie" in page

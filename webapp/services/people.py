@@ -1,0 +1,217 @@
+"""Players as people: a player's season (every ranked problem and every published Duplicate
+round he played, with rank, score and percentage of the reference) and its chart, drawn as
+inline SVG on the server (no JavaScript library).
+
+``season(session, player)`` reads the published rankings (the one in force per problem:
+final before provisional, as the ranking page shows) and the published Duplicate rounds;
+``season_svg(events)`` draws two panels: the percentage per event (bars) and the rank over
+time (a line, first place at the top). Both are pure reads: nothing is written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from html import escape
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from webapp.models import (
+    Competition,
+    DuplicateEntry,
+    DuplicateGame,
+    DuplicateRound,
+    Player,
+    Problem,
+    ProblemStatus,
+    Ranking,
+    RoundStatus,
+    Submission,
+)
+
+RESULTS_STATUSES = (ProblemStatus.PROVISIONAL, ProblemStatus.FINAL)
+
+
+@dataclass(frozen=True)
+class Event:
+    """One line of a player's season: a ranked problem or a published Duplicate round."""
+
+    kind: str  # "problem" or "round"
+    at: datetime  # the problem's deadline, or the round's close
+    code: str  # problem code, or the Duplicate game's code
+    title: str  # problem title, or "<game title> — coup n"
+    competition: str
+    game: str  # puzzles GameType value, or "duplicate"
+    rank: int
+    entrants: int  # how many were ranked
+    score: int
+    unit: str
+    percent: float | None  # of the problem's reference, or of the round's top
+    provisional: bool
+    verification_id: int | None = None
+    round_number: int | None = None
+
+
+def season(session: Session, player: Player) -> list[Event]:
+    """Every ranked problem and published Duplicate round of ``player``, oldest first."""
+    events = _problem_events(session, player) + _round_events(session, player)
+    return sorted(events, key=lambda e: (e.at, e.code, e.round_number or 0))
+
+
+def _problem_events(session: Session, player: Player) -> list[Event]:
+    played = set(session.exec(
+        select(Submission.problem_id).where(Submission.player_id == player.id)).all())
+    if not played:
+        return []
+    problems = session.exec(
+        select(Problem).where(col(Problem.id).in_(played))
+        .where(col(Problem.status).in_(RESULTS_STATUSES))).all()
+    comps = {c.id: c.name for c in session.exec(select(Competition)).all()}
+    out: list[Event] = []
+    for prob in problems:
+        ranking = session.exec(
+            select(Ranking).where(Ranking.problem_id == prob.id)
+            .where(col(Ranking.superseded_at).is_(None))
+            .order_by(col(Ranking.created_at).desc(), col(Ranking.id).desc())).first()
+        if ranking is None:
+            continue
+        mine = next((r for r in ranking.rows if r.get("player_id") == player.id), None)
+        if mine is None:  # late, excluded or not registered: not ranked
+            continue
+        pct = mine.get("percent")
+        out.append(Event(
+            kind="problem", at=prob.deadline_at, code=prob.code, title=prob.title,
+            competition=comps.get(prob.competition_id, ""), game=prob.game,
+            rank=int(mine["rank"]), entrants=len(ranking.rows), score=int(mine["score"]),
+            unit=str(mine.get("unit") or "points"),
+            percent=float(pct) if isinstance(pct, int | float) else None,
+            provisional=ranking.kind != "final",
+            verification_id=mine.get("verification_id"),
+        ))
+    return out
+
+
+def _round_events(session: Session, player: Player) -> list[Event]:
+    round_ids = set(session.exec(
+        select(DuplicateEntry.round_id).where(DuplicateEntry.player_id == player.id)).all())
+    if not round_ids:
+        return []
+    rounds = session.exec(
+        select(DuplicateRound).where(col(DuplicateRound.id).in_(round_ids))
+        .where(DuplicateRound.status == RoundStatus.PUBLISHED)).all()
+    games = {g.id: g for g in session.exec(select(DuplicateGame).where(
+        col(DuplicateGame.id).in_({r.game_id for r in rounds}))).all()}
+    comps = {c.id: c.name for c in session.exec(select(Competition)).all()}
+    out: list[Event] = []
+    for rnd in rounds:
+        mine = next((r for r in rnd.results if r.get("player_id") == player.id), None)
+        game = games.get(rnd.game_id)
+        if mine is None or game is None:
+            continue
+
+        def total(r: dict[str, Any]) -> int:
+            return int(r.get("score") or 0) + int(r.get("solo") or 0)
+
+        top = int((rnd.top or {}).get("score") or 0)
+        score = int(mine.get("score") or 0)
+        out.append(Event(
+            kind="round", at=rnd.closes_at, code=game.code,
+            title=f"{game.title} — coup {rnd.number}",
+            competition=comps.get(game.competition_id, ""), game="duplicate",
+            rank=1 + sum(1 for r in rnd.results if total(r) > total(mine)),
+            entrants=len(rnd.results), score=total(mine), unit="points",
+            percent=round(100.0 * score / top, 2) if top > 0 else None,
+            provisional=False, round_number=rnd.number,
+        ))
+    return out
+
+
+# --- the chart ------------------------------------------------------------------------------
+
+WIDTH = 720
+PANEL = 150  # height of each panel's plot area
+LEFT, RIGHT, TOP, GAP, BOTTOM = 52, 16, 28, 48, 40
+
+
+def _fr(value: float) -> str:
+    return f"{value:.2f}".replace(".", ",")
+
+
+def season_svg(events: list[Event]) -> str:
+    """The season as an SVG: the percentage of the reference per event (bars, the 100 %
+    line dashed) above the rank over time (a line; first place at the top). Every value is
+    escaped; each bar and point carries a ``<title>`` naming its event."""
+    height = TOP + PANEL + GAP + PANEL + BOTTOM
+    n = len(events)
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" '
+        f'width="{WIDTH}" height="{height}" role="img" class="season-chart" '
+        f'aria-labelledby="saison-titre"><title id="saison-titre">Saison : pourcentage de la '
+        f'référence par épreuve et rang au fil du temps ({n} épreuve(s))</title>',
+        '<style>text{font:12px sans-serif;fill:#333}.axis{stroke:#888;stroke-width:1}'
+        '.grid{stroke:#ddd;stroke-width:1}.bar{fill:#3b6ea5}.ref{stroke:#c0392b;'
+        'stroke-dasharray:4 3}.rank{fill:none;stroke:#2e7d32;stroke-width:2}'
+        '.pt{fill:#2e7d32}</style>',
+    ]
+    plot_w = WIDTH - LEFT - RIGHT
+    slot = plot_w / max(n, 1)
+    # panel 1: percentages, axis 0 .. max(100, best) rounded up to 20
+    top_pct = max([100.0] + [e.percent for e in events if e.percent is not None])
+    top_pct = float(int((top_pct + 19.999) // 20) * 20)
+    y0 = TOP + PANEL
+    parts.append(f'<text x="{LEFT}" y="{TOP - 10}">Pourcentage de la référence</text>')
+    for tick in range(0, int(top_pct) + 1, 20):
+        y = y0 - PANEL * tick / top_pct
+        parts.append(f'<line class="grid" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y:.1f}" '
+                     f'y2="{y:.1f}"/><text x="{LEFT - 6}" y="{y + 4:.1f}" '
+                     f'text-anchor="end">{tick}</text>')
+    y100 = y0 - PANEL * 100 / top_pct
+    parts.append(f'<line class="ref" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y100:.1f}" '
+                 f'y2="{y100:.1f}"/>')
+    for i, e in enumerate(events):
+        if e.percent is None:
+            continue
+        h = PANEL * e.percent / top_pct
+        x = LEFT + i * slot + slot * 0.2
+        parts.append(
+            f'<rect class="bar" data-event="{i + 1}" x="{x:.1f}" y="{y0 - h:.1f}" '
+            f'width="{slot * 0.6:.1f}" height="{h:.1f}"><title>{escape(e.title)} : '
+            f'{_fr(e.percent)} %</title></rect>')
+    parts.append(f'<line class="axis" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y0}" y2="{y0}"/>')
+    # panel 2: ranks, 1 at the top, the worst rank (at least 2) at the bottom
+    r_top = TOP + PANEL + GAP
+    r_bottom = r_top + PANEL
+    worst = max([2] + [e.rank for e in events])
+    parts.append(f'<text x="{LEFT}" y="{r_top - 10}">Rang (1 en haut)</text>')
+
+    def ry(rank: int) -> float:
+        return r_top + PANEL * (rank - 1) / (worst - 1)
+
+    step = max(1, (worst - 1) // 5)
+    ticks = sorted(set(list(range(1, worst + 1, step)) + [worst]))
+    for tick in ticks:
+        y = ry(tick)
+        parts.append(f'<line class="grid" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y:.1f}" '
+                     f'y2="{y:.1f}"/><text x="{LEFT - 6}" y="{y + 4:.1f}" '
+                     f'text-anchor="end">{tick}</text>')
+    points = [(LEFT + i * slot + slot / 2, ry(e.rank), e) for i, e in enumerate(events)]
+    if len(points) > 1:
+        path = " ".join(f"{x:.1f},{y:.1f}" for x, y, _ in points)
+        parts.append(f'<polyline class="rank" points="{path}"/>')
+    for i, (x, y, e) in enumerate(points):
+        parts.append(f'<circle class="pt" data-event="{i + 1}" cx="{x:.1f}" cy="{y:.1f}" '
+                     f'r="4"><title>{escape(e.title)} : {e.rank}e sur {e.entrants}</title>'
+                     f'</circle>')
+    parts.append(f'<line class="axis" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{r_bottom}" '
+                 f'y2="{r_bottom}"/>')
+    # event numbers and dates under the rank panel
+    for i, (x, _y, e) in enumerate(points):
+        parts.append(f'<text x="{x:.1f}" y="{r_bottom + 16}" text-anchor="middle">{i + 1}'
+                     f'</text><text x="{x:.1f}" y="{r_bottom + 31}" text-anchor="middle" '
+                     f'style="font-size:10px">{e.at:%d/%m}</text>')
+    if not events:
+        parts.append(f'<text x="{WIDTH / 2}" y="{TOP + PANEL / 2}" text-anchor="middle">'
+                     'Aucune épreuve classée pour l\'instant.</text>')
+    parts.append("</svg>")
+    return "".join(parts)

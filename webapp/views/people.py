@@ -1,0 +1,185 @@
+"""Players as people, calendars, printing and the rules pages.
+
+- ``/joueurs/<id>``: a player's page (licence, club, série, country; every ranked problem
+  and Duplicate round with rank, score and percentage; the season chart as inline SVG);
+- ``/joueurs/<id>/calendrier.ics`` and ``/competitions/<slug>/calendrier.ics``: RFC 5545
+  feeds (:mod:`webapp.services.calendar`);
+- ``/problemes/<code>/imprimer``: the printable problem sheet (grid, letters and a blank
+  feuille de route) on one A4 page;
+- ``/regles`` and ``/regles/<game>``: each game type in plain French (:mod:`webapp.game_rules`);
+- ``/console/joueurs/<id>/fiche``: the arbitre edits a player's club, licence, série, country.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    flash,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from flask.typing import ResponseReturnValue
+from markupsafe import Markup
+from sqlmodel import Session, select
+
+from webapp import game_rules
+from webapp.auth import arbitre_required, current_arbitre
+from webapp.board_svg import board_svg
+from webapp.db import read_engine, session_scope
+from webapp.models import Competition, Player
+from webapp.services import audit, calendar, people
+from webapp.views import helpers
+from webapp.views.helpers import get_or_404, letters_view, puzzle_of
+
+bp = Blueprint("people", __name__)
+helpers.register_template_helpers(bp)
+
+
+def _session() -> Session:
+    return Session(read_engine(), expire_on_commit=False)
+
+
+def _base_url() -> str:
+    return str(current_app.config.get("BASE_URL") or request.host_url).rstrip("/")
+
+
+# --- the player's page ------------------------------------------------------------------------
+
+
+@bp.route("/joueurs/<int:player_id>")
+def player(player_id: int) -> str:
+    with _session() as s:
+        pl = get_or_404(s, Player, player_id)
+        events = people.season(s, pl)
+    percents = [e.percent for e in events if e.percent is not None]
+    return render_template(
+        "people/player.html", player=pl, events=events,
+        chart=Markup(people.season_svg(events)),
+        mean_percent=round(sum(percents) / len(percents), 2) if percents else None,
+        best_rank=min((e.rank for e in events), default=None),
+    )
+
+
+def _ics(body: bytes, filename: str) -> Response:
+    return Response(body, mimetype="text/calendar",
+                    headers={"Content-Disposition": f'inline; filename="{filename}"'})
+
+
+@bp.route("/joueurs/<int:player_id>/calendrier.ics")
+def player_calendar(player_id: int) -> Response:
+    with _session() as s:
+        pl = get_or_404(s, Player, player_id)
+        body = calendar.player_ics(s, pl, _base_url())
+    return _ics(body, f"arbitre-joueur-{player_id}.ics")
+
+
+@bp.route("/competitions/<slug>/calendrier.ics")
+def competition_calendar(slug: str) -> Response:
+    with _session() as s:
+        comp = s.exec(select(Competition).where(Competition.slug == slug)).first()
+        if comp is None:
+            abort(404)
+        body = calendar.competition_ics(s, comp, _base_url())
+    return _ics(body, f"arbitre-{slug}.ics")
+
+
+# --- the printable problem sheet --------------------------------------------------------------
+
+#: blank lines of the printed feuille de route, per game type (what one A4 page holds
+#: under the grid; a longer solution continues on a second sheet of paper)
+PRINT_ROWS = {"integral": 24, "integral_partiel": 20, "rangee": 20,
+              "superscrabble": 24, "superscrabble_incomplet": 22}
+
+
+def sheet_rows(game: str, puzzle: Any) -> list[str]:
+    """The move numbers printed in the first column (an Anticipation's move 1 has two
+    lines: the group-1 word, then the 7-letter word)."""
+    if game in ("anticipation", "anticipation_avocalique", "anticipation_aveugle"):
+        return ["1", "1"] + [str(k) for k in range(2, 15)]
+    if game in ("exclusif_resistance", "exclusif_fond"):
+        return [str(k) for k in range(1, 15)]
+    groups = list(getattr(puzzle, "groups", None) or [])
+    if game.startswith(("serie_maximaux", "n_scrabble")) and groups:
+        return [str(k) for k in range(1, len(groups) + 1)]
+    return [str(k) for k in range(1, PRINT_ROWS.get(game, 20) + 1)]
+
+
+@bp.route("/problemes/<code>/imprimer")
+def print_sheet(code: str) -> str:
+    from webapp.views.public import problem_by_code
+
+    with _session() as s:
+        prob = problem_by_code(s, code)
+        comp = s.get(Competition, prob.competition_id)
+    pz = puzzle_of(prob)
+    if pz is None:
+        abort(404)
+    svg = board_svg(pz.initial_board(), tileset=pz.tileset, title="Grille de départ")
+    return render_template(
+        "people/print.html", problem=prob, competition=comp, puzzle=pz,
+        letters=letters_view(pz), board=Markup(svg), columns=game_rules.COLUMNS,
+        rows=sheet_rows(prob.game, pz), rules=game_rules.page_for(prob.game),
+        anticipation=prob.game in ("anticipation", "anticipation_avocalique",
+                                   "anticipation_aveugle"),
+    )
+
+
+# --- the rules pages --------------------------------------------------------------------------
+
+
+@bp.route("/regles")
+def rules_index() -> str:
+    return render_template("people/rules_index.html", pages=list(game_rules.PAGES.values()))
+
+
+@bp.route("/regles/<game>")
+def rules(game: str) -> str:
+    page = game_rules.page_for(game)
+    if page is None:
+        abort(404)
+    return render_template("people/rules.html", page=page,
+                           pages=list(game_rules.PAGES.values()),
+                           anticipation=game_rules.is_anticipation_family(game))
+
+
+# --- the arbitre edits a player's profile -----------------------------------------------------
+
+LIMITS = {"club": ("le club", 120), "licence": ("le numéro de licence", 40),
+          "category": ("la série", 20), "country": ("le pays", 60)}
+
+
+@bp.route("/console/joueurs/<int:player_id>/fiche", methods=["GET", "POST"])
+@arbitre_required
+def edit_player(player_id: int) -> ResponseReturnValue:
+    with _session() as s:
+        pl = get_or_404(s, Player, player_id)
+    values = {k: getattr(pl, k) for k in LIMITS}
+    errors: list[str] = []
+    if request.method == "POST":
+        values = {k: " ".join(request.form.get(k, "").split()) for k in LIMITS}
+        for k, (what, most) in LIMITS.items():
+            if len(values[k]) > most:
+                errors.append(f"{what.capitalize()} est trop long : {most} caractères au "
+                              f"plus ({len(values[k])} saisis).")
+        if not errors:
+            arbitre = current_arbitre()
+            with session_scope() as s:
+                row = get_or_404(s, Player, player_id)
+                before = {k: getattr(row, k) for k in LIMITS}
+                for k, v in values.items():
+                    setattr(row, k, v)
+                s.add(row)
+                audit.record(session=s, actor=arbitre.username if arbitre else "?",
+                             action="player.profile", target=str(player_id),
+                             before=before, after=values)
+            flash("Fiche du joueur enregistrée.", "success")
+            return redirect(url_for("people.player", player_id=player_id))
+    return render_template("people/edit_player.html", player=pl, values=values,
+                           errors=errors), 400 if errors else 200
