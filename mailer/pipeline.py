@@ -361,6 +361,8 @@ def _process_in(session: Session, settings: MailSettings, row: InboundMessage) -
     row.player_id = player.id
 
     extracted = parse.extract_sheet(msg)
+    if _correspondence_move(session, row, player, msg, extracted.text):
+        return
     if _duplicate_bulletin(session, row, player, msg, extracted.text):
         return
     hints, sheet_text = identify.problem_refs(parse.header(msg, "Subject"), extracted.text)
@@ -429,6 +431,23 @@ def _duplicate_bulletin(
     if outcome is None:
         return False
     _finish(row, InboundStatus.PROCESSED, f"bulletin Duplicate n° {outcome.entry.id}")
+    return True
+
+
+def _correspondence_move(
+    session: Session, row: InboundMessage, player: Player, msg: Any, text: str
+) -> bool:
+    """A move of a two-player correspondence game whose code is in the subject
+    (webapp.services.correspondence.claim_mail): played, or refused with a French answer."""
+    from webapp.services.correspondence import claim_mail
+
+    claimed = claim_mail(session=session, player=player,
+                         subject=parse.header(msg, "Subject"), text=text,
+                         received_at=row.received_at)
+    if claimed is None:
+        return False
+    _finish(row, InboundStatus.PROCESSED, f"partie par correspondance {claimed[0].code} : "
+            f"{claimed[1]}")
     return True
 
 

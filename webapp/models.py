@@ -532,3 +532,37 @@ class DuplicateEntry(SQLModel, table=True):
     parse_errors: list[str] = _json(list)
     bulletin: dict[str, Any] | None = _json(nullable=True)
     inbound_message_id: int | None = Field(default=None, foreign_key="inbound_message.id")
+
+
+class CorrespondenceGame(SQLModel, table=True):
+    """A two-player correspondence game (FRSc, docs/VARIANTS.md; ``puzzles.correspondence``;
+    ``webapp.services.correspondence``): RED and BLUE on a letter row fixed at the start,
+    one move each in turn, each within ``move_hours`` of the previous one (a reminder
+    ``reminder_hours`` before; lost on time ``grace_hours`` after the deadline). The game is
+    rebuilt from ``row`` and ``moves`` (``[ref, word]`` or ``null`` for a pass, with the
+    receive time); ``competition_id`` is the series."""
+
+    __tablename__ = "correspondence_game"
+
+    id: int | None = Field(default=None, primary_key=True)
+    code: str = Field(unique=True, index=True)
+    competition_id: int = Field(foreign_key="competition.id", index=True)
+    title: str
+    lang: str = "fr"
+    lexicon_name: str = "default"
+    lexicon_sha256: str | None = None
+    row: str
+    red_id: int = Field(foreign_key="player.id", index=True)
+    blue_id: int = Field(foreign_key="player.id", index=True)
+    moves: list[dict[str, Any]] = _json(list)
+    move_hours: int = 72
+    reminder_hours: int = 24
+    grace_hours: int = 24
+    turn_started_at: datetime = _ts(index=True)
+    reminded_moves: int = -1  # the number of moves when the last reminder was sent
+    status: str = Field(default="playing", index=True)  # playing, finished
+    end_reason: str = ""
+    result_red: float | None = None
+    result_blue: float | None = None
+    created_at: datetime = _ts()
+    finished_at: datetime | None = _ts(nullable=True)

@@ -72,6 +72,9 @@ def run_due(*, now: datetime) -> list[str]:
     from webapp.services import duplicate  # the round-based Duplicate games (their own steps)
 
     done += duplicate.run_due(now=now)
+    from webapp.services import correspondence  # two-player games: reminders, loss on time
+
+    done += correspondence.run_due(now=now)
     return done
 
 
@@ -227,6 +230,9 @@ def upcoming_instants(*, now: datetime) -> list[datetime]:
     from webapp.services import duplicate
 
     out.update(duplicate.upcoming_instants(now=now))
+    from webapp.services import correspondence
+
+    out.update(correspondence.upcoming_instants(now=now))
     return sorted(out)
 
 

@@ -1,0 +1,144 @@
+"""The two-player correspondence game on the server (docs/VARIANTS.md « Server »): created on
+the console, moves by the web page and by mail, whose turn, French refusals, the reminder,
+the loss on time after the grace, the score sheet page and the series table.
+
+Word list {ZA, ZAS}; the row ZAEIBCD SEOUFGH AE…: RED holds ZAEIBCD, BLUE SEOUFGH.
+- Move 1, RED: H8 ZA (Z on the star H8, A on H9) = (10 + 1) × 2 = 22 made; round I caps
+  RED's recorded score at 10 (« I: 10 / 20 », RULES §8.1): recorded 10. RED refills A E.
+- Move 2, BLUE: H8 ZAS (S on H10, no premium) = 10 + 1 + 1 = 12 made; BLUE's cap in round I
+  is 20: recorded 12.
+- Move 3, RED: nothing. The deadline is 72 hours after BLUE's move, the reminder 24 hours
+  before it, the loss on time 24 hours (the grace) after it: RED loses, 0 – 1.
+Series: BLUE 1 win, RED 1 loss; the spread is the recorded scores, 12 − 10 = 2 (a game lost
+on time by the player who was ahead would count as won by 1 point instead); coefficients
+from 1500, K = 20, expectation ½: BLUE 1500 + 20 × (1 − ½) = 1510, RED 1490.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlmodel import Session, select
+
+from scoring.tiles import tileset
+from tests.web.test_duplicate import START, _mail, _outbox
+from tests.web.test_pages import login_arbitre, login_player
+from webapp.models import Competition, CorrespondenceGame, Player
+from webapp.services import clock, correspondence, lifecycle
+
+pytestmark = pytest.mark.db
+
+HOUR = timedelta(hours=1)
+HEAD = "ZAEIBCDSEOUFGHAE"
+
+
+def _row() -> str:
+    rest = tileset("fr").bag() - Counter(HEAD)
+    return HEAD + "".join(sorted(rest.elements()))[:30]
+
+
+def test_correspondence_game_end_to_end(
+    app: Flask, ctx: Flask, client: FlaskClient, db_session: Session, competition: Competition,
+    make_player: Callable[..., Player], frozen_clock: Any, tmp_path: Path,
+) -> None:
+    words = tmp_path / "za.txt"
+    words.write_text("ZA\nZAS\n", "utf-8")
+    app.config["LEXICONS"] = {"za": str(words)}
+    ana = make_player("Ana", "ana@example.ro")
+    bob = make_player("Bob", "bob@example.fr")
+    frozen_clock.move_to(START)
+    login_arbitre(client, db_session)
+    form = {"competition_id": str(competition.id), "red_id": str(ana.id),
+            "blue_id": str(bob.id), "row": _row(), "title": "", "code": "CO1",
+            "lexicon": "za", "move_hours": "72", "reminder_hours": "24", "grace_hours": "24"}
+    bad = client.post("/console/correspondance", data={**form, "row": "ZAEIBCDWWW"})
+    assert bad.status_code == 400
+    assert "La rangée doit compter au moins 14 lettres" in bad.get_data(as_text=True)
+    same = client.post("/console/correspondance", data={**form, "blue_id": str(ana.id)})
+    assert "ROUGE et BLEU doivent être deux joueurs différents." in same.get_data(as_text=True)
+    assert client.post("/console/correspondance", data=form).status_code == 302
+    db_session.expire_all()
+    game = db_session.exec(select(CorrespondenceGame)).one()
+    assert (game.title, game.red_id, game.blue_id) == ("Ana – Bob", ana.id, bob.id)
+    [turn1] = _outbox(db_session, correspondence.KIND_TURN)
+    assert turn1.to_addr == "ana@example.ro"
+    assert "Votre chevalet : ZAEIBCD" in turn1.body_text
+
+    # Bob may not play first; Ana plays by the web page
+    login_player(client, bob)
+    page = client.get("/correspondance/CO1").get_data(as_text=True)
+    assert 'name="coup"' not in page and "Au tour de ROUGE (coup 1)" in page
+    resp = client.post("/correspondance/CO1/coup", data={"coup": "H8 ZAS"})
+    assert resp.status_code == 400
+    assert "Ce n&#39;est pas votre tour" in resp.get_data(as_text=True)
+    login_player(client, ana)
+    frozen_clock.move_to(START + HOUR)
+    resp = client.post("/correspondance/CO1/coup", data={"coup": "H8 ZAS"})
+    assert resp.status_code == 400  # no S in Ana's rack: refused, nothing played
+    assert "demande des lettres absentes du chevalet ZAEIBCD" in resp.get_data(as_text=True)
+    assert client.post("/correspondance/CO1/coup", data={"coup": "H8 ZA"}).status_code == 302
+    db_session.expire_all()
+    game = db_session.exec(select(CorrespondenceGame)).one()
+    state = correspondence.state_of(game)
+    assert [(m.ref, m.word, m.score, m.recorded) for m in state.moves] == [
+        ("H8", "ZA", 22, 10)]
+    assert state.racks[0] == "EIBCDAE"  # the 5 letters left, then A E from the row
+
+    # Bob by mail, the game's code in the subject
+    turn2 = _outbox(db_session, correspondence.KIND_TURN)[-1]
+    assert turn2.to_addr == "bob@example.fr" and "Coup de votre adversaire : H8 ZA (22 " \
+        "points)." in turn2.body_text
+    frozen_clock.move_to(START + 2 * HOUR)
+    assert _mail(app, bob, "Re: CO1", "H8 ZAS\n-- \nBob")[1] == "processed"
+    db_session.expire_all()
+    game = db_session.exec(select(CorrespondenceGame)).one()
+    state = correspondence.state_of(game)
+    assert [(m.ref, m.word, m.score, m.recorded) for m in state.moves][-1] == (
+        "H8", "ZAS", 12, 12)
+    assert state.recorded == (10, 12)
+    assert game.turn_started_at == START + 2 * HOUR
+
+    # the reminder 24 hours before Ana's deadline (START + 2 h + 72 h), once
+    frozen_clock.move_to(START + 50 * HOUR - timedelta(seconds=1))
+    assert correspondence.run_due(now=clock.now()) == []
+    assert START + 50 * HOUR in lifecycle.upcoming_instants(now=clock.now())
+    frozen_clock.move_to(START + 50 * HOUR)
+    assert lifecycle.run_due(now=clock.now()) == ["remind:CO1:3"]
+    assert lifecycle.run_due(now=clock.now()) == []
+    [reminder] = _outbox(db_session, correspondence.KIND_REMINDER)
+    assert reminder.to_addr == "ana@example.ro"
+    # lost on time: the deadline (START + 74 h) plus the grace (24 h)
+    frozen_clock.move_to(START + 98 * HOUR - timedelta(seconds=1))
+    assert correspondence.run_due(now=clock.now()) == []
+    frozen_clock.move_to(START + 98 * HOUR)
+    assert lifecycle.run_due(now=clock.now()) == ["time:CO1:3"]
+    db_session.expire_all()
+    game = db_session.exec(select(CorrespondenceGame)).one()
+    assert (game.status, game.result_red, game.result_blue) == ("finished", 0.0, 1.0)
+    assert game.end_reason.startswith("ROUGE perd au temps")
+    finals = _outbox(db_session, correspondence.KIND_FINAL)
+    assert {m.to_addr: m.subject for m in finals} == {
+        "ana@example.ro": "Ana – Bob (CO1) — partie perdue",
+        "bob@example.fr": "Ana – Bob (CO1) — partie gagnée"}
+    # a move now is refused in French
+    assert _mail(app, ana, "CO1", "H7 ZA")[1] == "processed"
+    assert "La partie CO1 est terminée" in _outbox(db_session, correspondence.KIND_TURN)[
+        -1].body_text
+
+    page = client.get("/correspondance/CO1").get_data(as_text=True)
+    assert "1 rouge H8 ZA 22 10" in page  # the sheet: round, colour, move, made, recorded
+    assert "1 bleu H8 ZAS 12 12" in page
+    table = client.get(f"/correspondance/serie/{competition.id}").get_data(as_text=True)
+    assert ('<tr class="series-row"><td>1</td><td>Bob</td><td>1</td><td>1</td><td>0</td>'
+            '<td>0</td><td>1,0</td><td>2</td><td>1510,0</td></tr>') in table
+    assert ('<tr class="series-row"><td>2</td><td>Ana</td><td>1</td><td>0</td><td>0</td>'
+            '<td>1</td><td>0,0</td><td>-2</td><td>1490,0</td></tr>') in table
+    # round robin of the two registered players: one round, Ana (first by name) RED
+    assert "<li>Ana (ROUGE) – Bob (BLEU)</li>" in table

@@ -1,0 +1,431 @@
+"""The two-player correspondence game (FRSc, docs/VARIANTS.md « Server »): RED and BLUE on a
+letter row fixed at the start (``puzzles.correspondence``), one move each in turn.
+
+A :class:`~webapp.models.CorrespondenceGame` stores the row and the moves; the game is
+rebuilt by replaying them (``puzzles.correspondence.play``). The player to move has
+``move_hours`` from the previous move (the start for RED's first); a reminder goes
+``reminder_hours`` before that deadline; a move received after the deadline but within
+``grace_hours`` still counts (the documented grace: the post or the mail may be slow); after
+the grace, the player to move loses on time (result 0 – 1, his opponent wins whatever the
+scores). Moves come by the web page (``/correspondance/<code>``) and by mail (the code in
+the subject, first line ``H8 MOT`` or ``passe``). :func:`run_due` sends the reminders and
+ends the games lost on time, each in its own transaction under the game row lock; every
+mail goes through the outbox's ``dedupe_key``. The series table is
+``puzzles.correspondence.series_table`` over the finished games of a competition.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from webapp.models import (
+    Channel,
+    Competition,
+    CorrespondenceGame,
+    Player,
+    Registration,
+)
+from webapp.services import audit, notify
+from webapp.services.timefmt import format_local
+
+log = logging.getLogger(__name__)
+
+PLAYING, FINISHED = "playing", "finished"
+KIND_TURN, KIND_REMINDER, KIND_FINAL = "corr_turn", "corr_reminder", "corr_final"
+PASS_WORDS = {"PASSE", "PASSER", "PAS"}
+TIMEZONE = "Europe/Paris"
+
+
+class CorrespondenceError(ValueError):
+    """A French message for the arbitre or the player; nothing was changed."""
+
+
+def engine() -> Any:
+    import puzzles.correspondence as module
+
+    return module
+
+
+def settings_of(game: CorrespondenceGame) -> Any:
+    return engine().CorrespondenceSettings(lang=game.lang)
+
+
+def config_of(game: CorrespondenceGame) -> Any:
+    from scoring.config import GameConfig
+    from scoring.tiles import tileset
+    from webapp.services.verification import base_lexicon
+
+    return GameConfig(tileset=tileset(game.lang), lexicon=base_lexicon(game))  # type: ignore[arg-type]
+
+
+def state_of(game: CorrespondenceGame, config: Any = None) -> Any:
+    """The game as it stands: the row, then every stored move replayed."""
+    eng = engine()
+    cfg = config or config_of(game)
+    s = settings_of(game)
+    state = eng.new_game(game.row, s)
+    for m in game.moves:
+        state = eng.play(state, m.get("ref"), m.get("word"), cfg, s)
+    return state
+
+
+def deadline(game: CorrespondenceGame) -> datetime:
+    return game.turn_started_at + timedelta(hours=game.move_hours)
+
+
+def lost_on_time_at(game: CorrespondenceGame) -> datetime:
+    return deadline(game) + timedelta(hours=game.grace_hours)
+
+
+def to_move(game: CorrespondenceGame) -> int:
+    """The player id whose turn it is (RED after an even number of moves)."""
+    return game.red_id if len(game.moves) % 2 == 0 else game.blue_id
+
+
+def game_url(game: CorrespondenceGame) -> str | None:
+    from flask import current_app, has_app_context
+
+    base = current_app.config.get("BASE_URL") if has_app_context() else None
+    return f"{base.rstrip('/')}/correspondance/{game.code}" if base else None
+
+
+# --- creating a game -------------------------------------------------------------------------
+
+
+def create_game(
+    *, session: Session, competition: Competition, red: Player, blue: Player, row: str,
+    starts_at: datetime, title: str = "", code: str | None = None, lang: str = "fr",
+    lexicon_name: str = "default", move_hours: int = 72, reminder_hours: int = 24,
+    grace_hours: int = 24, actor: str = audit.SYSTEM,
+) -> CorrespondenceGame:
+    """A new game, RED to move from ``starts_at``; RED and BLUE must be registered in the
+    series (``competition``); the row is checked against the tile set."""
+    if starts_at.tzinfo is None:
+        raise ValueError("starts_at must be timezone-aware")
+    if red.id == blue.id:
+        raise CorrespondenceError("ROUGE et BLEU doivent être deux joueurs différents.")
+    for p in (red, blue):
+        if session.exec(select(Registration.id).where(
+                Registration.competition_id == competition.id,
+                Registration.player_id == p.id)).first() is None:
+            raise CorrespondenceError(f"{p.name} n'est pas inscrit à la série "
+                                      f"« {competition.name} ».")
+    if not 1 <= move_hours <= 24 * 60 or not 0 <= reminder_hours < move_hours \
+            or not 0 <= grace_hours <= 24 * 30:
+        raise CorrespondenceError("Délais : un coup en 1 à 1440 heures, le rappel avant ce "
+                                  "délai, la tolérance entre 0 et 720 heures.")
+    letters = row.replace(" ", "").upper()
+    if len(letters) < 14:
+        raise CorrespondenceError("La rangée doit compter au moins 14 lettres (7 pour chaque "
+                                  "joueur).")
+    try:
+        engine().new_game(letters, engine().CorrespondenceSettings(lang=lang))
+    except ValueError as exc:
+        raise CorrespondenceError(str(exc)) from None
+    code = (code or f"CORR-{secrets.token_hex(3)}").strip()
+    if not code or any(c.isspace() for c in code):
+        raise CorrespondenceError("Le code de la partie ne peut contenir d'espace.")
+    if session.exec(select(CorrespondenceGame.id).where(
+            CorrespondenceGame.code == code)).first():
+        raise CorrespondenceError(f"Le code « {code} » est déjà pris.")
+    assert competition.id is not None and red.id is not None and blue.id is not None
+    game = CorrespondenceGame(
+        code=code, competition_id=competition.id,
+        title=title.strip() or f"{red.name} – {blue.name}", lang=lang,
+        lexicon_name=lexicon_name, row=letters, red_id=red.id, blue_id=blue.id, moves=[],
+        move_hours=move_hours, reminder_hours=reminder_hours, grace_hours=grace_hours,
+        turn_started_at=starts_at, status=PLAYING,
+    )
+    game.lexicon_sha256 = config_of(game).lexicon.identity.sha256
+    session.add(game)
+    session.flush()
+    audit.record(session=session, actor=actor, action="correspondence.create", target=code,
+                 red=red.id, blue=blue.id, row=letters, move_hours=move_hours,
+                 grace_hours=grace_hours)
+    _turn_notice(session, game)
+    return game
+
+
+# --- moves -----------------------------------------------------------------------------------
+
+
+@dataclass
+class MoveOutcome:
+    game: CorrespondenceGame
+    move: dict[str, Any]
+    score: int
+    recorded: int
+
+
+def parse_move(text: str) -> tuple[str | None, str | None]:
+    """``H8 MOT`` (reference then word, or word then reference) or « passe »."""
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    parts = line.split()
+    if len(parts) == 1 and parts[0].upper() in PASS_WORDS:
+        return None, None
+    if len(parts) < 2:
+        raise CorrespondenceError("Coup illisible : écrivez la référence et le mot (« H8 MOT »)"
+                                  " ou « passe ».")
+    from scoring.notation import is_ref
+
+    ref, word = parts[0], parts[1]
+    if not is_ref(ref) and is_ref(word):
+        ref, word = word, ref
+    if not is_ref(ref):
+        raise CorrespondenceError(f"Référence illisible : « {parts[0]} ».")
+    return ref, word
+
+
+def submit_move(*, session: Session, player: Player, game: CorrespondenceGame, text: str,
+                channel: str, received_at: datetime) -> MoveOutcome:
+    """The player to move plays (or passes); French :class:`CorrespondenceError` when it is
+    not his turn, the game is over, the move is late beyond the grace, or illegal. The game
+    row is locked; the opponent is told it is his turn, both get the result at the end."""
+    if received_at.tzinfo is None:
+        raise ValueError("received_at must be timezone-aware")
+    locked = session.get(CorrespondenceGame, game.id, with_for_update=True)
+    assert locked is not None
+    game = locked
+    if game.status != PLAYING:
+        raise CorrespondenceError(f"La partie {game.code} est terminée : {game.end_reason}")
+    if player.id not in (game.red_id, game.blue_id):
+        raise CorrespondenceError(f"Vous ne jouez pas la partie {game.code}.")
+    if player.id != to_move(game):
+        raise CorrespondenceError("Ce n'est pas votre tour : votre adversaire doit jouer.")
+    if received_at < game.turn_started_at:
+        raise CorrespondenceError("La partie n'a pas encore commencé : premier coup à partir "
+                                  f"du {format_local(game.turn_started_at, TIMEZONE)}.")
+    if received_at > lost_on_time_at(game):
+        raise CorrespondenceError("Coup reçu après le délai et sa tolérance : la partie est "
+                                  "perdue au temps.")
+    ref, word = parse_move(text)
+    config = config_of(game)
+    before = state_of(game, config)
+    try:
+        after = engine().play(before, ref, word, config, settings_of(game))
+    except ValueError as exc:
+        raise CorrespondenceError(str(exc)) from None
+    last = after.moves[-1]
+    move = {"ref": last.ref, "word": last.word, "at": received_at.isoformat(),
+            "channel": channel, "late": received_at > deadline(game)}
+    game.moves = [*game.moves, move]
+    game.turn_started_at = received_at
+    if after.finished:
+        _finish(session, game, after, after.end_reason, received_at)
+    session.add(game)
+    session.flush()
+    audit.record(session=session, actor=f"player:{player.id}", action="correspondence.move",
+                 target=game.code, move=len(game.moves), ref=last.ref, word=last.word,
+                 score=last.score, channel=channel, late=move["late"])
+    if game.status == PLAYING:
+        _turn_notice(session, game, last=last)
+    return MoveOutcome(game, move, int(last.score), int(last.recorded))
+
+
+def _finish(session: Session, game: CorrespondenceGame, state: Any, reason: str,
+            now: datetime, *, loser: int | None = None) -> None:
+    if loser is None:
+        red, blue = engine().result(state)
+    else:
+        red, blue = (0.0, 1.0) if loser == game.red_id else (1.0, 0.0)
+    game.status, game.end_reason = FINISHED, reason
+    game.result_red, game.result_blue = red, blue
+    game.finished_at = now
+    session.add(game)
+    session.flush()
+    _final_notices(session, game, state)
+
+
+# --- the scheduled steps ---------------------------------------------------------------------
+
+
+def run_due(*, now: datetime) -> list[str]:
+    """Reminders due and games lost on time; ``"<action>:<code>:<move>"`` per step."""
+    from webapp.db import session_scope
+
+    with session_scope() as s:
+        ids = list(s.exec(select(CorrespondenceGame.id).where(
+            CorrespondenceGame.status == PLAYING).order_by(col(CorrespondenceGame.id))).all())
+    done: list[str] = []
+    for gid in ids:
+        try:
+            with session_scope() as s:
+                game = s.get(CorrespondenceGame, gid, with_for_update=True)
+                if game is None or game.status != PLAYING:
+                    continue
+                n = len(game.moves)
+                if now >= lost_on_time_at(game):
+                    loser = to_move(game)
+                    colour = "ROUGE" if loser == game.red_id else "BLEU"
+                    _finish(s, game, state_of(game), f"{colour} perd au temps (aucun coup "
+                            f"reçu avant le {format_local(lost_on_time_at(game), TIMEZONE)}).",
+                            now, loser=loser)
+                    audit.record(session=s, actor=audit.SYSTEM, action="correspondence.time",
+                                 target=game.code, move=n + 1, loser=loser)
+                    done.append(f"time:{game.code}:{n + 1}")
+                elif (now >= deadline(game) - timedelta(hours=game.reminder_hours)
+                      and game.reminded_moves != n):
+                    game.reminded_moves = n
+                    s.add(game)
+                    _reminder(s, game)
+                    done.append(f"remind:{game.code}:{n + 1}")
+        except Exception:
+            log.exception("correspondence %s: scheduled step failed", gid)
+    return done
+
+
+def upcoming_instants(*, now: datetime) -> list[datetime]:
+    from webapp.db import session_scope
+
+    out: set[datetime] = set()
+    with session_scope() as s:
+        for g in s.exec(select(CorrespondenceGame).where(
+                CorrespondenceGame.status == PLAYING)).all():
+            if g.reminded_moves != len(g.moves):
+                out.add(deadline(g) - timedelta(hours=g.reminder_hours))
+            out.add(lost_on_time_at(g))
+    return sorted(t for t in out if t > now)
+
+
+# --- mail ------------------------------------------------------------------------------------
+
+
+def claim_mail(*, session: Session, player: Player, subject: str, text: str,
+               received_at: datetime) -> tuple[CorrespondenceGame, str] | None:
+    """A mail whose subject names a correspondence game the player plays: the move is
+    played (or refused); returns the game and a note for the inbound log, else ``None``."""
+    import re
+
+    words = {w.upper() for w in re.findall(r"[\w-]+", subject or "")}
+    if not words:
+        return None
+    games = [g for g in session.exec(select(CorrespondenceGame).where(
+        (col(CorrespondenceGame.red_id) == player.id)
+        | (col(CorrespondenceGame.blue_id) == player.id))).all() if g.code.upper() in words]
+    if len(games) != 1:
+        return None
+    game = games[0]
+    try:
+        out = submit_move(session=session, player=player, game=game, text=text,
+                          channel=Channel.EMAIL, received_at=received_at)
+    except CorrespondenceError as exc:
+        notify.enqueue(session=session, kind=KIND_TURN, to_addr=player.email,
+                       template="corr_turn",
+                       context={"player_name": player.name, "game_title": _title(game),
+                                "refused": str(exc), "text": text.strip()[:500],
+                                "game_url": game_url(game)},
+                       player_id=player.id)
+        return game, f"coup refusé : {exc}"
+    return game, f"coup {len(out.game.moves)} joué : {out.move['ref'] or 'passe'}"
+
+
+def _title(game: CorrespondenceGame) -> str:
+    return f"{game.title} ({game.code})"
+
+
+def _players(session: Session, game: CorrespondenceGame) -> tuple[Player, Player]:
+    red = session.get(Player, game.red_id)
+    blue = session.get(Player, game.blue_id)
+    assert red is not None and blue is not None
+    return red, blue
+
+
+def _turn_notice(session: Session, game: CorrespondenceGame, last: Any = None) -> None:
+    red, blue = _players(session, game)
+    p = red if to_move(game) == game.red_id else blue
+    if not notify.deliverable(p):
+        return
+    state = state_of(game)
+    from webapp.services.duplicate import text_grid
+
+    colour = 0 if p.id == game.red_id else 1
+    notify.enqueue(
+        session=session, kind=KIND_TURN, to_addr=p.email, template="corr_turn",
+        context={"player_name": p.name, "game_title": _title(game),
+                 "move_no": len(game.moves) + 1,
+                 "last": (f"{last.ref} {last.word} ({last.score} points)" if last and last.ref
+                          else "passe" if last else None),
+                 "rack": state.racks[colour], "grid": text_grid(state.board_cgp),
+                 "totals": f"ROUGE {state.recorded[0]} – BLEU {state.recorded[1]}",
+                 "deadline": format_local(deadline(game), TIMEZONE),
+                 "submission_address": notify.submission_address(p),
+                 "subject_hint": game.code, "game_url": game_url(game)},
+        dedupe_key=f"corr_turn:{game.code}:{len(game.moves) + 1}", player_id=p.id)
+
+
+def _reminder(session: Session, game: CorrespondenceGame) -> None:
+    red, blue = _players(session, game)
+    p = red if to_move(game) == game.red_id else blue
+    if not notify.deliverable(p):
+        return
+    notify.enqueue(
+        session=session, kind=KIND_REMINDER, to_addr=p.email, template="corr_reminder",
+        context={"player_name": p.name, "game_title": _title(game),
+                 "move_no": len(game.moves) + 1,
+                 "deadline": format_local(deadline(game), TIMEZONE),
+                 "lost_at": format_local(lost_on_time_at(game), TIMEZONE),
+                 "game_url": game_url(game)},
+        dedupe_key=f"corr_reminder:{game.code}:{len(game.moves) + 1}", player_id=p.id)
+
+
+def _final_notices(session: Session, game: CorrespondenceGame, state: Any) -> None:
+    red, blue = _players(session, game)
+    red_total, blue_total = state.totals
+    for p, mine in ((red, game.result_red), (blue, game.result_blue)):
+        if not notify.deliverable(p):
+            continue
+        notify.enqueue(
+            session=session, kind=KIND_FINAL, to_addr=p.email, template="corr_final",
+            context={"player_name": p.name, "game_title": _title(game),
+                     "reason": game.end_reason, "red": red.name, "blue": blue.name,
+                     "red_total": red_total, "blue_total": blue_total,
+                     "result": {1.0: "gagnée", 0.5: "nulle", 0.0: "perdue"}.get(
+                         mine if mine is not None else -1, ""),
+                     "game_url": game_url(game)},
+            dedupe_key=f"corr_final:{game.code}:{p.id}", player_id=p.id)
+
+
+# --- the score sheet and the series ----------------------------------------------------------
+
+
+def sheet(session: Session, game: CorrespondenceGame) -> str:
+    """The fișa de concurs of the game as it stands (``puzzles.correspondence.sheet_text``)."""
+    red, blue = _players(session, game)
+    comp = session.get(Competition, game.competition_id)
+    header = engine().SheetHeader(event=comp.name if comp else "", red=red.name,
+                                  blue=blue.name)
+    return str(engine().sheet_text(state_of(game), header))
+
+
+def series(session: Session, competition_id: int) -> list[dict[str, Any]]:
+    """The table of a series: the finished games of the competition in order
+    (``series_table``: W/D/L, points, spread, rating coefficient), and the round-robin
+    pairings of its players (``round_robin``)."""
+    eng = engine()
+    games = list(session.exec(select(CorrespondenceGame).where(
+        CorrespondenceGame.competition_id == competition_id,
+        CorrespondenceGame.status == FINISHED).order_by(
+        col(CorrespondenceGame.finished_at), col(CorrespondenceGame.id))).all())
+    names = {p.id: p.name for p in session.exec(select(Player)).all()}
+    records = []
+    for g in games:
+        state = state_of(g)
+        red_total, blue_total = state.totals
+        if (g.result_red, g.result_blue) != eng.result(state):
+            # lost on time: the result decides whatever the scores; the game counts in the
+            # spread as won by one point (INFERRED)
+            red_total, blue_total = (1, 0) if (g.result_red or 0) > (g.result_blue or 0) \
+                else (0, 1)
+        records.append(eng.GameRecord(names.get(g.red_id, str(g.red_id)),
+                                      names.get(g.blue_id, str(g.blue_id)), red_total,
+                                      blue_total))
+    rows = eng.series_table(records)
+    return [{"rank": r.rank, "name": r.player, "games": r.games, "wins": r.wins,
+             "draws": r.draws, "losses": r.losses, "points": r.points, "spread": r.spread,
+             "coefficient": r.coefficient} for r in rows]
