@@ -238,3 +238,46 @@ def test_console_edits_club_licence_serie_country(
     assert entry.actor == "juge" and entry.details["after"]["licence"] == "RO-0042"
     page = text(client.get(f"/joueurs/{ana.id}"))
     assert "RO-0042" in page and "Roumanie" in page
+
+
+def test_player_page_lists_a_published_duplicate_round(
+    app: Flask, client: FlaskClient, db_session: Session, competition: Competition,
+    make_player: Callable[..., Player], tmp_path: Any, frozen_clock: Any,
+) -> None:
+    """A Duplicate round played by correspondence (word list {ZA, ZAS}; round 1 draws
+    ZAEIBCD, top ZA at H7 = (10 + 1) × 2 = 22, tests/web/test_duplicate.py)."""
+    from puzzles.duplicate import DuplicateSettings
+    from tests.web.test_duplicate import START, full_bag
+    from webapp.services import clock, duplicate
+
+    ana = make_player("Ana Popescu", "ana@example.ro")
+    bob = make_player("Bob Martin", "bob@example.fr")
+    words = tmp_path / "za.txt"
+    words.write_text("ZA\nZAS\n", "utf-8")
+    app.config["LEXICONS"] = {"za": str(words)}
+    with app.app_context():
+        game = duplicate.create_game(
+            session=db_session, competition=competition, title="Express", code="EX1",
+            settings=DuplicateSettings(lang="fr", rounds=2),
+            rhythm={"kind": "all_answered", "hours": 48}, starts_at=START,
+            lexicon_name="za", bag_order=full_bag())
+        db_session.commit()
+        frozen_clock.move_to(START)
+        assert lifecycle.run_due(now=clock.now()) == ["draw:EX1:1"]
+        frozen_clock.move_to(START + timedelta(hours=1))
+        for pl, line in ((ana, "H7 ZA 22"), (bob, "H7 AZ 22")):  # AZ is not in the list
+            duplicate.submit_bulletin(session=db_session, player=pl, game=game, text=line,
+                                      channel=Channel.WEB, received_at=clock.now())
+        db_session.commit()
+        assert lifecycle.run_due(now=clock.now())[:3] == [
+            "close:EX1:1", "correct:EX1:1", "publish:EX1:1"]
+    # Ana found the top: 22 = 22/22 = 100.00 %, 1st of 2; Bob's AZ is not a word: 0 points,
+    # 0/22 = 0.00 %, 2nd. The round closed when both had answered, on 10/05.
+    assert cells(client.get(f"/joueurs/{ana.id}"), "parcours") == [
+        "1|10/05/2026|Express — coup 1|Duplicate|Championnat par correspondance 2026|"
+        "1 / 2|22|100,00|"]
+    bob_page = client.get(f"/joueurs/{bob.id}")
+    assert cells(bob_page, "parcours") == [
+        "1|10/05/2026|Express — coup 1|Duplicate|Championnat par correspondance 2026|"
+        "2 / 2|0|0,00|"]
+    assert 'href="/duplicate/EX1"' in bob_page.get_data(as_text=True)
