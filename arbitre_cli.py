@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return duplicate_main(rest)
     if cmd == "mail":
-        from mailer.cli import main as mail_main
+        from webapp.mail_cli import main as mail_main
 
         return mail_main(rest)
     from webapp.cli import main as web_main

@@ -218,7 +218,7 @@ async def send_all(port: int, n: int, clients: int, rate: float,
 
 # --- the serving process ---------------------------------------------------------------------
 
-SERVER = "import sys; from mailer.cli import main; sys.exit(main(['intake']))"
+SERVER = "import sys; from webapp.mail_cli import main; sys.exit(main(['intake']))"
 
 
 class Server:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from mailer.settings import DEFAULTS
+
 
 def init_app(app: Any) -> None:
     """Make every mail setting visible in ``app.config`` with its default (nothing starts
     here: ``mailer.intake.start_embedded(app)`` does)."""
-    from mailer.settings import DEFAULTS
-
     for name, value in DEFAULTS.items():
         app.config.setdefault(name, value)

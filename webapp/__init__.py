@@ -19,9 +19,17 @@ from typing import Any
 
 from flask import Flask, render_template, request
 from flask.typing import ResponseReturnValue
+from sqlalchemy.engine import make_url
 from werkzeug.datastructures import ImmutableMultiDict
+from werkzeug.middleware.proxy_fix import ProxyFix
 from werkzeug.routing import IntegerConverter
 from werkzeug.wrappers import Response
+
+import mailer
+from webapp import auth, commands, db, scheduler
+from webapp.config import Config, ProductionConfig
+from webapp.services import timefmt
+from webapp.views import register_blueprints
 
 #: the largest id a row can have (PostgreSQL ``integer``); a larger one in a URL is a 404
 MAX_ROW_ID = 2**31 - 1
@@ -50,8 +58,6 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         instance_relative_config=True,
         instance_path=str(Path(instance).resolve()) if instance else None,
     )
-    from webapp.config import Config, ProductionConfig
-
     production = _truthy(os.environ.get("ARBITRE_PRODUCTION")) or _truthy(
         (test_config or {}).get("PRODUCTION", False)
     )
@@ -75,41 +81,29 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     if proxies:
         # behind a reverse proxy every request comes from the proxy: the client's address
         # (sign-in throttling, the audit log) is in X-Forwarded-For, trusted this many hops
-        from werkzeug.middleware.proxy_fix import ProxyFix
-
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies)  # type: ignore[method-assign]
-
-    from webapp import auth, cli, db, scheduler, timefmt
-    from webapp.views import register_blueprints
 
     db.init_app(app)
     _private_sqlite_file(app)
     _init_security(app)
     auth.init_app(app)
-    timefmt.init_app(app)
+    app.jinja_env.filters.setdefault("heure_locale", timefmt.format_local)
+    app.jinja_env.filters.setdefault("heure_utc", timefmt.format_utc)
     register_blueprints(app)
     scheduler.init_app(app)
-    cli.init_app(app)
+    commands.init_app(app)
     _init_mail(app)
     return app
 
 
 def _init_mail(app: Flask) -> None:
     """``mailer.init_app(app)`` when the mail package offers one (it is optional)."""
-    try:
-        import mailer
-    except ImportError:
-        return
-    init = getattr(mailer, "init_app", None)
-    if callable(init):
-        init(app)
+    mailer.init_app(app)
 
 
 def _ensure_secret_key(app: Flask) -> None:
     """Outside tests and debug, never run with the built-in key: keep a random one in the
     instance folder so sessions survive restarts."""
-    from webapp.config import Config
-
     if app.config["SECRET_KEY"] != Config.SECRET_KEY or app.testing or app.debug:
         return
     path = Path(app.instance_path) / "secret_key"
@@ -133,8 +127,6 @@ def _private_instance(app: Flask) -> None:
 def _private_sqlite_file(app: Flask) -> None:
     """Create the SQLite database file 0600 before SQLite does (it would use the umask,
     usually 0644); its journal and WAL files take the same permissions."""
-    from sqlalchemy.engine import make_url
-
     url = make_url(app.config["DATABASE_URL"])
     if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:":
         return

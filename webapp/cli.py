@@ -1,4 +1,5 @@
-"""``arbitre serve | db | seed-demo | create-arbitre``: running and administering the server.
+"""``arbitre serve | db | seed-demo | create-arbitre | login-link``: running and administering
+the server (the administration commands themselves are :mod:`webapp.commands`).
 
 ``arbitre serve`` is the one process to try everything: migrations, a demo championship on
 an empty database, the web server, the scheduler and the mail intake. ``--production`` runs
@@ -10,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import errno
-import getpass
 import http.client
 import logging
 import os
@@ -24,6 +24,14 @@ from collections.abc import Callable
 from typing import Any
 
 from flask import Flask
+from werkzeug.serving import make_server
+
+import webapp
+from mailer.intake import start_embedded
+from mailer.settings import host_port
+from webapp import commands, db
+from webapp.demo import seed_demo
+from webapp.scheduler import get_scheduler
 
 USAGE = "arbitre serve|db|seed-demo|create-arbitre"
 
@@ -61,105 +69,29 @@ def main(argv: list[str] | None = None) -> int:
     )
     for chatty in ("alembic", "apscheduler", "mail.log"):
         logging.getLogger(chatty).setLevel(logging.WARNING)
-    from webapp import create_app
-
     if getattr(args, "production", False):
         # ProductionConfig (Secure cookie) here and in the gunicorn workers, which inherit it
         os.environ["ARBITRE_PRODUCTION"] = "1"
-    app = create_app()
+    app = webapp.create_app()
     if args.cmd == "db":
-        return _db(app, args.action)
+        return commands.db_action(app, args.action)
     if args.cmd == "seed-demo":
-        _upgrade(app)
-        return _seed(app)
-    if args.cmd == "create-arbitre":
-        _upgrade(app)
-        return _create_arbitre(app, args)
-    if args.cmd == "login-link":
-        _upgrade(app)
-        return _login_link(app, args.username)
-    return serve(app, args)
-
-
-def _upgrade(app: Flask) -> None:
-    from webapp import db
-
-    db.upgrade(app)
-
-
-def _db(app: Flask, action: str) -> int:
-    from webapp import db
-
-    if action == "upgrade":
         db.upgrade(app)
-        print(f"Base à jour (révision {db.current_revision(app)}).")
-    else:
-        print(db.current_revision(app) or "(vide)")
-    return 0
-
-
-def _seed(app: Flask) -> int:
-    from webapp.demo import seed_demo
-
-    info = seed_demo(app)
-    if info is None:
-        print("La démonstration existe déjà.")
-    else:
-        print(info.describe(app.config["BASE_URL"]))
-    return 0
-
-
-def _create_arbitre(app: Flask, args: Any) -> int:
-    from webapp.auth import create_arbitre
-    from webapp.db import session_scope
-
-    password = args.password or os.environ.get("ARBITRE_NEW_PASSWORD")
-    if not password:
-        password = getpass.getpass("Mot de passe : ")
-        if getpass.getpass("Confirmation : ") != password:
-            print("Les deux mots de passe diffèrent.", file=sys.stderr)
-            return 1
-    try:
-        with session_scope(app) as s:
-            create_arbitre(session=s, username=args.username, password=password, name=args.name,
-                           email=args.email)
-    except ValueError as exc:
-        print(str(exc), file=sys.stderr)
-        return 1
-    print(f"Compte d'arbitre « {args.username} » créé.")
-    return 0
-
-
-def _login_link(app: Flask, username: str) -> int:
-    """Print a one-time sign-in link for an arbitre (the way in that needs no password and
-    no mail: whoever runs this command already administers the server)."""
-    from sqlmodel import select
-
-    from webapp.auth import issue_arbitre_link
-    from webapp.db import session_scope
-    from webapp.models import Arbitre
-
-    with app.app_context(), session_scope(app) as s:
-        a = s.exec(select(Arbitre).where(Arbitre.username == username)).first()
-        if a is None or not a.active:
-            print(f"Aucun compte d'arbitre actif « {username} ».", file=sys.stderr)
-            return 1
-        link = issue_arbitre_link(session=s, arbitre=a, mail=False)
-    minutes = app.config.get("ARBITRE_LOGIN_TOKEN_MINUTES", 15)
-    print(f"Lien de connexion pour « {username} » (usage unique, valable {minutes} min) :")
-    print(link)
-    return 0
+        return commands.seed(app)
+    if args.cmd == "create-arbitre":
+        db.upgrade(app)
+        return commands.create_arbitre_interactive(app, args)
+    if args.cmd == "login-link":
+        db.upgrade(app)
+        return commands.login_link(app, args.username)
+    return serve(app, args)
 
 
 def prepare(app: Flask, *, demo: bool) -> str | None:
     """Migrate; on an empty database seed the demo. Returns the demo's description."""
-    from webapp import db
-
     fresh = db.is_empty(app)
     db.upgrade(app)
     if fresh and demo:
-        from webapp.demo import seed_demo
-
         info = seed_demo(app)
         return info.describe(app.config["BASE_URL"]) if info else None
     return None
@@ -183,8 +115,6 @@ def port_error(what: str, host: str, port: int, exc: OSError, hint: str) -> Port
 def start_background(app: Flask, *, mail: bool) -> list[Any]:
     """The scheduler and (when ``mailer`` is present) the mail intake; returns what to stop.
     Raises :class:`PortError` (after stopping what it started) when the SMTP port is taken."""
-    from webapp.scheduler import get_scheduler
-
     stoppers: list[Any] = []
     if app.config.get("SCHEDULER_ENABLED"):
         sched = get_scheduler(app)
@@ -192,25 +122,18 @@ def start_background(app: Flask, *, mail: bool) -> list[Any]:
         stoppers.append(sched.shutdown)
     if mail and app.config.get("MAIL_INTAKE_ENABLED"):
         try:
-            from mailer.intake import start_embedded
-        except ImportError:
-            logging.getLogger(__name__).warning("mailer absent: no mail intake")
-        else:
-            try:
-                handle = start_embedded(app)
-            except OSError as exc:
-                _stop_all(stoppers)
-                raise _mail_port_error(app, exc) from None
-            stoppers.insert(0, handle.stop)
-            ports = getattr(handle, "ports", [])
-            if ports:
-                print(f"Réception des feuilles par courriel (SMTP) sur le port {ports[0]}.")
+            handle = start_embedded(app)
+        except OSError as exc:
+            _stop_all(stoppers)
+            raise _mail_port_error(app, exc) from None
+        stoppers.insert(0, handle.stop)
+        ports = getattr(handle, "ports", [])
+        if ports:
+            print(f"Réception des feuilles par courriel (SMTP) sur le port {ports[0]}.")
     return stoppers
 
 
 def _mail_port_error(app: Flask, exc: OSError) -> PortError:
-    from mailer.settings import host_port
-
     for name, default in (("MAIL_SMTP_LISTEN", 25), ("MAIL_LMTP_LISTEN", 24)):
         listen = str(app.config.get(name) or "")
         if not listen:
@@ -297,8 +220,6 @@ def _bind(host: str, port: int) -> socket.socket:
 
 def _run_werkzeug(app: Flask, listener: socket.socket, stop: threading.Event,
                   banner: Callable[[], None]) -> int:
-    from werkzeug.serving import make_server
-
     host, port = listener.getsockname()[:2]
     server = make_server(host, port, app, threaded=True, fd=listener.fileno())
     t = threading.Thread(target=server.serve_forever, name="http", daemon=True)
@@ -364,74 +285,3 @@ def _wait_answering(listener: socket.socket, proc: subprocess.Popen[Any],
             warned_at = time.monotonic() + 60
         stop.wait(0.2)
     return False
-
-
-def init_app(app: Flask) -> None:
-    """The same commands under ``flask --app webapp ...`` (and the tests' CLI runner)."""
-    import click
-
-    @app.cli.command("db-upgrade")
-    def _db_upgrade() -> None:
-        """Migrer la base à la dernière révision."""
-        from webapp import db
-
-        db.upgrade(app)
-        click.echo(f"Base à jour (révision {db.current_revision(app)}).")
-
-    @app.cli.command("seed-demo")
-    def _seed_demo() -> None:
-        """Créer le championnat de démonstration."""
-        from webapp.demo import seed_demo
-
-        info = seed_demo(app)
-        click.echo(info.describe(app.config["BASE_URL"]) if info else
-                   "La démonstration existe déjà.")
-
-    @app.cli.command("create-arbitre")
-    @click.argument("username")
-    @click.option("--name", default="")
-    @click.password_option("--password", prompt="Mot de passe")
-    def _create_arbitre(username: str, name: str, password: str) -> None:
-        """Créer un compte d'arbitre."""
-        from webapp.auth import create_arbitre
-        from webapp.db import session_scope
-
-        try:
-            with session_scope(app) as s:
-                create_arbitre(session=s, username=username, password=password, name=name)
-        except ValueError as exc:
-            raise click.ClickException(str(exc)) from None
-        click.echo(f"Compte d'arbitre « {username} » créé.")
-
-    @app.cli.command("login-link")
-    @click.argument("username")
-    def _cli_login_link(username: str) -> None:
-        """Afficher un lien de connexion à usage unique pour un arbitre."""
-        if _login_link(app, username) != 0:
-            raise click.ClickException(f"Aucun compte d'arbitre actif « {username} ».")
-
-    @app.cli.command("import-players")
-    @click.argument("csv_file", type=click.File("r", encoding="utf-8-sig"))
-    @click.option("--competition", "slug", default=None, help="inscrire au championnat")
-    def _import_players(csv_file: Any, slug: str | None) -> None:
-        """Importer des joueurs depuis un CSV (nom, club, courriel)."""
-        from sqlmodel import select
-
-        from webapp.db import session_scope
-        from webapp.models import Competition
-        from webapp.services.players import import_players_csv
-
-        with session_scope(app) as s:
-            comp = None
-            if slug:
-                comp = s.exec(select(Competition).where(Competition.slug == slug)).first()
-                if comp is None:
-                    raise click.ClickException(f"Championnat inconnu : « {slug} ».")
-            report = import_players_csv(session=s, text=csv_file.read(), competition=comp,
-                                        actor="cli")
-            if not report.ok:
-                s.rollback()
-                raise click.ClickException("Rien n'a été importé :\n" +
-                                           "\n".join(report.messages()))
-        click.echo(f"{len(report.created)} créé(s), {len(report.updated)} mis à jour, "
-                   f"{len(report.unchanged)} inchangé(s).")

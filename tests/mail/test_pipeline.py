@@ -87,7 +87,7 @@ def test_two_open_problems_and_no_reference_asks_which(app: Flask, seed: Seed) -
 def test_quarantine_replay_and_discard_from_the_cli(
     app: Flask, seed: Seed, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import mailer.cli
+    import webapp.mail_cli
     import webapp.services.submissions as submissions
     from webapp.models import InboundMessage, Submission
 
@@ -107,14 +107,15 @@ def test_quarantine_replay_and_discard_from_the_cli(
                            "de dépôt")
 
     monkeypatch.setattr(submissions, "submit_sheet", real_submit)
-    monkeypatch.setattr(mailer.cli, "_app", lambda: app)
-    assert mailer.cli.main(["quarantine", "list"]) == 0
+    monkeypatch.setattr(webapp.mail_cli, "_app", lambda: app)
+    assert webapp.mail_cli.main(["quarantine", "list"]) == 0
     listing = capsys.readouterr().out
     assert f"n° {first.id} " in listing and f"n° {second.id} " in listing
-    assert mailer.cli.main(["quarantine", "replay", str(first.id)]) == 0
+    assert webapp.mail_cli.main(["quarantine", "replay", str(first.id)]) == 0
     assert capsys.readouterr().out == f"Message n° {first.id} rejoué : processed\n"
-    assert mailer.cli.main(["quarantine", "discard", str(second.id), "--motif", "doublon"]) == 0
-    assert mailer.cli.main(["quarantine", "replay", str(second.id)]) == 1
+    assert webapp.mail_cli.main(
+        ["quarantine", "discard", str(second.id), "--motif", "doublon"]) == 0
+    assert webapp.mail_cli.main(["quarantine", "replay", str(second.id)]) == 1
     assert "seul un message en quarantaine ou ignoré peut être rejoué" in capsys.readouterr().err
     assert [r.status for r in rows(app, InboundMessage)] == ["processed", "discarded"]
     assert rows(app, InboundMessage)[1].error == "écarté par l'arbitre : doublon"
@@ -270,15 +271,15 @@ def test_cli_send_outbox_and_process_pending(
     app: Flask, seed: Seed, relay: Any, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    import mailer.cli
+    import webapp.mail_cli
     from mailer.pipeline import store_raw
     from webapp.models import OutboxMessage
 
-    monkeypatch.setattr(mailer.cli, "_app", lambda: app)
+    monkeypatch.setattr(webapp.mail_cli, "_app", lambda: app)
     store_raw(app, make_mail(frm=FROM, to=TO, subject="I3", body="1 ACEFHIR h8 FICHERA 82 82"),
               channel="smtp", envelope_from=FROM, envelope_to=[TO])
-    assert mailer.cli.main(["process-pending"]) == 0
-    assert mailer.cli.main(["send-outbox"]) == 0
+    assert webapp.mail_cli.main(["process-pending"]) == 0
+    assert webapp.mail_cli.main(["send-outbox"]) == 0
     assert capsys.readouterr().out == "1 message(s) traité(s)\n1 message(s) envoyé(s)\n"
     assert [o.status for o in rows(app, OutboxMessage)] == ["sent"]
     assert len(relay.handler.accepted) == 1

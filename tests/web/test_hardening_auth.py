@@ -116,7 +116,7 @@ def test_arbitre_login_link_command(app: Flask, juge: Arbitre, db_session: Sessi
     import contextlib
     import io
 
-    from webapp.cli import _login_link
+    from webapp.commands import login_link as _login_link
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out):

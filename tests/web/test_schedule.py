@@ -10,7 +10,7 @@ from sqlmodel import Session, col, select
 
 from webapp.models import Channel, OutboxMessage, Problem, ProblemStatus
 from webapp.scheduler import get_scheduler
-from webapp.services import clock, lifecycle
+from webapp.services import audit, clock, lifecycle
 from webapp.services.submissions import submit_sheet
 
 pytestmark = pytest.mark.db
@@ -347,7 +347,7 @@ def test_console_shows_which_steps_ran_and_when(
     frozen_clock.shift(timedelta(minutes=1))
     assert send_pending(app) >= 1  # the receipt, the notices and Ana's results go out
 
-    auto = f"automatique ({lifecycle.PROCESS})"
+    auto = f"automatique ({audit.PROCESS})"
     # T = 10/05/2026 10:00 UTC = 13:00 in Bucharest (UTC+03:00 in May)
     zone = "(Europe/Bucharest, UTC+03:00)"
     steps = lifecycle.steps_done(session=db_session, problem=prob)
@@ -372,3 +372,60 @@ def test_console_shows_which_steps_ran_and_when(
                          ("Résultats envoyés (classement provisoire)", "15/05/2026 à 13:01:00")):
         row = section[section.index(f"<td>{label}</td>"):]
         assert row.startswith(f"<td>{label}</td><td class=\"small\">{local} {zone}</td>"), row
+
+
+def test_every_schedule_change_signals_the_scheduler_whatever_the_channel(
+    app, ctx, client, db_session: Session, competition, make_player, frozen_clock,
+) -> None:
+    """The console's new problem and its « Publier maintenant », or a service called by a
+    script, each bump the change counter once and poke this process's scheduler; a sheet
+    does not, nor do the scheduler's own steps (it replans after them anyway)."""
+    from tests.web.test_pages import login_arbitre
+    from webapp.db import get_engine
+    from webapp.services import changes, problems
+
+    def counter() -> int:
+        with get_engine(app).connect() as conn:
+            return changes.current(conn)
+
+    pokes: list[int] = []
+
+    def poke() -> None:
+        pokes.append(1)
+
+    changes.add_listener(poke)
+    try:
+        ana = make_player("Ana", "ana@example.ro")
+        login_arbitre(client, db_session)
+        assert (counter(), len(pokes)) == (0, 0)
+        form = {
+            "competition_id": competition.id, "source": "generate", "game": "integral",
+            "lang": "fr", "seed": "1", "timezone": "Europe/Bucharest",
+            "publish_at": "2026-05-10T14:00", "deadline_at": "2026-05-20T21:00", "code": "K1",
+        }
+        assert client.post("/console/problemes/nouveau", data=form).status_code == 302
+        assert (counter(), len(pokes)) == (1, 1)
+        prob = db_session.exec(select(Problem).where(Problem.code == "K1")).one()
+        resp = client.post(f"/console/problemes/{prob.id}/etape", data={"step": "publish"})
+        assert resp.status_code == 302
+        assert (counter(), len(pokes)) == (2, 2)
+
+        db_session.refresh(prob)
+        assert prob.status == ProblemStatus.OPEN
+        submit_sheet(session=db_session, player=ana, problem=prob, text=SHEET,
+                     channel=Channel.WEB, received_at=clock.now())
+        db_session.commit()
+        assert (counter(), len(pokes)) == (2, 2)
+
+        problems.reschedule(session=db_session, problem=prob, publish_at=prob.publish_at,
+                            deadline_at=prob.deadline_at - timedelta(days=1), actor="cli",
+                            reason="clôture avancée d'un jour")
+        db_session.commit()
+        assert (counter(), len(pokes)) == (3, 3)
+
+        frozen_clock.move_to(prob.deadline_at)  # the new deadline, 19/05 21:00
+        assert get_scheduler(app).run_due(now=clock.now()) == [
+            "close:K1", "verify:K1", "provisional:K1"]
+        assert (counter(), len(pokes)) == (3, 3)
+    finally:
+        changes.remove_listener(poke)

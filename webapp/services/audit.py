@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import socket
 from typing import Any
 
 from sqlmodel import Session
@@ -10,6 +12,9 @@ from webapp.models import AuditLog
 from webapp.services import clock
 
 SYSTEM = "system"
+
+#: which process did a scheduled step (several may share the database; one leads)
+PROCESS = f"{socket.gethostname()}:{os.getpid()}"
 
 
 def record(

@@ -35,17 +35,30 @@ arbitre retains another; ranked by ``rank_superscrabble``).
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
+import re
 import secrets
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import sqlalchemy as sa
+from flask import current_app, has_app_context
 from sqlmodel import Session, col, select
 
+import puzzles.duplicate as engine_module
+import puzzles.variants as variants_module
+from scoring.board import Board
+from scoring.config import GameConfig
+from scoring.move import Placement
+from scoring.movegen import GeneratedMove, generate
+from scoring.notation import format_ref, parse_ref
+from scoring.tiles import tileset
+from webapp.db import session_scope
 from webapp.models import (
     DEFAULT_TIMEZONE,
     Channel,
@@ -56,11 +69,15 @@ from webapp.models import (
     DuplicateStatus,
     OutboxKind,
     Player,
+    Problem,
+    ProblemStatus,
     Registration,
     RoundStatus,
 )
-from webapp.services import audit, notify
-from webapp.timefmt import format_local
+from webapp.services import audit, changes, notify
+from webapp.services.audit import PROCESS
+from webapp.services.timefmt import format_local
+from webapp.services.verification import base_lexicon
 
 log = logging.getLogger(__name__)
 
@@ -79,8 +96,6 @@ class DuplicateError(ValueError):
 
 
 def engine() -> Any:
-    import puzzles.duplicate as engine_module
-
     return engine_module
 
 
@@ -93,8 +108,6 @@ FREE_VARIANTS = ("completif", "superjoker", "metagramme", "elliptique")
 
 
 def variants() -> Any:
-    import puzzles.variants as variants_module
-
     return variants_module
 
 
@@ -124,15 +137,11 @@ def variant_settings_of(game: DuplicateGame) -> Any:
 def tactique_text(ts: Any) -> str:
     """A ``puzzles.variants.TactiqueState`` as stored: JSON of the Duplicate state's text and
     the two groups' reliquats."""
-    import json
-
     return json.dumps({"tactique": list(ts.reliquats), "state": ts.game.to_text()},
                       ensure_ascii=False)
 
 
 def tactique_of(text: str) -> Any:
-    import json
-
     data = json.loads(text)
     return variants().TactiqueState(engine().GameState.from_text(data["state"]),
                                     tuple(data["tactique"]))
@@ -147,10 +156,6 @@ def settings_of(game: DuplicateGame) -> Any:
 def config_of(game: DuplicateGame) -> Any:
     """The engine configuration: the game's tiles and its word list (checked against the
     identity recorded at creation, as problems are)."""
-    from scoring.config import GameConfig
-    from scoring.tiles import tileset
-    from webapp.services.verification import base_lexicon
-
     # base_lexicon reads lexicon_name, lexicon_sha256 and code, which a game has too
     lex = base_lexicon(game)  # type: ignore[arg-type]
     return GameConfig(tileset=tileset(game.lang), lexicon=lex)
@@ -278,8 +283,6 @@ def create_game(
         if not isinstance(settings, vs):
             settings = vs(variant=own, duplicate=settings)
         elif settings.variant != own:
-            from dataclasses import replace
-
             settings = replace(settings, variant=own)
     dup_settings = settings.duplicate if variant else settings
     lang = dup_settings.lang
@@ -319,9 +322,6 @@ def create_game(
 def superscrabble_start(spec: dict[str, Any], config: Any) -> tuple[dict[str, Any], str]:
     """The arbitre's 2-letter word through the centre and the racks (7 letters each, one per
     round), checked; the grid (CGP) with the word placed. French errors."""
-    from scoring.board import Board
-    from scoring.move import Placement
-
     start = str(spec.get("start", "")).strip().upper()
     racks = [str(r).replace(" ", "").upper() for r in spec.get("racks", []) if str(r).strip()]
     if len(start.split()) != 2:
@@ -349,8 +349,6 @@ def superscrabble_start(spec: dict[str, Any], config: Any) -> tuple[dict[str, An
 
 def _as_dict(value: Any) -> dict[str, Any]:
     if isinstance(value, str):
-        import json
-
         loaded = json.loads(value)
         assert isinstance(loaded, dict)
         return loaded
@@ -401,8 +399,6 @@ def counting_entries(entries: Sequence[DuplicateEntry]) -> dict[int, DuplicateEn
 
 
 def game_url(game: DuplicateGame) -> str | None:
-    from flask import current_app, has_app_context
-
     base = current_app.config.get("BASE_URL") if has_app_context() else None
     return f"{base.rstrip('/')}/duplicate/{game.code}" if base else None
 
@@ -518,8 +514,6 @@ def submit_bulletin(
 def schedule_changed(session: Session) -> None:
     """Move the scheduler's change counter in this transaction (``changes.bump``): the
     leader sees it within ``SCHEDULER_POLL_SECONDS`` and runs what is due."""
-    from webapp.services import changes
-
     changes.bump(session.connection())
 
 
@@ -600,8 +594,6 @@ def claim_mail(*, session: Session, player: Player, subject: str, text: str,
     """The mail pipeline's hook: when the message is a bulletin for a running Duplicate (its
     code in the subject, or the player is in exactly one running Duplicate and no open problem
     is named), store it and return the outcome; otherwise ``None`` (the sheet path goes on)."""
-    import re
-
     games = list(session.exec(
         select(DuplicateGame)
         .join(Registration, col(Registration.competition_id) == col(DuplicateGame.competition_id))
@@ -619,8 +611,6 @@ def claim_mail(*, session: Session, player: Player, subject: str, text: str,
     else:
         # no code in the subject: a message whose first line reads as a bulletin, from a
         # player in exactly one running Duplicate, naming no problem that takes sheets
-        from webapp.models import Problem, ProblemStatus
-
         if named or words & {c.upper() for c in session.exec(select(Problem.code).where(
                 col(Problem.status).in_((ProblemStatus.OPEN, ProblemStatus.CLOSED)))).all()}:
             return None
@@ -640,8 +630,6 @@ def claim_mail(*, session: Session, player: Player, subject: str, text: str,
 
 def run_due(*, now: datetime) -> list[str]:
     """Every due step of every unfinished game; ``"<action>:<code>:<round>"`` per step."""
-    from webapp.db import session_scope
-
     with session_scope() as s:
         ids = list(s.exec(select(DuplicateGame.id).where(
             col(DuplicateGame.status).in_((DuplicateStatus.SCHEDULED, DuplicateStatus.RUNNING))
@@ -658,9 +646,6 @@ def run_due(*, now: datetime) -> list[str]:
 
 def advance(game_id: int, *, now: datetime, max_steps: int = 10_000) -> list[str]:
     """Do the due steps of one game, each in its own transaction (game row locked)."""
-    from webapp.db import session_scope
-    from webapp.services.lifecycle import PROCESS
-
     done: list[str] = []
     for _ in range(max_steps):
         with session_scope() as s:
@@ -784,8 +769,6 @@ def _draw_superscrabble(s: Session, game: DuplicateGame, now: datetime,
                         number: int) -> tuple[str, int]:
     """The arbitre's rack of this round on the grid as it stands; every scrabble listed, the
     engine's choice (``choose_scrabble``) retained until the arbitre picks another."""
-    from scoring.board import Board
-
     racks = game.settings[SUPERSCRABBLE]["racks"]
     if number > len(racks):
         return finish(s, game, now)
@@ -880,8 +863,6 @@ def compute_results(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> lis
                                    round_no=rnd.number, top_score=int(rnd.top["score"]),
                                    settings=settings_of(game), n_players=len(players))
     if game.variant == "top":  # Duplicate Top: ranked by tops, no solo (RULES §9.2)
-        from dataclasses import replace
-
         verdicts = [replace(v, solo=0) for v in verdicts]
     by_player = {v.player: v for v in verdicts}
     return [result_dict(p, counting.get(p.id or 0), by_player[str(p.id)]) for p in players]
@@ -925,8 +906,6 @@ def _tactique_results(s: Session, game: DuplicateGame, rnd: DuplicateRound,
 
 def round_scrabbles(game: DuplicateGame, rnd: DuplicateRound) -> list[Any]:
     """Every distinct scrabble of a Superscrabble round (``list_scrabbles``)."""
-    from scoring.board import Board
-
     return list(variants().list_scrabbles(Board.from_cgp(rnd.grid_before), rnd.draw["rack"],
                                           config_of(game)))
 
@@ -983,8 +962,6 @@ def publish_round(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, 
         game.state_text = tactique_text(ts)
         rnd.grid_after = ts.game.board_cgp
     elif game.variant == SUPERSCRABBLE:
-        from scoring.board import Board
-
         board = Board.from_cgp(rnd.grid_before)
         if rnd.top.get("move"):
             move_of(rnd.top).placement.apply(board)
@@ -1031,15 +1008,11 @@ def draw_of(d: dict[str, Any]) -> Any:
 
 
 def move_dict(m: Any) -> dict[str, Any]:
-    from scoring.notation import format_ref
-
     return {"ref": format_ref(m.ref), "word": m.word, "score": int(m.score),
             "move": [int(m.score), bool(m.horizontal), int(m.start), m.word, int(m.new_mask)]}
 
 
 def move_of(d: dict[str, Any]) -> Any:
-    from scoring.movegen import GeneratedMove
-
     score, horizontal, start, word, mask = d["move"]
     return GeneratedMove(int(score), bool(horizontal), int(start), str(word), int(mask))
 
@@ -1126,7 +1099,6 @@ def override_top(*, session: Session, game: DuplicateGame, rnd: DuplicateRound, 
         move = legal_move(state, rack, config, ref, word)
         if game.variant == "elliptique" and bin(move.new_mask).count("1") > 7:
             raise DuplicateError("En Elliptique, un coup pose au plus 7 lettres.")
-        from collections import Counter
 
         base = rack[:len(rack) - len(letters["chosen"])]
         used = "".join(sorted((Counter(move.letters) - Counter(base)).elements()))
@@ -1152,8 +1124,6 @@ def _choose_scrabble(*, session: Session, game: DuplicateGame, rnd: DuplicateRou
                      word: str, actor: str, reason: str) -> dict[str, Any]:
     """RULES §7.7 « l'arbitre choisit le scrabble que tous placent »: one of the round's
     scrabbles (or the engine's choice again: ``ref`` « moteur »)."""
-    from scoring.board import Board
-
     if not reason.strip():
         raise DuplicateError("Indiquez le motif du choix du scrabble.")
     answers = round_scrabbles(game, rnd)
@@ -1162,7 +1132,6 @@ def _choose_scrabble(*, session: Session, game: DuplicateGame, rnd: DuplicateRou
                                             config_of(game))
     else:
         wanted = (ref.strip().upper(), word.strip().upper())
-        from scoring.notation import format_ref
 
         chosen = next((m for m in answers
                        if (format_ref(m.ref).upper(), m.word.upper()) == wanted), None)
@@ -1186,8 +1155,6 @@ def free_rack(game: DuplicateGame, state: Any, drawn: str,
     """A letter-choice variant's move as the arbitre writes it (``RESTAIT +T``,
     ``KETAMINE -N +K``): the rack (the drawn letters less the given-back one, plus the
     chosen ones, which must be in the stock), the word, the letters."""
-    from collections import Counter
-
     vs = variant_settings_of(game)
     word_parts, chosen, swapped = [], "", ""
     for tok in text.split():
@@ -1221,9 +1188,6 @@ def free_rack(game: DuplicateGame, state: Any, drawn: str,
 def legal_move(state: Any, rack: str, config: Any, ref: str, word: str) -> Any:
     """The legal move of this round written ``ref word`` (a joker in lower case); French
     :class:`DuplicateError` when there is none."""
-    from scoring.movegen import generate
-    from scoring.notation import parse_ref
-
     try:
         wanted = parse_ref(ref.strip())
     except Exception:
@@ -1371,8 +1335,6 @@ def top_standings(game: DuplicateGame, rounds: Sequence[DuplicateRound],
 
 
 def text_grid(cgp: str) -> str:
-    from scoring.board import Board
-
     return str(Board.from_cgp(cgp).to_ascii())
 
 
@@ -1555,8 +1517,6 @@ def final_notices(s: Session, game: DuplicateGame) -> int:
 
 def upcoming_instants(*, now: datetime) -> list[datetime]:
     """Future instants at which :func:`run_due` has a Duplicate step to do."""
-    from webapp.db import session_scope
-
     out: set[datetime] = set()
     with session_scope() as s:
         for game in s.exec(select(DuplicateGame).where(col(DuplicateGame.status).in_(

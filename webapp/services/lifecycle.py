@@ -9,8 +9,6 @@ the outbox's ``dedupe_key``: running it twice, or after a long downtime, is safe
 from __future__ import annotations
 
 import logging
-import os
-import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -31,12 +29,17 @@ from webapp.models import (
     Submission,
     Verification,
 )
-from webapp.services import audit, notify, problems, rankings, rounds, verification
+from webapp.services import (
+    audit,
+    duplicate,
+    notify,
+    problems,
+    rankings,
+    rounds,
+    verification,
+)
 
 log = logging.getLogger(__name__)
-
-#: which process did a scheduled step (several may share the database; one leads)
-PROCESS = f"{socket.gethostname()}:{os.getpid()}"
 
 ACTIVE = (
     ProblemStatus.SCHEDULED,
@@ -69,8 +72,7 @@ def run_due(*, now: datetime) -> list[str]:
         except Exception:
             # one broken problem must not stop the others; the next tick retries it
             log.exception("problem %s: scheduled step failed", pid)
-    from webapp.services import duplicate  # the round-based Duplicate games (their own steps)
-
+    # the round-based Duplicate games (their own steps)
     done += duplicate.run_due(now=now)
     from webapp.services import correspondence  # two-player games: reminders, loss on time
 
@@ -93,7 +95,7 @@ def advance(problem_id: int, *, now: datetime) -> list[str]:
                     n = send_reminders(s, p, now)
                     if n:
                         audit.record(session=s, actor=audit.SYSTEM, action="problem.remind",
-                                     target=p.code, at=now.isoformat(), process=PROCESS,
+                                     target=p.code, at=now.isoformat(), process=audit.PROCESS,
                                      days=reminder_due(p, now), mails=n)
                         done.append(f"remind:{p.code}")
                     n = rounds.send_announcements(
@@ -102,13 +104,13 @@ def advance(problem_id: int, *, now: datetime) -> list[str]:
                     ) if rounds.progressive(p) else 0
                     if n:
                         audit.record(session=s, actor=audit.SYSTEM, action="problem.announce",
-                                     target=p.code, at=now.isoformat(), process=PROCESS,
+                                     target=p.code, at=now.isoformat(), process=audit.PROCESS,
                                      mails=n)
                         done.append(f"announce:{p.code}")
                 return done
             name = step(s, p, now)
             audit.record(session=s, actor=audit.SYSTEM, action=f"problem.{name}",
-                         target=p.code, at=now.isoformat(), process=PROCESS)
+                         target=p.code, at=now.isoformat(), process=audit.PROCESS)
             done.append(f"{name}:{p.code}")
     return done
 
@@ -141,7 +143,8 @@ def publish(s: Session, p: Problem, now: datetime) -> str:
     p.published_at = now
     s.add(p)
     notify.publication_notices(
-        session=s, problem=p, players=problems.registered_players(session=s, problem=p)
+        session=s, problem=p, players=problems.registered_players(session=s, problem=p),
+        progressive=rounds.progressive(p),
     )
     return "publish"
 
@@ -227,8 +230,6 @@ def upcoming_instants(*, now: datetime) -> list[datetime]:
             if p.appeals_until is not None:
                 candidates.append(p.appeals_until)
             out.update(t for t in candidates if t > now)
-    from webapp.services import duplicate
-
     out.update(duplicate.upcoming_instants(now=now))
     from webapp.services import correspondence
 

@@ -8,17 +8,21 @@ the rows; nothing here touches the network.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from email.utils import make_msgid
 from typing import Any
 
 import sqlalchemy as sa
 from flask import current_app, has_app_context
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import make_transient_to_detached
 from sqlmodel import Session, col, select
 
+from mailer import compose
+from puzzles.problem import GameType
 from webapp.models import OutboxKind, OutboxMessage, OutboxStatus, Player
 from webapp.services import clock
+from webapp.services.timefmt import format_local
 
 log = logging.getLogger(__name__)
 
@@ -62,10 +66,8 @@ def _compose(template: str, ctx: dict[str, Any]) -> tuple[str, str, str | None]:
     """Render with ``mailer.compose``; should a template fail, a plain French message with
     the essential facts goes out instead, so that the caller's transaction (a sheet and its
     receipt) is never lost to a template error."""
-    from mailer.compose import render
-
     try:
-        mail = render(template, **ctx)
+        mail = compose.render(template, **ctx)
     except Exception:
         log.exception("template %s failed; sending the plain fallback", template)
         lines = [f"Bonjour {ctx['player_name']}," if ctx.get("player_name") else "Bonjour,", ""]
@@ -145,8 +147,6 @@ def _insert_unless_key_exists(session: Session, msg: OutboxMessage, dialect: str
     """``INSERT ... ON CONFLICT (dedupe_key) DO NOTHING RETURNING id``: should another
     process have written the same key since the caller's check, its row is returned and the
     caller's transaction goes on; one statement instead of a savepoint's three."""
-    from sqlalchemy.dialects import postgresql, sqlite
-
     table = OutboxMessage.__table__  # type: ignore[attr-defined]
     values = {c.key: getattr(msg, c.key) for c in table.columns if c.key != "id"}
     stmt = (postgresql.insert(table) if dialect == "postgresql" else sqlite.insert(table))
@@ -180,42 +180,50 @@ def problem_url(problem: Any) -> str | None:
     return f"{base.rstrip('/')}/problemes/{problem.code}" if base else None
 
 
-def publication_notices(*, session: Session, problem: Any, players: list[Player]) -> int:
-    """One publication notice per player (idempotent); returns how many were new."""
-    from webapp.timefmt import format_local
-
-    keys = {p.id: f"publication:{problem.code}:{p.id}" for p in players}
+def fan_out(
+    *, session: Session, players: Iterable[Player], key: Callable[[Player], str], kind: str,
+    template: str, context: Callable[[Player], Mapping[str, Any]],
+) -> int:
+    """The one mail fan-out: each player's ``key(p)``, the keys already in the outbox (one
+    query per 500), the deliverable players without one, one :func:`enqueue` each with
+    ``context(p)``. Returns how many messages are new; running it twice adds none."""
+    chosen = list(players)
+    keys = {p.id: key(p) for p in chosen}
     sent = existing_keys(session, list(keys.values()))
+    new = 0
+    for p in chosen:
+        if not deliverable(p) or keys[p.id] in sent:
+            continue
+        enqueue(session=session, kind=kind, to_addr=p.email, template=template,
+                context=context(p), dedupe_key=keys[p.id], player_id=p.id)
+        new += 1
+    return new
+
+
+def publication_notices(
+    *, session: Session, problem: Any, players: list[Player], progressive: bool = False
+) -> int:
+    """One publication notice per player (idempotent); returns how many were new.
+    ``progressive``: the groups are announced move by move (``rounds.progressive``)."""
     shared = {
         "problem_title": f"{problem.title} ({problem.code})",
         "deadline": format_local(problem.deadline_at, problem.timezone),
-        "problem_text": problem_statement(problem),
+        "problem_text": problem_statement(problem, progressive=progressive),
         "subject_hint": problem.code,
         "problem_url": problem_url(problem),
     }
-    new = 0
-    for p in players:
-        if not deliverable(p) or keys[p.id] in sent:
-            continue
-        enqueue(
-            session=session, kind=OutboxKind.PUBLICATION, to_addr=p.email,
-            template="publication",
-            context={**shared, "player_name": p.name,
-                     "submission_address": submission_address(p)},
-            dedupe_key=keys[p.id], player_id=p.id,
-        )
-        new += 1
-    return new
+    return fan_out(
+        session=session, players=players, key=lambda p: f"publication:{problem.code}:{p.id}",
+        kind=OutboxKind.PUBLICATION, template="publication",
+        context=lambda p: {**shared, "player_name": p.name,
+                           "submission_address": submission_address(p)},
+    )
 
 
 def reminders(
     *, session: Session, problem: Any, players: list[Player], days_left: int
 ) -> int:
     """J-``days_left`` reminders to ``players`` (those without a sheet); idempotent."""
-    from webapp.timefmt import format_local
-
-    keys = {p.id: f"reminder:J-{days_left}:{problem.code}:{p.id}" for p in players}
-    sent = existing_keys(session, list(keys.values()))
     shared = {
         "problem_title": f"{problem.title} ({problem.code})",
         "deadline": format_local(problem.deadline_at, problem.timezone),
@@ -224,18 +232,13 @@ def reminders(
         "subject_hint": problem.code,
         "problem_url": problem_url(problem),
     }
-    new = 0
-    for p in players:
-        if not deliverable(p) or keys[p.id] in sent:
-            continue
-        enqueue(
-            session=session, kind=OutboxKind.REMINDER, to_addr=p.email, template="reminder",
-            context={**shared, "player_name": p.name,
-                     "submission_address": submission_address(p)},
-            dedupe_key=keys[p.id], player_id=p.id,
-        )
-        new += 1
-    return new
+    return fan_out(
+        session=session, players=players,
+        key=lambda p: f"reminder:J-{days_left}:{problem.code}:{p.id}",
+        kind=OutboxKind.REMINDER, template="reminder",
+        context=lambda p: {**shared, "player_name": p.name,
+                           "submission_address": submission_address(p)},
+    )
 
 
 def results_notices(
@@ -254,29 +257,25 @@ def results_notices(
     if revision is not None:
         title += " (révisé)"
     suffix = f":r{revision}" if revision is not None else ""
-    keys = {pid: f"results:{ranking.kind}:{problem.code}:{pid}{suffix}" for pid in personal}
-    sent = existing_keys(session, list(keys.values()))
-    new = 0
-    for player_id, info in personal.items():
-        p = players[player_id]
-        if not deliverable(p) or keys[player_id] in sent:
-            continue
-        enqueue(
-            session=session, kind=OutboxKind.RESULTS, to_addr=p.email, template="results",
-            context={
-                "player_name": p.name,
-                "problem_title": title,
-                "ranking": ranking_excerpt(rows, info.get("rank")),
-                "report_text": info.get("report_text"),
-                "final_score": info.get("final_score"),
-                "rank": info.get("rank"),
-                "participants": len(rows),
-                "results_url": problem_url(problem),
-            },
-            dedupe_key=keys[player_id], player_id=p.id,
-        )
-        new += 1
-    return new
+
+    def context(p: Player) -> dict[str, Any]:
+        info = personal[p.id or 0]
+        return {
+            "player_name": p.name,
+            "problem_title": title,
+            "ranking": ranking_excerpt(rows, info.get("rank")),
+            "report_text": info.get("report_text"),
+            "final_score": info.get("final_score"),
+            "rank": info.get("rank"),
+            "participants": len(rows),
+            "results_url": problem_url(problem),
+        }
+
+    return fan_out(
+        session=session, players=[players[pid] for pid in personal],
+        key=lambda p: f"results:{ranking.kind}:{problem.code}:{p.id}{suffix}",
+        kind=OutboxKind.RESULTS, template="results", context=context,
+    )
 
 
 def existing_keys(session: Session, keys: list[str]) -> set[str]:
@@ -319,11 +318,10 @@ def ranking_excerpt(
     return out
 
 
-def problem_statement(problem: Any) -> str:
-    """The letters of a problem as text, for the publication mail."""
+def problem_statement(problem: Any, *, progressive: bool = False) -> str:
+    """The letters of a problem as text, for the publication mail (``progressive``: the
+    later groups are announced move by move)."""
     p = problem.params
-    from puzzles.problem import GameType
-
     try:
         label = GameType(problem.game).label
     except ValueError:
@@ -336,9 +334,7 @@ def problem_statement(problem: Any) -> str:
     for i, g in enumerate(p.get("groups", []), start=1):
         lines.append(f"Groupe {i} : {g}")
     if p.get("order"):
-        from webapp.services import rounds
-
-        if rounds.progressive(problem):
+        if progressive:
             # the later groups are announced move by move (webapp.services.rounds)
             lines.append(f"Coup 1 : groupe 1 et groupe {p['order'][0]} ; le groupe de chaque "
                          "coup suivant sera annoncé par courriel et sur la page du problème.")

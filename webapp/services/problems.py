@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from flask import current_app, has_app_context
 from sqlmodel import Session, col, select
 
+from puzzles.problem import Problem as Puzzle
 from webapp.models import (
     DEFAULT_TIMEZONE,
     Competition,
@@ -20,8 +21,9 @@ from webapp.models import (
     ProblemStatus,
     Registration,
     Stage,
+    Submission,
 )
-from webapp.services import audit
+from webapp.services import audit, rounds
 
 
 def create_competition(
@@ -106,7 +108,6 @@ def create_problem(
         ZoneInfo(timezone)
     except (ZoneInfoNotFoundError, ValueError):
         raise ValueError(f"Fuseau horaire inconnu : « {timezone} ».") from None
-    from webapp.services import rounds
 
     rounds.check_schedule(game=puzzle.game.value, publish_at=publish_at,
                           deadline_at=deadline_at, interval_minutes=round_interval_minutes,
@@ -149,8 +150,6 @@ def create_problem(
 
 def puzzle_of(problem: Problem) -> Any:
     """The :class:`puzzles.problem.Problem` a stored problem holds."""
-    from puzzles.problem import Problem as Puzzle
-
     return Puzzle.from_dict(problem.params)
 
 
@@ -170,8 +169,6 @@ def reschedule(
         raise ValueError("Ce problème est déjà publié : seule la clôture peut changer.")
     if not reason.strip():
         raise ValueError("Indiquez le motif du changement de dates.")
-    from webapp.models import Submission
-    from webapp.services import rounds
 
     rounds.check_schedule(game=problem.game, publish_at=publish_at, deadline_at=deadline_at,
                           interval_minutes=problem.round_interval_minutes,

@@ -10,6 +10,8 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
+from puzzles.ranking import RankEntry, rank
+from puzzles.verify import Report
 from webapp.models import (
     Competition,
     Player,
@@ -22,6 +24,7 @@ from webapp.models import (
 )
 from webapp.services import audit, clock, notify
 from webapp.services.problems import puzzle_of
+from webapp.services.versions import eligible_submissions, excluded_submissions
 
 #: what :func:`compute_rows` accepts instead of the stored report of a submission
 Override = Mapping[int, tuple[int, bool, dict[str, Any]]]
@@ -31,8 +34,6 @@ def compute_rows(
     *, session: Session, problem: Problem, override: Override | None = None
 ) -> list[dict[str, Any]]:
     """The ranking rows as they stand (or as they would with ``override``)."""
-    from webapp.services.verification import eligible_submissions, excluded_submissions
-
     excluded = excluded_submissions(session, problem)
     entrants = entrant_ids(session, problem)
     subs = [s for s in eligible_submissions(session, problem)
@@ -85,9 +86,6 @@ def rank_entries(problem: Problem, entries: list[dict[str, Any]]) -> list[dict[s
     """Order ``entries`` with ``puzzles.ranking.rank`` (ties: earlier receive time) and
     return JSON-ready rows. Percentages are of the problem's reference score when the arbitre
     set one, else of the best score (the winner has 100 %)."""
-    from puzzles.ranking import RankEntry, rank
-    from puzzles.verify import Report
-
     rank_input = []
     for e in entries:
         try:

@@ -17,9 +17,12 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
+from puzzles.feuille import Feuille
 from puzzles.problem import GameType
-from puzzles.rounds import MOVES, RoundTimes, announcement_times
+from puzzles.rounds import MOVES, RoundTimes, announcement_times, format_instant
 from webapp.models import OutboxKind, Player, Problem, ProblemStatus, Submission
+from webapp.services import notify
+from webapp.services.timefmt import format_local
 
 #: the interval the console proposes for a new Anticipation (one move a day)
 DEFAULT_INTERVAL_MINUTES = 24 * 60
@@ -43,8 +46,6 @@ def check_schedule(
 ) -> None:
     """French ``ValueError`` when the interval does not fit the problem's dates (shown in
     ``timezone``)."""
-    from webapp.timefmt import format_local
-
     if interval_minutes < 0:
         raise ValueError("L'intervalle entre deux annonces ne peut pas être négatif.")
     if interval_minutes == 0:
@@ -140,9 +141,6 @@ def send_announcements(
     """The notice of the latest announced move (2 to 14) to every registered player,
     idempotent by ``announcement:<problem>:<move>:<player>``. Move 1 goes out with the
     publication notice. After a downtime only the latest move is sent: it lists them all."""
-    from webapp.services import notify
-    from webapp.timefmt import format_local
-
     if not progressive(problem) or problem.status != ProblemStatus.OPEN:
         return 0
     shown = announcements(problem, puzzle, now)
@@ -150,32 +148,24 @@ def send_announcements(
         return 0
     current = shown[-1]
     closes, what = round_close(problem, current.move)
-    keys = {p.id: f"announcement:{problem.code}:{current.move}:{p.id}" for p in players}
-    sent = notify.existing_keys(session, list(keys.values()))
-    new = 0
-    for p in players:
-        if not notify.deliverable(p) or keys[p.id] in sent:
-            continue
-        notify.enqueue(
-            session=session, kind=OutboxKind.ANNOUNCEMENT, to_addr=p.email,
-            template="announcement",
-            context={
-                "player_name": p.name,
-                "problem_title": f"{problem.title} ({problem.code})",
-                "move": current.move,
-                "current": current.to_context(),
-                "announced": [a.to_context() for a in shown],
-                "round_closes": format_local(closes, problem.timezone),
-                "closes_what": what,
-                "deadline": format_local(problem.deadline_at, problem.timezone),
-                "submission_address": notify.submission_address(p),
-                "subject_hint": problem.code,
-                "problem_url": notify.problem_url(problem),
-            },
-            dedupe_key=keys[p.id], player_id=p.id,
-        )
-        new += 1
-    return new
+    return notify.fan_out(
+        session=session, players=players,
+        key=lambda p: f"announcement:{problem.code}:{current.move}:{p.id}",
+        kind=OutboxKind.ANNOUNCEMENT, template="announcement",
+        context=lambda p: {
+            "player_name": p.name,
+            "problem_title": f"{problem.title} ({problem.code})",
+            "move": current.move,
+            "current": current.to_context(),
+            "announced": [a.to_context() for a in shown],
+            "round_closes": format_local(closes, problem.timezone),
+            "closes_what": what,
+            "deadline": format_local(problem.deadline_at, problem.timezone),
+            "submission_address": notify.submission_address(p),
+            "subject_hint": problem.code,
+            "problem_url": notify.problem_url(problem),
+        },
+    )
 
 
 def round_times_for(
@@ -184,8 +174,6 @@ def round_times_for(
     """For each sheet in ``subs`` (one per player), the round times of its version chain:
     every version of that player up to it, with its server receive time. Empty when the
     problem is not progressive. One query for the whole batch."""
-    from puzzles.feuille import Feuille
-
     if not progressive(problem) or not subs:
         return {}
     wanted = {s.player_id: s for s in subs}
@@ -217,9 +205,6 @@ def receipt_notes(
 ) -> list[str]:
     """For the receipt of a sheet just stored: where each of its moves stands against the
     announcements (in time and still modifiable, in time, or too late to count)."""
-    from puzzles.feuille import Feuille
-    from puzzles.rounds import format_instant
-
     if not progressive(problem):
         return []
     rows = session.exec(

@@ -17,21 +17,20 @@ from typing import Any
 
 from sqlmodel import Session
 
+from puzzles.feuille import parse_feuille
+from puzzles.limits import too_long as limit_message
 from webapp.models import Problem, Submission
+from webapp.services.problems import puzzle_of
+from webapp.services.versions import latest_submission
 
 
 def parse(problem: Problem, text: str) -> Any:
     """``puzzles.feuille.parse_feuille`` as ``submit_sheet`` reads (and stores) a sheet."""
-    from puzzles.feuille import parse_feuille
-
     return parse_feuille(text)
 
 
 def too_long(problem: Problem, text: str) -> str | None:
     """French refusal when ``text`` holds more lines than the problem's bound."""
-    from puzzles.limits import too_long as limit_message
-    from webapp.services.problems import puzzle_of
-
     try:
         puzzle = puzzle_of(problem)
     except (ValueError, KeyError, TypeError):
@@ -52,8 +51,6 @@ def unreadable_replacement(
 ) -> UnreadableReplacement | None:
     """Not None when ``text`` has unreadable lines and the player's latest version of this
     problem (the one that counts) has none."""
-    from webapp.services.submissions import latest_submission
-
     parsed = parse(problem, text)
     if not parsed.errors:
         return None

@@ -18,13 +18,15 @@ from __future__ import annotations
 import hashlib
 import logging
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
 from flask import current_app, has_app_context
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col
 
+from puzzles.feuille import parse_feuille
+from scoring.notation import parse_ref
 from webapp.models import (
     Channel,
     Competition,
@@ -36,8 +38,9 @@ from webapp.models import (
     Registration,
     Submission,
 )
-from webapp.services import audit, notify
-from webapp.timefmt import format_local
+from webapp.services import audit, notify, rounds, sheets
+from webapp.services.timefmt import format_local
+from webapp.services.versions import latest_submission
 
 log = logging.getLogger(__name__)
 
@@ -98,8 +101,6 @@ def _setting(name: str, default: int) -> int:
 def _check_entry(session: Session, player: Player, problem: Problem,
                  received_at: datetime) -> None:
     """Registration and the per-player rate, in one query; raises :class:`SubmissionRefused`."""
-    from datetime import timedelta
-
     limit = _setting("SUBMISSIONS_PER_WINDOW", 10)
     window = _setting("SUBMISSION_WINDOW_SECONDS", 60)
     since = received_at - timedelta(seconds=window)
@@ -147,15 +148,6 @@ def is_late(problem: Problem, received_at: datetime) -> bool:
     return received_at > problem.deadline_at
 
 
-def latest_submission(*, session: Session, player_id: int, problem_id: int) -> Submission | None:
-    return session.exec(
-        select(Submission)
-        .where(Submission.player_id == player_id, Submission.problem_id == problem_id)
-        .order_by(col(Submission.version).desc())
-        .limit(1)  # without it every version (JSON columns decoded) is fetched to keep one
-    ).first()
-
-
 def submit_sheet(
     *,
     session: Session,
@@ -187,8 +179,6 @@ def submit_sheet(
     assert player.id is not None and problem.id is not None
     _check_entry(session, player, problem, received_at)
     text = strip_nul(text)
-    from webapp.services import sheets
-
     refusal = sheets.too_long(problem, text)  # longer than any solution: nothing is stored
     if refusal:
         raise SubmissionRefused(refusal)
@@ -245,8 +235,6 @@ def submit_sheet(
 
 
 def _parse(text: str) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
-    from puzzles.feuille import parse_feuille
-
     try:
         parsed = parse_feuille(text)
     except Exception:  # the parser must never cost a player his sheet
@@ -261,7 +249,6 @@ def describe_ref(ref: str | None) -> str:
     """``H8`` -> ``H8 (horizontal, ligne H, à partir de la colonne 8)``."""
     if not ref:
         return "(sans référence)"
-    from scoring.notation import parse_ref
 
     try:
         r = parse_ref(ref)
@@ -317,8 +304,6 @@ def _enqueue_receipt(
     )
     headers = {"In-Reply-To": in_reply_to, "References": in_reply_to} if in_reply_to else {}
     try:
-        from webapp.services import rounds
-
         round_notes = rounds.receipt_notes(session=session, problem=problem,
                                            player_id=player.id or 0, received_at=sub.received_at)
     except Exception:  # the timing notes must never cost a player his sheet or its receipt

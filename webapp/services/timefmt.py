@@ -1,11 +1,11 @@
-"""Showing UTC instants to people: in the problem's IANA zone, French style."""
+"""Showing UTC instants to people: in the problem's IANA zone, French style (the one French
+time format of the pages, the mails and the services' messages; the pages use it as the
+Jinja filters ``heure_locale`` and ``heure_utc``)."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
-
-from flask import Flask
 
 from webapp.models import DEFAULT_TIMEZONE
 
@@ -30,8 +30,3 @@ def format_utc(dt: datetime | None) -> str:
     if dt is None:
         return ""
     return dt.astimezone(UTC).strftime("%d/%m/%Y à %H:%M:%S UTC")
-
-
-def init_app(app: Flask) -> None:
-    app.jinja_env.filters.setdefault("heure_locale", format_local)
-    app.jinja_env.filters.setdefault("heure_utc", format_utc)

@@ -22,12 +22,18 @@ import json
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from flask import current_app, has_app_context
 from sqlmodel import Session, col, select
 
+from puzzles.feuille import Feuille
+from puzzles.problem import LexiconRef
+from puzzles.settings import Settings
+from puzzles.verify import MoveStatus, verify
+from scoring.lexicon import Lexicon, LexiconIdentity, default_lexicon
+from scoring.notation import parse_word
 from webapp.models import (
     Player,
     Problem,
@@ -36,8 +42,9 @@ from webapp.models import (
     Submission,
     Verification,
 )
-from webapp.services import audit, clock, rounds
+from webapp.services import audit, clock, rankings, rounds
 from webapp.services.problems import puzzle_of
+from webapp.services.versions import eligible_submissions
 
 
 class VerificationError(Exception):
@@ -53,8 +60,6 @@ _lex_lock = threading.Lock()
 def base_lexicon(problem: Problem) -> Any:
     """The problem's word list: ``LEXICONS[name]`` (a path) from the configuration, else the
     engine's default list. Its identity must match the one recorded at publication."""
-    from scoring.lexicon import Lexicon, default_lexicon
-
     paths: dict[str, str] = {}
     if has_app_context():
         paths = dict(current_app.config.get("LEXICONS") or {})
@@ -93,8 +98,6 @@ class RuledLexicon:
     says which list (and which rulings) judged it."""
 
     def __init__(self, base: Any, accept: frozenset[str], reject: frozenset[str]) -> None:
-        from scoring.lexicon import LexiconIdentity
-
         self.base, self.accept, self.reject = base, accept - reject, reject
         h = hashlib.sha256(base.identity.sha256.encode())
         for w in sorted(self.accept):
@@ -126,8 +129,6 @@ def add_ruling(
     word: str | None = None, submission: Submission | None = None, comment: str = "",
 ) -> Ruling:
     if kind in (RulingKind.ACCEPT_WORD, RulingKind.REJECT_WORD):
-        from scoring.notation import parse_word
-
         if not word:
             raise ValueError("Une décision sur un mot doit nommer le mot.")
         word = parse_word(word).upper()
@@ -151,37 +152,6 @@ def add_ruling(
     return ruling
 
 
-def excluded_submissions(session: Session, problem: Problem) -> set[int]:
-    return {
-        r.submission_id
-        for r in session.exec(
-            select(Ruling).where(
-                Ruling.problem_id == problem.id, Ruling.kind == RulingKind.EXCLUDE_SHEET,
-                col(Ruling.revoked_at).is_(None),
-            )
-        ).all()
-        if r.submission_id is not None
-    }
-
-
-# --- which sheets --------------------------------------------------------------------------
-
-
-def eligible_submissions(session: Session, problem: Problem) -> list[Submission]:
-    """Per player, the latest version received on time or accepted late (a late
-    correction does not erase an on-time sheet)."""
-    subs = session.exec(
-        select(Submission)
-        .where(Submission.problem_id == problem.id)
-        .where((col(Submission.late).is_(False)) | (col(Submission.accepted_late).is_(True)))
-        .order_by(col(Submission.player_id), col(Submission.version).desc())
-    ).all()
-    latest: dict[int, Submission] = {}
-    for s in subs:
-        latest.setdefault(s.player_id, s)
-    return sorted(latest.values(), key=lambda s: (s.received_at, s.id or 0))
-
-
 def current_verification(session: Session, submission: Submission) -> Verification | None:
     return session.exec(
         select(Verification)
@@ -203,8 +173,6 @@ class VerifierResult:
 
 
 def settings_for(problem: Problem) -> Any:
-    from puzzles.settings import Settings
-
     data = problem.params.get("settings") if isinstance(problem.params, dict) else None
     return Settings.from_dict(data) if data else Settings()
 
@@ -220,11 +188,6 @@ def run_verifier(
             False, 0, {"error": "feuille illisible"},
             "La feuille n'a pas pu être lue ; aucun coup n'est retenu.",
         )
-    from dataclasses import replace
-
-    from puzzles.feuille import Feuille
-    from puzzles.problem import LexiconRef
-    from puzzles.verify import verify
 
     puzzle = puzzle_of(problem)
     if isinstance(lexicon, RuledLexicon):
@@ -241,8 +204,6 @@ def run_verifier(
 
 def sheet_is_valid(report: Any) -> bool:
     """No sheet-level error and no move judged zero (warnings and penalties allowed)."""
-    from puzzles.verify import MoveStatus
-
     ok = {MoveStatus.VALID, MoveStatus.WARNING, MoveStatus.PENALTY, MoveStatus.PASSED,
           MoveStatus.ANNULLED, MoveStatus.NOT_PLAYED}
     return not report.errors and all(m.status in ok for m in report.moves)
@@ -362,8 +323,6 @@ def preview_rerun(*, session: Session, problem: Problem, reason: str,
     """What a re-run would change, without writing anything. ``budget_seconds``: verifier
     work allowed (None: no bound); sheets not reached keep their current report in the
     preview, which is then partial (``RerunPreview.complete`` is False)."""
-    from webapp.services import rankings
-
     if not reason.strip():
         raise ValueError("Indiquez le motif de la nouvelle vérification.")
     lexicon = ruled_lexicon(session, problem)
@@ -404,8 +363,6 @@ def apply_rerun(
 ) -> list[Verification]:
     """Write the re-run shown in ``preview``: new reports (run n+1), old ones superseded,
     and a new ranking of the same kind as the current one. The preview must be complete."""
-    from webapp.services import rankings
-
     if not preview.complete:
         raise ValueError(
             f"Aperçu partiel ({len(preview.results)} feuilles revérifiées sur "
