@@ -96,7 +96,14 @@ def test_correspondence_game_end_to_end(
     assert turn2.to_addr == "bob@example.fr" and "Coup de votre adversaire : H8 ZA (22 " \
         "points)." in turn2.body_text
     frozen_clock.move_to(START + 2 * HOUR)
+    from webapp.services import changes
+
+    db_session.commit()
+    before = changes.current(db_session.connection())
     assert _mail(app, bob, "Re: CO1", "H8 ZAS\n-- \nBob")[1] == "processed"
+    db_session.commit()
+    # the move set a new deadline: the scheduler's change counter moved (it replans now)
+    assert changes.current(db_session.connection()) == before + 1
     db_session.expire_all()
     game = db_session.exec(select(CorrespondenceGame)).one()
     state = correspondence.state_of(game)

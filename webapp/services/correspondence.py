@@ -145,6 +145,7 @@ def create_game(
     game.lexicon_sha256 = config_of(game).lexicon.identity.sha256
     session.add(game)
     session.flush()
+    _schedule_changed(session)
     audit.record(session=session, actor=actor, action="correspondence.create", target=code,
                  red=red.id, blue=blue.id, row=letters, move_hours=move_hours,
                  grace_hours=grace_hours)
@@ -220,12 +221,20 @@ def submit_move(*, session: Session, player: Player, game: CorrespondenceGame, t
         _finish(session, game, after, after.end_reason, received_at)
     session.add(game)
     session.flush()
+    _schedule_changed(session)  # a new deadline: the scheduler's leader replans now
     audit.record(session=session, actor=f"player:{player.id}", action="correspondence.move",
                  target=game.code, move=len(game.moves), ref=last.ref, word=last.word,
                  score=last.score, channel=channel, late=move["late"])
     if game.status == PLAYING:
         _turn_notice(session, game, last=last)
     return MoveOutcome(game, move, int(last.score), int(last.recorded))
+
+
+def _schedule_changed(session: Session) -> None:
+    """The deadlines moved: bump the scheduler's change counter in this transaction."""
+    from webapp.services import changes
+
+    changes.bump(session.connection())
 
 
 def _finish(session: Session, game: CorrespondenceGame, state: Any, reason: str,
