@@ -13,15 +13,15 @@ from datetime import datetime
 from typing import Any
 
 from puzzles.feuille.model import (
-    _NUM_RE,
     FORMAT_NAME,
+    NUM_RE,
     Feuille,
     FeuilleMove,
     LineError,
     ParsedFeuille,
-    _parse_groups,
-    _parse_sent,
-    _read_letters,
+    parse_groups,
+    parse_sent,
+    read_letters,
 )
 from scoring.errors import EngineError
 from scoring.notation import format_ref, parse_ref, parse_word
@@ -118,7 +118,7 @@ class _JsonReader:
         if isinstance(value, int) and not isinstance(value, bool):
             if abs(value) < 10**15:
                 return value
-        elif isinstance(value, str) and _NUM_RE.match(value.strip()) and len(value) < 16:
+        elif isinstance(value, str) and NUM_RE.match(value.strip()) and len(value) < 16:
             return int(value.strip())
         self.err(line, f"{where} : nombre entier attendu, reçu {_kind(value)}.")
         return None
@@ -144,7 +144,7 @@ class _JsonReader:
         letters: str | None = None
         if letters_text is not None:
             try:
-                letters = _read_letters(letters_text)
+                letters = read_letters(letters_text)
             except ValueError:
                 self.err(line, f"{where} : lettres utilisées « {letters_text[:30]} » illisibles "
                                "(attendu des lettres, ? pour un joker).")
@@ -230,7 +230,7 @@ class _JsonReader:
         sent = self.text_field(data.get("submitted_at"), line, "date d'envoi")
         if sent is not None:
             try:
-                submitted = _parse_sent(sent)
+                submitted = parse_sent(sent)
             except (ValueError, OverflowError):
                 self.err(line, f"date d'envoi « {sent[:40]} » illisible (attendu par exemple "
                                "2000-05-12T18:55:00+03:00).")
@@ -238,21 +238,21 @@ class _JsonReader:
         row_text = self.text_field(data.get("row"), line, "rangée")
         if row_text is not None:
             try:
-                row = _read_letters(row_text)
+                row = read_letters(row_text)
             except ValueError:
                 self.err(line, "rangée illisible (attendu des lettres, ? pour un joker).")
         groups: tuple[str, ...] = ()
         raw_groups = data.get("groups")
         if isinstance(raw_groups, str):
             try:
-                groups = _parse_groups(raw_groups)
+                groups = parse_groups(raw_groups)
             except ValueError as exc:
                 self.err(line, f"groupes illisibles : {exc}.")
         elif isinstance(raw_groups, list):
             try:
                 if not all(isinstance(g, str) for g in raw_groups):
                     raise ValueError("chaque groupe est un texte de lettres")
-                groups = tuple(_read_letters(g) for g in raw_groups)
+                groups = tuple(read_letters(g) for g in raw_groups)
             except ValueError as exc:
                 self.err(line, f"groupes illisibles : {exc}.")
         elif raw_groups is not None:

@@ -62,10 +62,10 @@ class FeuilleMove:
             number=int(d["number"]),
             ref=format_ref(parse_ref(d["ref"])) if d.get("ref") is not None else None,
             word=parse_word(d["word"]) if d.get("word") is not None else None,
-            letters=_read_letters(d["letters"]) if d.get("letters") else None,
-            score=_opt_int(d.get("score")),
-            cumul=_opt_int(d.get("cumul")),
-            group=_opt_int(d.get("group")),
+            letters=read_letters(d["letters"]) if d.get("letters") else None,
+            score=opt_int(d.get("score")),
+            cumul=opt_int(d.get("cumul")),
+            group=opt_int(d.get("group")),
             annul=tuple(int(x) for x in d.get("annul", ())),
             passed=bool(d.get("passed", False)),
             line=int(d.get("line", 0)),
@@ -115,8 +115,8 @@ class Feuille:
             problem_id=d.get("problem"),
             player=d.get("player"),
             submitted_at=datetime.fromisoformat(sub) if sub else None,
-            row=_read_letters(d["row"]) if d.get("row") is not None else None,
-            groups=tuple(_read_letters(g) for g in d.get("groups", ())),
+            row=read_letters(d["row"]) if d.get("row") is not None else None,
+            groups=tuple(read_letters(g) for g in d.get("groups", ())),
             extra=tuple((str(k), str(v)) for k, v in d.get("extra", ())),
         )
 
@@ -154,7 +154,7 @@ class ParsedFeuille:
 # --- cell readers shared by the text and JSON forms ---------------------------------
 
 
-def _opt_int(value: object) -> int | None:
+def opt_int(value: object) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | str):
@@ -165,7 +165,7 @@ def _opt_int(value: object) -> int | None:
 _LETTERS_RE = re.compile(r"^[A-Za-z?*]+$")
 
 
-def _read_letters(text: str) -> str:
+def read_letters(text: str) -> str:
     """Letters used: uppercase, joker ``?`` (``*`` also accepted). An all-lowercase field is
     read as uppercase; in a mixed field a lowercase letter marks a joker."""
     s = "".join(fold_letter(c) for c in "".join(text.split()))
@@ -175,10 +175,10 @@ def _read_letters(text: str) -> str:
     return "".join("?" if c in "?*" or (mixed and c.islower()) else c.upper() for c in s)
 
 
-_NUM_RE = re.compile(r"^[+-]?\d+$")
+NUM_RE = re.compile(r"^[+-]?\d+$")
 
 
-def _parse_groups(value: str) -> tuple[str, ...]:
+def parse_groups(value: str) -> tuple[str, ...]:
     """``ABCD EFGHIJK ...``, ``1=ABCD 2=EFGHIJK`` or ``ABCD / EFGHIJK / ...``."""
     parts = [p for p in re.split(r"[\s/,;|]+", value.strip()) if p]
     numbered: dict[int, str] = {}
@@ -186,9 +186,9 @@ def _parse_groups(value: str) -> tuple[str, ...]:
     for p in parts:
         m = re.match(r"^(\d{1,2})\s*[=:.)]\s*(.+)$", p)
         if m:
-            numbered[int(m.group(1))] = _read_letters(m.group(2))
+            numbered[int(m.group(1))] = read_letters(m.group(2))
         else:
-            plain.append(_read_letters(p))
+            plain.append(read_letters(p))
     if numbered and plain:
         raise ValueError("mélange de groupes numérotés et non numérotés")
     if numbered:
@@ -198,7 +198,7 @@ def _parse_groups(value: str) -> tuple[str, ...]:
     return tuple(plain)
 
 
-def _parse_sent(value: str) -> datetime:
+def parse_sent(value: str) -> datetime:
     v = value.strip()
     if "[" in v:
         from puzzles.problem import ProblemError, parse_deadline

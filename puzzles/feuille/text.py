@@ -13,14 +13,14 @@ from dataclasses import replace
 from datetime import datetime
 
 from puzzles.feuille.model import (
-    _NUM_RE,
+    NUM_RE,
     Feuille,
     FeuilleMove,
     LineError,
     ParsedFeuille,
-    _parse_groups,
-    _parse_sent,
-    _read_letters,
+    parse_groups,
+    parse_sent,
+    read_letters,
 )
 from scoring.errors import EngineError
 from scoring.notation import fold_letter, format_ref, is_ref, parse_ref, parse_word
@@ -140,7 +140,7 @@ class _LineParser:
                     self.errors.append(f"deux numéros de groupe ({group} et {gm.group(1)}).")
                 group = int(gm.group(1))
                 continue
-            if _NUM_RE.match(t):
+            if NUM_RE.match(t):
                 if seen_text:
                     numbers.append(int(t))
                 elif group is None:
@@ -150,7 +150,7 @@ class _LineParser:
                 continue
             if t in ("-", "–", "—"):
                 rest = [x.strip() for x in tokens[pos + 1 :]]
-                if seen_text and not numbers and len(rest) == 1 and _NUM_RE.match(rest[0]):
+                if seen_text and not numbers and len(rest) == 1 and NUM_RE.match(rest[0]):
                     numbers.append(None)  # a score left blank before a written cumul
                 continue  # otherwise a dash is a separator
             if (numbers and low in _UNITS) or (seen_text and t in ("=", "+")):
@@ -207,7 +207,7 @@ class _LineParser:
         letters: str | None = None
         if letters_tok is not None:
             try:
-                letters = _read_letters(letters_tok)
+                letters = read_letters(letters_tok)
             except ValueError:
                 self.errors.append(
                     f"lettres utilisées « {letters_tok} » illisibles (attendu des lettres, "
@@ -315,7 +315,7 @@ def parse_feuille_text(text: str, *, superscrabble: bool = False) -> ParsedFeuil
         if gm:
             value = re.split(r"[:=]", line, maxsplit=1)[1]
             try:
-                numbered_groups[int(gm.group(1))] = _read_letters(value)
+                numbered_groups[int(gm.group(1))] = read_letters(value)
             except ValueError:
                 err(line_no, f"groupe {gm.group(1)} illisible (attendu des lettres).", raw)
             continue
@@ -330,7 +330,7 @@ def parse_feuille_text(text: str, *, superscrabble: bool = False) -> ParsedFeuil
                 player = value
             elif kind == "sent":
                 try:
-                    submitted = _parse_sent(value)
+                    submitted = parse_sent(value)
                 except ValueError:
                     err(
                         line_no,
@@ -340,12 +340,12 @@ def parse_feuille_text(text: str, *, superscrabble: bool = False) -> ParsedFeuil
                     )
             elif kind == "row":
                 try:
-                    row = _read_letters(value)
+                    row = read_letters(value)
                 except ValueError:
                     err(line_no, "rangée illisible (attendu des lettres, ? pour un joker).", raw)
             elif kind == "groups":
                 try:
-                    groups = _parse_groups(value)
+                    groups = parse_groups(value)
                 except ValueError as exc:
                     err(line_no, f"groupes illisibles : {exc}.", raw)
             elif kind == "scrabbles":

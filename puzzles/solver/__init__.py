@@ -42,25 +42,25 @@ from collections.abc import Callable
 from puzzles.feuille import Feuille
 from puzzles.problem import GameType, Problem
 from puzzles.settings import Settings
-from puzzles.solver.groups import _Groups
-from puzzles.solver.rangee import _Rangee
+from puzzles.solver.groups import GroupsGame
+from puzzles.solver.rangee import RangeeGame
 from puzzles.solver.search import (
+    Budget,
     Progress,
     Solution,
     SolverError,
-    _beam,
-    _Budget,
-    _consumed,
-    _State,
-    _widening,
+    State,
+    beam,
+    consumed,
     move_key,
+    widening,
 )
-from puzzles.solver.serie import SERIE_FRONTIER, SERIE_POOL_FRONTIER, _serie
-from puzzles.solver.stock import _Stock
+from puzzles.solver.serie import SERIE_FRONTIER, SERIE_POOL_FRONTIER, serie_search
+from puzzles.solver.stock import StockGame
 from puzzles.solver.superscrabble import (
     CONSTRUCTION_MAX_TILES,
-    _incomplet,
-    _superscrabble_lines,
+    incomplet_search,
+    superscrabble_lines,
     superscrabble_moves,
 )
 from scoring.config import GameConfig
@@ -133,18 +133,18 @@ def solve(
         per_second = STOCK_NODES_PER_SECOND
     elif game.is_consonant_variant:
         per_second = POOL_NODES_PER_SECOND
-    budget = _Budget(nodes if nodes is not None else int(seconds * per_second),
+    budget = Budget(nodes if nodes is not None else int(seconds * per_second),
                      seconds, progress)
     feuille_row: str | None = None
 
     if game in (GameType.SUPERSCRABBLE, GameType.SUPERSCRABBLE_INCOMPLET):
         if game is GameType.SUPERSCRABBLE:
-            built = _State(problem.initial_board(), 0, (), (), ())
+            built = State(problem.initial_board(), 0, (), (), ())
             budget.charge()
             found = superscrabble_moves(built.board, problem.rack, config)
         else:
-            built, found = _incomplet(problem, config, budget)
-        lines = _superscrabble_lines(found)
+            built, found = incomplet_search(problem, config, budget)
+        lines = superscrabble_lines(found)
         return Solution(
             problem_id=problem.id, game=game,
             feuille=Feuille(moves=built.lines, scrabbles=lines, problem_id=problem.id),
@@ -158,8 +158,8 @@ def solve(
     pool = problem.pool if game.is_consonant_variant else None
     sizes = problem.group_sizes
     if game in (GameType.SERIE_MAXIMAUX, GameType.SERIE_MAXIMAUX_CONSONNES):
-        state, exact = _serie(
-            _Groups(problem.groups, None, config, first_group=False, bingo_only=False,
+        state, exact = serie_search(
+            GroupsGame(problem.groups, None, config, first_group=False, bingo_only=False,
                     pass_allowed=False, pool=pool, sizes=sizes),
             budget,
         )
@@ -168,33 +168,33 @@ def solve(
         budget.report()
     elif game is GameType.RANGEE:
         feuille_row = problem.row
-        greedy = _beam(_Rangee(problem.row, config, 0.0), 1, budget)
-        rate = greedy.cumul / max(1, _consumed(greedy))
-        state, width = _widening(_Rangee(problem.row, config, rate), budget)
+        greedy = beam(RangeeGame(problem.row, config, 0.0), 1, budget)
+        rate = greedy.cumul / max(1, consumed(greedy))
+        state, width = widening(RangeeGame(problem.row, config, rate), budget)
         if greedy.cumul > state.cumul:
             state, width = greedy, 1
     elif game in (GameType.INTEGRAL, GameType.INTEGRAL_PARTIEL):
         stock = problem.construction_stock()
-        greedy = _beam(_Stock(stock, config, seed, 0.0), 1, budget)
+        greedy = beam(StockGame(stock, config, seed, 0.0), 1, budget)
         used = sum(stock.values()) - len(str(greedy.res[0]))
         rate = greedy.cumul / max(1, used)
-        state, width = _widening(_Stock(stock, config, seed, rate), budget)
+        state, width = widening(StockGame(stock, config, seed, rate), budget)
         if greedy.cumul > state.cumul:
             state, width = greedy, 1
     elif game.is_anticipation:
         fond = game is GameType.EXCLUSIF_FOND
         resistance = game is GameType.EXCLUSIF_RESISTANCE
         exclusif = fond or resistance
-        state, width = _widening(
-            _Groups(problem.groups, problem.order, config, first_group=not exclusif,
+        state, width = widening(
+            GroupsGame(problem.groups, problem.order, config, first_group=not exclusif,
                     bingo_only=exclusif, survival=resistance,
                     pass_allowed=fond or (not exclusif and settings.anticipation_pass_allowed),
                     pool=pool, sizes=sizes),
             budget,
         )
     elif game in (GameType.N_SCRABBLE, GameType.N_SCRABBLE_CONSONNES):
-        state, width = _widening(
-            _Groups(problem.groups, problem.order or None, config, first_group=False,
+        state, width = widening(
+            GroupsGame(problem.groups, problem.order or None, config, first_group=False,
                     bingo_only=False, pass_allowed=False, pool=pool, sizes=sizes),
             budget,
         )

@@ -12,12 +12,12 @@ from collections.abc import Callable, Sequence
 
 from puzzles.solver.search import (
     JOKER_KEEP_VALUE,
-    _Budget,
-    _candidates,
-    _Child,
-    _pass,
-    _play,
-    _State,
+    Budget,
+    Child,
+    State,
+    candidates,
+    pass_turn,
+    play,
 )
 from scoring.board import Board
 from scoring.config import GameConfig
@@ -31,10 +31,10 @@ POOL_RACK = 11
 POOL_LETTER_VALUE = 3
 
 
-class _Groups:
+class GroupsGame:
     """Games played one group per move on the player's own grid: Anticipation (move 1 may
     first play group 1), Scrabble exclusif, N-Scrabble (imposed or free order), and the
-    Série de maximaux through :func:`_serie`.
+    Série de maximaux through :func:`serie_search`.
 
     ``order`` is the imposed sequence of group numbers (None: free order). ``bingo_only``
     keeps only moves placing all 7 letters; ``pass_allowed`` lets a move play nothing (0);
@@ -102,48 +102,48 @@ class _Groups:
         used = Counter(c for c in m.letters if self._from_pool(c))
         return "".join(sorted((Counter(pool) - used).elements()))
 
-    def start(self) -> _State:
+    def start(self) -> State:
         pool = self.pool or ""
-        return _State(Board(), 0, (), (), (frozenset(), pool), self._heuristic(pool))
+        return State(Board(), 0, (), (), (frozenset(), pool), self._heuristic(pool))
 
     def _available(self, used: frozenset[int], move_index: int) -> list[int]:
         if self.order is not None:
             return [self.order[move_index]] if move_index < len(self.order) else []
         return [g for g in range(1, len(self.groups) + 1) if g not in used]
 
-    def children(self, state: _State, branch: int, budget: _Budget) -> list[_Child]:
+    def children(self, state: State, branch: int, budget: Budget) -> list[Child]:
         used, pool = state.res
         assert isinstance(used, frozenset) and isinstance(pool, str)
         nexts = self._available(used, len(state.scores))
-        out: list[_Child] = []
+        out: list[Child] = []
         for g in nexts:
             rack, keep = self.rack(g, pool)
-            moves = _candidates(state.board, rack, self.config, budget, keep, branch)
+            moves = candidates(state.board, rack, self.config, budget, keep, branch)
             for m in moves:
                 rest = self.after(pool, m)
-                out.append(_play(state, m, (used | {g}, rest), group=g,
+                out.append(play(state, m, (used | {g}, rest), group=g,
                                  rank=int(self.survival), heuristic=self._heuristic(rest)))
             if self.first_group and not state.scores:
                 out.extend(self._with_group1(state, g, branch, budget))
             if not moves and self.pass_allowed:
-                out.append(_pass(state, (used | {g}, pool), g))
+                out.append(pass_turn(state, (used | {g}, pool), g))
         return out
 
     def _with_group1(
-        self, state: _State, g: int, branch: int, budget: _Budget
-    ) -> list[_Child]:
+        self, state: State, g: int, branch: int, budget: Budget
+    ) -> list[Child]:
         """Move 1 as two words: one from group 1, then one from the drawn group."""
         used, pool = state.res
         assert isinstance(used, frozenset) and isinstance(pool, str)
         res = (used | {g},)
-        out: list[_Child] = []
+        out: list[Child] = []
         rack1, keep1 = self.rack(1, pool)
-        for m1 in _candidates(state.board, rack1, self.config, budget, keep1, branch):
+        for m1 in candidates(state.board, rack1, self.config, budget, keep1, branch):
             pool1 = self.after(pool, m1)
-            mid = _play(state, m1, (*res, pool1), group=1).state()
+            mid = play(state, m1, (*res, pool1), group=1).state()
             rack2, keep2 = self.rack(g, pool1)
-            for m2 in _candidates(mid.board, rack2, self.config, budget, keep2, branch):
+            for m2 in candidates(mid.board, rack2, self.config, budget, keep2, branch):
                 rest = self.after(pool1, m2)
-                out.append(_play(mid, m2, (*res, rest), group=g, merge_score=True,
+                out.append(play(mid, m2, (*res, rest), group=g, merge_score=True,
                                  heuristic=self._heuristic(rest)))
         return out

@@ -4,7 +4,8 @@ Owns the solver's public result types (:class:`SolverError`, :class:`Progress`,
 :class:`Solution`), the candidate order :func:`move_key`, the node budget, the search state
 (a grid, its cumul, the sheet lines so far and the family's remaining supplies), the
 candidate moves of a rack, and the beam search widened 1, 2, 4, … while the budget lasts.
-Names with a leading underscore are internal to :mod:`puzzles.solver`.
+The budget, state and search names are shared by the family modules; :mod:`puzzles.solver`
+re-exports the public ones.
 """
 
 from __future__ import annotations
@@ -85,11 +86,11 @@ def move_key(m: GeneratedMove) -> tuple[object, ...]:
 
 
 # --- budget -------------------------------------------------------------------------------
-class _OutOfBudget(Exception):
+class OutOfBudget(Exception):
     pass
 
 
-class _Budget:
+class Budget:
     def __init__(
         self, nodes: int, seconds: float, progress: Callable[[Progress], None] | None
     ) -> None:
@@ -108,10 +109,10 @@ class _Budget:
         if not self.enforce:
             return
         if self.nodes > self.max_nodes:
-            raise _OutOfBudget
+            raise OutOfBudget
         if time.monotonic() > self.deadline:
             self.time_cut = True
-            raise _OutOfBudget
+            raise OutOfBudget
 
     def report(self) -> None:
         if self.progress is not None:
@@ -124,7 +125,7 @@ class _Budget:
 
 # --- search state -------------------------------------------------------------------------
 @dataclass(frozen=True)
-class _State:
+class State:
     board: Board
     cumul: int
     lines: tuple[FeuilleMove, ...]
@@ -146,14 +147,14 @@ class _State:
         return self.cumul + self.heuristic
 
 
-class _Game(Protocol):
-    def start(self) -> _State: ...
+class Game(Protocol):
+    def start(self) -> State: ...
 
-    def children(self, state: _State, branch: int, budget: _Budget) -> list[_Child]: ...
+    def children(self, state: State, branch: int, budget: Budget) -> list[Child]: ...
 
 
-def _candidates(
-    board: Board, rack: str, config: GameConfig, budget: _Budget,
+def candidates(
+    board: Board, rack: str, config: GameConfig, budget: Budget,
     keep: Callable[[GeneratedMove], bool] | None = None, n: int | None = None,
 ) -> list[GeneratedMove]:
     """The ``n`` first (all when None) legal moves of ``rack`` that ``keep`` accepts, in
@@ -173,22 +174,22 @@ def _candidates(
     return moves
 
 
-class _Child:
+class Child:
     """A proposed child state, built only if the beam keeps it (most are not)."""
 
     __slots__ = ("cumul", "rank", "value", "path", "_make", "_state")
 
     def __init__(
-        self, cumul: int, rank: int, value: float, path: str, make: Callable[[], _State]
+        self, cumul: int, rank: int, value: float, path: str, make: Callable[[], State]
     ) -> None:
         self.cumul = cumul
         self.rank = rank
         self.value = value
         self.path = path
         self._make = make
-        self._state: _State | None = None
+        self._state: State | None = None
 
-    def state(self) -> _State:
+    def state(self) -> State:
         if self._state is None:
             self._state = self._make()
         return self._state
@@ -197,16 +198,16 @@ class _Child:
         return (-self.rank, -self.value, self.path)
 
 
-def _play(
-    state: _State, m: GeneratedMove, res: tuple[object, ...], *, group: int | None = None,
+def play(
+    state: State, m: GeneratedMove, res: tuple[object, ...], *, group: int | None = None,
     letters: str | None = None, heuristic: float = 0.0, merge_score: bool = False,
     rank: int = 0,
-) -> _Child:
+) -> Child:
     cumul = state.cumul + m.score
     ref = format_ref(m.ref)
     path = f"{state.path}{ref}{m.word};"
 
-    def make() -> _State:
+    def make() -> State:
         board = state.board.copy()
         m.placement.apply(board)
         number = len(state.scores) if merge_score else state.move_number
@@ -217,33 +218,33 @@ def _play(
             scores = state.scores[:-1] + (state.scores[-1] + m.score,)
         else:
             scores = state.scores + (m.score,)
-        return _State(board, cumul, state.lines + (line,), scores, res, heuristic, path,
+        return State(board, cumul, state.lines + (line,), scores, res, heuristic, path,
                       state.rank + rank)
 
-    return _Child(cumul, state.rank + rank, cumul + heuristic, path, make)
+    return Child(cumul, state.rank + rank, cumul + heuristic, path, make)
 
 
-def _pass(state: _State, res: tuple[object, ...], group: int | None) -> _Child:
+def pass_turn(state: State, res: tuple[object, ...], group: int | None) -> Child:
     path = state.path + "-;"
 
-    def make() -> _State:
+    def make() -> State:
         line = FeuilleMove(number=state.move_number, passed=True, score=0, cumul=state.cumul,
                            group=group)
-        return _State(state.board, state.cumul, state.lines + (line,), state.scores + (0,),
+        return State(state.board, state.cumul, state.lines + (line,), state.scores + (0,),
                       res, state.heuristic, path, state.rank)
 
-    return _Child(state.cumul, state.rank, state.evaluation(), path, make)
+    return Child(state.cumul, state.rank, state.evaluation(), path, make)
 
 
 # --- beam search --------------------------------------------------------------------------
-def _beam(game: _Game, width: int, budget: _Budget) -> _State:
+def beam(game: Game, width: int, budget: Budget) -> State:
     """Best finished state of a beam of ``width`` (a state is finished when it has no
     child)."""
     branch = max(MIN_BRANCH, width) if width > 1 else 1
     layer = [game.start()]
-    best: _State | None = None
+    best: State | None = None
     while layer:
-        children: list[_Child] = []
+        children: list[Child] = []
         for s in layer:
             kids = game.children(s, branch, budget)
             if not kids and _better(s, best):
@@ -251,8 +252,8 @@ def _beam(game: _Game, width: int, budget: _Budget) -> _State:
             children.extend(kids)
         # Only the most promising children are built; duplicates (the same grid and
         # supplies reached by two paths) are then dropped.
-        children.sort(key=_Child.order)
-        seen: dict[tuple[object, ...], _State] = {}
+        children.sort(key=Child.order)
+        seen: dict[tuple[object, ...], State] = {}
         for c in children[: 2 * width]:
             st = c.state()
             k = st.key()
@@ -263,7 +264,7 @@ def _beam(game: _Game, width: int, budget: _Budget) -> _State:
     return best
 
 
-def _better(a: _State, b: _State | None) -> bool:
+def _better(a: State, b: State | None) -> bool:
     """Higher rank, then higher cumul; then the alphabetically smaller path (reproducible)."""
     if b is None:
         return True
@@ -272,9 +273,9 @@ def _better(a: _State, b: _State | None) -> bool:
     )
 
 
-def _widening(game: _Game, budget: _Budget) -> tuple[_State, int]:
+def widening(game: Game, budget: Budget) -> tuple[State, int]:
     """Greedy first (always finished), then beams of width 2, 4, … while nodes last."""
-    best = _beam(game, 1, budget)
+    best = beam(game, 1, budget)
     best_width = 1
     budget.best = best.cumul
     budget.report()
@@ -283,8 +284,8 @@ def _widening(game: _Game, budget: _Budget) -> tuple[_State, int]:
     while width <= MAX_WIDTH:
         budget.width = width
         try:
-            cand = _beam(game, width, budget)
-        except _OutOfBudget:
+            cand = beam(game, width, budget)
+        except OutOfBudget:
             break
         if (cand.rank, cand.cumul) > (best.rank, best.cumul):
             best, best_width = cand, width
@@ -294,5 +295,5 @@ def _widening(game: _Game, budget: _Budget) -> tuple[_State, int]:
     return best, best_width
 
 
-def _consumed(state: _State) -> int:
+def consumed(state: State) -> int:
     return sum(len(line.letters or "") for line in state.lines)

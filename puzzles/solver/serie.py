@@ -7,12 +7,12 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from puzzles.solver.groups import _Groups
+from puzzles.solver.groups import GroupsGame
 from puzzles.solver.search import (
-    _Budget,
-    _play,
-    _State,
+    Budget,
+    State,
     move_key,
+    play,
 )
 from scoring import movegen
 from scoring.board import Board
@@ -39,7 +39,7 @@ def _symmetric(config: GameConfig) -> bool:
 
 
 def _top_moves(
-    game: _Groups, board: Board, g: int, pool: str, budget: _Budget
+    game: GroupsGame, board: Board, g: int, pool: str, budget: Budget
 ) -> list[GeneratedMove]:
     """Every placement of group ``g`` reaching its top score."""
     rack, keep = game.rack(g, pool)
@@ -53,7 +53,7 @@ def _top_moves(
     return sorted((m for m in moves if m.score == top), key=move_key)
 
 
-def _serie(game: _Groups, budget: _Budget) -> tuple[_State, bool]:
+def serie_search(game: GroupsGame, budget: Budget) -> tuple[State, bool]:
     """Série de maximaux: the lexicographically best vector of per-move scores, each move a
     top of tops (RULES §7.4 ranks sheets on that vector).
 
@@ -68,12 +68,12 @@ def _serie(game: _Groups, budget: _Budget) -> tuple[_State, bool]:
     # Each position carries the sequence of its moves' keys: among equal vectors (and
     # symmetric twins) the one whose moves come first in move order is kept.
     Seq = tuple[tuple[object, ...], ...]
-    frontier: list[tuple[Seq, _State]] = [((), game.start())]
+    frontier: list[tuple[Seq, State]] = [((), game.start())]
     exact = True
     n = len(game.groups)
     while True:
         top: int | None = None
-        tied: list[tuple[Seq, _State, GeneratedMove, int]] = []
+        tied: list[tuple[Seq, State, GeneratedMove, int]] = []
         for seq, st in frontier:
             used, pool = st.res
             assert isinstance(used, frozenset) and isinstance(pool, str)
@@ -89,11 +89,11 @@ def _serie(game: _Groups, budget: _Budget) -> tuple[_State, bool]:
                     tied.extend((seq, st, m, g) for m in moves)
         if top is None:
             break
-        children: dict[tuple[object, ...], tuple[Seq, _State]] = {}
+        children: dict[tuple[object, ...], tuple[Seq, State]] = {}
         for seq, st, m, g in tied:
             used, pool = st.res
             assert isinstance(used, frozenset) and isinstance(pool, str)
-            child = _play(st, m, (used | {g}, game.after(pool, m)), group=g).state()
+            child = play(st, m, (used | {g}, game.after(pool, m)), group=g).state()
             child_seq = (*seq, (*move_key(m), g))
             cells = tuple(child.board.cells)
             if symmetric:

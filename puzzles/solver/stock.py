@@ -10,12 +10,12 @@ from collections import Counter
 
 from puzzles.solver.search import (
     JOKER_KEEP_VALUE,
-    _Budget,
-    _candidates,
-    _Child,
-    _play,
-    _State,
+    Budget,
+    Child,
+    State,
+    candidates,
     move_key,
+    play,
 )
 from scoring.board import Board
 from scoring.config import GameConfig
@@ -27,7 +27,7 @@ STOCK_RACK_SIZE = 11
 STOCK_RACKS = 3
 
 
-class _Stock:
+class StockGame:
     """Intégral and Intégral partiel: each move takes 1–7 letters from what remains of the
     stock (RULES §7.1–7.2). Candidate racks are drawn from the remaining stock."""
 
@@ -41,11 +41,11 @@ class _Stock:
     def _heuristic(self, left: Counter[str]) -> float:
         return self.rate * sum(left.values()) + JOKER_KEEP_VALUE * left[JOKER]
 
-    def start(self) -> _State:
+    def start(self) -> State:
         letters = "".join(sorted(self.stock.elements()))
-        return _State(Board(), 0, (), (), (letters,), self._heuristic(self.stock))
+        return State(Board(), 0, (), (), (letters,), self._heuristic(self.stock))
 
-    def racks(self, left: Counter[str], state: _State) -> list[str]:
+    def racks(self, left: Counter[str], state: State) -> list[str]:
         total = sum(left.values())
         if total <= STOCK_RACK_SIZE:
             return ["".join(sorted(left.elements()))]
@@ -67,13 +67,13 @@ class _Stock:
             out.append("".join(sorted(rack)))
         return list(dict.fromkeys(out))
 
-    def children(self, state: _State, branch: int, budget: _Budget) -> list[_Child]:
+    def children(self, state: State, branch: int, budget: Budget) -> list[Child]:
         left = Counter(str(state.res[0]))
         if not left:
             return []
         pooled: dict[tuple[int, bool, str], GeneratedMove] = {}
         for rack in self.racks(left, state):
-            for m in _candidates(state.board, rack, self.config, budget, n=branch * 4):
+            for m in candidates(state.board, rack, self.config, budget, n=branch * 4):
                 pooled.setdefault((m.start, m.horizontal, m.word), m)
 
         def value(m: GeneratedMove) -> float:
@@ -84,6 +84,6 @@ class _Stock:
         out = []
         for m in ranked[:branch]:
             rest = left - Counter(m.letters)
-            out.append(_play(state, m, ("".join(sorted(rest.elements())),),
+            out.append(play(state, m, ("".join(sorted(rest.elements())),),
                              heuristic=self._heuristic(rest)))
         return out

@@ -12,12 +12,12 @@ from dataclasses import replace
 from puzzles.feuille import FeuilleMove
 from puzzles.problem import Problem
 from puzzles.solver.search import (
-    _Budget,
-    _candidates,
-    _OutOfBudget,
-    _play,
-    _State,
+    Budget,
+    OutOfBudget,
+    State,
+    candidates,
     move_key,
+    play,
 )
 from scoring import movegen
 from scoring.board import Board
@@ -48,7 +48,7 @@ def superscrabble_moves(board: Board, rack: str, config: GameConfig) -> list[Gen
     return sorted(chosen.values(), key=lambda m: (not m.horizontal, m.start, m.word.upper()))
 
 
-def _superscrabble_lines(moves: Iterable[GeneratedMove]) -> tuple[FeuilleMove, ...]:
+def superscrabble_lines(moves: Iterable[GeneratedMove]) -> tuple[FeuilleMove, ...]:
     return tuple(
         FeuilleMove(number=i, ref=format_ref(m.ref), word=m.word, letters=m.letters,
                     score=m.score)
@@ -56,7 +56,7 @@ def _superscrabble_lines(moves: Iterable[GeneratedMove]) -> tuple[FeuilleMove, .
     )
 
 
-def _through_letters(rack: str, config: GameConfig, budget: _Budget) -> dict[str, int]:
+def _through_letters(rack: str, config: GameConfig, budget: Budget) -> dict[str, int]:
     """Letters x for which ``rack`` + x makes 8-letter words, with how many placements of
     them an empty grid allows: the grid letters a Superscrabble rack can scrabble through."""
     wide = replace(config, rack_size=8, bingo_tiles=8)
@@ -71,7 +71,7 @@ def _through_letters(rack: str, config: GameConfig, budget: _Budget) -> dict[str
 
 def _construction_candidates(
     board: Board, left: Counter[str], useful: dict[str, int], config: GameConfig,
-    budget: _Budget,
+    budget: Budget,
 ) -> list[GeneratedMove]:
     """Short construction words from the stock that put down letters the rack can scrabble
     through, most useful first, then fewest tiles."""
@@ -89,19 +89,19 @@ def _construction_candidates(
     def gain(m: GeneratedMove) -> int:
         return sum(useful.get(c, 0) for c in m.letters)
 
-    moves = _candidates(board, rack, config, budget,
+    moves = candidates(board, rack, config, budget,
                         lambda m: m.tiles <= CONSTRUCTION_MAX_TILES and gain(m) > 0)
     moves.sort(key=lambda m: (-gain(m), m.tiles, move_key(m)))
     return moves[:CONSTRUCTION_CANDIDATES]
 
 
-def _incomplet(
-    problem: Problem, config: GameConfig, budget: _Budget
-) -> tuple[_State, list[GeneratedMove]]:
+def incomplet_search(
+    problem: Problem, config: GameConfig, budget: Budget
+) -> tuple[State, list[GeneratedMove]]:
     """Superscrabble incomplet: add construction words one at a time while one of the
     candidates raises the number of scrabbles (at equal count, fewer tiles)."""
     rack = problem.rack
-    state = _State(Board(), 0, (), (), ())
+    state = State(Board(), 0, (), (), ())
     budget.charge()
     best = superscrabble_moves(state.board, rack, config)
     budget.best = len(best)
@@ -126,11 +126,11 @@ def _incomplet(
             if choice is None or -choice[0] <= len(best):
                 break
             m = cands[choice[2]]
-            state = _play(state, m, ()).state()
+            state = play(state, m, ()).state()
             left -= Counter(m.letters)
             best = found_for[choice[2]]
             budget.best = len(best)
             budget.report()
-    except _OutOfBudget:
+    except OutOfBudget:
         pass
     return state, best
