@@ -600,3 +600,45 @@ def test_console_variant_rules(
         assert (g.variant, g.settings["tactique_order"]) == ("tactique", "group2_first")
         assert g.settings["duplicate"]["rounds"] == 3
         assert duplicate.variant_settings_of(g).tactique_order == "group2_first"
+
+
+def test_superjoker_two_chosen_letters(
+    app: Flask, ctx: Flask, client: FlaskClient, db_session: Session, competition: Competition,
+    make_player: Callable[..., Player], frozen_clock: Any, tmp_path: Path,
+) -> None:
+    """Superjoker: « le tirage de 5 lettres est complété par 2 lettres choisies par le
+    joueur » (RULES §9.3). The draw ZEIBC (E I vowels, Z B C consonants) holds neither A nor
+    S; choosing both plays ZAS over the star: H6 (Z H6, A H7, S on H8), (10 + 1 + 1) × 2 =
+    24, tied with H7 and H8; the smaller reference wins: « H6 ZAS 24 +AS ».
+    - Ana: « H6 ZAS 24 +AS » → 24. Bob: « H7 ZAS 24 +A » (the S is not his) → zero.
+    - Cid: « H8 ZA 22 +AS » (the S chosen and left unused) → ZA on the star: 22.
+    """
+    _words(app, tmp_path)
+    ana = make_player("Ana", "ana@example.ro")
+    bob = make_player("Bob", "bob@example.fr")
+    cid = make_player("Cid", "cid@example.fr")
+    duplicate.create_game(
+        session=db_session, competition=competition, title="SJ", code="SJ1",
+        settings=DuplicateSettings(lang="fr", rounds=1), rhythm={"kind": "hours", "hours": 24},
+        starts_at=START, lexicon_name="za", bag_order=_bag("ZEIBC"), variant="superjoker")
+    db_session.commit()
+    frozen_clock.move_to(START)
+    assert lifecycle.run_due(now=clock.now()) == ["draw:SJ1:1"]
+    r1 = _round(db_session, 1)
+    top = r1.top or {}
+    assert r1.draw["rack"] == "ZEIBC" and len(r1.draw["stock"]) == 102 - 5
+    assert (top["ref"], top["word"], top["score"], top["chosen"]) == ("H6", "ZAS", 24, "AS")
+    login_player(client, ana)
+    client.post("/duplicate/SJ1/bulletin", data={"bulletin": "H6 ZAS 24 +AS"})
+    assert _mail(app, bob, "SJ1", "H7 ZAS 24 +A")[1] == "processed"
+    assert _mail(app, cid, "SJ1", "H8 ZA 22 +AS")[1] == "processed"
+    frozen_clock.move_to(START + DAY)
+    assert lifecycle.run_due(now=clock.now()) == [
+        "close:SJ1:1", "correct:SJ1:1", "publish:SJ1:1", "finish:SJ1:1"]
+    r1 = _round(db_session, 1)
+    assert [(x["name"], x["score"]) for x in r1.results] == [
+        ("Ana", 24), ("Bob", 0), ("Cid", 22)]
+    assert r1.results[1]["kind"] == "nul"
+    [res] = [m for m in _outbox(db_session, duplicate.KIND_RESULTS)
+             if m.to_addr == "cid@example.fr"]
+    assert "Top : H6 ZAS +AS — 24 points." in res.body_text
