@@ -22,6 +22,7 @@ from icalendar import Calendar
 from icalendar import Event as IcsEvent
 from sqlmodel import Session, col, select
 
+from puzzles.problem import GameType
 from webapp.models import (
     Competition,
     DuplicateGame,
@@ -32,6 +33,7 @@ from webapp.models import (
     Registration,
     Submission,
 )
+from webapp.services import rounds
 from webapp.services.timefmt import format_local
 
 #: how long a one-instant event (a publication, a deadline) lasts in a calendar
@@ -59,9 +61,6 @@ def _event(*, uid: str, host: str, summary: str, start: datetime, end: datetime,
 
 def problem_events(problem: Problem, base_url: str) -> list[IcsEvent]:
     """Publication, deadline and (Anticipation announced move by move) each move."""
-    from puzzles.problem import GameType
-    from webapp.services import rounds
-
     host = _host(base_url)
     url = f"{base_url.rstrip('/')}/problemes/{problem.code}"
     try:

@@ -37,6 +37,7 @@ from webapp.models import Competition, Player
 from webapp.services import audit, calendar, people
 from webapp.views import helpers
 from webapp.views.helpers import get_or_404, letters_view, puzzle_of
+from webapp.views.public import problem_by_code
 
 bp = Blueprint("people", __name__)
 helpers.register_template_helpers(bp)
@@ -113,8 +114,6 @@ def sheet_rows(game: str, puzzle: Any) -> list[str]:
 
 @bp.route("/problemes/<code>/imprimer")
 def print_sheet(code: str) -> str:
-    from webapp.views.public import problem_by_code
-
     with _session() as s:
         prob = problem_by_code(s, code)
         comp = s.get(Competition, prob.competition_id)
