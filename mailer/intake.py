@@ -36,12 +36,14 @@ from aiosmtpd.smtp import SMTP, Envelope, Session
 from flask import Flask
 from sqlmodel import select
 
-from mailer import parse, pipeline
+from mailer import parse, pipeline, rules
+from mailer.imap import start_poller
 from mailer.outbox import OutboxWorker
 from mailer.settings import MailSettings, host_port
 from mailer.txn import write_scope
 from webapp.models import Player
 from webapp.services import clock
+from webapp.services.notify import enqueue
 
 log = logging.getLogger(__name__)
 
@@ -262,15 +264,12 @@ class IntakeHandler:
 
 def _notice_too_large(app: Flask, settings: MailSettings, envelope_from: str, size: int,
                       subject: str) -> None:
-    from webapp.services.notify import enqueue
-
     with app.app_context(), write_scope(app) as session:
         player = session.exec(
             select(Player).where(sa.func.lower(Player.email) == envelope_from.lower())
         ).first()
         if player is None:
             return  # strangers get the 552 from their own server, not a notice from us
-        from mailer import rules
 
         now = clock.now()
         if rules.rate_limit_exceeded(pipeline._recent_replies(session, player.email, now),
@@ -369,7 +368,5 @@ def start_embedded(app: Flask, *, sender: bool = True) -> IntakeHandle:
         handle.stop()  # a port already taken: stop the threads started above, then tell
         raise
     if settings.imap_host:
-        from mailer.imap import start_poller
-
         handle.imap = start_poller(app)
     return handle

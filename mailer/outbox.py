@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import email.policy
 import fcntl
 import io
 import logging
@@ -458,8 +459,6 @@ def read_local_mailbox(app: Flask) -> list[dict[str, Any]]:
 
 
 def _read_box(box: mailbox.mbox, out: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    import email.policy
-
     try:
         for key in box.iterkeys():
             raw = box.get_bytes(key)

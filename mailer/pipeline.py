@@ -43,7 +43,14 @@ from webapp.models import (
     Problem,
     ProblemStatus,
 )
-from webapp.services import addresses, clock
+from webapp.services import (
+    addresses,
+    clock,
+    correspondence,
+    duplicate,
+    notify,
+    submissions,
+)
 
 log = logging.getLogger(__name__)
 
@@ -185,8 +192,6 @@ def _reply(
     player_id: int | None = None,
 ) -> bool:
     """Queue an automatic answer unless the address had too many in the last hour."""
-    from webapp.services.notify import enqueue
-
     now = clock.now()
     if addresses.address_problem(to_addr) is not None:
         # Nothing can be sent there (and a bad To must never reach the outbox).
@@ -216,7 +221,7 @@ def _reply(
     else:
         original_subject = parse.header(msg, "Subject") if msg is not None else ""
         context.setdefault("original_subject", original_subject or None)
-    enqueue(
+    notify.enqueue(
         session=session,
         kind=kind,
         to_addr=to_addr,
@@ -330,11 +335,9 @@ def _process_in(session: Session, settings: MailSettings, row: InboundMessage) -
         if known is not None and verdict.may_reply:
             # A registered address without its token: the answer goes to the registered
             # address (never to a Reply-To), so a forger learns nothing.
-            from webapp.services.notify import submission_address
-
             _reply(session, settings, kind="instructions", to_addr=known.email,
                    context={"sender": known.email, "reason": "no_token",
-                            "personal_address": submission_address(known),
+                            "personal_address": notify.submission_address(known),
                             "open_problems": _problem_list(listed)},
                    inbound=row, msg=msg, player_id=known.id)
         elif reply_to_unknown:
@@ -391,10 +394,8 @@ def _process_in(session: Session, settings: MailSettings, row: InboundMessage) -
         _finish(row, InboundStatus.PROCESSED, "message sans feuille de route")
         return
 
-    from webapp.services.submissions import SubmissionRefused, submit_sheet
-
     try:
-        outcome = submit_sheet(
+        outcome = submissions.submit_sheet(
             session=session,
             player=player,
             problem=problem,
@@ -405,7 +406,7 @@ def _process_in(session: Session, settings: MailSettings, row: InboundMessage) -
             in_reply_to=row.message_id,
             ignored_lines=list(extracted.ignored),
         )
-    except SubmissionRefused as exc:
+    except submissions.SubmissionRefused as exc:
         # not registered, too many sheets: nothing stored; the player is told why
         _reply(session, settings, kind="refused", to_addr=player.email,
                context={"player_name": player.name, "problem_title": problem.title,
@@ -423,11 +424,9 @@ def _duplicate_bulletin(
 ) -> bool:
     """A bulletin for a running Duplicate (webapp.services.duplicate.claim_mail decides):
     stored with its receipt, and the message is done."""
-    from webapp.services.duplicate import claim_mail
-
-    outcome = claim_mail(session=session, player=player, subject=parse.header(msg, "Subject"),
-                         text=text, received_at=row.received_at, inbound_message_id=row.id,
-                         in_reply_to=row.message_id)
+    outcome = duplicate.claim_mail(
+        session=session, player=player, subject=parse.header(msg, "Subject"), text=text,
+        received_at=row.received_at, inbound_message_id=row.id, in_reply_to=row.message_id)
     if outcome is None:
         return False
     _finish(row, InboundStatus.PROCESSED, f"bulletin Duplicate n° {outcome.entry.id}")
@@ -439,11 +438,9 @@ def _correspondence_move(
 ) -> bool:
     """A move of a two-player correspondence game whose code is in the subject
     (webapp.services.correspondence.claim_mail): played, or refused with a French answer."""
-    from webapp.services.correspondence import claim_mail
-
-    claimed = claim_mail(session=session, player=player,
-                         subject=parse.header(msg, "Subject"), text=text,
-                         received_at=row.received_at)
+    claimed = correspondence.claim_mail(session=session, player=player,
+                                        subject=parse.header(msg, "Subject"), text=text,
+                                        received_at=row.received_at)
     if claimed is None:
         return False
     _finish(row, InboundStatus.PROCESSED, f"partie par correspondance {claimed[0].code} : "

@@ -52,7 +52,7 @@ from werkzeug.wrappers import Response
 
 from webapp.db import get_engine, session_scope
 from webapp.models import Arbitre, ArbitreLoginToken, LoginToken, OutboxKind, Player
-from webapp.services import audit, clock, notify
+from webapp.services import addresses, audit, clock, notify
 
 bp = Blueprint("auth", __name__, template_folder="auth_templates")
 csrf = CSRFProtect()
@@ -266,8 +266,6 @@ def create_arbitre(
     if session.exec(select(Arbitre).where(Arbitre.username == username)).first():
         raise ValueError(f"L'identifiant « {username} » existe déjà.")
     if email.strip():
-        from webapp.services import addresses
-
         email = addresses.validate(email.strip())  # InvalidAddress: a French ValueError
     a = Arbitre(username=username, name=name or username, email=email.strip(),
                 password_hash=hash_password(password))

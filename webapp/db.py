@@ -17,6 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
 from flask import Flask, current_app
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, SQLModel
@@ -192,8 +195,6 @@ def session_scope(app: Flask | None = None) -> Iterator[Session]:
 
 def alembic_config(engine: Engine) -> Any:
     """Alembic configuration for ``migrations/``, without an ini file on disk."""
-    from alembic.config import Config
-
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
     cfg.set_main_option("sqlalchemy.url", engine.url.render_as_string(hide_password=False))
@@ -203,14 +204,10 @@ def alembic_config(engine: Engine) -> Any:
 
 def upgrade(app: Flask | None = None, revision: str = "head") -> None:
     """Bring the database to ``revision`` (``alembic upgrade``)."""
-    from alembic import command
-
     command.upgrade(alembic_config(get_engine(app)), revision)
 
 
 def current_revision(app: Flask | None = None) -> str | None:
-    from alembic.runtime.migration import MigrationContext
-
     with get_engine(app).connect() as conn:
         rev: str | None = MigrationContext.configure(conn).get_current_revision()
         return rev

@@ -17,6 +17,12 @@ from datetime import datetime, timedelta
 from flask import Flask
 from sqlmodel import Session, select
 
+from puzzles.generate import new_problem
+from scoring.board import Board
+from scoring.config import GameConfig
+from scoring.lexicon import default_lexicon
+from scoring.movegen import best
+from webapp.auth import create_arbitre
 from webapp.db import session_scope
 from webapp.models import Arbitre, Channel, Competition, Player, Problem, ProblemStatus
 from webapp.services import audit, clock, problems, rankings, verification
@@ -55,10 +61,6 @@ class DemoInfo:
 
 def seed_demo(app: Flask, *, now: datetime | None = None) -> DemoInfo | None:
     """Create the demo championship, unless it exists (returns None then)."""
-    from puzzles.generate import new_problem
-    from scoring.lexicon import default_lexicon
-    from webapp.auth import create_arbitre
-
     now = now or clock.now()
     lexicon = default_lexicon()
     with app.app_context(), session_scope(app) as s:
@@ -111,10 +113,6 @@ def seed_demo(app: Flask, *, now: datetime | None = None) -> DemoInfo | None:
 def greedy_sheet(stock: str, lexicon: object, *, seed: int, max_moves: int = 12) -> str:
     """A feuille for a stock game: each move is the engine's best with 7 of the letters
     left (taken in an order shuffled by ``seed``), until nothing can be played."""
-    from scoring.board import Board
-    from scoring.config import GameConfig
-    from scoring.movegen import best
-
     config = GameConfig.default("fr", lexicon)  # type: ignore[arg-type]
     rng = random.Random(seed)
     left = list(stock)

@@ -27,6 +27,7 @@ from flask import Flask
 from webapp.db import get_engine
 from webapp.leader import LeaderLease
 from webapp.services import changes, clock
+from webapp.services import lifecycle as lifecycle
 
 log = logging.getLogger(__name__)
 
@@ -155,8 +156,6 @@ class ArbitreScheduler:
 
     def run_due(self, now: datetime | None = None) -> list[str]:
         """Do what has fallen due; returns the actions taken (also in the audit log)."""
-        from webapp.services import lifecycle as lifecycle
-
         with self._lock, self.app.app_context(), changes.quiet():
             try:
                 done: list[str] = lifecycle.run_due(now=now or clock.now())
@@ -173,8 +172,6 @@ class ArbitreScheduler:
 
     def _plan(self) -> None:
         """One date job per upcoming instant (publication, reminders, deadline...)."""
-        from webapp.services import lifecycle as lifecycle
-
         aps = self._aps
         if aps is None or not aps.running or not self.is_leader:
             return

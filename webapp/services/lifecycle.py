@@ -31,6 +31,7 @@ from webapp.models import (
 )
 from webapp.services import (
     audit,
+    correspondence,
     duplicate,
     notify,
     problems,
@@ -74,8 +75,7 @@ def run_due(*, now: datetime) -> list[str]:
             log.exception("problem %s: scheduled step failed", pid)
     # the round-based Duplicate games (their own steps)
     done += duplicate.run_due(now=now)
-    from webapp.services import correspondence  # two-player games: reminders, loss on time
-
+    # two-player games: reminders, loss on time
     done += correspondence.run_due(now=now)
     return done
 
@@ -231,8 +231,6 @@ def upcoming_instants(*, now: datetime) -> list[datetime]:
                 candidates.append(p.appeals_until)
             out.update(t for t in candidates if t > now)
     out.update(duplicate.upcoming_instants(now=now))
-    from webapp.services import correspondence
-
     out.update(correspondence.upcoming_instants(now=now))
     return sorted(out)
 

@@ -30,6 +30,15 @@ from flask import (
 from flask.typing import ResponseReturnValue
 from sqlmodel import Session, col, func, select
 
+from mailer import mailroom
+from puzzles.championship import ChampionshipSettings
+from puzzles.feuille import parse_feuille
+from puzzles.generate import new_problem
+from puzzles.problem import Problem as Puzzle
+from puzzles.problem import ProblemError
+from puzzles.solver import SolverError, solve
+from puzzles.verify import verify
+from scoring.lexicon import Lexicon, default_lexicon
 from webapp.auth import arbitre_required, current_arbitre
 from webapp.board_svg import board_svg
 from webapp.db import get_engine, session_scope
@@ -40,7 +49,6 @@ from webapp.models import (
     Arbitre,
     AuditLog,
     Competition,
-    OutboxMessage,
     Player,
     Problem,
     ProblemStatus,
@@ -52,7 +60,19 @@ from webapp.models import (
     Submission,
     Verification,
 )
-from webapp.services import appeals, audit, clock, lifecycle, players, problems, submissions
+from webapp.services import (
+    appeals,
+    audit,
+    clock,
+    lifecycle,
+    players,
+    problems,
+    rankings,
+    rounds,
+    standings,
+    submissions,
+    verification,
+)
 from webapp.views.helpers import get_or_404, letters_view, puzzle_of
 
 bp = Blueprint("console", __name__, url_prefix="/console")
@@ -297,8 +317,6 @@ def competition(slug: str) -> ResponseReturnValue:
               "success")
         return redirect(url_for("console.competition", slug=slug))
     if request.method == "POST" and request.form.get("action") == "standings":
-        from webapp.services import standings
-
         try:
             with session_scope() as s:
                 c = s.get(Competition, comp.id)
@@ -330,8 +348,6 @@ def competition(slug: str) -> ResponseReturnValue:
 
 
 def _standings_settings(comp: Competition) -> Any:
-    from puzzles.championship import ChampionshipSettings
-
     try:
         return ChampionshipSettings.from_dict(comp.standings_settings)
     except (TypeError, ValueError):
@@ -392,8 +408,6 @@ def players_page() -> ResponseReturnValue:
 def _lexicon_for(lang: str) -> Any:
     """The word list a draw may need (rangée, exclusif, Superscrabble): the configured
     ``LEXICONS`` entry of the language, else the bundled French list."""
-    from scoring.lexicon import Lexicon, default_lexicon
-
     path = (current_app.config.get("LEXICONS") or {}).get(lang)
     if path:
         return Lexicon.load(path, lang)
@@ -405,8 +419,6 @@ def _lexicon_for(lang: str) -> Any:
 def _round_interval(form: Any, game: Any) -> int:
     """Minutes between two Anticipation announcements (the form field is in hours; empty:
     one move a day; 0: the whole draw order at publication)."""
-    from webapp.services import rounds
-
     if not game.is_anticipation:
         return 0
     raw = (form.get("round_interval_hours") or "").strip().replace(",", ".")
@@ -429,9 +441,6 @@ def _round_interval(form: Any, game: Any) -> int:
 
 @bp.route("/problemes/nouveau", methods=["GET", "POST"])
 def problem_new() -> ResponseReturnValue:
-    from puzzles.problem import Problem as Puzzle
-    from puzzles.problem import ProblemError
-
     form = request.form
     error = None
     with _session() as s:
@@ -468,8 +477,6 @@ def problem_new() -> ResponseReturnValue:
                 if errs:
                     raise ValueError(" ".join(errs))
             else:
-                from puzzles.generate import new_problem
-
                 if not (form.get("seed") or "").strip():
                     raise ValueError("Donnez une graine (un nombre entier) pour le tirage.")
                 seed = int_field(form, "seed", "Graine du tirage", lo=0, hi=2**63 - 1)
@@ -650,11 +657,6 @@ def reference(problem_id: int) -> ResponseReturnValue:
     the arbitre as a feuille. Either way the verifier scores it with the problem's word list;
     its score becomes the problem's ``reference_score`` (the 100 % of the ranking), and the
     solution is published with the results."""
-    from puzzles.feuille import parse_feuille
-    from puzzles.solver import SolverError, solve
-    from puzzles.verify import verify
-    from webapp.services import verification
-
     back = redirect(url_for("console.problem", problem_id=problem_id) + "#reference")
     with _session() as s:
         prob = get_or_404(s, Problem, problem_id)
@@ -715,8 +717,6 @@ def _preview_digest(preview: Any) -> str:
 
 @bp.route("/problemes/<int:problem_id>/reverifier", methods=["GET", "POST"])
 def rerun(problem_id: int) -> ResponseReturnValue:
-    from webapp.services import verification
-
     with _session() as s:
         prob = get_or_404(s, Problem, problem_id)
     reason = request.form.get("reason", "").strip()
@@ -759,8 +759,6 @@ def rerun(problem_id: int) -> ResponseReturnValue:
 
 @bp.route("/problemes/<int:problem_id>/decisions", methods=["POST"])
 def ruling_add(problem_id: int) -> ResponseReturnValue:
-    from webapp.services import verification
-
     arbitre = current_arbitre()
     try:
         with session_scope() as s:
@@ -832,8 +830,6 @@ def appeal_answer(appeal_id: int) -> ResponseReturnValue:
 
 @bp.route("/problemes/<int:problem_id>/finaliser", methods=["GET", "POST"])
 def finalise(problem_id: int) -> ResponseReturnValue:
-    from webapp.services import rankings
-
     with _session() as s:
         prob = get_or_404(s, Problem, problem_id)
         n_open = lifecycle.open_appeals(s, prob)
@@ -890,11 +886,7 @@ def audit_log() -> str:
 
 @bp.route("/courrier")
 def mailbox() -> str:
-    from mailer.outbox import read_local_mailbox
-
-    messages = list(reversed(read_local_mailbox(current_app._get_current_object())))  # type: ignore[attr-defined]
     with _session() as s:
-        outbox = s.exec(
-            select(OutboxMessage).order_by(col(OutboxMessage.created_at).desc()).limit(100)
-        ).all()
-    return render_template("console/mailbox.html", messages=messages[:100], outbox=outbox)
+        messages, outbox = mailroom.local_mailbox(
+            current_app._get_current_object(), s)  # type: ignore[attr-defined]
+    return render_template("console/mailbox.html", messages=messages, outbox=outbox)

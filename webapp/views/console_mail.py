@@ -14,9 +14,9 @@ from flask import abort, current_app, flash, redirect, render_template, request,
 from flask.typing import ResponseReturnValue
 from werkzeug.wrappers import Response
 
+from mailer import mailroom
 from webapp.db import session_scope
 from webapp.models import InboundMessage, OutboxStatus
-from webapp.services import mailroom
 from webapp.views.console import PER_PAGE, _actor, _session, bp
 
 

@@ -15,6 +15,7 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, u
 from flask.typing import ResponseReturnValue
 from sqlmodel import Session, col, select
 
+from scoring.tiles import tileset
 from webapp.auth import arbitre_required, current_arbitre, current_player, player_required
 from webapp.board_svg import board_svg
 from webapp.db import get_engine, read_engine, session_scope
@@ -33,8 +34,6 @@ def _game(s: Session, code: str) -> CorrespondenceGame:
 
 def _page(s: Session, game: CorrespondenceGame, text: str = "",
           error: str | None = None) -> str:
-    from scoring.tiles import tileset
-
     state = correspondence.state_of(game)
     red = s.get(Player, game.red_id)
     blue = s.get(Player, game.blue_id)

@@ -20,6 +20,9 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, u
 from flask.typing import ResponseReturnValue
 from sqlmodel import Session, col, select
 
+from scoring.board import Board
+from scoring.layout import STANDARD_LAYOUT
+from scoring.tiles import tileset
 from webapp.auth import arbitre_required, current_arbitre, current_player, player_required
 from webapp.board_svg import board_svg
 from webapp.db import get_engine, read_engine, session_scope
@@ -64,9 +67,6 @@ def _game(s: Session, code: str) -> DuplicateGame:
 
 
 def _svg(game: DuplicateGame, cgp: str, title: str) -> str:
-    from scoring.board import Board
-    from scoring.tiles import tileset
-
     return board_svg(Board.from_cgp(cgp), tileset=tileset(game.lang), title=title)
 
 
@@ -145,9 +145,6 @@ def game_page(code: str) -> str:
 
 def _board_data(game: DuplicateGame, rnd: DuplicateRound) -> dict[str, Any]:
     """What static/js/duplicate.js needs to score a bulletin on the master grid."""
-    from scoring.layout import STANDARD_LAYOUT
-    from scoring.tiles import tileset
-
     return {
         "cgp": rnd.grid_before, "rack": rnd.draw["rack"].replace("/", ""),
         "layout": {"letter_mult": list(STANDARD_LAYOUT.letter_mult),

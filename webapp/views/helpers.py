@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from flask import Blueprint, abort
 from sqlmodel import Session, SQLModel
 
+from puzzles.feuille import parse_feuille
 from puzzles.problem import GameType
 from puzzles.problem import Problem as PuzzleProblem
 from scoring.layout import STANDARD_LAYOUT
@@ -245,7 +246,6 @@ def board_moves(pz: PuzzleProblem, text: str) -> list[dict[str, Any]]:
     pass, annulled moves (Superscrabble: the answers)."""
     if not text.strip():
         return []
-    from puzzles.feuille import parse_feuille
 
     parsed = parse_feuille(text, superscrabble=pz.game is GameType.SUPERSCRABBLE).feuille
     if pz.game is GameType.SUPERSCRABBLE:

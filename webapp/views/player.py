@@ -27,7 +27,7 @@ from webapp.models import (
     Submission,
     Verification,
 )
-from webapp.services import appeals, clock, rounds, submissions
+from webapp.services import appeals, clock, rounds, sheets, submissions
 from webapp.views.helpers import (
     PUBLIC_STATUSES,
     board_data,
@@ -234,8 +234,6 @@ def board_reload(code: str) -> ResponseReturnValue:
 
 def _unreadable_replacement(me: Player, code: str, text: str) -> Any:
     """The unreadable lines of ``text`` when it would replace a version read whole."""
-    from webapp.services import sheets
-
     with _session() as s:
         prob = s.exec(select(Problem).where(Problem.code == code)).first()
         if prob is None or prob.status not in PUBLIC_STATUSES:

@@ -27,6 +27,7 @@ from markupsafe import Markup
 from sqlalchemy.orm import defer
 from sqlmodel import Session, col, func, select
 
+from puzzles.championship import format_value
 from webapp.auth import current_arbitre, current_player
 from webapp.board_svg import board_svg
 from webapp.db import get_engine, read_engine
@@ -41,8 +42,10 @@ from webapp.models import (
     Verification,
 )
 from webapp.services import clock, rounds
+from webapp.services.standings import championship_standings
 from webapp.views import helpers
 from webapp.views.helpers import PUBLIC_STATUSES, get_or_404, letters_view, puzzle_of
+from webapp.views.reports import replay, replay_step, report_context
 
 bp = Blueprint("public", __name__)
 helpers.register_template_helpers(bp)
@@ -149,8 +152,6 @@ def problem(code: str) -> str:
     reference = reference_solution(prob)
     reference_board = None
     if reference is not None and pz is not None and reference.get("moves"):
-        from webapp.views.reports import replay
-
         ref_moves = list(reference["moves"])
         steps, _ = replay(pz, ref_moves, accumulate=pz.game.value != "superscrabble",
                           draw={len(ref_moves) - 1})  # only the final grid is shown
@@ -381,8 +382,6 @@ def csv_row(r: dict[str, Any]) -> list[str]:
 
 
 def _standings_of(s: Session, slug: str) -> Any:
-    from webapp.services.standings import championship_standings
-
     comp = s.exec(select(Competition).where(Competition.slug == slug)).first()
     if comp is None:
         abort(404)
@@ -391,8 +390,6 @@ def _standings_of(s: Session, slug: str) -> Any:
 
 def standings_cell(value: Any, *, played: bool, counted: bool, decimals: bool) -> str:
     """A problem's cell: empty when not played, ``(82)`` when dropped by best N of M."""
-    from puzzles.championship import format_value
-
     if not played:
         return ""
     text = format_value(value, decimals=decimals)
@@ -401,8 +398,6 @@ def standings_cell(value: Any, *, played: bool, counted: bool, decimals: bool) -
 
 @bp.route("/competitions/<slug>/classement")
 def standings(slug: str) -> str:
-    from puzzles.championship import format_value
-
     with _session() as s:
         table = _standings_of(s, slug)
     places = [line.row.place for line in table.lines]
@@ -418,8 +413,6 @@ def standings(slug: str) -> str:
 
 @bp.route("/competitions/<slug>/classement.csv")
 def standings_csv(slug: str) -> Response:
-    from puzzles.championship import format_value
-
     with _session() as s:
         table = _standings_of(s, slug)
     decimals = table.rule == "sum_percent"
@@ -462,8 +455,6 @@ def can_see_report(problem: Problem, submission: Submission) -> bool:
 
 @bp.route("/rapports/<int:verification_id>")
 def report(verification_id: int) -> ResponseReturnValue:
-    from webapp.views.reports import report_context
-
     with _session() as s:
         ver = get_or_404(s, Verification, verification_id)
         sub = get_or_404(s, Submission, ver.submission_id)
@@ -483,8 +474,6 @@ def report(verification_id: int) -> ResponseReturnValue:
 @bp.route("/rapports/<int:verification_id>/coups/<int:index>")
 def report_step(verification_id: int, index: int) -> ResponseReturnValue:
     """One move of a report's replay with its grid (the stepper fetches it)."""
-    from webapp.views.reports import replay_step
-
     with _session() as s:
         ver = get_or_404(s, Verification, verification_id)
         sub = get_or_404(s, Submission, ver.submission_id)

@@ -1,5 +1,6 @@
-"""The arbitre's view of the mail: inbound messages (every one, quarantine first) and the
-outbox, with the audited actions the console offers on them.
+"""The arbitre's view of the mail: inbound messages (every one, quarantine first), the
+outbox and the local mailbox, with the audited actions the console offers on them (the
+console reads mail storage only through here; the mail package sits above the services).
 
 Reading: :func:`inbound_page`, :func:`inbound_detail`, :func:`quarantine_count`,
 :func:`outbox_page`. Acting: :func:`replay` and :func:`discard` call
@@ -19,8 +20,11 @@ import sqlalchemy as sa
 from flask import Flask
 from sqlmodel import Session, col, func, select
 
+from mailer import parse, pipeline
+from mailer.outbox import read_local_mailbox
 from webapp.db import session_scope
 from webapp.models import (
+    AuditLog,
     InboundMessage,
     InboundStatus,
     OutboxMessage,
@@ -104,8 +108,6 @@ def quarantine_count(session: Session) -> int:
 
 
 def _headers_of(raw: bytes) -> tuple[str, str]:
-    from mailer import parse
-
     try:
         msg = parse.parse_message(raw)
         return parse.header(msg, "From"), parse.header(msg, "Subject")
@@ -170,9 +172,6 @@ class InboundDetail:
 def inbound_detail(session: Session, inbound_id: int) -> InboundDetail | None:
     """The message, its headers, the sheet text ``mailer.parse`` extracts from it, and
     what the pipeline made of it: submission, receipt and replies in the outbox."""
-    from mailer import parse
-    from webapp.models import AuditLog
-
     msg = session.get(InboundMessage, inbound_id)
     if msg is None:
         return None
@@ -221,8 +220,6 @@ def replay(app: Flask, inbound_id: int, *, actor: str, reason: str) -> str:
     """Run a quarantined or ignored message through the pipeline again; returns its new
     status. Raises ``ValueError`` (French) when the reason is missing or the status does
     not allow it, ``LookupError`` when the message does not exist."""
-    from mailer import pipeline
-
     reason = _require_reason(reason, "rejouer le message")
     with session_scope(app) as s:
         before = s.get(InboundMessage, inbound_id)
@@ -240,8 +237,6 @@ def replay(app: Flask, inbound_id: int, *, actor: str, reason: str) -> str:
 def discard(app: Flask, inbound_id: int, *, actor: str, reason: str) -> None:
     """Mark a quarantined message discarded (kept, never processed), with a required
     reason, and audit it."""
-    from mailer import pipeline
-
     reason = _require_reason(reason, "écarter le message")
     with session_scope(app) as s:
         before = s.get(InboundMessage, inbound_id)
@@ -295,3 +290,15 @@ def retry_outbox(session: Session, outbox_id: int, *, actor: str, reason: str = 
                  target=f"outbox:{outbox_id}", reason=" ".join(reason.split()),
                  to_addr=row.to_addr, kind=row.kind, attempts=row.attempts,
                  last_error=row.last_error)
+
+
+def local_mailbox(
+    app: Flask, session: Session, *, limit: int = 100
+) -> tuple[list[Any], list[OutboxMessage]]:
+    """The local mbox (newest first) and the latest outbox rows, ``limit`` of each: what the
+    console's « Courrier » page shows when no relay is configured."""
+    messages = list(reversed(read_local_mailbox(app)))[:limit]
+    outbox = list(session.exec(
+        select(OutboxMessage).order_by(col(OutboxMessage.created_at).desc()).limit(limit)
+    ).all())
+    return messages, outbox
