@@ -1,7 +1,7 @@
 """Duplicate variants played by correspondence: the game's variant; the two-player
 correspondence game (table correspondence_game)
 
-Revision ID: 0009
+Revision ID: 0008
 Revises: 0007
 Create Date: 2026-12-01 00:05:00
 """
@@ -18,7 +18,7 @@ import webapp.db
 
 _str = sqlmodel.sql.sqltypes.AutoString
 
-revision: str = "0009"
+revision: str = "0008"
 down_revision: str | None = "0007"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None

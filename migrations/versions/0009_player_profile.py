@@ -1,7 +1,7 @@
 """players as people: licence number, category (série) and country
 
-Revision ID: 0010
-Revises: 0009
+Revision ID: 0009
+Revises: 0008
 Create Date: 2026-12-01 00:20:00
 """
 
@@ -13,8 +13,8 @@ import sqlalchemy as sa
 import sqlmodel
 from alembic import op
 
-revision: str = "0010"
-down_revision: str | None = "0009"
+revision: str = "0009"
+down_revision: str | None = "0008"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
