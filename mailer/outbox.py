@@ -380,14 +380,6 @@ async def _attempt(app: Flask, settings: MailSettings, c: Claimed,
     return {"status": OutboxStatus.SENT, "sent_at": clock.now(), "last_error": None}
 
 
-async def send_one(app: Flask, settings: MailSettings, c: Claimed) -> bool:
-    """Deliver one claimed row and record the outcome; True when it is now ``sent``."""
-    msgs = await asyncio.to_thread(_load, app, [c], settings.mail_from)
-    outcome = await _attempt(app, settings, c, msgs.get(c.id))
-    await asyncio.to_thread(_mark, app, c, **outcome)
-    return bool(outcome["status"] == OutboxStatus.SENT)
-
-
 async def send_due(app: Flask, settings: MailSettings | None = None) -> int:
     """Claim and send everything due now; returns how many were sent."""
     settings = settings or MailSettings.from_config(app.config)

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from email.message import EmailMessage, Message
 from html.parser import HTMLParser
 
+from scoring.notation import is_ref
+
 #: Attachment file name endings accepted as a sheet.
 SHEET_ATTACHMENT_SUFFIXES = (".txt", ".csv", ".text")
 
@@ -241,7 +243,6 @@ _HEADER_FIELD = re.compile(
     r"|tirage|pb)\b[^:=]*[:=|]",
     re.I,
 )
-_REF = re.compile(r"(?<![\w])([A-Oa-o](1[0-5]|[1-9])|(1[0-5]|[1-9])[A-Oa-o])(?![\w])")
 _CAPS_WORD = re.compile(r"\b[A-ZÀ-Ý?]{2,}\b|\([A-Z]\)|[A-Z]0")
 
 
@@ -255,7 +256,8 @@ def _sheet_like(line: str) -> bool:
         return True
     if re.match(r"^(passe|pass|annul)", stripped, re.I):
         return True
-    return bool(_REF.search(stripped) and _CAPS_WORD.search(stripped))
+    has_ref = any(is_ref(token) for token in re.split(r"\W+", stripped) if token)
+    return has_ref and bool(_CAPS_WORD.search(stripped))
 
 
 def trim_prose(text: str) -> str:

@@ -148,9 +148,19 @@ def create_problem(
     return prob
 
 
-def puzzle_of(problem: Problem) -> Any:
-    """The :class:`puzzles.problem.Problem` a stored problem holds."""
-    return Puzzle.from_dict(problem.params)
+def puzzle_of(problem: Problem) -> Puzzle:
+    """The :class:`puzzles.problem.Problem` a stored problem holds (``ValueError``,
+    ``KeyError`` or ``TypeError`` when its JSON cannot be read)."""
+    return Puzzle.from_dict(dict(problem.params))
+
+
+def readable_puzzle(problem: Problem) -> Puzzle | None:
+    """:func:`puzzle_of`, or None when the row's JSON cannot be read (so that a damaged row
+    still shows its page with a notice instead of failing)."""
+    try:
+        return puzzle_of(problem)
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def reschedule(

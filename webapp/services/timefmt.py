@@ -14,6 +14,16 @@ def local(dt: datetime, tz: str | None = None) -> datetime:
     return dt.astimezone(ZoneInfo(tz or DEFAULT_TIMEZONE))
 
 
+#: the French date and time, to the minute and to the second
+FORMAT = "%d/%m/%Y à %H:%M"
+FORMAT_SECONDS = "%d/%m/%Y à %H:%M:%S"
+
+
+def format_short(dt: datetime, tz: str | None = None) -> str:
+    """``12/05/2026 à 19:00`` in the zone, without naming it (a ranking's cells)."""
+    return local(dt, tz).strftime(FORMAT)
+
+
 def format_local(dt: datetime | None, tz: str | None = None, *, seconds: bool = False) -> str:
     """``12/05/2026 à 19:00:00 (Europe/Bucharest, UTC+03:00)``."""
     if dt is None:
@@ -22,11 +32,10 @@ def format_local(dt: datetime | None, tz: str | None = None, *, seconds: bool = 
     loc = local(dt, zone)
     offset = loc.strftime("%z")
     offset = f"UTC{offset[:3]}:{offset[3:]}"
-    fmt = "%d/%m/%Y à %H:%M:%S" if seconds else "%d/%m/%Y à %H:%M"
-    return f"{loc.strftime(fmt)} ({zone}, {offset})"
+    return f"{loc.strftime(FORMAT_SECONDS if seconds else FORMAT)} ({zone}, {offset})"
 
 
 def format_utc(dt: datetime | None) -> str:
     if dt is None:
         return ""
-    return dt.astimezone(UTC).strftime("%d/%m/%Y à %H:%M:%S UTC")
+    return dt.astimezone(UTC).strftime(FORMAT_SECONDS + " UTC")

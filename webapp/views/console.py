@@ -73,7 +73,8 @@ from webapp.services import (
     submissions,
     verification,
 )
-from webapp.views.helpers import get_or_404, letters_view, puzzle_of
+from webapp.services.problems import readable_puzzle
+from webapp.views.helpers import get_or_404, letters_view
 
 bp = Blueprint("console", __name__, url_prefix="/console")
 
@@ -198,12 +199,6 @@ def parse_local(value: str, tz: str) -> datetime:
     if naive.tzinfo is not None:
         return naive.astimezone(UTC)
     return naive.replace(tzinfo=zone).astimezone(UTC)
-
-
-def local_input(dt: datetime | None, tz: str) -> str:
-    if dt is None:
-        return ""
-    return dt.astimezone(ZoneInfo(tz)).strftime("%Y-%m-%dT%H:%M")
 
 
 # --- dashboard -------------------------------------------------------------------------------
@@ -579,7 +574,7 @@ def problem_page(problem_id: int, *, errors: list[str] | None = None,
             .order_by(col(Appeal.created_at))
         ).all()
         steps = lifecycle.steps_done(session=s, problem=prob)
-    pz = puzzle_of(prob)
+    pz = readable_puzzle(prob)
     svg = board_svg(pz.initial_board(), tileset=pz.tileset) if pz else None
     return render_template(
         "console/problem.html", problem=prob, competition=comp, rows=rows, rulings=rulings,
@@ -660,7 +655,7 @@ def reference(problem_id: int) -> ResponseReturnValue:
     back = redirect(url_for("console.problem", problem_id=problem_id) + "#reference")
     with _session() as s:
         prob = get_or_404(s, Problem, problem_id)
-    pz = puzzle_of(prob)
+    pz = readable_puzzle(prob)
     if pz is None:
         flash("Énoncé illisible : pas de solution de référence possible.", "error")
         return back

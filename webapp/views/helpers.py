@@ -21,7 +21,7 @@ from puzzles.problem import GameType
 from puzzles.problem import Problem as PuzzleProblem
 from scoring.layout import STANDARD_LAYOUT
 from scoring.tiles import JOKER, tileset
-from webapp.models import Problem, ProblemStatus
+from webapp.models import ProblemStatus
 from webapp.services import clock
 
 T = TypeVar("T", bound=SQLModel)
@@ -101,19 +101,6 @@ def game_label(game: str) -> str:
         return GameType(game).label
     except ValueError:
         return game
-
-
-def results_public(problem: Problem) -> bool:
-    return problem.status in RESULTS_STATUSES
-
-
-def puzzle_of(problem: Problem) -> PuzzleProblem | None:
-    """The ``puzzles`` problem stored in the row (None if the JSON cannot be read, so a
-    damaged row still shows its page with a notice instead of failing)."""
-    try:
-        return PuzzleProblem.from_dict(dict(problem.params))
-    except (ValueError, KeyError, TypeError):
-        return None
 
 
 @dataclass

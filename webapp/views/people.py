@@ -35,8 +35,9 @@ from webapp.board_svg import board_svg
 from webapp.db import read_engine, session_scope
 from webapp.models import Competition, Player
 from webapp.services import audit, calendar, people
+from webapp.services.problems import readable_puzzle
 from webapp.views import helpers
-from webapp.views.helpers import get_or_404, letters_view, puzzle_of
+from webapp.views.helpers import get_or_404, letters_view
 from webapp.views.public import problem_by_code
 
 bp = Blueprint("people", __name__)
@@ -117,7 +118,7 @@ def print_sheet(code: str) -> str:
     with _session() as s:
         prob = problem_by_code(s, code)
         comp = s.get(Competition, prob.competition_id)
-    pz = puzzle_of(prob)
+    pz = readable_puzzle(prob)
     if pz is None:
         abort(404)
     svg = board_svg(pz.initial_board(), tileset=pz.tileset, title="Grille de départ")

@@ -28,13 +28,13 @@ from webapp.models import (
     Verification,
 )
 from webapp.services import appeals, clock, rounds, sheets, submissions
+from webapp.services.problems import readable_puzzle
 from webapp.views.helpers import (
     PUBLIC_STATUSES,
     board_data,
     board_moves,
     get_or_404,
     letters_view,
-    puzzle_of,
 )
 
 bp = Blueprint("player", __name__, url_prefix="/joueur")
@@ -205,7 +205,7 @@ def submit(code: str) -> ResponseReturnValue:
                                              problem_id=prob.id or 0)
     if request.method == "GET" and last is not None:
         text = last.raw_text
-    pz = puzzle_of(prob)
+    pz = readable_puzzle(prob)
     return render_template(
         "player/submit.html", problem=prob, puzzle=pz, text=text, error=error, last=last,
         letters=letters_view(pz) if pz else None,
@@ -226,7 +226,7 @@ def board_reload(code: str) -> ResponseReturnValue:
         prob = s.exec(select(Problem).where(Problem.code == code)).first()
         if prob is None or prob.status not in PUBLIC_STATUSES:
             abort(404)
-    pz = puzzle_of(prob)
+    pz = readable_puzzle(prob)
     if pz is None:
         abort(404)
     return {"moves": board_moves(pz, request.form.get("feuille", ""))}

@@ -11,7 +11,6 @@ import io
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from flask import (
     Blueprint,
@@ -41,10 +40,11 @@ from webapp.models import (
     Submission,
     Verification,
 )
-from webapp.services import clock, rounds
+from webapp.services import clock, rounds, timefmt
+from webapp.services.problems import readable_puzzle
 from webapp.services.standings import championship_standings
 from webapp.views import helpers
-from webapp.views.helpers import PUBLIC_STATUSES, get_or_404, letters_view, puzzle_of
+from webapp.views.helpers import PUBLIC_STATUSES, get_or_404, letters_view
 from webapp.views.reports import replay, replay_step, report_context
 
 bp = Blueprint("public", __name__)
@@ -133,7 +133,7 @@ def problem(code: str) -> str:
     with _session() as s:
         prob = problem_by_code(s, code)
         comp = s.get(Competition, prob.competition_id)
-        pz = puzzle_of(prob)
+        pz = readable_puzzle(prob)
         shown = prob.status in PUBLIC_STATUSES or current_arbitre() is not None
         me = current_player()
         mine = None
@@ -263,14 +263,13 @@ def _ranking_lines(rows: list[dict[str, Any]], tz: str, report_prefix: str,
                    ranks: list[int] | None = None) -> str:
     """The ``<tr>`` lines of ``rows`` (``ranks``: the rank to show instead of the stored one,
     as in a category's ranking); each name links to the player's page."""
-    zone = ZoneInfo(tz)
     out: list[str] = []
     for i, r in enumerate(rows):
         pct = r.get("percent")
         received = r.get("received_at")
         when = ""
         if received:
-            when = datetime.fromisoformat(received).astimezone(zone).strftime("%d/%m/%Y à %H:%M")
+            when = timefmt.format_short(datetime.fromisoformat(received), tz)
         vid = r.get("verification_id")
         link = f'<a href="{report_prefix}{int(vid)}">voir</a>' if vid else ""
         pid = int(r.get("player_id") or 0)

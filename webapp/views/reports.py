@@ -25,7 +25,7 @@ from scoring.errors import EngineError
 from scoring.move import Placement
 from webapp.board_svg import board_svg
 from webapp.models import Appeal, Problem, Ruling, Submission, Verification
-from webapp.views.helpers import puzzle_of
+from webapp.services.problems import readable_puzzle
 
 STATUS_CLASS = {
     "valide": "ok",
@@ -111,7 +111,7 @@ def replay_step(problem: Problem, verification: Verification, index: int) -> Ste
     if not 1 <= index <= len(moves):
         return None
     superscrabble = problem.game == GameType.SUPERSCRABBLE.value
-    steps, _ = replay(puzzle_of(problem), moves[:index], accumulate=not superscrabble,
+    steps, _ = replay(readable_puzzle(problem), moves[:index], accumulate=not superscrabble,
                       draw={index - 1})
     return steps[-1]
 
@@ -121,7 +121,7 @@ def report_context(s: Session, problem: Problem, submission: Submission,
     """Everything the report page shows; ``step``: the move (1-based) whose grid is drawn
     in the replay (clamped to the moves there are)."""
     report = dict(verification.report or {})
-    pz = puzzle_of(problem)
+    pz = readable_puzzle(problem)
     moves = list(report.get("moves") or [])
     scrabbles = list(report.get("scrabbles") or [])
     superscrabble = problem.game == GameType.SUPERSCRABBLE.value
