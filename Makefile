@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test lint typecheck bench clean
+.PHONY: run test lint typecheck bench clean translations compile-translations
 
 $(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -12,14 +12,26 @@ $(STAMP): pyproject.toml setup.py
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	touch $(STAMP)
 
-run: $(STAMP)
+# the message catalogues (webapp/translations, webapp.i18n): the .mo files are committed, and
+# recompiled here from the .po so that an edited catalogue is always the one served
+PYBABEL_EXTRACT := -F babel.cfg -k _ -k gettext -k lazy_gettext -k ngettext:1,2 --no-location --sort-output --omit-header
+
+translations: $(STAMP)
+	$(BIN)/pybabel extract $(PYBABEL_EXTRACT) -o $(VENV)/messages.pot .
+	$(BIN)/pybabel update -i $(VENV)/messages.pot -d webapp/translations --no-fuzzy-matching
+	$(BIN)/pybabel compile -d webapp/translations
+
+compile-translations: $(STAMP)
+	$(BIN)/pybabel compile --statistics -d webapp/translations
+
+run: $(STAMP) compile-translations
 	$(BIN)/arbitre serve
 
 lint: $(STAMP)
 	$(BIN)/ruff check scoring puzzles
 	$(BIN)/mypy --strict scoring puzzles
 
-test: $(STAMP)
+test: $(STAMP) compile-translations
 	bash scripts/system-deps.sh
 	$(BIN)/ruff check scoring puzzles
 	$(BIN)/mypy --strict scoring puzzles

@@ -15,10 +15,16 @@ Common to every template (all optional): ``competition_name`` (default ``"Arbitr
 
 Dates may be given as aware ``datetime`` (shown in UTC, French style: ``12/05/2000 à 19:00
 UTC``) or as already formatted strings.
+
+Languages: :func:`render` takes the recipient's ``locale`` (``"fr"`` by default, ``"ro"``).
+The templates are written in French and mark their texts with ``{% trans %}`` / ``_()``; the
+translation comes from the catalogues of ``webapp/translations/`` (``messages.mo``, read with
+Babel alone: no Flask here). A language without a catalogue is French.
 """
 
 from __future__ import annotations
 
+import gettext
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -29,6 +35,10 @@ from typing import Any
 import jinja2
 
 TEMPLATE_DIR = Path(__file__).with_name("templates")
+#: the message catalogues shared with the web pages (webapp.i18n)
+TRANSLATIONS_DIR = Path(__file__).resolve().parent.parent / "webapp" / "translations"
+#: the languages a mail can be written in (French is the templates' own language)
+LANGUAGES = ("fr", "ro")
 
 #: template name -> (required context variables, optional context variables)
 TEMPLATES: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -158,27 +168,45 @@ class ComposedMail:
     html: str
 
 
-def format_datetime(value: object) -> str:
-    """``datetime`` -> ``29/11/2026 à 23:17 UTC``; strings pass through unchanged."""
+#: the words of the two filters, per language (French when missing)
+_AT = {"fr": "à", "ro": "ora"}
+_UNITS = {"fr": ("octets", "Ko", "Mo"), "ro": ("octeți", "KiB", "MiB")}
+
+
+def format_datetime(value: object, locale: str = "fr") -> str:
+    """``datetime`` -> ``29/11/2026 à 23:17 UTC`` (Romanian: ``29/11/2026 ora 23:17 UTC``);
+    strings pass through unchanged."""
     if isinstance(value, datetime):
         if value.tzinfo is None:
             # Naive datetimes in this project are UTC (database convention).
             value = value.replace(tzinfo=UTC)
-        return value.astimezone(UTC).strftime("%d/%m/%Y à %H:%M UTC")
+        at = _AT.get(locale, _AT["fr"])
+        return value.astimezone(UTC).strftime(f"%d/%m/%Y {at} %H:%M UTC")
     return "" if value is None else str(value)
 
 
-def format_size(value: object) -> str:
-    """Bytes -> French size with a decimal comma (``20,0 Mo``)."""
+def format_size(value: object, locale: str = "fr") -> str:
+    """Bytes -> size with a decimal comma (``20,0 Mo``; Romanian ``20,0 MiB``)."""
     n = int(value)  # type: ignore[call-overload]
+    octets, kilo, mega = _UNITS.get(locale, _UNITS["fr"])
     if n < 1024:
-        return f"{n} octets"
+        return f"{n} {octets}"
     if n < 1024 * 1024:
-        return f"{n / 1024:.1f} Ko".replace(".", ",")
-    return f"{n / (1024 * 1024):.1f} Mo".replace(".", ",")
+        return f"{n / 1024:.1f} {kilo}".replace(".", ",")
+    return f"{n / (1024 * 1024):.1f} {mega}".replace(".", ",")
 
 
-def _env(autoescape: bool) -> jinja2.Environment:
+@lru_cache(maxsize=4)
+def translations(locale: str) -> gettext.NullTranslations:
+    """The catalogue of ``locale`` (``NullTranslations`` for French or a missing one)."""
+    if locale == "fr" or locale not in LANGUAGES:
+        return gettext.NullTranslations()
+    from babel.support import Translations
+
+    return Translations.load(str(TRANSLATIONS_DIR), [locale])
+
+
+def _env(autoescape: bool, locale: str = "fr") -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
         autoescape=autoescape,
@@ -187,23 +215,29 @@ def _env(autoescape: bool) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         auto_reload=False,  # templates ship with the code: no stat() per message
+        extensions=["jinja2.ext.i18n"],
     )
-    env.filters["dt"] = format_datetime
-    env.filters["size"] = format_size
+    env.policies["ext.i18n.trimmed"] = True  # as babel.cfg extracts them
+    env.install_gettext_translations(translations(locale), newstyle=True)  # type: ignore[attr-defined]
+    env.filters["dt"] = lambda value: format_datetime(value, locale)
+    env.filters["size"] = lambda value: format_size(value, locale)
+    env.globals["locale"] = locale
     return env
 
 
-@lru_cache(maxsize=2)
-def _environment(autoescape: bool) -> jinja2.Environment:
-    return _env(autoescape)
+@lru_cache(maxsize=8)
+def _environment(autoescape: bool, locale: str = "fr") -> jinja2.Environment:
+    return _env(autoescape, locale)
 
 
-def render(template: str, **context: Any) -> ComposedMail:
-    """Render template ``template`` (a key of :data:`TEMPLATES`) with ``context``.
+def render(template: str, *, locale: str | None = "fr", **context: Any) -> ComposedMail:
+    """Render template ``template`` (a key of :data:`TEMPLATES`) with ``context``, in the
+    language ``locale`` (``"fr"``, ``"ro"``; ``None`` or another one: French).
 
     Raises ``KeyError`` for an unknown template and ``TypeError`` when a required context
     variable is missing.
     """
+    lang = locale if locale in LANGUAGES else "fr"
     if template not in TEMPLATES:
         raise KeyError(f"modèle de courriel inconnu : {template!r}")
     required, _optional = TEMPLATES[template]
@@ -212,9 +246,9 @@ def render(template: str, **context: Any) -> ComposedMail:
         raise TypeError(f"modèle {template!r} : variables manquantes {', '.join(missing)}")
     ctx: dict[str, Any] = {"competition_name": "Arbitre", "site_url": None, "contact": None}
     ctx.update(context)
-    text_env = _environment(False)
+    text_env = _environment(False, lang)
     subject = text_env.get_template(f"{template}.subject.txt").render(ctx)
     subject = " ".join(subject.split())
     text = text_env.get_template(f"{template}.txt").render(ctx)
-    html = _environment(True).get_template(f"{template}.html").render(ctx, subject=subject)
+    html = _environment(True, lang).get_template(f"{template}.html").render(ctx, subject=subject)
     return ComposedMail(subject=subject, text=text.strip() + "\n", html=html)

@@ -26,7 +26,7 @@ from werkzeug.routing import IntegerConverter
 from werkzeug.wrappers import Response
 
 import mailer
-from webapp import auth, commands, db, scheduler
+from webapp import auth, commands, db, i18n, scheduler
 from webapp.config import Config, ProductionConfig
 from webapp.services import timefmt
 from webapp.views import register_blueprints
@@ -87,6 +87,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     _private_sqlite_file(app)
     _init_security(app)
     auth.init_app(app)
+    i18n.init_app(app)
     app.jinja_env.filters.setdefault("heure_locale", timefmt.format_local)
     app.jinja_env.filters.setdefault("heure_utc", timefmt.format_utc)
     register_blueprints(app)

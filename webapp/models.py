@@ -200,6 +200,9 @@ class Player(SQLModel, table=True):
     licence: str = Field(default="", sa_column_kwargs={"server_default": ""})
     category: str = Field(default="", index=True, sa_column_kwargs={"server_default": ""})
     country: str = Field(default="", sa_column_kwargs={"server_default": ""})
+    # the language of the player's pages and e-mails (webapp.i18n: "fr", "ro"); "" = not
+    # chosen yet (the browser's Accept-Language, then French)
+    locale: str = Field(default="", sa_column_kwargs={"server_default": ""})
     email: str = Field(unique=True, index=True)
     # secret in the player's submission address (plus-address) and personal links
     token: str = Field(unique=True, index=True)

@@ -62,12 +62,13 @@ _FALLBACK_FIELDS = (
 )
 
 
-def _compose(template: str, ctx: dict[str, Any]) -> tuple[str, str, str | None]:
-    """Render with ``mailer.compose``; should a template fail, a plain French message with
-    the essential facts goes out instead, so that the caller's transaction (a sheet and its
-    receipt) is never lost to a template error."""
+def _compose(template: str, ctx: dict[str, Any],
+             locale: str | None = None) -> tuple[str, str, str | None]:
+    """Render with ``mailer.compose`` in ``locale``; should a template fail, a plain French
+    message with the essential facts goes out instead, so that the caller's transaction (a
+    sheet and its receipt) is never lost to a template error."""
     try:
-        mail = compose.render(template, **ctx)
+        mail = compose.render(template, locale=locale or "fr", **ctx)
     except Exception:
         log.exception("template %s failed; sending the plain fallback", template)
         lines = [f"Bonjour {ctx['player_name']}," if ctx.get("player_name") else "Bonjour,", ""]
@@ -88,13 +89,17 @@ def enqueue(
     player_id: int | None = None,
     headers: Mapping[str, str] | None = None,
     fresh_key: bool = False,
+    locale: str | None = None,
 ) -> OutboxMessage:
     """Compose ``template`` and add it to the outbox, unless ``dedupe_key`` is already there
     (then the existing row is returned unchanged).
 
     ``fresh_key``: the key names a row created in the caller's own transaction (a receipt's
     ``receipt:<new submission id>``), so no other transaction can have used it: the lookup
-    is skipped. The insert stays guarded by the unique index all the same."""
+    is skipped. The insert stays guarded by the unique index all the same.
+
+    ``locale``: the mail's language; by default the language the player chose
+    (``Player.locale``, French when none)."""
     if dedupe_key is not None and not fresh_key:
         existing = session.exec(
             select(OutboxMessage).where(OutboxMessage.dedupe_key == dedupe_key)
@@ -103,7 +108,10 @@ def enqueue(
             return existing
     ctx = common_context()
     ctx.update(context)
-    subject, text, html = _compose(template, ctx)
+    if locale is None and player_id is not None:
+        recipient = session.get(Player, player_id)
+        locale = recipient.locale if recipient is not None else None
+    subject, text, html = _compose(template, ctx, locale)
     hdrs = {"Auto-Submitted": "auto-generated"}
     if kind == OutboxKind.RECEIPT and headers and "In-Reply-To" in headers:
         hdrs["Auto-Submitted"] = "auto-replied"

@@ -1,0 +1,106 @@
+"""The interface's languages: French (the source language), Romanian.
+
+Flask-Babel with the message catalogues of ``webapp/translations/`` (the msgids are the French
+texts themselves, so French needs no catalogue; ``ro/LC_MESSAGES/messages.po`` is compiled to
+the committed ``messages.mo`` by ``make translations``). The same catalogues translate the
+e-mails (:mod:`mailer.compose` loads them with Babel alone).
+
+The language of a page, in order: the signed-in player's stored choice (``Player.locale``),
+the visitor's choice kept in the session (the switch of the base layout, ``POST /langue``),
+the browser's ``Accept-Language``, French.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from flask import Blueprint, Flask, g, has_request_context, redirect, request, session
+from flask.typing import ResponseReturnValue
+from flask_babel import Babel, get_locale  # type: ignore[import-untyped]
+
+#: language code -> its own name, as the switch shows it (French first: the default)
+LANGUAGES: dict[str, str] = {"fr": "Français", "ro": "Română"}
+DEFAULT_LANGUAGE = "fr"
+TRANSLATIONS_DIR = Path(__file__).with_name("translations")
+
+bp = Blueprint("i18n", __name__)
+
+
+def normalise(code: object) -> str | None:
+    """``"ro"``, ``"RO"``, ``"ro_RO"`` -> ``"ro"``; anything not offered -> ``None``."""
+    if not isinstance(code, str):
+        return None
+    base = code.strip().replace("-", "_").split("_")[0].lower()
+    return base if base in LANGUAGES else None
+
+
+def select_locale() -> str:
+    """The language of this request (see the module docstring)."""
+    from webapp.auth import current_player
+
+    if not has_request_context():  # a mail or a page rendered by the scheduler: French
+        return DEFAULT_LANGUAGE
+    player = current_player()
+    stored = normalise(getattr(player, "locale", None)) if player is not None else None
+    if stored:
+        return stored
+    chosen = normalise(session.get("lang"))
+    if chosen:
+        return chosen
+    return request.accept_languages.best_match(list(LANGUAGES)) or DEFAULT_LANGUAGE
+
+
+def current_language() -> str:
+    """The language code of the current request (``fr`` outside a request)."""
+    try:
+        return normalise(str(get_locale())) or DEFAULT_LANGUAGE
+    except Exception:  # outside an app context
+        return DEFAULT_LANGUAGE
+
+
+@bp.post("/langue")
+def choose_language() -> ResponseReturnValue:
+    """The switch of every page: remember the choice (session; the player's row when one is
+    signed in) and go back to the page it was made on."""
+    from sqlmodel import col, update
+
+    from webapp.auth import current_player
+    from webapp.db import session_scope
+    from webapp.models import Player
+
+    lang = normalise(request.form.get("lang"))
+    if lang is not None:
+        session["lang"] = lang
+        player = current_player()
+        if player is not None and player.locale != lang:
+            with session_scope() as s:
+                s.exec(update(Player).where(col(Player.id) == player.id)
+                       .values(locale=lang))
+            player.locale = lang
+    back = request.form.get("next") or "/"
+    parts = urlsplit(back)
+    if parts.scheme or parts.netloc or not back.startswith("/") or back.startswith("//"):
+        back = "/"  # only a path of this site: no open redirect
+    return redirect(back, code=303)
+
+
+def init_app(app: Flask) -> None:
+    app.config.setdefault("BABEL_DEFAULT_LOCALE", DEFAULT_LANGUAGE)
+    app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(TRANSLATIONS_DIR))
+    Babel(app, locale_selector=select_locale)
+    # {% trans %} blocks are written over several lines: their whitespace is collapsed (the
+    # extraction of babel.cfg does the same)
+    app.jinja_env.policies["ext.i18n.trimmed"] = True
+    app.register_blueprint(bp)
+
+    @app.before_request
+    def _fresh_locale() -> None:
+        """Flask-Babel keeps the chosen locale on ``g``, which lives as long as the app
+        context: a request that reuses one (the tests, a CLI command that serves several
+        requests) must choose again."""
+        g.pop("_flask_babel", None)
+
+    @app.context_processor
+    def _languages() -> dict[str, object]:
+        return {"languages": LANGUAGES, "current_language": current_language()}
