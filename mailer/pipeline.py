@@ -5,13 +5,16 @@ Owns the stages after the bytes arrive, whatever the channel (SMTP, LMTP, IMAP):
 1. :func:`store_raw` writes the whole message (bytes, SHA-256, envelope, receive time) in its
    own transaction. Only after that commit may a listener answer ``250``; if it raises, the
    listener answers ``451`` and the sender retries.
-2. :func:`process` (idempotent, one transaction) recognises duplicates, applies the loop
-   rules, identifies the player and the problem, extracts the sheet and hands it to
-   ``webapp.services.submissions.submit_sheet`` (which stores it and enqueues the receipt in
-   the same transaction). Replies (instructions, ambiguity, unreadable message) are put in the
-   outbox in that transaction too. Any exception: the work is rolled back and the message is
-   **quarantined** (status + error), never dropped; :func:`replay` and :func:`discard` are the
-   arbitre's tools.
+2. :func:`process` (idempotent, one transaction) runs the stages of :func:`run_stages`, one
+   function each, each returning an :class:`Outcome` (final status and note) when it decides
+   the message, or None to go on (as Mailman 3's runners): :func:`deduplicate`,
+   :func:`apply_rules` (bounces recorded through ``webapp.services.players``),
+   :func:`identify_player`, :func:`claim_for_games` (correspondence moves, Duplicate
+   bulletins), :func:`choose_problem`, :func:`submit` (``submissions.submit_sheet`` stores
+   the sheet and enqueues the receipt in the same transaction). Replies (instructions,
+   ambiguity, unreadable message) are put in the outbox in that transaction too. Any
+   exception: the work is rolled back and the message is **quarantined** (status + error),
+   never dropped; :func:`replay` and :func:`discard` are the arbitre's tools.
 3. :func:`process_pending` picks up messages left ``stored`` by a crash between 1 and 2.
 """
 
@@ -49,6 +52,7 @@ from webapp.services import (
     correspondence,
     duplicate,
     notify,
+    players,
     submissions,
 )
 
@@ -67,8 +71,9 @@ REPLY_KINDS = ("instructions", "ambiguity", "parse_errors", "refused_too_large",
 
 @dataclass(frozen=True)
 class Stored:
+    """A message stored whole (its ``InboundMessage`` id): the listener may answer 250."""
+
     id: int
-    duplicate_of: int | None
 
 
 def _message_id(raw: bytes) -> str | None:
@@ -96,7 +101,7 @@ def store_raw(
     (inbound_id,) = store_many(
         app, [Incoming(raw, channel, envelope_from, envelope_to, received_at or clock.now())]
     )
-    return Stored(inbound_id, None)
+    return Stored(inbound_id)
 
 
 @dataclass(frozen=True)
@@ -264,19 +269,6 @@ def _not_accepting_note(session: Session, hints: identify.ProblemHints) -> str |
             "feuille de route.")
 
 
-def _record_bounces(session: Session, msg: Any, now: datetime) -> list[str]:
-    bounced = rules.bounced_recipients(msg)
-    for addr in bounced:
-        player = session.exec(
-            select(Player).where(sa.func.lower(Player.email) == addr.lower())
-        ).first()
-        if player is not None:
-            player.bounce_count += 1
-            player.last_bounce_at = now
-            session.add(player)
-    return bounced
-
-
 def _find_player_by_token(session: Session, token: str) -> Player | None:
     player = session.exec(select(Player).where(Player.token == token)).first()
     if player is None:
@@ -293,37 +285,87 @@ def _bad_sender_note(address: str, problem: str | None) -> str:
     return f" ; adresse d'expéditeur « {address} » inutilisable ({problem}) : pas de réponse"
 
 
-def _finish(row: InboundMessage, status: str, error: str | None = None) -> None:
-    row.status = status
-    row.error = error
+@dataclass(frozen=True)
+class Outcome:
+    """What a stage decided for the message: its final status and the note the arbitre reads
+    (``InboundMessage.error``). A stage returns one to end the message, or None to go on."""
+
+    status: str
+    note: str | None = None
+
+
+@dataclass
+class Delivery:
+    """One stored message on its way through the stages (the runners' shared state)."""
+
+    session: Session
+    settings: MailSettings
+    row: InboundMessage
+    msg: Any = None
+
+    def reply(self, kind: str, to_addr: str, context: dict[str, Any],
+              player_id: int | None = None) -> bool:
+        return _reply(self.session, self.settings, kind=kind, to_addr=to_addr,
+                      context=context, inbound=self.row, msg=self.msg, player_id=player_id)
+
+
+@dataclass(frozen=True)
+class Identified:
+    """The identify stage's result: the player, and the problems that take sheets."""
+
+    player: Player
+    problems: list[Problem]
+    listed: list[Problem]  # shown as « problèmes ouverts »
+
+
+def _finish(row: InboundMessage, outcome: Outcome) -> None:
+    row.status = outcome.status
+    row.error = outcome.note
     row.processed_at = clock.now()
 
 
-def _process_in(session: Session, settings: MailSettings, row: InboundMessage) -> None:
-    earlier = _earlier_copy(session, row)
-    if earlier is not None:
-        _finish(row, InboundStatus.DUPLICATE, f"doublon du message n° {earlier.id}")
-        row.player_id, row.problem_id = earlier.player_id, earlier.problem_id
-        return
-    msg = parse.parse_message(row.raw)
-    verdict = rules.classify(msg, row.envelope_from)
-    now = clock.now()
-    if verdict.kind == "bounce":
-        bounced = _record_bounces(session, msg, now)
-        _finish(row, InboundStatus.PROCESSED,
-                "avis de non-remise pour " + (", ".join(bounced) or "adresse inconnue"))
-        return
-    if not verdict.may_submit:
-        _finish(row, InboundStatus.IGNORED, f"message automatique ignoré : {verdict.reason}")
-        return
+def _quarantine(row: InboundMessage, exc: BaseException) -> None:
+    """The message stays visible and replayable: status, error, time."""
+    _finish(row, Outcome(InboundStatus.QUARANTINED,
+                         f"erreur de traitement : {type(exc).__name__}: {exc}"[:2000]))
 
+
+def deduplicate(d: Delivery) -> Outcome | None:
+    """Stage 1: a copy of an earlier message (same Message-ID and bytes) is a duplicate."""
+    earlier = _earlier_copy(d.session, d.row)
+    if earlier is None:
+        return None
+    d.row.player_id, d.row.problem_id = earlier.player_id, earlier.problem_id
+    return Outcome(InboundStatus.DUPLICATE, f"doublon du message n° {earlier.id}")
+
+
+def apply_rules(d: Delivery) -> tuple[Outcome | None, rules.Classification]:
+    """Stage 2: the loop rules. A bounce is recorded against the players it names (through
+    the players service); an automatic message is ignored."""
+    d.msg = parse.parse_message(d.row.raw)
+    verdict = rules.classify(d.msg, d.row.envelope_from)
+    if verdict.kind == "bounce":
+        bounced = rules.bounced_recipients(d.msg)
+        players.record_bounces(session=d.session, emails=bounced, at=clock.now())
+        return Outcome(InboundStatus.PROCESSED, "avis de non-remise pour "
+                       + (", ".join(bounced) or "adresse inconnue")), verdict
+    if not verdict.may_submit:
+        return Outcome(InboundStatus.IGNORED,
+                       f"message automatique ignoré : {verdict.reason}"), verdict
+    return None, verdict
+
+
+def identify_player(d: Delivery, verdict: rules.Classification) -> Identified | Outcome:
+    """Stage 3: the player, by the token of the address and the sender matching it; a
+    stranger or a token used from another address gets the instructions (once an hour)."""
+    session, row, msg = d.session, d.row, d.msg
     sender = identify.sender_of(msg)
-    token = identify.find_token(row.envelope_to, msg, settings.submit_localpart)
+    token = identify.find_token(row.envelope_to, msg, d.settings.submit_localpart)
     bad_sender = addresses.address_problem(sender.address) if sender.address else None
     reply_to_unknown = (sender.address if verdict.may_reply and sender.address
                         and bad_sender is None else None)
     problems = _open_problems(session)
-    listed = [p for p in problems if p.status in CURRENT]  # shown as « problèmes ouverts »
+    listed = [p for p in problems if p.status in CURRENT]
 
     player = _find_player_by_token(session, token) if token else None
     if player is None:
@@ -335,117 +377,124 @@ def _process_in(session: Session, settings: MailSettings, row: InboundMessage) -
         if known is not None and verdict.may_reply:
             # A registered address without its token: the answer goes to the registered
             # address (never to a Reply-To), so a forger learns nothing.
-            _reply(session, settings, kind="instructions", to_addr=known.email,
-                   context={"sender": known.email, "reason": "no_token",
-                            "personal_address": notify.submission_address(known),
-                            "open_problems": _problem_list(listed)},
-                   inbound=row, msg=msg, player_id=known.id)
+            d.reply("instructions", known.email,
+                    {"sender": known.email, "reason": "no_token",
+                     "personal_address": notify.submission_address(known),
+                     "open_problems": _problem_list(listed)}, player_id=known.id)
         elif reply_to_unknown:
             # One answer for an unknown address, an unknown token and a token used from the
             # wrong address: a stranger must not learn whether a token exists.
-            _reply(session, settings, kind="instructions", to_addr=reply_to_unknown,
-                   context={"sender": reply_to_unknown, "reason": "unknown",
-                            "open_problems": _problem_list(listed)},
-                   inbound=row, msg=msg)
-        _finish(row, InboundStatus.IGNORED,
-                ("jeton inconnu" if token else "expéditeur non identifié (pas de jeton)")
-                + _bad_sender_note(sender.address, bad_sender))
-        return
+            d.reply("instructions", reply_to_unknown,
+                    {"sender": reply_to_unknown, "reason": "unknown",
+                     "open_problems": _problem_list(listed)})
+        return Outcome(InboundStatus.IGNORED,
+                       ("jeton inconnu" if token else "expéditeur non identifié (pas de jeton)")
+                       + _bad_sender_note(sender.address, bad_sender))
     if sender.address != player.email.lower():
         if reply_to_unknown:
-            _reply(session, settings, kind="instructions", to_addr=reply_to_unknown,
-                   context={"sender": reply_to_unknown, "reason": "unknown",
-                            "open_problems": _problem_list(listed)},
-                   inbound=row, msg=msg)
-        _finish(row, InboundStatus.IGNORED,
-                f"l'expéditeur {sender.address or '(vide)'} ne correspond pas au joueur "
-                f"n° {player.id}" + _bad_sender_note(sender.address, bad_sender))
-        return
+            d.reply("instructions", reply_to_unknown,
+                    {"sender": reply_to_unknown, "reason": "unknown",
+                     "open_problems": _problem_list(listed)})
+        return Outcome(InboundStatus.IGNORED,
+                       f"l'expéditeur {sender.address or '(vide)'} ne correspond pas au joueur "
+                       f"n° {player.id}" + _bad_sender_note(sender.address, bad_sender))
     row.player_id = player.id
+    return Identified(player, problems, listed)
 
-    extracted = parse.extract_sheet(msg)
-    if _correspondence_move(session, row, player, msg, extracted.text):
-        return
-    if _duplicate_bulletin(session, row, player, msg, extracted.text):
-        return
-    hints, sheet_text = identify.problem_refs(parse.header(msg, "Subject"), extracted.text)
-    refs = [identify.ProblemRef(p.id or 0, p.code, p.title) for p in problems]
-    current = [r for r, p in zip(refs, problems, strict=True) if p.status in CURRENT]
+
+def claim_for_games(d: Delivery, player: Player, text: str) -> Outcome | None:
+    """Stage 4: a move of a correspondence game or a Duplicate bulletin (their services
+    decide from the subject and the text); otherwise the message is a sheet."""
+    subject = parse.header(d.msg, "Subject")
+    claimed = correspondence.claim_mail(session=d.session, player=player, subject=subject,
+                                        text=text, received_at=d.row.received_at)
+    if claimed is not None:
+        return Outcome(InboundStatus.PROCESSED,
+                       f"partie par correspondance {claimed[0].code} : {claimed[1]}")
+    bulletin = duplicate.claim_mail(
+        session=d.session, player=player, subject=subject, text=text,
+        received_at=d.row.received_at, inbound_message_id=d.row.id,
+        in_reply_to=d.row.message_id)
+    if bulletin is not None:
+        return Outcome(InboundStatus.PROCESSED, f"bulletin Duplicate n° {bulletin.entry.id}")
+    return None
+
+
+def choose_problem(d: Delivery, who: Identified, text: str) -> tuple[Problem, str] | Outcome:
+    """Stage 5: the problem the sheet is for (named in the subject or the sheet, or the only
+    current one) and the sheet's text; the player is asked when it is unclear."""
+    hints, sheet_text = identify.problem_refs(parse.header(d.msg, "Subject"), text)
+    refs = [identify.ProblemRef(p.id or 0, p.code, p.title) for p in who.problems]
+    current = [r for r, p in zip(refs, who.problems, strict=True) if p.status in CURRENT]
     chosen = identify.match_problem(hints, refs, fallback=current)
+    player = who.player
     if chosen is None:
-        note = _not_accepting_note(session, hints)
-        _reply(session, settings, kind="ambiguity", to_addr=player.email,
-               context={"player_name": player.name, "open_problems": _problem_list(listed),
-                        "submission_address": None, "note": note},
-               inbound=row, msg=msg, player_id=player.id)
-        _finish(row, InboundStatus.IGNORED, note or "problème non précisé ou inconnu")
-        return
-    problem = session.get(Problem, chosen.id)
+        note = _not_accepting_note(d.session, hints)
+        d.reply("ambiguity", player.email,
+                {"player_name": player.name, "open_problems": _problem_list(who.listed),
+                 "submission_address": None, "note": note}, player_id=player.id)
+        return Outcome(InboundStatus.IGNORED, note or "problème non précisé ou inconnu")
+    problem = d.session.get(Problem, chosen.id)
     assert problem is not None
-    row.problem_id = problem.id
-    if not sheet_text.strip():
-        _reply(session, settings, kind="parse_errors", to_addr=player.email,
-               context={"player_name": player.name, "problem_title": problem.title,
-                        "deadline": problem.deadline_at,
-                        "errors": [{"line": 1, "message": "aucun texte de feuille de route "
-                                    "trouvé dans le message (ni corps texte ni pièce jointe "
-                                    ".txt/.csv)"}]},
-               inbound=row, msg=msg, player_id=player.id)
-        _finish(row, InboundStatus.PROCESSED, "message sans feuille de route")
-        return
+    d.row.problem_id = problem.id
+    return problem, sheet_text
 
+
+def submit(d: Delivery, player: Player, problem: Problem, sheet_text: str,
+           ignored: list[str]) -> Outcome:
+    """Stage 6: the sheet to ``submit_sheet`` (stored with its receipt), or the player told
+    why nothing was stored."""
+    if not sheet_text.strip():
+        d.reply("parse_errors", player.email,
+                {"player_name": player.name, "problem_title": problem.title,
+                 "deadline": problem.deadline_at,
+                 "errors": [{"line": 1, "message": "aucun texte de feuille de route "
+                             "trouvé dans le message (ni corps texte ni pièce jointe "
+                             ".txt/.csv)"}]}, player_id=player.id)
+        return Outcome(InboundStatus.PROCESSED, "message sans feuille de route")
     try:
         outcome = submissions.submit_sheet(
-            session=session,
-            player=player,
-            problem=problem,
-            text=sheet_text,
-            channel=Channel.EMAIL,
-            received_at=row.received_at,
-            inbound_message_id=row.id,
-            in_reply_to=row.message_id,
-            ignored_lines=list(extracted.ignored),
+            session=d.session, player=player, problem=problem, text=sheet_text,
+            channel=Channel.EMAIL, received_at=d.row.received_at,
+            inbound_message_id=d.row.id, in_reply_to=d.row.message_id,
+            ignored_lines=ignored,
         )
     except submissions.SubmissionRefused as exc:
         # not registered, too many sheets: nothing stored; the player is told why
-        _reply(session, settings, kind="refused", to_addr=player.email,
-               context={"player_name": player.name, "problem_title": problem.title,
-                        "reason": str(exc)},
-               inbound=row, msg=msg, player_id=player.id)
-        _finish(row, InboundStatus.IGNORED, f"feuille refusée : {exc}")
-        return
+        d.reply("refused", player.email,
+                {"player_name": player.name, "problem_title": problem.title,
+                 "reason": str(exc)}, player_id=player.id)
+        return Outcome(InboundStatus.IGNORED, f"feuille refusée : {exc}")
     submission = getattr(outcome, "submission", None)
-    row.submission_id = getattr(submission, "id", None) or getattr(outcome, "submission_id", None)
-    _finish(row, InboundStatus.PROCESSED, None)
+    d.row.submission_id = (getattr(submission, "id", None)
+                           or getattr(outcome, "submission_id", None))
+    return Outcome(InboundStatus.PROCESSED)
 
 
-def _duplicate_bulletin(
-    session: Session, row: InboundMessage, player: Player, msg: Any, text: str
-) -> bool:
-    """A bulletin for a running Duplicate (webapp.services.duplicate.claim_mail decides):
-    stored with its receipt, and the message is done."""
-    outcome = duplicate.claim_mail(
-        session=session, player=player, subject=parse.header(msg, "Subject"), text=text,
-        received_at=row.received_at, inbound_message_id=row.id, in_reply_to=row.message_id)
-    if outcome is None:
-        return False
-    _finish(row, InboundStatus.PROCESSED, f"bulletin Duplicate n° {outcome.entry.id}")
-    return True
+def run_stages(d: Delivery) -> Outcome:
+    """The stages in order; the first that decides ends the message."""
+    done = deduplicate(d)
+    if done is not None:
+        return done
+    done, verdict = apply_rules(d)
+    if done is not None:
+        return done
+    who = identify_player(d, verdict)
+    if isinstance(who, Outcome):
+        return who
+    extracted = parse.extract_sheet(d.msg)
+    done = claim_for_games(d, who.player, extracted.text)
+    if done is not None:
+        return done
+    target = choose_problem(d, who, extracted.text)
+    if isinstance(target, Outcome):
+        return target
+    problem, sheet_text = target
+    return submit(d, who.player, problem, sheet_text, list(extracted.ignored))
 
 
-def _correspondence_move(
-    session: Session, row: InboundMessage, player: Player, msg: Any, text: str
-) -> bool:
-    """A move of a two-player correspondence game whose code is in the subject
-    (webapp.services.correspondence.claim_mail): played, or refused with a French answer."""
-    claimed = correspondence.claim_mail(session=session, player=player,
-                                        subject=parse.header(msg, "Subject"), text=text,
-                                        received_at=row.received_at)
-    if claimed is None:
-        return False
-    _finish(row, InboundStatus.PROCESSED, f"partie par correspondance {claimed[0].code} : "
-            f"{claimed[1]}")
-    return True
+def _process_in(session: Session, settings: MailSettings, row: InboundMessage) -> None:
+    _finish(row, run_stages(Delivery(session, settings, row)))
 
 
 def _take_write_lock(session: Session, ids: list[int]) -> None:
@@ -489,9 +538,7 @@ def process(app: Flask, inbound_id: int) -> str:
             if failed is None:
                 raise
             if failed.status == InboundStatus.STORED:
-                failed.status = InboundStatus.QUARANTINED
-                failed.error = f"erreur de traitement : {type(exc).__name__}: {exc}"[:2000]
-                failed.processed_at = clock.now()
+                _quarantine(failed, exc)
                 session.add(failed)
             return failed.status
 
@@ -523,9 +570,7 @@ def process_batch(app: Flask, ids: list[int]) -> dict[int, str]:
                 except Exception as exc:
                     log.exception("inbound message %s quarantined", inbound_id)
                     session.refresh(row)
-                    row.status = InboundStatus.QUARANTINED
-                    row.error = f"erreur de traitement : {type(exc).__name__}: {exc}"[:2000]
-                    row.processed_at = clock.now()
+                    _quarantine(row, exc)
                     session.add(row)
                 result[inbound_id] = row.status
         return result

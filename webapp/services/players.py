@@ -11,8 +11,11 @@ from __future__ import annotations
 import csv
 import io
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 
+import sqlalchemy as sa
 from sqlmodel import Session, select
 
 from webapp.models import Competition, Player
@@ -38,6 +41,19 @@ def new_token() -> str:
 
 def normalise_email(email: str) -> str:
     return addresses.normalise(email)
+
+
+def record_bounces(*, session: Session, emails: Iterable[str], at: datetime) -> None:
+    """A delivery failure for each address: its player's bounce count goes up (after
+    ``BOUNCE_LIMIT`` of them no automatic mail is sent there, ``notify.deliverable``)."""
+    for addr in emails:
+        player = session.exec(
+            select(Player).where(sa.func.lower(Player.email) == addr.lower())
+        ).first()
+        if player is not None:
+            player.bounce_count += 1
+            player.last_bounce_at = at
+            session.add(player)
 
 
 def create_player(*, session: Session, name: str, email: str, club: str = "",
