@@ -34,6 +34,8 @@ from typing import Any
 
 import jinja2
 
+from webapp import phrasebook
+
 TEMPLATE_DIR = Path(__file__).with_name("templates")
 #: the message catalogues shared with the web pages (webapp.i18n)
 TRANSLATIONS_DIR = Path(__file__).resolve().parent.parent / "webapp" / "translations"
@@ -219,6 +221,8 @@ def _env(autoescape: bool, locale: str = "fr") -> jinja2.Environment:
     )
     env.policies["ext.i18n.trimmed"] = True  # as babel.cfg extracts them
     env.install_gettext_translations(translations(locale), newstyle=True)  # type: ignore[attr-defined]
+    # the French messages of puzzles/ and scoring/ (sheet errors, reasons) in the mail's language
+    env.filters["tr_msg"] = lambda text: phrasebook.translate(text, translations(locale).gettext)
     env.filters["dt"] = lambda value: format_datetime(value, locale)
     env.filters["size"] = lambda value: format_size(value, locale)
     env.globals["locale"] = locale

@@ -17,7 +17,9 @@ from urllib.parse import urlsplit
 
 from flask import Blueprint, Flask, g, has_request_context, redirect, request, session
 from flask.typing import ResponseReturnValue
-from flask_babel import Babel, get_locale  # type: ignore[import-untyped]
+from flask_babel import Babel, get_locale, gettext  # type: ignore[import-untyped]
+
+from webapp import phrasebook
 
 #: language code -> its own name, as the switch shows it (French first: the default)
 LANGUAGES: dict[str, str] = {"fr": "Français", "ro": "Română"}
@@ -100,6 +102,10 @@ def init_app(app: Flask) -> None:
         context: a request that reuses one (the tests, a CLI command that serves several
         requests) must choose again."""
         g.pop("_flask_babel", None)
+
+    # the French messages of puzzles/ and scoring/ (sheet errors, verdict reasons) in the
+    # page's language: {{ reason|tr_msg }}
+    app.jinja_env.filters["tr_msg"] = lambda text: phrasebook.translate(text, gettext)
 
     @app.context_processor
     def _languages() -> dict[str, object]:

@@ -40,7 +40,7 @@ from webapp.services.submissions import submit_sheet
 ROOT = Path(__file__).resolve().parents[2]
 PO = ROOT / "webapp" / "translations" / "ro" / "LC_MESSAGES" / "messages.po"
 MO = PO.with_suffix(".mo")
-KEYWORDS = {"_": None, "gettext": None, "lazy_gettext": None, "ngettext": (1, 2)}
+KEYWORDS = {"_": None, "gettext": None, "lazy_gettext": None, "N_": None, "ngettext": (1, 2)}
 
 
 def _catalogue() -> Any:
@@ -141,11 +141,14 @@ ANY: dict[str, Any] = {
     "total_label": None, "top_label": None, "old_score": 60, "why": "erreur de saisie",
     "rounds": 15, "tops_total": 1000, "percent": 97.5, "competition_name": "Arbitre",
     "site_url": "http://x/", "contact": "arbitre@example.ro",
+    # the two-player correspondence game
+    "move_no": 3, "last": "H8 MOT", "totals": "ROUGE 10 – BLEU 8", "refused": "(refus)",
+    "result": "gagnée", "red": "Ana", "blue": "Bogdan", "red_total": 10, "blue_total": 8,
 }
 #: the other side of each yes/no branch
 OTHER = {"late": True, "channel": "web", "submitted": True, "previous_readable": False,
          "replaces_previous": False, "days_left": 1, "rank": 2}
-MAILS = sorted(name for name in TEMPLATES if not name.startswith("corr_"))
+MAILS = sorted(TEMPLATES)
 
 
 def _context(name: str, variant: dict[str, Any]) -> dict[str, Any]:
@@ -261,7 +264,12 @@ def _pages(app: Flask, world: dict[str, Any]) -> dict[str, list[str]]:
     player = ["/joueur/", f"/joueur/problemes/{open_.code}/envoyer",
               f"/joueur/problemes/{open_.code}/versions", f"/joueur/feuilles/{sub.id}",
               f"/rapports/{world['verification'].id}", "/connexion/mot-de-passe"]
+    ana = world["ana"].id
+    public += ["/duplicate", f"/joueurs/{ana}", f"/problemes/{open_.code}/imprimer", "/regles",
+               "/regles/integral", "/regles/anticipation",
+               f"/correspondance/serie/{done.competition_id}"]
     console = ["/console/", f"/console/problemes/{done.id}", f"/console/problemes/{open_.id}",
+               "/console/duplicate", "/console/correspondance", f"/console/joueurs/{ana}/fiche",
                f"/console/problemes/{done.id}/reverifier",
                f"/console/problemes/{done.id}/finaliser", f"/console/competitions/{done_slug}",
                "/console/joueurs", "/console/journal", "/console/courrier",
@@ -279,12 +287,16 @@ def _sign_in(client: FlaskClient, world: dict[str, Any], audience: str) -> None:
             sess["arbitre_id"] = world["arbitre"].id
 
 
-#: French texts the Python code (views, puzzles/ messages) still gives to the pages without
-#: the catalogue: the game names, the ranking rules, the report's warnings, the board's title
+#: French texts the Python code (views, services, puzzles/) still gives to the pages without
+#: the catalogue: the game and variant names (puzzles.problem, services.duplicate), the
+#: ranking rules (views.console), the report's warning summary (puzzles.verify.report), the
+#: board's title (views.public), the season chart (services.people), the rules pages' texts
+#: (webapp.game_rules), the championship's tie rule (puzzles.championship), the outbox kinds
 PENDING = {
     "Accusé de réception", "Anticipation", "Avertissement", "Avertissements",
     "Grille de départ", "points FRSc par place", "somme des pourcentages de la référence",
-    "somme des scores", "À total égal",
+    "somme des scores", "À total égal", "Aucune épreuve classée pour l'instant",
+    "Coup 1 en deux mots", "Partie de Superscrabble", "de la référence",
 }
 
 
@@ -309,7 +321,7 @@ def test_every_page_in_romanian(app: Flask, client: FlaskClient,
                 if p in ro_text:
                     found.setdefault(p, set()).add(url)
             checked += 1
-    assert checked == 29  # 9 public + 6 player + 14 console pages
+    assert checked == 39  # 16 public + 6 player + 17 console pages
     left = {p: sorted(urls) for p, urls in found.items() if p not in PENDING}
     assert not left, "\n".join(f"{p!r}: {urls}" for p, urls in sorted(left.items()))
     # the pending list is exact: a text translated since must leave it
@@ -370,3 +382,39 @@ def test_mails_go_out_in_the_players_language(world: dict[str, Any],
     assert last is not None
     assert last.subject.startswith("Confirmare de primire — ")
     assert "Bună ziua, Ana Popescu," in last.body_text
+
+
+# --- the messages of puzzles/ and scoring/ ------------------------------------------------------
+
+
+def test_sheet_errors_and_verdict_reasons_in_romanian() -> None:
+    """The pure packages write French; the pages and mails show their messages through the
+    phrasebook (webapp.phrasebook) in the reader's language. The errors come from the real
+    parser; a message the table does not know stays French, whole."""
+    from babel.support import Translations
+
+    from puzzles.feuille import parse_feuille
+    from webapp.phrasebook import translate
+
+    ro = Translations.load(str(PO.parents[2]), ["ro"]).gettext
+    parsed = parse_feuille("1 ACEFHIR FICHERA 82\nH8 WUS 84 166\n2 SUW 15f WUS 84 166 9 9\n")
+    messages = [e.message for e in parsed.errors]
+    assert [translate(m, ro) for m in messages] == [
+        "referință lipsă sau ilizibilă (se așteaptă de exemplu H8 pentru un cuvânt orizontal, "
+        "8H pentru un cuvânt vertical).",
+        "numărul mutării lipsește (citită ca mutarea 2).",
+        "numere în plus (9, 9): se așteaptă doar scor și cumul.",
+    ]
+    assert translate(parse_feuille("").errors[0].message, ro) == (
+        "Foaia nu conține nicio mutare lizibilă.")
+    # a reason made of a placement error (scoring) and a penalty: sentence by sentence
+    assert translate("Erreur de placement : Le mot ne touche aucune lettre déjà sur la "
+                     "grille. Pénalité de 5 points.", ro) == (
+        "Eroare de plasare: Cuvântul nu atinge nicio literă aflată deja pe grilă. "
+        "Penalizare de 5 puncte.")
+    assert translate("score écrit 80, score exact 82.", ro) == "scor scris 80, scor exact 82."
+    # French stays French; unknown stays as written; nothing is not an error
+    fr = Translations.load(str(PO.parents[2]), ["fr"]).gettext
+    assert translate("score écrit 80, score exact 82.", fr) == "score écrit 80, score exact 82."
+    assert translate("Message inconnu.", ro) == "Message inconnu."
+    assert translate(None, ro) == ""

@@ -1,0 +1,147 @@
+"""The French messages of the pure packages (sheet errors of ``puzzles.feuille``, verdict
+reasons of ``puzzles.verify``, placement errors of ``scoring``) in the reader's language.
+
+``puzzles/`` and ``scoring/`` stay pure and write French; this table lists their messages as
+catalogue msgids (French, with ``%(name)s`` where the message carries a value), marked with
+:func:`N_` so that ``pybabel extract`` puts them in ``webapp/translations``. At the page or
+mail boundary, :func:`translate` recognises a message against the table and returns the
+catalogue's translation with the same values; a message made of several sentences is
+translated sentence by sentence; what the table does not know stays French.
+
+No Flask here: the pages pass Flask-Babel's ``gettext``, the mails :mod:`mailer.compose`'s
+catalogue.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import lru_cache
+
+
+def N_(message: str) -> str:  # noqa: N802 - the usual name of the no-op marker
+    """Mark ``message`` for extraction without translating it here."""
+    return message
+
+
+#: the messages, most frequent first within each source
+MESSAGES: tuple[str, ...] = (
+    # puzzles.feuille (the sheet parser)
+    N_("La feuille ne contient aucun coup lisible."),
+    N_("numéro de coup manquant (lu comme le coup %(number)s)."),
+    N_("« Passe » ne s'accompagne d'aucun mot."),
+    N_("trop de champs : attendu lettres, référence, mot, score, cumul."),
+    N_("mot manquant après la référence."),
+    N_("coup illisible : attendu numéro, lettres, référence (H8 ou 8H), mot, score, cumul."),
+    N_("référence manquante ou illisible (attendu par exemple H8 pour un mot horizontal, 8H "
+       "pour un mot vertical)."),
+    N_("lettres utilisées « %(letters)s » illisibles (attendu des lettres, ? pour un joker)."),
+    N_("nombres en trop (%(numbers)s) : attendu seulement score et cumul."),
+    N_("ligne illisible « %(line)s » : attendu un coup (numéro, lettres, référence, mot, "
+       "score, cumul) ou un en-tête (Joueur: …)."),
+    N_("nombre inattendu « %(number)s » avant le mot."),
+    N_("deux numéros de groupe (%(first)s et %(second)s)."),
+    N_("date d'envoi « %(value)s » illisible (attendu par exemple 2000-05-12T18:55:00+03:00)."),
+    N_("rangée illisible (attendu des lettres, ? pour un joker)."),
+    N_("groupe %(number)s illisible (attendu des lettres)."),
+    N_("groupes donnés deux fois (« Groupes: » et « Groupe N: »)."),
+    N_("les groupes doivent être numérotés de 1 à 15 sans trou."),
+    # scoring (notation and placement)
+    N_("Mot « %(word)s » : caractère inattendu « %(char)s »."),
+    N_("Référence « %(ref)s » : la colonne %(col)s n'existe pas (1 à 15)."),
+    N_("Le premier mot doit couvrir la case centrale %(square)s."),
+    N_("Le premier mot doit être horizontal."),
+    N_("Le mot ne touche aucune lettre déjà sur la grille."),
+    N_("Le mot %(word)s n'est pas admis."),
+    N_("Le mot secondaire %(word)s n'est pas admis."),
+    N_("La case %(square)s est déjà occupée."),
+    N_("Le mot a un trou en %(square)s."),
+    N_("Aucune lettre posée."),
+    # puzzles.verify (the verdict of each move)
+    N_("Erreur de placement : %(reason)s"),
+    N_("Erreur de mot : %(word)s n'est pas admis."),
+    N_("Erreur de mot de raccord : %(word)s n'est pas admis."),
+    N_("Erreur de mot de raccord : %(word)s (formé par %(main)s en %(ref)s) n'est pas admis."),
+    N_("Mot manquant ou illisible."),
+    N_("Référence ou mot manquant."),
+    N_("Placement impossible."),
+    N_("Passer n'est pas permis dans cette partie."),
+    N_("Pas de scrabble à ce coup : le joueur sort du jeu."),
+    N_("Pas de scrabble valable : le joueur sort du jeu."),
+    N_("Le joueur est sorti du jeu au coup %(move)s."),
+    N_("Le coup %(move)s ne peut pas être annulé (pas encore joué)."),
+    N_("Annulé par le joueur au coup %(move)s."),
+    N_("« Annuler coup(s) » n'existe qu'en Anticipation : l'annulation est ignorée."),
+    N_("Coup non joué : la rangée a été rompue au coup %(move)s."),
+    N_("Le coup et toute la suite de la solution sont annulés."),
+    N_("Pénalité de %(points)s points."),
+    N_("%(count)s lettres posées : 7 au plus par coup."),
+    N_("lettres utilisées non indiquées."),
+    N_("lettres écrites %(written)s, lettres posées sur la grille %(placed)s."),
+    N_("score non indiqué."),
+    N_("score écrit %(written)s, score exact %(exact)s."),
+    N_("cumul non indiqué."),
+    N_("cumul écrit %(written)s, cumul exact %(exact)s."),
+    N_("cumul écrit %(written)s, attendu %(expected)s (cumul précédent %(previous)s + score "
+       "écrit %(claimed)s)."),
+    N_("somme des deux scores du coup 1 non indiquée."),
+    N_("Zéro en cascade : le coup s'appuie sur le coup %(move)s qui ne compte pas."),
+    N_("Le scrabble s'appuie sur un mot de construction qui ne compte pas."),
+    N_("Sans les mots de construction qui ne comptent pas, ce scrabble n'aurait pas pu être "
+       "placé."),
+    N_("scrabble non valable."),
+    N_("Aucun groupe disponible pour ce coup."),
+    N_("Plus de coups que de groupes."),
+    N_("Au premier coup, deux mots au plus (groupe 1 puis le groupe tiré)."),
+    N_("Coup %(move)s : un seul mot par coup."),
+    N_("Coup %(move)s : une Anticipation se joue en 14 coups."),
+    N_("Le groupe %(group)s n'existe pas (1 à %(count)s)."),
+    N_("Le groupe %(group)s a déjà été joué."),
+    N_("groupe %(written)s écrit, l'ordre imposé est le %(expected)s."),
+    N_("La rangée recopiée sur la feuille diffère de la rangée affichée ; la rangée affichée "
+       "fait foi."),
+    N_("La liste « Scrabbles » ne sert que dans les Superscrabble ; ignorée."),
+    N_("La feuille annonce le problème « %(announced)s », vérifiée contre « %(problem)s »."),
+    N_("Avertissement : %(warning)s"),
+    N_("Avertissements : %(warnings)s"),
+)
+
+
+@lru_cache(maxsize=1)
+def _patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
+    out = []
+    for msgid in MESSAGES:
+        regex = re.escape(msgid)
+        regex = re.sub(r"%\\\((\w+)\\\)s", r"(?P<\1>.+?)", regex)
+        out.append((re.compile(regex + r"\Z", re.DOTALL), msgid))
+    return tuple(out)
+
+
+_SENTENCE = re.compile(r"(?<=[.;])\s+(?=[A-ZÀ-ÝÉÈ«])")
+
+
+def _one(text: str, gettext: Callable[[str], str]) -> str | None:
+    for regex, msgid in _patterns():
+        m = regex.fullmatch(text)
+        if m:
+            values = {k: translate(v, gettext) if k in ("reason", "warning", "warnings")
+                      else v for k, v in m.groupdict().items()}
+            try:
+                return gettext(msgid) % values
+            except (KeyError, ValueError, TypeError):  # a broken translation: the French
+                return text
+    return None
+
+
+def translate(text: object, gettext: Callable[[str], str]) -> str:
+    """``text`` (a French message of puzzles/ or scoring/) in the language of ``gettext``;
+    unknown messages, and anything that is not a string, come back unchanged (as text)."""
+    if not isinstance(text, str) or not text.strip():
+        return "" if text is None else str(text)
+    whole = _one(text.strip(), gettext)
+    if whole is not None:
+        return whole
+    parts = _SENTENCE.split(text.strip())
+    if len(parts) == 1:
+        return text
+    return " ".join(_one(p, gettext) or p for p in parts)
