@@ -1,26 +1,32 @@
-"""The console's mail pages (routes of the ``console`` blueprint, so arbitre-only like the
-rest of it): every inbound message with the quarantine first, a message's detail with its
-raw bytes as a download, replay and discard; the outbox with « renvoyer maintenant » on
-failed rows; the quarantine count shown in the console navigation.
-
-Thin over ``webapp.services.mailroom``, which reuses ``mailer.pipeline`` for the actions.
-"""
+"""The mail: inbound messages (quarantine first), the outbox, the local mailbox (through
+mailer.mailroom)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from flask import abort, current_app, flash, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    abort,
+    current_app,
+    flash,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from flask.typing import ResponseReturnValue
 from werkzeug.wrappers import Response
 
 from mailer import mailroom
 from webapp.db import session_scope
-from webapp.models import InboundMessage, OutboxStatus
-from webapp.views.console import PER_PAGE, _actor, _session, bp
+from webapp.models import (
+    InboundMessage,
+    OutboxStatus,
+)
+from webapp.views.console.common import PER_PAGE, _actor, _session
 
 
-@bp.context_processor
 def _quarantine_badge() -> dict[str, Any]:
     with _session() as s:
         return {"quarantine_count": mailroom.quarantine_count(s)}
@@ -30,7 +36,6 @@ def _app() -> Any:
     return current_app._get_current_object()  # type: ignore[attr-defined]
 
 
-@bp.route("/courrier/recu")
 def inbound() -> str:
     status = request.args.get("statut", mailroom.TO_HANDLE)
     if status not in mailroom.FILTERS:
@@ -57,12 +62,10 @@ def _detail_page(inbound_id: int, *, error: str | None = None,
     )
 
 
-@bp.route("/courrier/recu/<int:inbound_id>")
 def inbound_message(inbound_id: int) -> str:
     return _detail_page(inbound_id)
 
 
-@bp.route("/courrier/recu/<int:inbound_id>/brut")
 def inbound_raw(inbound_id: int) -> Response:
     """The stored bytes, exactly, as a file to save: never shown as a page."""
     with _session() as s:
@@ -89,7 +92,6 @@ def _act(inbound_id: int, field: str, action: Any) -> ResponseReturnValue:
     return redirect(url_for("console.inbound_message", inbound_id=inbound_id))
 
 
-@bp.route("/courrier/recu/<int:inbound_id>/rejouer", methods=["POST"])
 def inbound_replay(inbound_id: int) -> ResponseReturnValue:
     def run(reason: str) -> str:
         status = mailroom.replay(_app(), inbound_id, actor=_actor(), reason=reason)
@@ -99,7 +101,6 @@ def inbound_replay(inbound_id: int) -> ResponseReturnValue:
     return _act(inbound_id, "replay_reason", run)
 
 
-@bp.route("/courrier/recu/<int:inbound_id>/ecarter", methods=["POST"])
 def inbound_discard(inbound_id: int) -> ResponseReturnValue:
     def run(reason: str) -> str:
         mailroom.discard(_app(), inbound_id, actor=_actor(), reason=reason)
@@ -108,7 +109,6 @@ def inbound_discard(inbound_id: int) -> ResponseReturnValue:
     return _act(inbound_id, "discard_reason", run)
 
 
-@bp.route("/courrier/sortant")
 def outbox() -> str:
     status = request.args.get("statut", "a_suivre")
     if status not in mailroom.OUTBOX_FILTERS:
@@ -122,7 +122,6 @@ def outbox() -> str:
     )
 
 
-@bp.route("/courrier/sortant/<int:outbox_id>/renvoyer", methods=["POST"])
 def outbox_retry(outbox_id: int) -> ResponseReturnValue:
     try:
         with session_scope() as s:
@@ -136,3 +135,26 @@ def outbox_retry(outbox_id: int) -> ResponseReturnValue:
         flash(f"Message sortant n° {outbox_id} remis dans la file : l'expéditeur le renvoie "
               "à son prochain passage.", "success")
     return redirect(url_for("console.outbox", statut=request.args.get("statut", "a_suivre")))
+
+
+def mailbox() -> str:
+    with _session() as s:
+        messages, outbox = mailroom.local_mailbox(
+            current_app._get_current_object(), s)  # type: ignore[attr-defined]
+    return render_template("console/mailbox.html", messages=messages, outbox=outbox)
+
+
+def register(bp: Blueprint) -> None:
+    """This feature's routes on the console's blueprint (endpoint: the function's name)."""
+    bp.context_processor(_quarantine_badge)
+    bp.add_url_rule("/courrier/recu", view_func=inbound)
+    bp.add_url_rule("/courrier/recu/<int:inbound_id>", view_func=inbound_message)
+    bp.add_url_rule("/courrier/recu/<int:inbound_id>/brut", view_func=inbound_raw)
+    bp.add_url_rule("/courrier/recu/<int:inbound_id>/rejouer",
+                    view_func=inbound_replay, methods=["POST"])
+    bp.add_url_rule("/courrier/recu/<int:inbound_id>/ecarter",
+                    view_func=inbound_discard, methods=["POST"])
+    bp.add_url_rule("/courrier/sortant", view_func=outbox)
+    bp.add_url_rule("/courrier/sortant/<int:outbox_id>/renvoyer",
+                    view_func=outbox_retry, methods=["POST"])
+    bp.add_url_rule("/courrier", view_func=mailbox)

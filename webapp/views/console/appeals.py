@@ -1,0 +1,111 @@
+"""Appeals and finalisation."""
+
+from __future__ import annotations
+
+from flask import (
+    Blueprint,
+    flash,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from flask.typing import ResponseReturnValue
+from sqlmodel import col, select
+
+from webapp.auth import current_arbitre
+from webapp.db import session_scope
+from webapp.models import (
+    Appeal,
+    AppealStatus,
+    Arbitre,
+    Player,
+    Problem,
+    ProblemStatus,
+    Submission,
+    Verification,
+)
+from webapp.services import (
+    appeals,
+    audit,
+    clock,
+    lifecycle,
+    rankings,
+)
+from webapp.views.console.common import _actor, _session
+from webapp.views.helpers import get_or_404
+
+
+def appeals_page() -> str:
+    with _session() as s:
+        rows = s.exec(
+            select(Appeal, Player, Verification, Problem)
+            .join(Player, col(Player.id) == col(Appeal.player_id))
+            .join(Verification, col(Verification.id) == col(Appeal.verification_id))
+            .join(Submission, col(Submission.id) == col(Verification.submission_id))
+            .join(Problem, col(Problem.id) == col(Submission.problem_id))
+            .order_by(col(Appeal.status) != AppealStatus.OPEN, col(Appeal.created_at))
+        ).all()
+    return render_template("console/appeals.html", rows=rows)
+
+
+def appeal_answer(appeal_id: int) -> ResponseReturnValue:
+    decision = request.form.get("decision")
+    try:
+        with session_scope() as s:
+            appeal = get_or_404(s, Appeal, appeal_id)
+            arbitre = s.get(Arbitre, current_arbitre().id)  # type: ignore[union-attr]
+            assert arbitre is not None
+            appeals.answer_appeal(
+                session=s, appeal=appeal, arbitre=arbitre, accepted=decision == "accept",
+                answer=request.form.get("answer", ""),
+            )
+    except ValueError as exc:
+        flash(str(exc), "error")
+    else:
+        flash("Réponse enregistrée." + (
+            " Si l'appel change un résultat, enregistrez la décision puis relancez la "
+            "vérification." if decision == "accept" else ""), "success")
+    back = request.form.get("back", "")
+    # only a path of this site: a form field must not become an open redirect
+    if not back.startswith("/console/") or "//" in back or "\\" in back:
+        back = url_for("console.appeals_page")
+    return redirect(back)
+
+
+def finalise(problem_id: int) -> ResponseReturnValue:
+    with _session() as s:
+        prob = get_or_404(s, Problem, problem_id)
+        n_open = lifecycle.open_appeals(s, prob)
+    if request.method == "POST":
+        comment = request.form.get("comment", "").strip()
+        try:
+            if prob.status != ProblemStatus.PROVISIONAL:
+                raise ValueError("Seul un classement provisoire peut être rendu définitif.")
+            if n_open:
+                raise ValueError(f"{n_open} appel(s) attendent encore une réponse.")
+            if not comment:
+                raise ValueError("Un commentaire accompagne le classement définitif.")
+            with session_scope() as s:
+                p = get_or_404(s, Problem, problem_id)
+                # Publishing the final ranking with its comment first makes the lifecycle
+                # step find it already there (same rows): it keeps it and only moves the status.
+                rankings.publish_ranking(session=s, problem=p, kind=rankings.FINAL,
+                                         actor=_actor(), comment=comment)
+                lifecycle.finalise(s, p, clock.now())
+                audit.record(session=s, actor=_actor(), action="problem.finalise",
+                             target=p.code, comment=comment, manual=True)
+        except ValueError as exc:
+            flash(str(exc), "error")
+        else:
+            flash("Classement définitif publié.", "success")
+            return redirect(url_for("console.problem", problem_id=problem_id))
+    return render_template("console/finalise.html", problem=prob, open_appeals=n_open)
+
+
+def register(bp: Blueprint) -> None:
+    """This feature's routes on the console's blueprint (endpoint: the function's name)."""
+    bp.add_url_rule("/appels", view_func=appeals_page)
+    bp.add_url_rule("/appels/<int:appeal_id>", view_func=appeal_answer, methods=["POST"])
+    bp.add_url_rule("/problemes/<int:problem_id>/finaliser",
+                    view_func=finalise, methods=["GET", "POST"])

@@ -1,0 +1,127 @@
+"""The console's shared pieces: the arbitre-only guard, form readers with French errors, the
+session and the actor."""
+
+from __future__ import annotations
+
+import math
+import re
+from datetime import UTC, datetime
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from flask import (
+    abort,
+    request,
+)
+from sqlmodel import Session
+
+from webapp.auth import arbitre_required, current_arbitre
+from webapp.db import get_engine
+
+PER_PAGE = 50
+MIN_YEAR, MAX_YEAR = 2000, 2100  # dates a competition can have
+
+
+#: a problem's public code: in URLs, mail subjects and addresses
+CODE_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
+
+
+MAX_TEXT = {"name": 200, "title": 200, "description": 5000, "instructions": 5000}
+
+
+#: the largest id a row can have (PostgreSQL ``integer``)
+MAX_ID = 2**31 - 1
+
+
+LANGS = ("fr", "ro")
+
+
+def int_field(form: Any, name: str, label: str, *, lo: int, hi: int,
+              default: int | None = None) -> int:
+    """An integer form field within ``lo..hi``, or a French ``ValueError`` naming it."""
+    raw = (form.get(name) or "").strip()
+    if not raw:
+        if default is None:
+            raise ValueError(f"{label} : valeur obligatoire.")
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(f"{label} : « {raw[:40]} » n'est pas un nombre entier.") from None
+    if not lo <= value <= hi:
+        raise ValueError(f"{label} : {value} est hors des limites (de {lo} à {hi}).")
+    return value
+
+
+def float_field(form: Any, name: str, label: str, *, lo: float, hi: float,
+                default: float) -> float:
+    """A decimal form field (comma or point) within ``lo..hi``; ``inf`` and ``NaN`` are
+    refused like any other non-number."""
+    raw = (form.get(name) or "").strip().replace(",", ".")
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise ValueError(f"{label} : « {raw[:40]} » n'est pas un nombre.")
+    if not lo <= value <= hi:
+        raise ValueError(f"{label} : {raw} est hors des limites (de {lo:g} à {hi:g}).")
+    return value
+
+
+def text_field(form: Any, name: str, label: str, *, required: bool = False) -> str:
+    value = (form.get(name) or "").strip()
+    if required and not value:
+        raise ValueError(f"{label} : valeur obligatoire.")
+    limit = MAX_TEXT.get(name, 200)
+    if len(value) > limit:
+        raise ValueError(f"{label} : {len(value)} caractères, {limit} au plus.")
+    return value
+
+
+def id_arg(value: int | None) -> int | None:
+    """An id from a form, or ``None`` when it cannot name a row."""
+    return value if value is not None and 0 < value <= MAX_ID else None
+
+
+def page_arg() -> int:
+    """``?page=``: 1 when absent or unreadable, at most 1,000,000 (no huge SQL offset)."""
+    return min(1_000_000, max(1, request.args.get("page", 1, type=int) or 1))
+
+
+@arbitre_required
+def _only_arbitres() -> None:
+    """Every console page needs a signed-in arbitre (the decorator redirects otherwise)."""
+    return None
+
+
+def _actor() -> str:
+    a = current_arbitre()
+    if a is None:
+        abort(403)
+    return a.username
+
+
+def _session() -> Session:
+    return Session(get_engine(), expire_on_commit=False)
+
+
+def parse_local(value: str, tz: str) -> datetime:
+    """A ``datetime-local`` field read in ``tz`` (the competition's zone), as UTC."""
+    try:
+        zone = ZoneInfo(tz)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"Fuseau horaire inconnu : « {tz} ».") from None
+    try:
+        naive = datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise ValueError(f"Date illisible : « {value[:40]} » (attendu AAAA-MM-JJTHH:MM).") \
+            from None
+    if not MIN_YEAR <= naive.year <= MAX_YEAR:
+        raise ValueError(f"Date hors des limites : « {value[:40]} » (l'année doit être comprise "
+                         f"entre {MIN_YEAR} et {MAX_YEAR}).")
+    if naive.tzinfo is not None:
+        return naive.astimezone(UTC)
+    return naive.replace(tzinfo=zone).astimezone(UTC)

@@ -1,0 +1,155 @@
+"""Competitions: creation, calendar, stages, registrations, season standings settings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import (
+    Blueprint,
+    abort,
+    flash,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from flask.typing import ResponseReturnValue
+from sqlmodel import col, func, select
+
+from puzzles.championship import ChampionshipSettings
+from webapp.db import session_scope
+from webapp.models import (
+    Competition,
+    Problem,
+    Registration,
+    Stage,
+)
+from webapp.services import (
+    audit,
+    problems,
+    standings,
+)
+from webapp.views.console.common import CODE_RE, LANGS, MAX_TEXT, _actor, _session
+
+RANKING_RULES = [
+    ("sum_percent", "somme des pourcentages de la référence"),
+    ("sum_scores", "somme des scores"),
+    ("frsc_points", "points FRSc par place"),
+]
+
+
+def competition_new() -> ResponseReturnValue:
+    form = request.form
+    error = None
+    if request.method == "POST":
+        slug = form.get("slug", "").strip().lower()
+        name = form.get("name", "").strip()
+        if not slug or not name:
+            error = "L'identifiant et le nom sont obligatoires."
+        elif not CODE_RE.fullmatch(slug):
+            error = ("L'identifiant ne contient que des lettres sans accent, chiffres, - et _ "
+                     "(32 caractères au plus, commençant par une lettre ou un chiffre).")
+        elif len(name) > MAX_TEXT["name"]:
+            error = f"Le nom compte {len(name)} caractères, {MAX_TEXT['name']} au plus."
+        elif form.get("ranking_rule", "sum_percent") not in dict(RANKING_RULES):
+            error = "Règle de classement inconnue."
+        elif form.get("lang", "fr") not in LANGS:
+            error = "Langue inconnue : français (fr) ou roumain (ro)."
+        elif len(form.get("description", "")) > MAX_TEXT["description"]:
+            error = f"La description dépasse {MAX_TEXT['description']} caractères."
+        else:
+            try:
+                with session_scope() as s:
+                    if s.exec(select(Competition).where(Competition.slug == slug)).first():
+                        raise ValueError(f"Une compétition a déjà l'identifiant « {slug} ».")
+                    problems.create_competition(
+                        session=s, slug=slug, name=name,
+                        ranking_rule=form.get("ranking_rule", "sum_percent"),
+                        lang=form.get("lang", "fr"), description=form.get("description", ""),
+                        actor=_actor(),
+                    )
+            except ValueError as exc:
+                error = str(exc)
+            else:
+                flash(f"Compétition « {name} » créée.", "success")
+                return redirect(url_for("console.competition", slug=slug))
+    return render_template(
+        "console/competition_new.html", form=form, error=error, ranking_rules=RANKING_RULES,
+    ), (400 if error else 200)
+
+
+def competition(slug: str) -> ResponseReturnValue:
+    with _session() as s:
+        comp = s.exec(select(Competition).where(Competition.slug == slug)).first()
+        if comp is None:
+            abort(404)
+    if request.method == "POST" and request.form.get("action") == "stage":
+        name = request.form.get("stage_name", "").strip()
+        if not name:
+            flash("Donnez un nom à l'étape.", "error")
+        elif len(name) > MAX_TEXT["name"]:
+            flash(f"Le nom de l'étape dépasse {MAX_TEXT['name']} caractères.", "error")
+        else:
+            with session_scope() as s:
+                c = s.get(Competition, comp.id)
+                assert c is not None
+                problems.add_stage(session=s, competition=c, name=name)
+                audit.record(session=s, actor=_actor(), action="stage.create", target=slug,
+                             name=name)
+            flash(f"Étape « {name} » ajoutée.", "success")
+        return redirect(url_for("console.competition", slug=slug))
+    if request.method == "POST" and request.form.get("action") == "registration":
+        open_to_all = request.form.get("open_registration") == "1"
+        with session_scope() as s:
+            c = s.get(Competition, comp.id)
+            assert c is not None
+            c.open_registration = open_to_all
+            s.add(c)
+            audit.record(session=s, actor=_actor(), action="competition.registration",
+                         target=slug, open_registration=open_to_all)
+        flash("Compétition ouverte à tous les joueurs : chacun peut envoyer ses feuilles et "
+              "être classé." if open_to_all else "Compétition réservée aux joueurs inscrits.",
+              "success")
+        return redirect(url_for("console.competition", slug=slug))
+    if request.method == "POST" and request.form.get("action") == "standings":
+        try:
+            with session_scope() as s:
+                c = s.get(Competition, comp.id)
+                assert c is not None
+                standings.update_settings(session=s, competition=c, form=request.form,
+                                          actor=_actor())
+        except ValueError as exc:
+            flash(f"Rien n'a été changé : {exc}", "error")
+        else:
+            flash("Règles du classement général enregistrées.", "success")
+        return redirect(url_for("console.competition", slug=slug))
+    with _session() as s:
+        stages = s.exec(
+            select(Stage).where(Stage.competition_id == comp.id).order_by(col(Stage.position))
+        ).all()
+        probs = s.exec(
+            select(Problem).where(Problem.competition_id == comp.id)
+            .order_by(col(Problem.publish_at))
+        ).all()
+        n_players = s.exec(
+            select(func.count()).select_from(Registration)
+            .where(Registration.competition_id == comp.id)
+        ).one()
+    return render_template(
+        "console/competition.html", competition=comp, stages=stages, problems=probs,
+        n_players=n_players, ranking_rules=RANKING_RULES,
+        standings_settings=_standings_settings(comp),
+    )
+
+
+def _standings_settings(comp: Competition) -> Any:
+    try:
+        return ChampionshipSettings.from_dict(comp.standings_settings)
+    except (TypeError, ValueError):
+        return ChampionshipSettings()
+
+
+def register(bp: Blueprint) -> None:
+    """This feature's routes on the console's blueprint (endpoint: the function's name)."""
+    bp.add_url_rule("/competitions/nouvelle", view_func=competition_new, methods=["GET", "POST"])
+    bp.add_url_rule("/competitions/<slug>", view_func=competition, methods=["GET", "POST"])

@@ -1,0 +1,73 @@
+"""Players: creation and CSV import."""
+
+from __future__ import annotations
+
+from flask import (
+    Blueprint,
+    flash,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from flask.typing import ResponseReturnValue
+from sqlmodel import col, func, select
+
+from webapp.db import session_scope
+from webapp.models import (
+    Competition,
+    Player,
+)
+from webapp.services import (
+    players,
+)
+from webapp.views.console.common import PER_PAGE, _actor, _session, id_arg, page_arg
+
+
+def players_page() -> ResponseReturnValue:
+    report = None
+    text = ""
+    status = 200
+    with _session() as s:
+        comps = s.exec(select(Competition).order_by(col(Competition.name))).all()
+    if request.method == "POST":
+        f = request.files.get("fichier")
+        if f is not None and f.filename:
+            raw = f.read()
+            try:
+                text = raw.decode("utf-8-sig")
+            except UnicodeDecodeError:
+                text = raw.decode("cp1252", errors="replace")
+        else:
+            text = request.form.get("csv", "")
+        comp_id = id_arg(request.form.get("competition_id", type=int))
+        with session_scope() as s:
+            comp = s.get(Competition, comp_id) if comp_id else None
+            report = players.import_players_csv(
+                session=s, text=text, competition=comp, actor=_actor()
+            )
+            if not report.ok:
+                s.rollback()  # all or nothing: a file with errors imports nobody
+        if report.ok:
+            flash(
+                f"Import terminé : {len(report.created)} créé(s), {len(report.updated)} mis à "
+                f"jour, {len(report.unchanged)} inchangé(s).", "success",
+            )
+            return redirect(url_for("console.players_page"))
+        status = 400
+    page = page_arg()
+    with _session() as s:
+        total = s.exec(select(func.count()).select_from(Player)).one()
+        plist = s.exec(
+            select(Player).order_by(col(Player.name)).offset((page - 1) * PER_PAGE)
+            .limit(PER_PAGE)
+        ).all()
+    return render_template(
+        "console/players.html", players=plist, competitions=comps, report=report, text=text,
+        page=page, pages=max(1, (total + PER_PAGE - 1) // PER_PAGE), total=total,
+    ), status
+
+
+def register(bp: Blueprint) -> None:
+    """This feature's routes on the console's blueprint (endpoint: the function's name)."""
+    bp.add_url_rule("/joueurs", view_func=players_page, methods=["GET", "POST"])

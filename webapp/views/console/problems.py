@@ -1,0 +1,331 @@
+"""Problems: drawing or entering one, its page, its scheduled steps, the reference solution."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from flask import (
+    Blueprint,
+    abort,
+    current_app,
+    flash,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from flask.typing import ResponseReturnValue
+from sqlmodel import col, select
+
+from puzzles.feuille import parse_feuille
+from puzzles.generate import new_problem
+from puzzles.problem import Problem as Puzzle
+from puzzles.problem import ProblemError
+from puzzles.solver import SolverError, solve
+from puzzles.verify import verify
+from scoring.lexicon import Lexicon, default_lexicon
+from webapp.board_svg import board_svg
+from webapp.db import session_scope
+from webapp.models import (
+    DEFAULT_TIMEZONE,
+    Appeal,
+    Competition,
+    Player,
+    Problem,
+    ProblemStatus,
+    Ranking,
+    Ruling,
+    RulingKind,
+    Stage,
+    Submission,
+    Verification,
+)
+from webapp.services import (
+    audit,
+    clock,
+    lifecycle,
+    problems,
+    rounds,
+    verification,
+)
+from webapp.services.problems import readable_puzzle
+from webapp.views.console.common import (
+    CODE_RE,
+    LANGS,
+    _actor,
+    _session,
+    id_arg,
+    int_field,
+    parse_local,
+    text_field,
+)
+from webapp.views.console.submissions import _latest_per_player
+from webapp.views.helpers import get_or_404, letters_view
+
+GAME_CHOICES = [
+    ("integral", "Scrabble intégral"),
+    ("integral_partiel", "Intégral partiel"),
+    ("rangee", "Intégral sur rangée de lettres"),
+    ("anticipation", "Anticipation"),
+    ("anticipation_avocalique", "Anticipation avocalique"),
+    ("exclusif_resistance", "Scrabble exclusif – résistance"),
+    ("exclusif_fond", "Scrabble exclusif – fond"),
+    ("anticipation_aveugle", "Anticipation aveugle"),
+    ("serie_maximaux", "Série de maximaux"),
+    ("serie_maximaux_consonnes", "Série de maximaux (consonnes annoncées)"),
+    ("superscrabble", "Superscrabble"),
+    ("superscrabble_incomplet", "Superscrabble incomplet"),
+    ("n_scrabble", "N-Scrabble"),
+    ("n_scrabble_consonnes", "N-Scrabble (consonnes annoncées)"),
+]
+
+
+def _lexicon_for(lang: str) -> Any:
+    """The word list a draw may need (rangée, exclusif, Superscrabble): the configured
+    ``LEXICONS`` entry of the language, else the bundled French list."""
+    path = (current_app.config.get("LEXICONS") or {}).get(lang)
+    if path:
+        return Lexicon.load(path, lang)
+    if lang == "fr":
+        return default_lexicon()
+    return None
+
+
+def _round_interval(form: Any, game: Any) -> int:
+    """Minutes between two Anticipation announcements (the form field is in hours; empty:
+    one move a day; 0: the whole draw order at publication)."""
+    if not game.is_anticipation:
+        return 0
+    raw = (form.get("round_interval_hours") or "").strip().replace(",", ".")
+    if not raw:
+        return rounds.DEFAULT_INTERVAL_MINUTES
+    try:
+        hours = float(raw)
+    except ValueError:
+        hours = math.nan
+    if not math.isfinite(hours):  # "douze", but also "inf" and "nan"
+        raise ValueError(
+            f"Intervalle entre deux annonces illisible : « {raw[:40]} » (un nombre d'heures ; "
+            "0 pour publier tout l'ordre de tirage d'emblée)."
+        )
+    if not 0 <= hours <= 24 * 31:
+        raise ValueError(f"Intervalle entre deux annonces hors des limites : {raw} h (de 0 à "
+                         f"{24 * 31} heures).")
+    return round(hours * 60)
+
+
+def problem_new() -> ResponseReturnValue:
+    form = request.form
+    error = None
+    with _session() as s:
+        comps = s.exec(select(Competition).order_by(col(Competition.name))).all()
+        stages = s.exec(
+            select(Stage).order_by(col(Stage.competition_id), col(Stage.position))
+        ).all()
+    if request.method == "POST":
+        try:
+            comp_id = id_arg(form.get("competition_id", type=int))
+            tz = form.get("timezone", DEFAULT_TIMEZONE).strip() or DEFAULT_TIMEZONE
+            publish_at = parse_local(form.get("publish_at", ""), tz)
+            deadline_at = parse_local(form.get("deadline_at", ""), tz)
+            if deadline_at <= publish_at:
+                raise ValueError("La clôture doit suivre la publication.")
+            lang = form.get("lang", "fr")
+            if lang not in LANGS:
+                raise ValueError("Langue inconnue : français (fr) ou roumain (ro).")
+            code = form.get("code", "").strip()
+            if code and not CODE_RE.fullmatch(code):
+                raise ValueError(
+                    f"Code public « {code[:40]} » refusé : de 1 à 32 lettres sans accent, "
+                    "chiffres, - et _, commençant par une lettre ou un chiffre."
+                )
+            title = text_field(form, "title", "Titre")
+            instructions = text_field(form, "instructions", "Consignes")
+            max_days = int(current_app.config.get("MAX_APPEAL_DAYS", 30))
+            appeal_days = int_field(form, "appeal_days", "Délai d'appel (jours)", lo=1,
+                                    hi=max_days) if (form.get("appeal_days") or "").strip() \
+                else None  # empty: APPEAL_DAYS
+            if form.get("source") == "json":
+                puzzle = Puzzle.from_json(form.get("problem_json", ""))
+                errs = puzzle.check()
+                if errs:
+                    raise ValueError(" ".join(errs))
+            else:
+                if not (form.get("seed") or "").strip():
+                    raise ValueError("Donnez une graine (un nombre entier) pour le tirage.")
+                seed = int_field(form, "seed", "Graine du tirage", lo=0, hi=2**63 - 1)
+                game = form.get("game", "integral")
+                if game not in dict(GAME_CHOICES):
+                    raise ValueError("Type de jeu inconnu.")
+                n_groups = int_field(form, "n_groups", "Nombre de groupes", lo=2, hi=15,
+                                     default=4)
+                lexicon = _lexicon_for(lang)
+                puzzle = new_problem(game, seed=seed, lang=lang, lexicon=lexicon,
+                                     n_groups=n_groups)
+            status = ProblemStatus.DRAFT if form.get("draft") else ProblemStatus.SCHEDULED
+            interval = _round_interval(form, puzzle.game)
+            with session_scope() as s:
+                comp = s.get(Competition, comp_id) if comp_id else None
+                if comp is None:
+                    raise ValueError("Choisissez la compétition.")
+                stage_id = id_arg(form.get("stage_id", type=int))
+                stage = s.get(Stage, stage_id) if stage_id else None
+                if stage is not None and stage.competition_id != comp.id:
+                    raise ValueError("Cette étape n'appartient pas à la compétition choisie.")
+                if code and s.exec(select(Problem.id).where(Problem.code == code)).first():
+                    raise ValueError(f"Le code public « {code} » est déjà celui d'un autre "
+                                     "problème : choisissez-en un autre.")
+                prob = problems.create_problem(
+                    session=s, competition=comp, puzzle=puzzle, publish_at=publish_at,
+                    deadline_at=deadline_at, timezone=tz,
+                    title=title or None,
+                    code=code or None, stage=stage,
+                    appeal_days=appeal_days,
+                    status=status, actor=_actor(), round_interval_minutes=interval,
+                )
+                if instructions:
+                    prob.instructions = instructions
+                    s.add(prob)
+                pid = prob.id
+        except (ValueError, ProblemError, RuntimeError) as exc:
+            error = str(exc)
+        else:
+            flash("Problème enregistré.", "success")
+            return redirect(url_for("console.problem", problem_id=pid))
+    return render_template(
+        "console/problem_new.html", form=form, error=error, competitions=comps, stages=stages,
+        games=GAME_CHOICES, default_tz=DEFAULT_TIMEZONE,
+    ), (400 if error else 200)
+
+
+def problem(problem_id: int) -> str:
+    return problem_page(problem_id)
+
+
+def problem_page(problem_id: int, *, errors: list[str] | None = None,
+                 kept: dict[str, str] | None = None) -> str:
+    """The problem's console page; after a refused form, with its errors and what the
+    arbitre typed (``kept``), so nothing is lost."""
+    with _session() as s:
+        prob = get_or_404(s, Problem, problem_id)
+        comp = s.get(Competition, prob.competition_id)
+        rows = _latest_per_player(s, prob)
+        rulings = s.exec(
+            select(Ruling).where(Ruling.problem_id == prob.id).order_by(col(Ruling.created_at))
+        ).all()
+        rankings = s.exec(
+            select(Ranking).where(Ranking.problem_id == prob.id)
+            .order_by(col(Ranking.created_at).desc())
+        ).all()
+        prob_appeals = s.exec(
+            select(Appeal, Player)
+            .join(Player, col(Player.id) == col(Appeal.player_id))
+            .join(Verification, col(Verification.id) == col(Appeal.verification_id))
+            .join(Submission, col(Submission.id) == col(Verification.submission_id))
+            .where(Submission.problem_id == prob.id)
+            .order_by(col(Appeal.created_at))
+        ).all()
+        steps = lifecycle.steps_done(session=s, problem=prob)
+    pz = readable_puzzle(prob)
+    svg = board_svg(pz.initial_board(), tileset=pz.tileset) if pz else None
+    return render_template(
+        "console/problem.html", problem=prob, competition=comp, rows=rows, rulings=rulings,
+        rankings=rankings, appeals=prob_appeals, puzzle=pz,
+        letters=letters_view(pz) if pz else None, board=svg, auto=request.args.get("auto"),
+        ruling_kinds=RulingKind, form_errors=errors or [], kept=kept or {}, now=clock.now(),
+        steps=steps,
+    )
+
+
+def problem_step(problem_id: int) -> ResponseReturnValue:
+    """Move a problem one step of its life by hand (the scheduler does the same when due)."""
+    step = request.form.get("step", "")
+    steps = {
+        "publish": (lifecycle.publish, (ProblemStatus.SCHEDULED, ProblemStatus.DRAFT)),
+        "close": (lifecycle.close, (ProblemStatus.OPEN,)),
+        "verify": (lifecycle.verify, (ProblemStatus.CLOSED,)),
+        "provisional": (lifecycle.publish_provisional, (ProblemStatus.VERIFIED,)),
+    }
+    if step not in steps:
+        abort(400)
+    fn, allowed = steps[step]
+    try:
+        with session_scope() as s:
+            prob = get_or_404(s, Problem, problem_id)
+            if prob.status not in allowed:
+                raise ValueError("Cette étape n'est pas possible dans l'état actuel du problème.")
+            if step == "close" and clock.now() < prob.deadline_at:
+                raise ValueError("Le délai n'est pas écoulé : le problème ne peut pas être clos.")
+            name = fn(s, prob, clock.now())
+            audit.record(session=s, actor=_actor(), action=f"problem.{name}", target=prob.code,
+                         manual=True)
+    except ValueError as exc:
+        flash(str(exc), "error")
+    else:
+        flash("C'est fait.", "success")
+    return redirect(url_for("console.problem", problem_id=problem_id))
+
+
+MAX_SOLVER_SECONDS = 60
+
+
+def reference(problem_id: int) -> ResponseReturnValue:
+    """Store the problem's reference solution: computed by ``puzzles.solver`` or entered by
+    the arbitre as a feuille. Either way the verifier scores it with the problem's word list;
+    its score becomes the problem's ``reference_score`` (the 100 % of the ranking), and the
+    solution is published with the results."""
+    back = redirect(url_for("console.problem", problem_id=problem_id) + "#reference")
+    with _session() as s:
+        prob = get_or_404(s, Problem, problem_id)
+    pz = readable_puzzle(prob)
+    if pz is None:
+        flash("Énoncé illisible : pas de solution de référence possible.", "error")
+        return back
+    try:
+        lexicon = verification.base_lexicon(prob)
+        if request.form.get("action") == "solve":
+            seconds = min(MAX_SOLVER_SECONDS,
+                          max(1, request.form.get("seconds", 10, type=int) or 10))
+            solution = solve(pz, lexicon, seconds=seconds, settings=verification.settings_for(prob))
+            feuille, source = solution.feuille, f"solveur ({seconds} s" + (
+                ", optimum prouvé)" if solution.exact else ")")
+        else:
+            parsed = parse_feuille(request.form.get("feuille", ""))
+            if parsed.errors:
+                return problem_page(
+                    problem_id,
+                    errors=[f"Solution de référence — {e}" for e in parsed.errors],
+                    kept={"ref_feuille": request.form.get("feuille", "")},
+                ), 400
+            feuille, source = parsed.feuille, "arbitre"
+    except (SolverError, verification.VerificationError, ValueError) as exc:
+        flash(str(exc), "error")
+        return back
+    report = verify(pz, feuille, lexicon, verification.settings_for(prob))
+    data = {
+        "source": source,
+        "total": report.final_score,
+        "unit": report.unit,
+        "moves": [m.to_dict() for m in report.moves],
+        "scrabbles": [m.to_dict() for m in report.scrabbles],
+        "computed_at": clock.now().isoformat(),
+    }
+    with session_scope() as s:
+        p = get_or_404(s, Problem, problem_id)
+        # a new dict: the JSON column only notices a reassignment
+        p.params = {**p.params, "reference": data}
+        p.reference_score = report.final_score or None
+        s.add(p)
+        audit.record(session=s, actor=_actor(), action="problem.reference", target=p.code,
+                     source=source, total=report.final_score)
+    flash(f"Solution de référence enregistrée : {report.final_score} {report.unit}.", "success")
+    return back
+
+
+def register(bp: Blueprint) -> None:
+    """This feature's routes on the console's blueprint (endpoint: the function's name)."""
+    bp.add_url_rule("/problemes/nouveau", view_func=problem_new, methods=["GET", "POST"])
+    bp.add_url_rule("/problemes/<int:problem_id>", view_func=problem)
+    bp.add_url_rule("/problemes/<int:problem_id>/etape", view_func=problem_step, methods=["POST"])
+    bp.add_url_rule("/problemes/<int:problem_id>/reference", view_func=reference, methods=["POST"])
