@@ -18,12 +18,9 @@ from flask import (
 from flask.typing import ResponseReturnValue
 from sqlmodel import col, select
 
-from puzzles.feuille import parse_feuille
 from puzzles.generate import new_problem
 from puzzles.problem import Problem as Puzzle
 from puzzles.problem import ProblemError
-from puzzles.solver import SolverError, solve
-from puzzles.verify import verify
 from scoring.lexicon import Lexicon, default_lexicon
 from webapp.board_svg import board_svg
 from webapp.db import session_scope
@@ -47,8 +44,8 @@ from webapp.services import (
     lifecycle,
     problems,
     rounds,
-    verification,
 )
+from webapp.services import reference as reference_service
 from webapp.services.problems import readable_puzzle
 from webapp.views.console.common import (
     CODE_RE,
@@ -267,7 +264,6 @@ def problem_step(problem_id: int) -> ResponseReturnValue:
     return redirect(url_for("console.problem", problem_id=problem_id))
 
 
-MAX_SOLVER_SECONDS = 60
 
 
 def reference(problem_id: int) -> ResponseReturnValue:
@@ -278,48 +274,21 @@ def reference(problem_id: int) -> ResponseReturnValue:
     back = redirect(url_for("console.problem", problem_id=problem_id) + "#reference")
     with _session() as s:
         prob = get_or_404(s, Problem, problem_id)
-    pz = readable_puzzle(prob)
-    if pz is None:
-        flash("Énoncé illisible : pas de solution de référence possible.", "error")
-        return back
+    solving = request.form.get("action") == "solve"
     try:
-        lexicon = verification.base_lexicon(prob)
-        if request.form.get("action") == "solve":
-            seconds = min(MAX_SOLVER_SECONDS,
-                          max(1, request.form.get("seconds", 10, type=int) or 10))
-            solution = solve(pz, lexicon, seconds=seconds, settings=verification.settings_for(prob))
-            feuille, source = solution.feuille, f"solveur ({seconds} s" + (
-                ", optimum prouvé)" if solution.exact else ")")
-        else:
-            parsed = parse_feuille(request.form.get("feuille", ""))
-            if parsed.errors:
-                return problem_page(
-                    problem_id,
-                    errors=[f"Solution de référence — {e}" for e in parsed.errors],
-                    kept={"ref_feuille": request.form.get("feuille", "")},
-                ), 400
-            feuille, source = parsed.feuille, "arbitre"
-    except (SolverError, verification.VerificationError, ValueError) as exc:
+        ref = reference_service.compute(
+            prob, solve_seconds=(request.form.get("seconds", 10, type=int) or 10)
+            if solving else None, text=None if solving else request.form.get("feuille", ""))
+    except reference_service.ReferenceRefused as exc:
+        if exc.errors:
+            return problem_page(problem_id, errors=exc.errors,
+                                kept={"ref_feuille": request.form.get("feuille", "")}), 400
         flash(str(exc), "error")
         return back
-    report = verify(pz, feuille, lexicon, verification.settings_for(prob))
-    data = {
-        "source": source,
-        "total": report.final_score,
-        "unit": report.unit,
-        "moves": [m.to_dict() for m in report.moves],
-        "scrabbles": [m.to_dict() for m in report.scrabbles],
-        "computed_at": clock.now().isoformat(),
-    }
     with session_scope() as s:
-        p = get_or_404(s, Problem, problem_id)
-        # a new dict: the JSON column only notices a reassignment
-        p.params = {**p.params, "reference": data}
-        p.reference_score = report.final_score or None
-        s.add(p)
-        audit.record(session=s, actor=_actor(), action="problem.reference", target=p.code,
-                     source=source, total=report.final_score)
-    flash(f"Solution de référence enregistrée : {report.final_score} {report.unit}.", "success")
+        reference_service.store(session=s, problem=get_or_404(s, Problem, problem_id),
+                                reference=ref, actor=_actor())
+    flash(f"Solution de référence enregistrée : {ref.total} {ref.unit}.", "success")
     return back
 
 
