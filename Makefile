@@ -28,13 +28,13 @@ run: $(STAMP) compile-translations
 	$(BIN)/arbitre serve
 
 lint: $(STAMP)
-	$(BIN)/ruff check scoring puzzles
-	$(BIN)/mypy --strict scoring puzzles
+	$(BIN)/ruff check scoring puzzles webapp mailer
+	$(BIN)/mypy --strict scoring puzzles webapp mailer
 
 test: $(STAMP) compile-translations
 	bash scripts/system-deps.sh
-	$(BIN)/ruff check scoring puzzles
-	$(BIN)/mypy --strict scoring puzzles
+	$(BIN)/ruff check scoring puzzles webapp mailer
+	$(BIN)/mypy --strict scoring puzzles webapp mailer
 	bash scripts/run-tests.sh
 
 bench: $(STAMP)

@@ -27,7 +27,7 @@ from webapp.models import (
     Submission,
     Verification,
 )
-from webapp.services import appeals, clock, rounds, sheets, submissions
+from webapp.services import appeals, clock, rounds, sheets, submissions, versions
 from webapp.services.problems import readable_puzzle
 from webapp.views.helpers import (
     PUBLIC_STATUSES,
@@ -201,7 +201,7 @@ def submit(code: str) -> ResponseReturnValue:
         prob = s.exec(select(Problem).where(Problem.code == code)).first()
         if prob is None or prob.status not in PUBLIC_STATUSES:
             abort(404)
-        last = submissions.latest_submission(session=s, player_id=me.id or 0,
+        last = versions.latest_submission(session=s, player_id=me.id or 0,
                                              problem_id=prob.id or 0)
     if request.method == "GET" and last is not None:
         text = last.raw_text
@@ -256,7 +256,7 @@ def _own_submission(s: Session, submission_id: int) -> tuple[Submission, Problem
 def receipt(submission_id: int) -> str:
     with _session() as s:
         sub, prob = _own_submission(s, submission_id)
-        latest = submissions.latest_submission(session=s, player_id=sub.player_id,
+        latest = versions.latest_submission(session=s, player_id=sub.player_id,
                                                problem_id=prob.id or 0)
         previous = (s.get(Submission, sub.previous_id)
                     if sub.parse_errors and sub.previous_id else None)
