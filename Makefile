@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml setup.py
 
 # the message catalogues (webapp/translations, webapp.i18n): the .mo files are committed, and
 # recompiled here from the .po so that an edited catalogue is always the one served
-PYBABEL_EXTRACT := -F babel.cfg -k _ -k gettext -k lazy_gettext -k N_ -k ngettext:1,2 --no-location --sort-output --omit-header
+PYBABEL_EXTRACT := -F babel.cfg -k _ -k gettext -k lazy_gettext -k _l -k N_ -k ngettext:1,2 --no-location --sort-output --omit-header
 
 translations: $(STAMP)
 	$(BIN)/pybabel extract $(PYBABEL_EXTRACT) -o $(VENV)/messages.pot .

@@ -19,6 +19,7 @@ from typing import Any
 
 from flask import Flask, render_template, request
 from flask.typing import ResponseReturnValue
+from flask_babel import lazy_gettext as _l  # type: ignore[import-untyped]
 from sqlalchemy.engine import make_url
 from werkzeug.datastructures import ImmutableMultiDict
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -139,15 +140,16 @@ def _private_sqlite_file(app: Flask) -> None:
             os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
 
 
+# (lazy: translated in the language of the request that shows them, webapp.i18n)
 ERROR_PAGES = {
-    405: ("Méthode non permise", "Cette adresse ne s'utilise pas ainsi : revenez à la page "
-          "précédente et passez par son formulaire."),
-    410: ("Page expirée", "Cette page n'est plus valable."),
-    429: ("Trop de requêtes", "Trop de requêtes en peu de temps : patientez un instant puis "
-          "recommencez."),
-    500: ("Erreur interne", "Une erreur inattendue est survenue ; elle est enregistrée et "
-          "l'arbitre en sera informé. Ce que vous aviez envoyé avant cette page est "
-          "conservé ; réessayez dans un moment."),
+    405: (_l("Méthode non permise"), _l("Cette adresse ne s'utilise pas ainsi : revenez à la "
+                                         "page précédente et passez par son formulaire.")),
+    410: (_l("Page expirée"), _l("Cette page n'est plus valable.")),
+    429: (_l("Trop de requêtes"), _l("Trop de requêtes en peu de temps : patientez un instant "
+                                     "puis recommencez.")),
+    500: (_l("Erreur interne"), _l("Une erreur inattendue est survenue ; elle est enregistrée "
+                                   "et l'arbitre en sera informé. Ce que vous aviez envoyé "
+                                   "avant cette page est conservé ; réessayez dans un moment.")),
 }
 
 

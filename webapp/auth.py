@@ -42,6 +42,7 @@ from flask import (
     url_for,
 )
 from flask.typing import ResponseReturnValue
+from flask_babel import gettext  # type: ignore[import-untyped]
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 from flask_wtf.csrf import CSRFProtect  # type: ignore[import-untyped]
@@ -296,7 +297,7 @@ def arbitre_login() -> str | Response:
                 else:
                     audit.record(session=s, actor="anonyme", action="arbitre.login_failed",
                                  target=username, ip=request.remote_addr)
-                    error = "Identifiant ou mot de passe incorrect."
+                    error = gettext("Identifiant ou mot de passe incorrect.")
             if signed_in is None:
                 _count_failure("arbitre", username)
         if signed_in is not None:
@@ -372,7 +373,7 @@ def arbitre_magic_link(token: str) -> ResponseReturnValue:
                 or lt.expires_at < now):
             return render_template(
                 "auth/link_invalid.html",
-                error="Ce lien de connexion n'est plus valable. Demandez-en un nouveau.",
+                error=gettext("Ce lien de connexion n'est plus valable. Demandez-en un nouveau."),
             ), 410
         if request.method == "GET":  # mail scanners follow links: only the button uses it
             return render_template("auth/link_confirm.html", token=token)
@@ -394,7 +395,7 @@ def logout() -> Response:
         with session_scope() as s:
             revoke_sessions(session=s, who=who)
     session.clear()
-    flash("Vous êtes déconnecté.")
+    flash(gettext("Vous êtes déconnecté."))
     return redirect(_home("public.index"))
 
 
@@ -451,7 +452,7 @@ def player_login() -> str | Response:
                         s.flush()
                         s.expunge(p)
                     else:
-                        error = "Adresse ou mot de passe incorrect."
+                        error = gettext("Adresse ou mot de passe incorrect.")
                         audit.record(session=s, actor="anonyme", action="player.login_failed",
                                      target=email, ip=request.remote_addr)
                 else:
@@ -476,7 +477,7 @@ def magic_link(token: str) -> ResponseReturnValue:
         if lt is None or lt.used_at is not None or lt.expires_at < now:
             return render_template(
                 "auth/link_invalid.html",
-                error="Ce lien de connexion n'est plus valable. Demandez-en un nouveau.",
+                error=gettext("Ce lien de connexion n'est plus valable. Demandez-en un nouveau."),
             ), 410
         # Mail scanners follow links: only the button (POST) consumes the token.
         if request.method == "GET":
@@ -485,7 +486,7 @@ def magic_link(token: str) -> ResponseReturnValue:
         if p is None or not p.active:
             return render_template(
                 "auth/link_invalid.html",
-                error="Ce lien de connexion n'est plus valable. Demandez-en un nouveau.",
+                error=gettext("Ce lien de connexion n'est plus valable. Demandez-en un nouveau."),
             ), 410
         lt.used_at = now
         audit.record(session=s, actor=f"player:{p.id}", action="player.login_link")
@@ -503,9 +504,10 @@ def set_password() -> str | Response:
         pw1 = request.form.get("password", "")
         pw2 = request.form.get("password2", "")
         if len(pw1) < MIN_PASSWORD:
-            error = f"Le mot de passe doit compter au moins {MIN_PASSWORD} caractères."
+            error = gettext("Le mot de passe doit compter au moins %(n)s caractères.",
+                            n=MIN_PASSWORD)
         elif pw1 != pw2:
-            error = "Les deux mots de passe diffèrent."
+            error = gettext("Les deux mots de passe diffèrent.")
         else:
             me = current_player()
             assert me is not None
@@ -520,6 +522,6 @@ def set_password() -> str | Response:
                 s.flush()
                 s.expunge(p)
             start_session(p)  # this browser stays signed in, with the new epoch
-            flash("Mot de passe enregistré.")
+            flash(gettext("Mot de passe enregistré."))
             return redirect(_home("player.index"))
     return render_template("auth/set_password.html", error=error)

@@ -40,7 +40,8 @@ from webapp.services.submissions import submit_sheet
 ROOT = Path(__file__).resolve().parents[2]
 PO = ROOT / "webapp" / "translations" / "ro" / "LC_MESSAGES" / "messages.po"
 MO = PO.with_suffix(".mo")
-KEYWORDS = {"_": None, "gettext": None, "lazy_gettext": None, "N_": None, "ngettext": (1, 2)}
+KEYWORDS = {"_": None, "gettext": None, "lazy_gettext": None, "_l": None, "N_": None,
+            "ngettext": (1, 2)}
 
 
 def _catalogue() -> Any:
@@ -294,7 +295,7 @@ def _sign_in(client: FlaskClient, world: dict[str, Any], audience: str) -> None:
 #: (webapp.game_rules), the championship's tie rule (puzzles.championship), the outbox kinds
 PENDING = {
     "Accusé de réception", "Anticipation", "Avertissement", "Avertissements",
-    "Grille de départ", "points FRSc par place", "somme des pourcentages de la référence",
+    "points FRSc par place", "somme des pourcentages de la référence",
     "somme des scores", "À total égal", "Aucune épreuve classée pour l'instant",
     "Coup 1 en deux mots", "Partie de Superscrabble", "de la référence",
 }

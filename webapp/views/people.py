@@ -26,6 +26,7 @@ from flask import (
     url_for,
 )
 from flask.typing import ResponseReturnValue
+from flask_babel import gettext  # type: ignore[import-untyped]
 from markupsafe import Markup
 from sqlmodel import Session, select
 
@@ -121,7 +122,7 @@ def print_sheet(code: str) -> str:
     pz = readable_puzzle(prob)
     if pz is None:
         abort(404)
-    svg = board_svg(pz.initial_board(), tileset=pz.tileset, title="Grille de départ")
+    svg = board_svg(pz.initial_board(), tileset=pz.tileset, title=gettext("Grille de départ"))
     return render_template(
         "people/print.html", problem=prob, competition=comp, puzzle=pz,
         letters=letters_view(pz), board=Markup(svg), columns=game_rules.COLUMNS,

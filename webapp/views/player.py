@@ -12,6 +12,7 @@ from typing import Any
 
 from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
+from flask_babel import gettext  # type: ignore[import-untyped]
 from sqlmodel import Session, col, select
 
 from webapp.auth import current_player, player_required
@@ -54,10 +55,11 @@ def _limit_uploads(state: Any) -> None:
 @bp.app_errorhandler(413)
 def _too_large(_exc: Exception) -> ResponseReturnValue:
     limit = (current_app.config.get("MAX_CONTENT_LENGTH") or 0) // 1024
-    return render_template("error.html", code=413, title="Envoi trop volumineux", message=(
-        f"Ce que vous avez envoyé dépasse {limit} Ko. Une feuille de route est un court "
-        "texte : enregistrez-la en texte brut (.txt) ou collez-la dans la zone de texte."
-    )), 413
+    return render_template("error.html", code=413, title=gettext("Envoi trop volumineux"),
+                           message=gettext(
+        "Ce que vous avez envoyé dépasse %(limit)s Ko. Une feuille de route est un court "
+        "texte : enregistrez-la en texte brut (.txt) ou collez-la dans la zone de texte.",
+        limit=limit)), 413
 
 #: Encodings tried, in order, for an uploaded sheet: what word processors and old mail
 #: clients of francophone and Romanian players produce.
@@ -187,14 +189,15 @@ def submit(code: str) -> ResponseReturnValue:
                 error = str(exc)
             else:
                 if late:
-                    flash("Feuille reçue après la clôture : elle est conservée et marquée "
-                          "hors délai.", "warning")
+                    flash(gettext("Feuille reçue après la clôture : elle est conservée et marquée "
+                                  "hors délai."), "warning")
                 elif n_errors:
-                    flash("Feuille reçue, mais certaines lignes n'ont pas pu être lues : "
-                          "corrigez-les et renvoyez la feuille avant la clôture.", "warning")
+                    flash(gettext("Feuille reçue, mais certaines lignes n'ont pas pu être lues : "
+                                  "corrigez-les et renvoyez la feuille avant la clôture."),
+                          "warning")
                 else:
-                    flash("Feuille reçue. Un accusé de réception vous est aussi envoyé par "
-                          "courriel.", "success")
+                    flash(gettext("Feuille reçue. Un accusé de réception vous est aussi envoyé par "
+                                  "courriel."), "success")
                 return redirect(url_for("player.receipt", submission_id=sub_id))
     # The form: shown first, or again with the text kept and the error when refused.
     with _session() as s:
@@ -315,8 +318,8 @@ def appeal(verification_id: int) -> ResponseReturnValue:
         except appeals.AppealRefused as exc:
             error = str(exc)
         else:
-            flash("Votre appel est enregistré ; l'arbitre vous répondra par courriel et sur "
-                  "cette page.", "success")
+            flash(gettext("Votre appel est enregistré ; l'arbitre vous répondra par courriel et "
+                          "sur cette page."), "success")
             return redirect(url_for("player.appeal", verification_id=verification_id))
     window_open = (
         prob.status == ProblemStatus.PROVISIONAL

@@ -22,6 +22,7 @@ from flask import (
     url_for,
 )
 from flask.typing import ResponseReturnValue
+from flask_babel import gettext  # type: ignore[import-untyped]
 from markupsafe import Markup
 from sqlalchemy.orm import defer
 from sqlmodel import Session, col, func, select
@@ -148,7 +149,7 @@ def problem(code: str) -> str:
     view = None
     if pz is not None and shown:
         view = letters_view(pz)
-        svg = board_svg(pz.initial_board(), tileset=pz.tileset, title="Grille de départ")
+        svg = board_svg(pz.initial_board(), tileset=pz.tileset, title=gettext("Grille de départ"))
     reference = reference_solution(prob)
     reference_board = None
     if reference is not None and pz is not None and reference.get("moves"):
