@@ -238,6 +238,10 @@ def test_console_edits_club_licence_serie_country(
     assert entry.actor == "juge" and entry.details["after"]["licence"] == "RO-0042"
     page = text(client.get(f"/joueurs/{ana.id}"))
     assert "RO-0042" in page and "Roumanie" in page
+    # the console's list of players shows the three fields and links to the form
+    listing = client.get("/console/joueurs").get_data(as_text=True)
+    assert (f'<td><a href="/console/joueurs/{ana.id}/fiche">Ana Popescu</a></td>'
+            "<td>CS București</td><td>RO-0042</td><td>A</td><td>Roumanie</td>") in listing
 
 
 def test_player_page_lists_a_published_duplicate_round(
