@@ -17,7 +17,8 @@ The tops are searched exactly:
   every choice in the tests.
 * Elliptique: the best move of each 7-letter subset of the 8 letters.
 * Tactique: every first move of either group (both orders when the order is free), then the
-  best second move of the other group on the grid it leaves (:func:`tactique_top`).
+  best second move of the other group on the grid it leaves (:func:`tactique_top`), by the
+  engine's exact branch and bound (:func:`scoring.movegen.sequences`).
 """
 
 from __future__ import annotations
@@ -179,51 +180,6 @@ def top_score(board: Board, rack: str, config: GameConfig) -> int | None:
     cheaper than listing or counting every move (a two-joker rack: ≈ 1 ms against ≈ 30 ms)."""
     found = movegen.best(board, rack, config, n=1)
     return found[0].score if found else None
-
-
-class _SecondMoveScorer:
-    """:func:`top_score` of one rack on many grids that each differ from ``board`` by one
-    first move (the Tactique search): the engine's inputs are built once and only the new
-    tiles are written into a copy of the grid's cells for each first move. Uses the raw
-    engine interface of :mod:`scoring.movegen` (its top mode)."""
-
-    def __init__(self, board: Board, rack: str, config: GameConfig) -> None:
-        from scoring.movegen import _cells, _default_engine, _lexicon, _values, parse_rack
-        from scoring.movegen_py import MODE_TOP
-
-        layout = config.layout
-        self.cells = _cells(board)
-        self.edges = _lexicon(config, None).dawg.edges
-        self.run = _default_engine()
-        self.tail = (
-            parse_rack(rack, config),
-            _values(config),
-            bytes(layout.letter_mult),
-            bytes(layout.word_mult),
-            layout.center,
-            config.first_move_min_tiles,
-            config.first_move_horizontal,
-            config.rack_size,
-            config.bingo_tiles,
-            config.bingo_bonus,
-            MODE_TOP,
-            1,
-        )
-
-    def after(self, move: GeneratedMove) -> int | None:
-        """The best score once ``move`` is on the grid (None: no move)."""
-        from scoring.movegen_py import JOKER_FLAG
-
-        cells = bytearray(self.cells)
-        step = 1 if move.horizontal else SIZE
-        for i, ch in enumerate(move.word):
-            if move.new_mask >> i & 1:
-                cells[move.start + i * step] = (ord(ch.upper()) - 64) | (
-                    JOKER_FLAG if ch.islower() else 0
-                )
-        raw = self.run(self.edges, bytes(cells), *self.tail)
-        assert isinstance(raw, list)
-        return max((m[0] for m in raw), default=None)
 
 
 # --- free letters (Complétif, Superjoker, Métagramme) ----------------------------------------
@@ -857,8 +813,37 @@ def _joker_dominated(move: GeneratedMove, rack: str) -> bool:
     return False
 
 
+@dataclass
+class TactiqueStats:
+    """Work done by :func:`tactique_top` (``stats=``), summed over the orders searched: legal
+    first moves, those skipped as dominated, second-move searches ended by the bounds alone,
+    searches that expanded an anchor (of which over the whole grid), anchors expanded. The
+    search without cuts ran one whole-grid second-move search per first move not
+    dominated."""
+
+    firsts: int = 0
+    dominated: int = 0
+    bounded: int = 0
+    searched: int = 0
+    full: int = 0
+    anchors: int = 0
+
+    def add(self, s: movegen.SequenceStats) -> None:
+        self.firsts += s.firsts
+        self.dominated += s.dominated
+        self.bounded += s.bounded
+        self.searched += s.searched
+        self.full += s.full
+        self.anchors += s.anchors
+
+
 def tactique_top(
-    board: Board, groups: tuple[str, str], config: GameConfig, settings: VariantSettings
+    board: Board,
+    groups: tuple[str, str],
+    config: GameConfig,
+    settings: VariantSettings,
+    *,
+    stats: TactiqueStats | None = None,
 ) -> TactiqueTop | None:
     """The exact top of a Tactique round (RULES §9.1: « la suite de mots dont le cumul des
     scores est le plus élevé »): for every order allowed, every legal first move of the
@@ -870,9 +855,28 @@ def tactique_top(
     first_cfg = round_config(config, board, dup) if board.is_empty() else config
     best_total = -1
     pairs: list[tuple[int, GeneratedMove | None]] = []
-    for a, b in _tactique_orders(settings):
-        firsts = movegen.generate(board, groups[a], first_cfg) if groups[a] else []
-        firsts = [m for m in firsts if not _joker_dominated(m, groups[a])]
+    # the order whose first group holds fewer jokers first: it has fewer first moves and
+    # gives the other order a high floor to cut from (the result does not depend on it)
+    orders = sorted(_tactique_orders(settings), key=lambda ab: groups[ab[0]].count("?"))
+    for a, b in orders:
+        if groups[a] and groups[b]:
+            # every first move, best first, then the second group's best on the grid it
+            # leaves, by branch and bound from the best sum so far (scoring.movegen)
+            total_ab, found, seq_stats = movegen.sequences(
+                board, groups[a], groups[b], config, first_config=first_cfg, floor=best_total
+            )
+            if stats is not None:
+                stats.add(seq_stats)
+            if seq_stats.firsts:
+                if total_ab is not None and total_ab > best_total:
+                    best_total, pairs = total_ab, [(a, m1) for m1, _ in found]
+                elif total_ab is not None and total_ab == best_total:
+                    pairs.extend((a, m1) for m1, _ in found)
+                continue
+            firsts: list[GeneratedMove] = []
+        else:
+            firsts = movegen.generate(board, groups[a], first_cfg) if groups[a] else []
+            firsts = [m for m in firsts if not _joker_dominated(m, groups[a])]
         if not firsts:
             single = top_score(board, groups[b], first_cfg) if groups[b] else None
             total = single if single is not None else -1
@@ -881,13 +885,11 @@ def tactique_top(
             elif total == best_total and total >= 0:
                 pairs.append((a, None))
             continue
-        scorer = _SecondMoveScorer(board, groups[b], config) if groups[b] else None
+        # no second group (end of game): the first move alone
         for m1 in firsts:
-            top2 = scorer.after(m1) if scorer is not None else None
-            total = m1.score + (top2 or 0)
-            if total > best_total:
-                best_total, pairs = total, [(a, m1)]
-            elif total == best_total:
+            if m1.score > best_total:
+                best_total, pairs = m1.score, [(a, m1)]
+            elif m1.score == best_total:
                 pairs.append((a, m1))
     if best_total < 0:
         return None

@@ -5,6 +5,10 @@
  * horizontal pass on the grid and a vertical pass on its transpose. On top of it, MODE_TOP
  * visits anchors in decreasing order of an upper bound ("shadow" score) and stops as soon as
  * no remaining anchor can reach the n-th best score found.
+ *
+ * followups() is the two-move sequence search (the Duplicate Tactique top): for each first
+ * move of a list, the best score of a second rack on the grid it leaves, by branch and
+ * bound (see its comment for the proof that the cuts are exact).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -22,6 +26,8 @@
 #define MODE_ALL 0
 #define MODE_COUNT 1
 #define MODE_TOP 2
+#define MODE_BEST 3 /* followups(): the best score only, no move objects */
+#define MAXTOPS 32
 
 typedef struct {
     int pass; /* 0 horizontal, 1 vertical */
@@ -56,6 +62,13 @@ typedef struct {
     int *best; /* the n best scores so far, decreasing */
     int nbest;
     int failed;
+    /* MODE_BEST (followups): moves scoring < threshold are ignored; with req_on only the
+     * moves putting a tile on a square flagged in req count; collect keeps the squares of up
+     * to MAXTOPS moves of the best score */
+    int threshold, found, req_on, collect, ntops;
+    uint8_t req[2][NSQ];
+    uint64_t tops[MAXTOPS][4];
+    long anchors_run;
 } Gen;
 
 /* Index of the edge of `node` carrying `code`, or -1. */
@@ -113,6 +126,29 @@ static void record(Gen *g, int start, int end) {
     }
     if (p == 1 && g->tiles == 1 && crosses) return; /* the horizontal pass has it */
     int score = main_sum * mult + cross + (g->tiles == g->bingo_tiles ? g->bingo_bonus : 0);
+    if (g->mode == MODE_BEST) {
+        if (score < g->threshold) return;
+        if (g->req_on) {
+            int hit = 0;
+            for (int i = 0; i < g->wlen && !hit; i++)
+                if (g->isnew[i] && g->req[p][base + start + i]) hit = 1;
+            if (!hit) return;
+        }
+        if (score > g->found) {
+            g->found = score;
+            g->ntops = 0;
+        }
+        if (g->collect && score == g->found && g->ntops < MAXTOPS) {
+            uint64_t *bits = g->tops[g->ntops++];
+            bits[0] = bits[1] = bits[2] = bits[3] = 0;
+            for (int i = 0; i < g->wlen; i++) {
+                if (!g->isnew[i]) continue;
+                int sq = p == 0 ? base + start + i : (start + i) * SIZE + g->row;
+                bits[sq >> 6] |= 1ULL << (sq & 63);
+            }
+        }
+        return;
+    }
     if (g->mode == MODE_COUNT) {
         g->placements++;
         if (g->tiles == g->bingo_tiles) g->scrabbles++;
@@ -214,16 +250,18 @@ static void left(Gen *g, uint32_t node, int limit) {
     }
 }
 
-static void cross_sets(Gen *g, int p) {
+/* Cross-set of one empty square of pass p: the letters its column word allows, and that
+ * word's fixed points (-1: no column word). */
+static void cross_square(Gen *g, int p, int sq) {
     const uint8_t *cl = g->cells[p];
-    for (int sq = 0; sq < NSQ; sq++) {
+    {
         g->cross_mask[p][sq] = ALL_LETTERS;
         g->cross_score[p][sq] = -1;
-        if (cl[sq]) continue;
+        if (cl[sq]) return;
         int top = sq, bottom = sq;
         while (top >= SIZE && cl[top - SIZE]) top -= SIZE;
         while (bottom + SIZE < NSQ && cl[bottom + SIZE]) bottom += SIZE;
-        if (top == sq && bottom == sq) continue;
+        if (top == sq && bottom == sq) return;
         int fixed = 0;
         for (int s = top; s <= bottom; s += SIZE)
             if (cl[s] && !(cl[s] & JOKER_FLAG)) fixed += g->values[cl[s]];
@@ -259,6 +297,25 @@ static void cross_sets(Gen *g, int p) {
         }
         g->cross_mask[p][sq] = mask;
     }
+}
+
+/* The points of the column word of an empty square of pass p (-1: none), mask untouched. */
+static void cross_square_score(Gen *g, int p, int sq) {
+    const uint8_t *cl = g->cells[p];
+    int top = sq, bottom = sq;
+    while (top >= SIZE && cl[top - SIZE]) top -= SIZE;
+    while (bottom + SIZE < NSQ && cl[bottom + SIZE]) bottom += SIZE;
+    int fixed = -1;
+    if (top != sq || bottom != sq) {
+        fixed = 0;
+        for (int s = top; s <= bottom; s += SIZE)
+            if (cl[s] && !(cl[s] & JOKER_FLAG)) fixed += g->values[cl[s]];
+    }
+    g->cross_score[p][sq] = fixed;
+}
+
+static void cross_sets(Gen *g, int p) {
+    for (int sq = 0; sq < NSQ; sq++) cross_square(g, p, sq);
 }
 
 static int is_anchor(const Gen *g, int p, int sq) {
@@ -319,7 +376,7 @@ static void sort_desc(int *v, int n) {
  * highest values on the squares' highest effective multipliers, plus everything fixed. Cross
  * checks are only used to stop at squares no rack tile can fill. */
 static int shadow_bound(const Gen *g, int p, int row, int a, int limit, const int *rack_values,
-                        uint32_t rack_letters) {
+                        uint32_t rack_letters, const uint8_t *req) {
     const uint8_t *cl = g->cells[p];
     const uint8_t *lm = g->lm[p];
     const uint8_t *wm = g->wm[p];
@@ -332,11 +389,23 @@ static int shadow_bound(const Gen *g, int p, int row, int a, int limit, const in
         limit = 0;
     }
     if (limit > maxt - 1) limit = maxt - 1;
+    if (req) {
+        /* a span holds at most maxt free squares, limit of them before the anchor: is a
+         * flagged square within reach at all? */
+        int reach = 0, free_seen = 0;
+        for (int c = a - limit; c < SIZE && !reach; c++) {
+            if (c >= a && !cl[base + c] && ++free_seen > maxt) break;
+            if (req[base + c]) reach = 1;
+        }
+        if (!reach) return INT32_MIN;
+    }
     int best = INT32_MIN;
     for (int L = 0; L <= limit; L++) {
         int lms[SIZE], wms[SIZE], crossw[SIZE];
         int nt = 0, wmul = 1, main_fixed = fixed_left, cross_fixed = 0;
+        int covers = 0; /* with req: a span must put a tile on a flagged square */
         for (int c = a - L; c < a; c++) {
+            if (req && req[base + c]) covers = 1;
             lms[nt] = lm[base + c];
             wms[nt] = wm[base + c];
             crossw[nt] = 0;
@@ -349,6 +418,7 @@ static int shadow_bound(const Gen *g, int p, int row, int a, int limit, const in
                 if (!(cl[sq] & JOKER_FLAG)) main_fixed += g->values[cl[sq]];
             } else {
                 if (nt >= maxt || !(g->cross_mask[p][sq] & rack_letters)) break;
+                if (req && req[sq]) covers = 1;
                 lms[nt] = lm[sq];
                 wms[nt] = wm[sq];
                 crossw[nt] = g->cross_score[p][sq] >= 0;
@@ -357,6 +427,7 @@ static int shadow_bound(const Gen *g, int p, int row, int a, int limit, const in
                 nt++;
             }
             if (c + 1 < SIZE && cl[sq + 1]) continue; /* the word runs on */
+            if (req && !covers) continue;
             int eff[SIZE];
             for (int i = 0; i < nt; i++) eff[i] = lms[i] * wmul + (crossw[i] ? lms[i] * wms[i] : 0);
             sort_desc(eff, nt);
@@ -493,7 +564,7 @@ static PyObject *generate(PyObject *self, PyObject *args) {
                     an->pass = p;
                     an->row = row;
                     an->col = c;
-                    an->bound = shadow_bound(g, p, row, c, limit, rack_values, rack_letters);
+                    an->bound = shadow_bound(g, p, row, c, limit, rack_values, rack_letters, NULL);
                 } else {
                     run_anchor(g, p, row, c, limit);
                     if (g->failed) goto done;
@@ -550,6 +621,520 @@ done:
     return result;
 }
 
+/* The best score >= g->threshold of the rack on the current cells (both passes; INT32_MIN
+ * when none), the cross-sets being up to date. With g->req_on only the moves putting a tile
+ * on a square flagged in g->req count, and only the lines holding such a square are looked
+ * at: a horizontal move covering a square lies in its row, a vertical one in its column.
+ * Anchors are visited best shadow bound first (with req_on the bound only counts spans
+ * covering a flagged square) and the search stops when no bound reaches the threshold or the
+ * best found. */
+static int search_best(Gen *g, Anchor *anchors, const int *rack_values, uint32_t rack_letters) {
+    g->mode = MODE_BEST;
+    g->found = INT32_MIN;
+    g->ntops = 0;
+    int nanchors = 0;
+    for (int p = 0; p < 2; p++) {
+        for (int row = 0; row < SIZE; row++) {
+            if (g->req_on) {
+                int any = 0;
+                for (int c = 0; c < SIZE; c++) any |= g->req[p][row * SIZE + c];
+                if (!any) continue;
+            }
+            uint8_t is_a[SIZE];
+            for (int c = 0; c < SIZE; c++) is_a[c] = (uint8_t)is_anchor(g, p, row * SIZE + c);
+            for (int c = 0; c < SIZE; c++) {
+                if (!is_a[c]) continue;
+                int limit = left_limit(g, p, row, c, is_a);
+                int bound = shadow_bound(g, p, row, c, limit, rack_values, rack_letters,
+                                         g->req_on ? g->req[p] : NULL);
+                if (bound < g->threshold) continue;
+                Anchor *an = &anchors[nanchors++];
+                an->pass = p;
+                an->row = row;
+                an->col = c;
+                an->bound = bound;
+            }
+        }
+    }
+    qsort(anchors, (size_t)nanchors, sizeof(Anchor), cmp_anchor);
+    for (int k = 0; k < nanchors; k++) {
+        Anchor *an = &anchors[k];
+        int cut = g->threshold;
+        if (g->found != INT32_MIN) {
+            int f = g->collect ? g->found : g->found + 1;
+            if (f > cut) cut = f;
+        }
+        if (an->bound < cut) break;
+        uint8_t is_a[SIZE];
+        for (int c = 0; c < SIZE; c++) is_a[c] = (uint8_t)is_anchor(g, an->pass, an->row * SIZE + c);
+        run_anchor(g, an->pass, an->row, an->col, left_limit(g, an->pass, an->row, an->col, is_a));
+        g->anchors_run++;
+    }
+    return g->found;
+}
+
+static void rack_summary(const Gen *g, int *rack_values, uint32_t *rack_letters) {
+    int nv = 0;
+    *rack_letters = g->rack[0] ? ALL_LETTERS : 0;
+    for (int i = 0; i < 27; i++)
+        for (int k = 0; k < g->rack[i] && nv < SIZE; k++) rack_values[nv++] = g->values[i];
+    for (int i = 1; i < 27; i++)
+        if (g->rack[i]) *rack_letters |= 1u << (i - 1);
+    sort_desc(rack_values, nv);
+    for (int i = nv; i < SIZE + 12; i++) rack_values[i] = 0;
+}
+
+#define TSQ(sq) (((sq) % SIZE) * SIZE + (sq) / SIZE)
+
+/* Cross-sets of B + one new tile: the square q (pass p) at the end of a perpendicular run
+ * that holds a single tile of the first move, on `side` (0: before q, 1: after), coded
+ * `code`. The run is B's tiles plus that one tile, so the result depends on (p, q, side,
+ * code) only: computed once per followups() call. */
+typedef struct {
+    uint32_t mask;
+    int score;
+    int valid;
+} CrossMemo;
+
+static void cross_memo(Gen *g, CrossMemo *memo, int p, int q, int side, int code) {
+    CrossMemo *m = &memo[((p * NSQ + q) * 2 + side) * 64 + code];
+    if (!m->valid) {
+        cross_square(g, p, q);
+        m->mask = g->cross_mask[p][q];
+        m->score = g->cross_score[p][q];
+        m->valid = 1;
+    }
+    g->cross_mask[p][q] = m->mask;
+    g->cross_score[p][q] = m->score;
+}
+
+
+typedef struct {
+    int s, h, nt, group, dominated;
+    uint8_t sqs[SIZE], codes[SIZE];
+} First;
+
+typedef struct {
+    uint32_t key;
+    int maxval[SIZE]; /* highest value of the k-th tile among the group's moves */
+    int bound, xstar, done;
+} Group;
+
+/* Cross data of a Q square for the group bound: open to every letter, the cross word's
+ * points at the stand-in values. */
+static void cross_open(Gen *g, int p, int sq) {
+    cross_square_score(g, p, sq);
+    g->cross_mask[p][sq] = ALL_LETTERS;
+}
+
+/* Puts first move f on the grid (both passes), lists Q (qs, nq), marks S ∪ Q in blk, flags
+ * Q in g->req and updates the cross-sets Q changes: exactly (memo: see cross_memo) or, memo
+ * NULL, open (cross_open). */
+static void place_first(Gen *g, const First *f, int *qs, int *nq, uint64_t *blk,
+                        CrossMemo *memo) {
+    for (int k = 0; k < f->nt; k++) {
+        g->cells[0][f->sqs[k]] = f->codes[k];
+        g->cells[1][TSQ(f->sqs[k])] = f->codes[k];
+    }
+    const uint8_t *c0 = g->cells[0];
+    const int h = f->h, nt = f->nt;
+    *nq = 0;
+    /* Q: the ends of the runs through M's tiles. The end of a horizontal run has a new
+     * vertical-pass cross-set (pass 1: its perpendicular word is that run), the end of a
+     * vertical run a new horizontal-pass one; no other cross-set changes. A run through one
+     * tile of M only (M's perpendicular runs, or both runs of a one-tile M) goes through the
+     * memo. */
+    for (int k = 0; k < nt; k++) {
+        int sq = f->sqs[k], r = sq / SIZE, c = sq % SIZE;
+        blk[sq >> 6] |= 1ULL << (sq & 63);
+        int l = c, rr = c, u = r, d = r;
+        while (l > 0 && c0[r * SIZE + l - 1]) l--;
+        while (rr < SIZE - 1 && c0[r * SIZE + rr + 1]) rr++;
+        while (u > 0 && c0[(u - 1) * SIZE + c]) u--;
+        while (d < SIZE - 1 && c0[(d + 1) * SIZE + c]) d++;
+        int h_single = !h || nt == 1, v_single = h || nt == 1;
+        int ends[4] = {l > 0 ? r * SIZE + l - 1 : -1, rr < SIZE - 1 ? r * SIZE + rr + 1 : -1,
+                       u > 0 ? (u - 1) * SIZE + c : -1, d < SIZE - 1 ? (d + 1) * SIZE + c : -1};
+        for (int e = 0; e < 4; e++) {
+            int q = ends[e];
+            int horiz = e < 2, single = horiz ? h_single : v_single;
+            if (q < 0 || (!single && k > 0)) continue; /* M's own run: once */
+            qs[(*nq)++] = q;
+            int p = horiz ? 1 : 0, pq = horiz ? TSQ(q) : q;
+            if (memo == NULL)
+                cross_open(g, p, pq);
+            else if (single)
+                cross_memo(g, memo, p, pq, (e & 1) ? 0 : 1, f->codes[k]);
+            else
+                cross_square(g, p, pq);
+        }
+    }
+    for (int k = 0; k < *nq; k++) {
+        blk[qs[k] >> 6] |= 1ULL << (qs[k] & 63);
+        g->req[0][qs[k]] = 1;
+        g->req[1][TSQ(qs[k])] = 1;
+    }
+}
+
+static void unplace_first(Gen *g, const First *f, const int *qs, int nq,
+                          uint32_t (*base_mask)[NSQ], int (*base_score)[NSQ]) {
+    for (int k = 0; k < f->nt; k++) {
+        g->cells[0][f->sqs[k]] = 0;
+        g->cells[1][TSQ(f->sqs[k])] = 0;
+    }
+    for (int k = 0; k < nq; k++) {
+        int q = qs[k], tq = TSQ(q);
+        g->req[0][q] = 0;
+        g->req[1][tq] = 0;
+        g->cross_mask[0][q] = base_mask[0][q];
+        g->cross_score[0][q] = base_score[0][q];
+        g->cross_mask[1][tq] = base_mask[1][tq];
+        g->cross_score[1][tq] = base_score[1][tq];
+    }
+}
+
+/* The highest restricted shadow bound over the anchors of the lines holding a flagged square
+ * (INT32_MIN: no move can put a tile on one). */
+static int max_bound(Gen *g, const int *rack_values, uint32_t rack_letters) {
+    int best = INT32_MIN;
+    for (int p = 0; p < 2; p++) {
+        for (int row = 0; row < SIZE; row++) {
+            int any = 0;
+            for (int c = 0; c < SIZE; c++) any |= g->req[p][row * SIZE + c];
+            if (!any) continue;
+            uint8_t is_a[SIZE];
+            for (int c = 0; c < SIZE; c++) is_a[c] = (uint8_t)is_anchor(g, p, row * SIZE + c);
+            for (int c = 0; c < SIZE; c++) {
+                if (!is_a[c]) continue;
+                int bound = shadow_bound(g, p, row, c, left_limit(g, p, row, c, is_a),
+                                         rack_values, rack_letters, g->req[p]);
+                if (bound > best) best = bound;
+            }
+        }
+    }
+    return best;
+}
+
+/* followups(edges, cells, rack, values, letter_mult, word_mult, center, first_min_tiles,
+ * first_horizontal, max_tiles, bingo_tiles, bingo_bonus, firsts, first_rack, floor)
+ *
+ * `firsts`: raw moves (score, horizontal, start, word, new_mask) playable on `cells`, best
+ * first. For each, in order, the best score of `rack` on the grid it leaves (0 when nothing
+ * can be played) is found exactly whenever first + second >= the best sum found so far
+ * (starting at `floor`); the others are cut. Returns ([(index, second)], (dominated, bounded,
+ * searched, full, anchors)): every move whose sum reached the running best, with its exact
+ * second score (the caller keeps those equal to the final best), and counters: first moves
+ * skipped as dominated, second-move searches ended by bounds alone, searches that expanded
+ * an anchor, of which over the whole grid, anchors expanded.
+ *
+ * Dominance (first_rack: the first rack's counts): a first move putting a joker down as a
+ * letter the rack still holds as an unused tile is skipped — the same move with the tile
+ * scores strictly more, and every second move after it at least as much (same letters).
+ *
+ * Why the cuts are exact. B is the grid, M a first move, B' = B + M, S = M's squares, Q the
+ * empty squares of B' just beyond each end of the runs (in both directions) through M's
+ * tiles. (1) A move X on B' whose main or cross words hold a tile of M puts a tile on Q: such
+ * a word is a run of B' + X holding the B'-run R through that tile and one of X's tiles
+ * (outside R, R being maximal), so it holds a square just beyond an end of R, empty in B'
+ * — a tile of X on Q. (2) A move X on B' putting no tile on Q therefore forms the same words
+ * on B (its runs hold no tile of M, and are bounded by squares empty in B' hence in B), is
+ * connected to a tile of B (it touches no tile of M: a touching tile would be in one of its
+ * words) and so is a legal move on B with the same score: at most T2, the best score of the
+ * rack on B (when B is empty there is no such move). (3) Conversely a move X of B putting no
+ * tile on S or Q is, by (1) applied to B' + X, a legal move on B' with the same score. So,
+ * with C the best score on B' among moves putting a tile on Q, best2(M) = max(A, C) where
+ * A <= T2, and A = T2 when a top move of B avoids S and Q. need = best - score(M):
+ *   - a top move of B avoids S and Q: best2 = C when C > T2, else T2; C is searched with
+ *     threshold max(need, T2 + 1), T2 taken when nothing reaches it;
+ *   - else when need > T2: only C can reach need: searched with threshold need;
+ *   - else the whole grid is searched with threshold need.
+ * A search that finds nothing >= its threshold proves best2 < need (or, need <= 0, that no
+ * move exists: second = 0), so the pair cannot reach the best sum: cut. */
+static PyObject *followups(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer edges_buf, cells_buf, rack_buf, values_buf, lm_buf, wm_buf, first_buf;
+    int center, first_min, first_h, max_tiles, bingo_tiles, bingo_bonus, floor_;
+    PyObject *firsts;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*iipiiiOy*i", &edges_buf, &cells_buf, &rack_buf,
+                          &values_buf, &lm_buf, &wm_buf, &center, &first_min, &first_h,
+                          &max_tiles, &bingo_tiles, &bingo_bonus, &firsts, &first_buf, &floor_))
+        return NULL;
+    PyObject *result = NULL, *out = NULL;
+    Gen *g = PyMem_Calloc(1, sizeof(Gen));
+    Anchor *anchors = NULL;
+    uint32_t(*base_mask)[NSQ] = NULL;
+    int(*base_score)[NSQ] = NULL;
+    CrossMemo *memo = NULL;
+    First *fm = NULL;
+    Group *groups = NULL;
+    int *table = NULL;
+    if (g == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (edges_buf.len < 4 || edges_buf.len % 4 || !read_bytes(&cells_buf, NSQ, "cells") ||
+        !read_bytes(&rack_buf, 27, "rack") || !read_bytes(&values_buf, 27, "values") ||
+        !read_bytes(&lm_buf, NSQ, "letter_mult") || !read_bytes(&wm_buf, NSQ, "word_mult") ||
+        !read_bytes(&first_buf, 27, "first_rack")) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "edges: bad DAWG buffer");
+        goto done;
+    }
+    if (!PyList_Check(firsts)) {
+        PyErr_SetString(PyExc_TypeError, "firsts: a list of raw moves expected");
+        goto done;
+    }
+    (void)center;
+    (void)first_h;
+    g->edges = (const uint32_t *)edges_buf.buf;
+    g->nedges = edges_buf.len / 4;
+    g->root = g->edges[0] >> CHILD_SHIFT;
+    if (g->root >= (uint32_t)g->nedges) {
+        PyErr_SetString(PyExc_ValueError, "edges: bad DAWG root");
+        goto done;
+    }
+    const uint8_t *cells = cells_buf.buf, *lm = lm_buf.buf, *wm = wm_buf.buf;
+    const uint8_t *rack = rack_buf.buf, *values = values_buf.buf, *first_rack = first_buf.buf;
+    for (int i = 0; i < 27; i++) {
+        g->rack[i] = rack[i];
+        g->values[i] = values[i];
+        g->rack_len += rack[i];
+    }
+    g->values[0] = 0;
+    g->first_min_tiles = first_min;
+    g->max_tiles = max_tiles;
+    g->bingo_tiles = bingo_tiles;
+    g->bingo_bonus = bingo_bonus;
+    g->mode = MODE_BEST;
+    g->n = 1;
+    g->empty_board = 1;
+    for (int sq = 0; sq < NSQ; sq++) {
+        int t = cells[sq];
+        int code = t & ~JOKER_FLAG;
+        if (t && (code < 1 || code > 26)) {
+            PyErr_SetString(PyExc_ValueError, "cells: bad tile code");
+            goto done;
+        }
+        if (t) g->empty_board = 0;
+        int tsq = TSQ(sq);
+        g->cells[0][sq] = (uint8_t)t;
+        g->lm[0][sq] = lm[sq];
+        g->wm[0][sq] = wm[sq];
+        g->cells[1][tsq] = (uint8_t)t;
+        g->lm[1][tsq] = lm[sq];
+        g->wm[1][tsq] = wm[sq];
+    }
+    const int board_empty = g->empty_board;
+    /* The cross-sets of B, kept: a first move M only changes those of the empty squares
+     * whose perpendicular run reaches one of its tiles — the squares of Q below, recomputed
+     * for each M and restored after. (The squares M fills are never read while filled.) */
+    cross_sets(g, 0);
+    cross_sets(g, 1);
+    base_mask = PyMem_Malloc(sizeof(g->cross_mask));
+    base_score = PyMem_Malloc(sizeof(g->cross_score));
+    memo = PyMem_Calloc((size_t)2 * NSQ * 2 * 64, sizeof(CrossMemo));
+    if (base_mask == NULL || base_score == NULL || memo == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memcpy(base_mask, g->cross_mask, sizeof(g->cross_mask));
+    memcpy(base_score, g->cross_score, sizeof(g->cross_score));
+    anchors = PyMem_Calloc(2 * NSQ, sizeof(Anchor));
+    out = PyList_New(0);
+    if (anchors == NULL || out == NULL) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        goto done;
+    }
+    int rack_values[SIZE + 12];
+    uint32_t rack_letters;
+    rack_summary(g, rack_values, &rack_letters);
+    long dominated = 0, bounded = 0, searched = 0, full = 0;
+    /* T2 and the squares of (up to MAXTOPS of) the top moves on B */
+    int t2 = -1, nx = 0;
+    if (!board_empty) {
+        g->req_on = 0;
+        g->threshold = INT32_MIN;
+        g->collect = 1;
+        int f = search_best(g, anchors, rack_values, rack_letters);
+        t2 = f == INT32_MIN ? -1 : f;
+        nx = t2 >= 0 ? g->ntops : 0;
+        g->collect = 0;
+    }
+    g->empty_board = 0; /* B' always holds the first move */
+    /* The first moves, parsed once; each belongs to a group of moves putting tiles on the
+     * same squares (same Q, same lines, same anchors). */
+    Py_ssize_t nf = PyList_GET_SIZE(firsts);
+    size_t tsize = 64;
+    while (tsize < (size_t)nf * 2 + 2) tsize <<= 1;
+    fm = PyMem_Calloc((size_t)nf + 1, sizeof(First));
+    groups = PyMem_Calloc((size_t)nf + 1, sizeof(Group));
+    table = PyMem_Calloc(tsize, sizeof(int));
+    if (fm == NULL || groups == NULL || table == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int ngroups = 0;
+    for (Py_ssize_t i = 0; i < nf; i++) {
+        PyObject *t = PyList_GET_ITEM(firsts, i);
+        if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 5 ||
+            !PyUnicode_Check(PyTuple_GET_ITEM(t, 3)) ||
+            !PyUnicode_IS_ASCII(PyTuple_GET_ITEM(t, 3))) {
+            PyErr_SetString(PyExc_ValueError, "firsts: (score, horizontal, start, word, mask)");
+            goto done;
+        }
+        long s = PyLong_AsLong(PyTuple_GET_ITEM(t, 0));
+        int h = PyObject_IsTrue(PyTuple_GET_ITEM(t, 1));
+        long start = PyLong_AsLong(PyTuple_GET_ITEM(t, 2));
+        long mask = PyLong_AsLong(PyTuple_GET_ITEM(t, 4));
+        if (PyErr_Occurred() || h < 0) goto done;
+        PyObject *word = PyTuple_GET_ITEM(t, 3);
+        Py_ssize_t len = PyUnicode_GET_LENGTH(word);
+        const Py_UCS1 *w = PyUnicode_1BYTE_DATA(word);
+        First *f = &fm[i];
+        int used[27] = {0}, bad = len > SIZE || len < 1 || s < 0 || s > 100000 || start < 0 ||
+                                  mask < 0 || mask >= (1L << SIZE);
+        const long step = h ? 1 : SIZE;
+        f->s = (int)s;
+        f->h = h;
+        for (Py_ssize_t k = 0; k < len && !bad; k++) {
+            long sq = start + k * step;
+            if (sq < 0 || sq >= NSQ || (h && sq / SIZE != start / SIZE)) {
+                bad = 1;
+                break;
+            }
+            if (!(mask >> k & 1)) continue;
+            int ch = w[k], lower = ch >= 'a' && ch <= 'z', upper = ch >= 'A' && ch <= 'Z';
+            if ((!lower && !upper) || g->cells[0][sq]) {
+                bad = 1;
+                break;
+            }
+            int code = lower ? ch - 96 : ch - 64;
+            f->sqs[f->nt] = (uint8_t)sq;
+            f->codes[f->nt++] = (uint8_t)(code | (lower ? JOKER_FLAG : 0));
+            if (upper) used[code]++;
+        }
+        if (bad || f->nt == 0) {
+            PyErr_SetString(PyExc_ValueError, "firsts: a move that does not fit the grid");
+            goto done;
+        }
+        for (int k = 0; k < f->nt && !f->dominated; k++)
+            if ((f->codes[k] & JOKER_FLAG) &&
+                first_rack[f->codes[k] & LETTER_MASK] > used[f->codes[k] & LETTER_MASK])
+                f->dominated = 1;
+        if (f->dominated) continue;
+        uint32_t key = (uint32_t)start | (uint32_t)h << 8 | (uint32_t)mask << 9;
+        size_t slot = (key * 2654435761u) & (tsize - 1);
+        while (table[slot] && groups[table[slot] - 1].key != key) slot = (slot + 1) & (tsize - 1);
+        if (!table[slot]) {
+            table[slot] = ++ngroups;
+            groups[ngroups - 1].key = key;
+        }
+        f->group = table[slot] - 1;
+        Group *gr = &groups[f->group];
+        for (int k = 0; k < f->nt; k++) {
+            int v = (f->codes[k] & JOKER_FLAG) ? 0 : g->values[f->codes[k]];
+            if (v > gr->maxval[k]) gr->maxval[k] = v;
+        }
+    }
+    /* a letter of each value (the group bound's stand-ins; 0: a joker) */
+    int of_value[256];
+    for (int v = 0; v < 256; v++) of_value[v] = JOKER_FLAG | 5;
+    for (int c = 26; c >= 1; c--)
+        if (g->values[c] > 0) of_value[g->values[c]] = c;
+
+    long best = floor_;
+    for (Py_ssize_t i = 0; i < nf; i++) {
+        First *f = &fm[i];
+        if (f->dominated) {
+            dominated++;
+            continue;
+        }
+        long need = best - f->s, thr, fallback = 0;
+        int qs[4 * SIZE], nq = 0;
+        uint64_t blk[4] = {0, 0, 0, 0};
+        Group *gr = &groups[f->group];
+        if (!gr->done) {
+            /* the group's bound: the restricted shadow bound with each tile at the highest
+             * value it has in the group, and every Q square open to all letters with its
+             * cross word at those values — at least every member's own bound (the bound
+             * only grows with the fixed values, the cross points and the open squares) */
+            First st = *f;
+            for (int k = 0; k < st.nt; k++) st.codes[k] = (uint8_t)of_value[gr->maxval[k]];
+            place_first(g, &st, qs, &nq, blk, NULL);
+            gr->bound = max_bound(g, rack_values, rack_letters);
+            unplace_first(g, &st, qs, nq, base_mask, base_score);
+            gr->xstar = 0;
+            for (int j = 0; j < nx && !gr->xstar; j++)
+                if (!(g->tops[j][0] & blk[0]) && !(g->tops[j][1] & blk[1]) &&
+                    !(g->tops[j][2] & blk[2]) && !(g->tops[j][3] & blk[3]))
+                    gr->xstar = 1;
+            gr->done = 1;
+        }
+        if (gr->xstar) {
+            g->req_on = 1;
+            thr = need > t2 + 1 ? need : t2 + 1;
+            fallback = t2;
+        } else if (need > t2) {
+            g->req_on = 1;
+            thr = need;
+        } else {
+            g->req_on = 0;
+            thr = need;
+        }
+        if (thr < INT32_MIN + 1) thr = INT32_MIN + 1;
+        if (thr > INT32_MAX) thr = INT32_MAX;
+        int found = INT32_MIN;
+        if (g->req_on && gr->bound < thr) {
+            bounded++;
+        } else {
+            if (!g->req_on) full++;
+            place_first(g, f, qs, &nq, blk, memo);
+            g->threshold = (int)thr;
+            long before = g->anchors_run;
+            found = search_best(g, anchors, rack_values, rack_letters);
+            if (g->anchors_run == before)
+                bounded++;
+            else
+                searched++;
+            unplace_first(g, f, qs, nq, base_mask, base_score);
+            if (g->failed) goto done;
+        }
+        long eff = found != INT32_MIN ? found : fallback;
+        if (f->s + eff >= best) {
+            PyObject *pair = Py_BuildValue("(nl)", i, eff);
+            if (pair == NULL || PyList_Append(out, pair) < 0) {
+                Py_XDECREF(pair);
+                goto done;
+            }
+            Py_DECREF(pair);
+            if (f->s + eff > best) best = f->s + eff;
+        }
+    }
+    result = Py_BuildValue("(O(lllll))", out, dominated, bounded, searched, full, g->anchors_run);
+done:
+    Py_XDECREF(out);
+    if (g != NULL) {
+        if (g->failed && !PyErr_Occurred()) PyErr_NoMemory();
+        if (g->failed) Py_CLEAR(result);
+        Py_XDECREF(g->list);
+        PyMem_Free(g);
+    }
+    PyMem_Free(anchors);
+    PyMem_Free(base_mask);
+    PyMem_Free(base_score);
+    PyMem_Free(memo);
+    PyMem_Free(fm);
+    PyMem_Free(groups);
+    PyMem_Free(table);
+    PyBuffer_Release(&edges_buf);
+    PyBuffer_Release(&cells_buf);
+    PyBuffer_Release(&rack_buf);
+    PyBuffer_Release(&values_buf);
+    PyBuffer_Release(&lm_buf);
+    PyBuffer_Release(&wm_buf);
+    PyBuffer_Release(&first_buf);
+    return result;
+}
+
 /* contains(edges, word): is `word` (uppercase A-Z) a word of the DAWG? */
 static PyObject *contains(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
@@ -591,6 +1176,10 @@ static PyObject *contains(PyObject *self, PyObject *const *args, Py_ssize_t narg
 }
 
 static PyMethodDef methods[] = {
+    {"followups", followups, METH_VARARGS,
+     "followups(edges, cells, rack, values, letter_mult, word_mult, center, first_min_tiles, "
+     "first_horizontal, max_tiles, bingo_tiles, bingo_bonus, firsts, first_rack, floor): the "
+     "two-move sequence search, see scoring.movegen.sequences."},
     {"contains", (PyCFunction)(void (*)(void))contains, METH_FASTCALL,
      "contains(edges, word): membership of an uppercase word in the DAWG."},
     {"generate", generate, METH_VARARGS,

@@ -1,5 +1,5 @@
 """Type stub of the compiled move generator (scoring/_movegen.c); the interface is the one of
-:func:`scoring.movegen.py_generate`."""
+:func:`scoring.movegen.py_generate` and :func:`scoring.movegen_py.py_followups`."""
 
 from array import array
 
@@ -22,3 +22,22 @@ def generate(
 ) -> list[tuple[int, bool, int, str, int]] | tuple[int, int, int]: ...
 
 def contains(edges: array[int], word: object, /) -> bool: ...
+
+def followups(
+    edges: array[int],
+    cells: bytes,
+    rack: bytes,
+    values: bytes,
+    letter_mult: bytes,
+    word_mult: bytes,
+    center: int,
+    first_min_tiles: int,
+    first_horizontal: bool,
+    max_tiles: int,
+    bingo_tiles: int,
+    bingo_bonus: int,
+    firsts: list[tuple[int, bool, int, str, int]],
+    first_rack: bytes,
+    floor: int,
+    /,
+) -> tuple[list[tuple[int, int]], tuple[int, int, int, int, int]]: ...

@@ -22,6 +22,14 @@ smallest word (alphabetical on the letters, a joker after the same letter as a t
 engine prunes with an upper bound per anchor (a *shadow* score: the rack's best values on the
 best multipliers of each reachable span), so the top does not enumerate every placement; the
 Python engine ranks every placement (same result, slower).
+
+:func:`sequences` is the two-move search (the Duplicate Tactique top): every first move of
+one rack, then the best score of another rack on the grid it leaves. The C engine
+(``followups``) visits the first moves best first and cuts by branch and bound: a second move
+that puts no tile just beyond the runs through the first move's tiles is a move of the
+original grid with the same score (the proof is in ``_movegen.c``), so only the moves
+touching those squares are searched, against the score still needed to reach the best sum.
+The pure-Python reference (``py_followups``) searches every second move in full.
 """
 
 from __future__ import annotations
@@ -42,7 +50,9 @@ from scoring.movegen_py import (
     MODE_ALL,
     MODE_COUNT,
     MODE_TOP,
+    FollowupCounts,
     RawMove,
+    py_followups,
 )
 from scoring.movegen_py import (
     py_generate as py_generate,  # re-exported: the engine=py_generate of tests and bench
@@ -54,13 +64,25 @@ RawGenerate = Callable[
     "list[RawMove] | tuple[int, int, int]",
 ]
 
+RawFollowups = Callable[
+    [
+        "array[int]", bytes, bytes, bytes, bytes, bytes, int, int, bool, int, int, int,
+        list[RawMove], bytes, int,
+    ],
+    tuple[list[tuple[int, int]], FollowupCounts],
+]
+
 _c_generate: RawGenerate | None
+_c_followups: RawFollowups | None
 try:
+    from scoring._movegen import followups as _c_followups_impl
     from scoring._movegen import generate as _c_generate_impl
 
     _c_generate = _c_generate_impl
+    _c_followups = _c_followups_impl
 except ImportError:  # pragma: no cover - the extension is optional
     _c_generate = None
+    _c_followups = None
 
 
 def c_available() -> bool:
@@ -72,6 +94,20 @@ class MoveCount(NamedTuple):
     placements: int
     scrabbles: int
     top: int | None
+
+
+class SequenceStats(NamedTuple):
+    """What :func:`sequences` did: legal first moves, first moves skipped as dominated,
+    second-move searches ended by the bounds alone (no anchor expanded), searches that
+    expanded an anchor, of which over the whole grid, and anchors expanded. Without the cuts
+    there is one whole-grid search per first move that is not dominated."""
+
+    firsts: int
+    dominated: int
+    bounded: int
+    searched: int
+    full: int
+    anchors: int
 
 
 class GeneratedMove:
@@ -318,3 +354,60 @@ def tops(
     raw = _run(board, rack, config, lexicon, MODE_TOP, 1, engine)
     assert isinstance(raw, list)
     return sorted((GeneratedMove(*m) for m in raw), key=lambda m: (format_ref(m.ref), m.word))
+
+
+def sequences(
+    board: Board,
+    first_rack: str,
+    second_rack: str,
+    config: GameConfig,
+    *,
+    first_config: GameConfig | None = None,
+    floor: int = -1,
+    lexicon: Lexicon | None = None,
+    engine: RawFollowups | None = None,
+) -> tuple[int | None, list[tuple[GeneratedMove, int]], SequenceStats]:
+    """The best two-move sequences: every legal first move of ``first_rack`` (rules of
+    ``first_config``, default ``config``), then the best score of ``second_rack`` on the grid
+    it leaves (0 when it cannot be placed). A first move putting a joker down as a letter
+    ``first_rack`` still holds as a tile is left out (the same move with the tile scores
+    more, and so does any second move after it).
+
+    Returns the best sum if it is ≥ ``floor`` (else None, and no move), every first move
+    giving it with its second score, in FISF order of the first move, and the counters."""
+    lex = _lexicon(config, lexicon)
+    raw = _run(board, first_rack, first_config or config, lex, MODE_ALL, 0, None)
+    assert isinstance(raw, list)
+    raw.sort(key=lambda m: -m[0])  # best first: the branch and bound's order
+    layout = config.layout
+    run = engine or (
+        _c_followups
+        if _c_followups is not None and os.environ.get("ARBITRE_PURE_PYTHON") != "1"
+        else py_followups
+    )
+    kept, counts = run(
+        lex.dawg.edges,
+        _cells(board),
+        parse_rack(second_rack, config),
+        _values(config),
+        bytes(layout.letter_mult),
+        bytes(layout.word_mult),
+        layout.center,
+        config.first_move_min_tiles,
+        config.first_move_horizontal,
+        config.rack_size,
+        config.bingo_tiles,
+        config.bingo_bonus,
+        raw,
+        parse_rack(first_rack, config),
+        floor,
+    )
+    stats = SequenceStats(len(raw), *counts)
+    if not kept:
+        return None, [], stats
+    best_sum = max(raw[i][0] + second for i, second in kept)  # ≥ floor: kept sums reach it
+    rack_len = len(first_rack.strip())
+    found = [(GeneratedMove(*raw[i]), second) for i, second in kept
+             if raw[i][0] + second == best_sum]
+    found.sort(key=lambda f: fisf_key(f[0], rack_len, False))
+    return best_sum, found, stats

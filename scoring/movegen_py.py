@@ -3,8 +3,10 @@
 Owns the raw interface both engines share (the ``MODE_*`` request codes, the ``JOKER_FLAG``
 cell bit, ``ALL_LETTERS``, the :data:`RawMove` tuple; ``scoring/_movegen.pyi`` types the C
 side) and :func:`py_generate`, Appel and Jacobson's anchor algorithm over the DAWG, used when
-the C extension ``scoring._movegen`` is absent or ``ARBITRE_PURE_PYTHON=1``. Callers use
-:mod:`scoring.movegen` (``generate``, ``count``, ``best``, ``tops``), which wraps the output.
+the C extension ``scoring._movegen`` is absent or ``ARBITRE_PURE_PYTHON=1``, and
+:func:`py_followups`, the reference of the two-move sequence search (every second move
+searched, no cut). Callers use :mod:`scoring.movegen` (``generate``, ``count``, ``best``,
+``tops``, ``sequences``), which wraps the output.
 """
 
 from __future__ import annotations
@@ -71,6 +73,65 @@ def py_generate(
         cutoff = ranked[min(n, len(ranked)) - 1]
         return [m for m in moves if m[0] >= cutoff]
     return moves
+
+
+FollowupCounts = tuple[int, int, int, int, int]
+"""(first moves skipped as dominated, second-move searches ended by bounds alone, searches
+that expanded an anchor, of which over the whole grid, anchors expanded); the pure-Python
+reference counts one whole-grid search per first move and no anchors."""
+
+
+def py_followups(
+    edges: array[int],
+    cells: bytes,
+    rack_counts: bytes,
+    values: bytes,
+    letter_mult: bytes,
+    word_mult: bytes,
+    center: int,
+    first_min_tiles: int,
+    first_horizontal: bool,
+    max_tiles: int,
+    bingo_tiles: int,
+    bingo_bonus: int,
+    firsts: list[RawMove],
+    first_rack: bytes,
+    floor: int,
+) -> tuple[list[tuple[int, int]], FollowupCounts]:
+    """Reference of the C ``followups`` (same inputs, same list): for each first move in
+    order, the best score of ``rack_counts`` on the grid it leaves (0: no move), every one
+    searched in full; kept when first + second reaches the best sum so far (from
+    ``floor``). A first move putting a joker down as a letter ``first_rack`` still holds as
+    an unused tile is dominated and skipped."""
+    best = floor
+    out: list[tuple[int, int]] = []
+    dominated = 0
+    for index, (score, horizontal, start, word, mask) in enumerate(firsts):
+        step = 1 if horizontal else SIZE
+        grid = bytearray(cells)
+        used = [0] * 27
+        jokers: list[int] = []
+        for i, ch in enumerate(word):
+            if mask >> i & 1:
+                code = ord(ch.upper()) - 64
+                grid[start + i * step] = code | (JOKER_FLAG if ch.islower() else 0)
+                if ch.islower():
+                    jokers.append(code)
+                else:
+                    used[code] += 1
+        if any(first_rack[code] > used[code] for code in jokers):
+            dominated += 1
+            continue
+        raw = py_generate(edges, bytes(grid), rack_counts, values, letter_mult, word_mult,
+                          center, first_min_tiles, first_horizontal, max_tiles, bingo_tiles,
+                          bingo_bonus, MODE_TOP, 1)
+        assert isinstance(raw, list)
+        second = max((m[0] for m in raw), default=0)
+        if score + second >= best:
+            out.append((index, second))
+            best = max(best, score + second)
+    searched = len(firsts) - dominated
+    return out, (dominated, 0, searched, searched, 0)
 
 
 def _transpose(grid: bytes) -> bytes:

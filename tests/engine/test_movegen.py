@@ -304,3 +304,102 @@ def test_custom_layout_centre_and_eight_tile_bonus(fr: GameConfig) -> None:
         letters = sum(cfg.tileset.value(ch) for ch in m.word)
         assert m.score == letters + (30 if m.tiles == 8 else 0)
     assert count(board, "AEINRST?", cfg) == count(board, "AEINRST?", cfg, engine=py_generate)
+
+
+# --- two-move sequences (movegen.sequences: branch and bound in C, py_followups reference) --
+def _every_pair(
+    board: Board, first: str, second: str, fr: GameConfig
+) -> tuple[int, set[tuple[bool, int, str, int, int]]]:
+    """Independent brute force: every first move, then every second move listed by full
+    generation on the grid it leaves; the best sum and the first moves giving it."""
+    best_sum, found = -1, set()
+    for m1 in generate(board, first, fr):
+        after = board.copy()
+        m1.placement.apply(after)
+        total = m1.score + max((m.score for m in generate(after, second, fr)), default=0)
+        if total > best_sum:
+            best_sum, found = total, {_raw(m1)}
+        elif total == best_sum:
+            found.add(_raw(m1))
+    return best_sum, found
+
+
+SEQUENCE_CASES = [  # (public position, first rack, second rack)
+    (0, "BEIL", "ETIS"),
+    (4, "AD?", "EILLX"),
+    (8, "VIVE", "AE?"),
+    (24, "?ES", "RNIT"),
+    (60, "QI", "ZEST"),
+    (96, "?A", "TEN"),
+]
+
+
+@pytest.mark.parametrize("case", SEQUENCE_CASES, ids=lambda c: f"pos{c[0]}-{c[1]}-{c[2]}")
+def test_sequences_equal_every_pair(case: tuple[int, str, str], fr: GameConfig) -> None:
+    """The branch and bound of the C engine (first moves best first; a second move that puts
+    no tile just beyond the runs through the first move's tiles counts as a move of the
+    original grid; only the others are searched, against the score still needed) finds the
+    same best sum and the same first moves as the brute force over every pair, and as the
+    pure-Python reference that searches every second move in full."""
+    pos = next(p for p in POSITIONS if p["id"] == case[0])
+    board = Board.from_cgp(pos["board"])
+    first, second = case[1], case[2]
+    expected_sum, expected = _every_pair(board, first, second, fr)
+    c_sum, c_found, c_stats = movegen.sequences(board, first, second, fr)
+    py_sum, py_found, py_stats = movegen.sequences(board, first, second, fr,
+                                                   engine=movegen.py_followups)
+    assert c_sum == py_sum == expected_sum
+    assert {_raw(m) for m, _ in c_found} == {_raw(m) for m, _ in py_found} == expected
+    assert [(_raw(m), s) for m, s in c_found] == [(_raw(m), s) for m, s in py_found]
+    for m, s in c_found:
+        assert m.score + s == expected_sum
+    # the reference searches once per first move that is not dominated
+    assert py_stats.searched == py_stats.full == c_stats.firsts - c_stats.dominated
+    assert c_stats.dominated == py_stats.dominated
+    assert c_stats.bounded + c_stats.searched == c_stats.firsts - c_stats.dominated
+
+
+def test_sequences_cuts_are_exercised_and_floor(fr: GameConfig) -> None:
+    """Over the cases above every kind of step happens (cut by a bound alone, a restricted
+    search, a whole-grid search when the first move may block the original top), and a
+    floor above the best sum gives nothing, a floor equal to it the same moves."""
+    bounded = searched = full = 0
+    for pid, first, second in SEQUENCE_CASES:
+        board = Board.from_cgp(next(p for p in POSITIONS if p["id"] == pid)["board"])
+        total, found, stats = movegen.sequences(board, first, second, fr)
+        bounded, searched, full = (bounded + stats.bounded, searched + stats.searched,
+                                   full + stats.full)
+        assert total is not None
+        assert movegen.sequences(board, first, second, fr, floor=total + 1)[:2] == (None, [])
+        again = movegen.sequences(board, first, second, fr, floor=total)
+        assert again[0] == total and again[1] == found
+    assert bounded > 0 and searched > 0 and full > 0
+
+
+def test_sequences_on_the_empty_grid(fr: GameConfig) -> None:
+    """On an empty grid every second move goes through the first one (no move of the
+    original grid exists): same result as every pair."""
+    board = Board()
+    expected_sum, expected = _every_pair(board, "AMI", "SET", fr)
+    total, found, _ = movegen.sequences(board, "AMI", "SET", fr)
+    assert total == expected_sum and {_raw(m) for m, _ in found} == expected
+    # MAI through the centre (2 + 1 + 1) × 2 = 8 either way, then SET's best: 11
+    assert [(m.word, m.score, second) for m, second in found] == [("MAI", 8, 11)] * 2
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(POSITIONS[::9]),
+    st.lists(st.sampled_from("AEEIOUNRSTLDMGBCPFHVJQKWXYZ?"), min_size=1, max_size=3),
+    st.lists(st.sampled_from("AEEIOUNRSTLDMGBCPFHVJQKWXYZ?"), min_size=1, max_size=4),
+)
+def test_random_sequences_equal_every_pair(pos: dict[str, Any], first: list[str],
+                                           second: list[str]) -> None:
+    fr = GameConfig.default("fr")
+    board = Board.from_cgp(pos["board"])
+    expected_sum, expected = _every_pair(board, "".join(first), "".join(second), fr)
+    total, found, _ = movegen.sequences(board, "".join(first), "".join(second), fr)
+    if expected_sum < 0:
+        assert (total, found) == (None, [])
+    else:
+        assert total == expected_sum and {_raw(m) for m, _ in found} == expected

@@ -517,3 +517,39 @@ def test_variant_settings_json_round_trip() -> None:
         VariantSettings.from_json({"couleur": "bleu"})
     with pytest.raises(DuplicateError, match="free_joker_rule"):
         VariantSettings.from_json({"free_joker_rule": "always"})
+
+
+def test_tactique_top_with_jokers_matches_exhaustive_pairs(french: Lexicon) -> None:
+    """The branch and bound of the Tactique search (first moves best first, the second group
+    searched only where it could still reach the best sum — scoring.movegen.sequences)
+    keeps the exact top and its tie order: on mid-game French grids with a joker in a group,
+    the sum, the pair retained and the number of equal pairs are those of the full search of
+    every pair in both orders (every first move, every second move listed on the grid it
+    leaves), ordered by the documented key (fewer jokers, group 1 first, references)."""
+    from puzzles.variants import _pair_key
+
+    vs = VariantSettings(variant="tactique")
+    for rounds, groups in ((5, ("E?S", "RAIN")), (8, ("LOTE", "?UES")), (3, ("ZA?", "SIT")),
+                           (10, ("?R", "?A"))):
+        st, cfg = _midgame(french, rounds)
+        board = st.board
+        top = tactique_top(board, groups, cfg, vs)
+        assert top is not None
+        best = -1
+        keys: list[tuple[object, ...]] = []
+        for a, b in ((0, 1), (1, 0)):
+            for m1 in movegen.generate(board, groups[a], cfg):
+                after = board.copy()
+                m1.placement.apply(after)
+                seconds = movegen.generate(after, groups[b], cfg)
+                s2 = max((m.score for m in seconds), default=0)
+                pair_keys = [_pair_key(a, m1, m) for m in seconds if m.score == s2] or [
+                    _pair_key(a, m1, None)
+                ]
+                if m1.score + s2 > best:
+                    best, keys = m1.score + s2, pair_keys
+                elif m1.score + s2 == best:
+                    keys.extend(pair_keys)
+        assert top.score == best
+        assert top.ties == len(keys) - 1
+        assert _pair_key(top.first_group - 1, top.first, top.second) == min(keys)
