@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 from flask import current_app, has_app_context
-from sqlmodel import Session, col
+from sqlmodel import Session, col, select
 
 from webapp.models import (
     Appeal,
@@ -95,3 +95,16 @@ def answer_appeal(
     audit.record(session=session, actor=arbitre.username, action="appeal.answer",
                  target=f"appeal:{appeal.id}", status=appeal.status, answer=appeal.answer)
     return appeal
+
+
+def listing(session: Session) -> list[tuple[Appeal, Player, Verification, Problem]]:
+    """Every appeal with its player, the verification appealed and the problem; open ones
+    first, oldest first (the console's list)."""
+    return [tuple(row) for row in session.exec(  # type: ignore[misc]
+        select(Appeal, Player, Verification, Problem)
+        .join(Player, col(Player.id) == col(Appeal.player_id))
+        .join(Verification, col(Verification.id) == col(Appeal.verification_id))
+        .join(Submission, col(Submission.id) == col(Verification.submission_id))
+        .join(Problem, col(Problem.id) == col(Submission.problem_id))
+        .order_by(col(Appeal.status) != AppealStatus.OPEN, col(Appeal.created_at))
+    ).all()]

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 import sqlalchemy as sa
-from sqlmodel import Session, select
+from sqlmodel import Session, col, func, select
 
 from webapp.models import Competition, Player
 from webapp.services import addresses, audit, problems
@@ -191,3 +191,17 @@ def _read(text: str, report: ImportReport) -> list[Row]:
     except csv.Error as exc:
         report.errors.append((reader.line_num, f"ligne CSV illisible ({exc})."))
     return rows
+
+
+def page(session: Session, *, page: int = 1, per_page: int = 50) -> tuple[list[Player], int]:
+    """One page of the players by name, and how many there are."""
+    total = int(session.exec(select(func.count()).select_from(Player)).one())
+    rows = list(session.exec(
+        select(Player).order_by(col(Player.name)).offset((page - 1) * per_page).limit(per_page)
+    ).all())
+    return rows, total
+
+
+def names(session: Session) -> dict[int, str]:
+    """Every player's name by id."""
+    return {p.id: p.name for p in session.exec(select(Player)).all() if p.id is not None}

@@ -205,3 +205,9 @@ def reschedule(
         deadline_at=[old[1].isoformat(), deadline_at.isoformat()], late_changed=changed,
     )
     return changed
+
+
+def competitions(session: Session, *, newest_first: bool = False) -> list[Competition]:
+    """Every competition, by name (or newest first)."""
+    order = (col(Competition.created_at).desc() if newest_first else col(Competition.name))
+    return list(session.exec(select(Competition).order_by(order)).all())

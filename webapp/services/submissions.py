@@ -23,7 +23,7 @@ from typing import Any
 
 import sqlalchemy as sa
 from flask import current_app, has_app_context
-from sqlmodel import Session, col
+from sqlmodel import Session, col, select
 
 from puzzles.feuille import parse_feuille
 from scoring.notation import parse_ref
@@ -37,6 +37,7 @@ from webapp.models import (
     ProblemStatus,
     Registration,
     Submission,
+    Verification,
 )
 from webapp.services import audit, notify, rounds, sheets
 from webapp.services.timefmt import format_local
@@ -353,3 +354,31 @@ def accept_late(*, session: Session, submission: Submission, actor: str, reason:
         session=session, actor=actor, action="submission.accept_late",
         target=f"submission:{submission.id}", reason=reason,
     )
+
+
+def latest_per_player(s: Session, problem: Problem) -> list[dict[str, Any]]:
+    """Per player, the latest version (newest first), how many versions, and the current
+    verification of the latest (the console's problem page)."""
+    subs = s.exec(
+        select(Submission, Player)
+        .join(Player, col(Player.id) == col(Submission.player_id))
+        .where(Submission.problem_id == problem.id)
+        .order_by(col(Submission.player_id), col(Submission.version).desc())
+    ).all()
+    rows: dict[int, dict[str, Any]] = {}
+    for sub, player in subs:
+        row = rows.setdefault(player.id or 0, {"player": player, "latest": sub, "versions": 0})
+        row["versions"] += 1
+    ver = {
+        v.submission_id: v
+        for v in s.exec(
+            select(Verification)
+            .join(Submission, col(Submission.id) == col(Verification.submission_id))
+            .where(Submission.problem_id == problem.id)
+            .where(col(Verification.superseded_at).is_(None))
+        ).all()
+    }
+    out = sorted(rows.values(), key=lambda r: r["latest"].received_at, reverse=True)
+    for r in out:
+        r["verification"] = ver.get(r["latest"].id)
+    return out

@@ -11,19 +11,14 @@ from flask import (
     url_for,
 )
 from flask.typing import ResponseReturnValue
-from sqlmodel import col, select
 
 from webapp.auth import current_arbitre
 from webapp.db import session_scope
 from webapp.models import (
     Appeal,
-    AppealStatus,
     Arbitre,
-    Player,
     Problem,
     ProblemStatus,
-    Submission,
-    Verification,
 )
 from webapp.services import (
     appeals,
@@ -38,14 +33,7 @@ from webapp.views.helpers import get_or_404
 
 def appeals_page() -> str:
     with _session() as s:
-        rows = s.exec(
-            select(Appeal, Player, Verification, Problem)
-            .join(Player, col(Player.id) == col(Appeal.player_id))
-            .join(Verification, col(Verification.id) == col(Appeal.verification_id))
-            .join(Submission, col(Submission.id) == col(Verification.submission_id))
-            .join(Problem, col(Problem.id) == col(Submission.problem_id))
-            .order_by(col(Appeal.status) != AppealStatus.OPEN, col(Appeal.created_at))
-        ).all()
+        rows = appeals.listing(s)
     return render_template("console/appeals.html", rows=rows)
 
 

@@ -11,15 +11,14 @@ from flask import (
     url_for,
 )
 from flask.typing import ResponseReturnValue
-from sqlmodel import col, func, select
 
 from webapp.db import session_scope
 from webapp.models import (
     Competition,
-    Player,
 )
 from webapp.services import (
     players,
+    problems,
 )
 from webapp.views.console.common import PER_PAGE, _actor, _session, id_arg, page_arg
 
@@ -29,7 +28,7 @@ def players_page() -> ResponseReturnValue:
     text = ""
     status = 200
     with _session() as s:
-        comps = s.exec(select(Competition).order_by(col(Competition.name))).all()
+        comps = problems.competitions(s)
     if request.method == "POST":
         f = request.files.get("fichier")
         if f is not None and f.filename:
@@ -57,11 +56,7 @@ def players_page() -> ResponseReturnValue:
         status = 400
     page = page_arg()
     with _session() as s:
-        total = s.exec(select(func.count()).select_from(Player)).one()
-        plist = s.exec(
-            select(Player).order_by(col(Player.name)).offset((page - 1) * PER_PAGE)
-            .limit(PER_PAGE)
-        ).all()
+        plist, total = players.page(s, page=page, per_page=PER_PAGE)
     return render_template(
         "console/players.html", players=plist, competitions=comps, report=report, text=text,
         page=page, pages=max(1, (total + PER_PAGE - 1) // PER_PAGE), total=total,

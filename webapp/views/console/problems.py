@@ -44,6 +44,7 @@ from webapp.services import (
     lifecycle,
     problems,
     rounds,
+    submissions,
 )
 from webapp.services import reference as reference_service
 from webapp.services.problems import readable_puzzle
@@ -57,7 +58,6 @@ from webapp.views.console.common import (
     parse_local,
     text_field,
 )
-from webapp.views.console.submissions import _latest_per_player
 from webapp.views.helpers import get_or_404, letters_view
 
 GAME_CHOICES = [
@@ -207,7 +207,7 @@ def problem_page(problem_id: int, *, errors: list[str] | None = None,
     with _session() as s:
         prob = get_or_404(s, Problem, problem_id)
         comp = s.get(Competition, prob.competition_id)
-        rows = _latest_per_player(s, prob)
+        rows = submissions.latest_per_player(s, prob)
         rulings = s.exec(
             select(Ruling).where(Ruling.problem_id == prob.id).order_by(col(Ruling.created_at))
         ).all()

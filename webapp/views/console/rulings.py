@@ -16,16 +16,15 @@ from flask import (
     url_for,
 )
 from flask.typing import ResponseReturnValue
-from sqlmodel import select
 
 from webapp.auth import current_arbitre
 from webapp.db import session_scope
 from webapp.models import (
-    Player,
     Problem,
     Submission,
 )
 from webapp.services import (
+    players,
     verification,
 )
 from webapp.views.console.common import _actor, _session, id_arg
@@ -68,7 +67,7 @@ def rerun(problem_id: int) -> ResponseReturnValue:
                     flash(f"Nouvelle vérification appliquée : {len(preview.changes)} "
                           "changement(s) de classement.", "success")
                     return redirect(url_for("console.problem", problem_id=problem_id))
-            names = {pl.id: pl.name for pl in s.exec(select(Player)).all()}
+            names = players.names(s)
     except verification.VerificationError as exc:
         flash(str(exc), "error")
         return redirect(url_for("console.problem", problem_id=problem_id))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from flask import (
     Blueprint,
     abort,
@@ -13,47 +11,18 @@ from flask import (
     url_for,
 )
 from flask.typing import ResponseReturnValue
-from sqlmodel import Session, col, select
 
 from webapp.db import session_scope
 from webapp.models import (
-    Player,
     Problem,
     ProblemStatus,
     Submission,
-    Verification,
 )
 from webapp.services import (
     submissions,
 )
 from webapp.views.console.common import _actor
 from webapp.views.helpers import get_or_404
-
-
-def _latest_per_player(s: Session, problem: Problem) -> list[dict[str, Any]]:
-    subs = s.exec(
-        select(Submission, Player)
-        .join(Player, col(Player.id) == col(Submission.player_id))
-        .where(Submission.problem_id == problem.id)
-        .order_by(col(Submission.player_id), col(Submission.version).desc())
-    ).all()
-    rows: dict[int, dict[str, Any]] = {}
-    for sub, player in subs:
-        row = rows.setdefault(player.id or 0, {"player": player, "latest": sub, "versions": 0})
-        row["versions"] += 1
-    ver = {
-        v.submission_id: v
-        for v in s.exec(
-            select(Verification)
-            .join(Submission, col(Submission.id) == col(Verification.submission_id))
-            .where(Submission.problem_id == problem.id)
-            .where(col(Verification.superseded_at).is_(None))
-        ).all()
-    }
-    out = sorted(rows.values(), key=lambda r: r["latest"].received_at, reverse=True)
-    for r in out:
-        r["verification"] = ver.get(r["latest"].id)
-    return out
 
 
 def accept_late(problem_id: int, submission_id: int) -> ResponseReturnValue:
