@@ -92,6 +92,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.jinja_env.filters.setdefault("heure_locale", timefmt.format_local)
     app.jinja_env.filters.setdefault("heure_utc", timefmt.format_utc)
     register_blueprints(app)
+    i18n.translate_filters(app)
     scheduler.init_app(app)
     commands.init_app(app)
     _init_mail(app)

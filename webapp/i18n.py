@@ -87,6 +87,17 @@ def choose_language() -> ResponseReturnValue:
     return redirect(back, code=303)
 
 
+def translate_filters(app: Flask) -> None:
+    """Once the blueprints have registered their filters: the game names (``game_label``)
+    and the statuses (``status_fr``), French labels written in Python, go through the
+    catalogue too (call after ``register_blueprints``)."""
+    for name in ("game_label", "status_fr"):
+        french = app.jinja_env.filters.get(name)
+        if french is not None:
+            app.jinja_env.filters[name] = (
+                lambda value, _french=french: phrasebook.translate(_french(value), gettext))
+
+
 def init_app(app: Flask) -> None:
     app.config.setdefault("BABEL_DEFAULT_LOCALE", DEFAULT_LANGUAGE)
     app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(TRANSLATIONS_DIR))

@@ -1,5 +1,6 @@
 """The French messages of the pure packages (sheet errors of ``puzzles.feuille``, verdict
-reasons of ``puzzles.verify``, placement errors of ``scoring``) in the reader's language.
+reasons of ``puzzles.verify``, placement errors of ``scoring``, game names) and the labels
+the Python code gives the pages, in the reader's language.
 
 ``puzzles/`` and ``scoring/`` stay pure and write French; this table lists their messages as
 catalogue msgids (French, with ``%(name)s`` where the message carries a value), marked with
@@ -104,6 +105,18 @@ MESSAGES: tuple[str, ...] = (
     N_("La feuille annonce le problème « %(announced)s », vérifiée contre « %(problem)s »."),
     N_("Avertissement : %(warning)s"),
     N_("Avertissements : %(warnings)s"),
+    # names the pages show: the games (puzzles.families labels) and the statuses
+    # (webapp.views.helpers.STATUS_FR)
+    N_("Scrabble intégral"), N_("Intégral partiel"), N_("Intégral sur rangée de lettres"),
+    N_("Anticipation"), N_("Anticipation avocalique"), N_("Scrabble exclusif – résistance"),
+    N_("Scrabble exclusif – fond"), N_("Anticipation aveugle"), N_("Série de maximaux"),
+    N_("Série de maximaux (consonnes annoncées)"), N_("Superscrabble incomplet"),
+    N_("N-Scrabble (consonnes annoncées)"), N_("Partie de Superscrabble"),
+    N_("brouillon"), N_("programmé"), N_("ouvert"), N_("clos"), N_("vérifié"),
+    N_("classement provisoire"), N_("classement définitif"), N_("appel en cours"),
+    N_("rejeté"), N_("en attente"), N_("en cours d'envoi"), N_("envoyé"), N_("échec"),
+    N_("reçu, pas encore traité"), N_("traité"), N_("doublon"), N_("en quarantaine"),
+    N_("écarté"), N_("ignoré"),
 )
 
 
@@ -138,6 +151,9 @@ def translate(text: object, gettext: Callable[[str], str]) -> str:
     unknown messages, and anything that is not a string, come back unchanged (as text)."""
     if not isinstance(text, str) or not text.strip():
         return "" if text is None else str(text)
+    direct = gettext(text)  # a label or a sentence the catalogue has as it is
+    if direct != text:
+        return direct
     whole = _one(text.strip(), gettext)
     if whole is not None:
         return whole

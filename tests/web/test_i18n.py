@@ -235,6 +235,10 @@ def world(client: FlaskClient, db_session: Session, make_player: Callable[..., P
     bob = make_player("Bogdan Ionescu", "bogdan@example.ro")
     done = make_problem(code="P0", publish=timedelta(days=-8), deadline=timedelta(days=-1))
     open_ = make_problem(code="P1", seed=2)
+    # the titles are the arbitre's data, not the interface: none that reads as a game name
+    done.title, open_.title = "Problema P0", "Problema P1"
+    db_session.add_all([done, open_])
+    db_session.commit()
     for i, pl in enumerate((ana, bob)):
         submit_sheet(session=db_session, player=pl, problem=done, text=SHEET,
                      channel=Channel.WEB, received_at=done.publish_at + timedelta(minutes=i))
@@ -288,16 +292,15 @@ def _sign_in(client: FlaskClient, world: dict[str, Any], audience: str) -> None:
             sess["arbitre_id"] = world["arbitre"].id
 
 
-#: French texts the Python code (views, services, puzzles/) still gives to the pages without
-#: the catalogue: the game and variant names (puzzles.problem, services.duplicate), the
-#: ranking rules (views.console), the report's warning summary (puzzles.verify.report), the
-#: board's title (views.public), the season chart (services.people), the rules pages' texts
+#: French texts the Python code (services, puzzles/) still gives to the pages without the
+#: catalogue: the text report and its warning summary (puzzles.verify.report, « Jeu :
+#: Scrabble intégral »), the season chart (services.people), the rules pages' explanations
 #: (webapp.game_rules), the championship's tie rule (puzzles.championship), the outbox kinds
+#: (mailer.mailroom), the new-problem form's game list (views.console)
 PENDING = {
-    "Accusé de réception", "Anticipation", "Avertissement", "Avertissements",
-    "points FRSc par place", "somme des pourcentages de la référence",
-    "somme des scores", "À total égal", "Aucune épreuve classée pour l'instant",
-    "Coup 1 en deux mots", "Partie de Superscrabble", "de la référence",
+    "Accusé de réception", "Anticipation", "Avertissement", "Avertissements", "À total égal",
+    "Aucune épreuve classée pour l'instant", "Coup 1 en deux mots", "de la référence",
+    "Scrabble intégral", "Série de maximaux",
 }
 
 
@@ -326,7 +329,7 @@ def test_every_page_in_romanian(app: Flask, client: FlaskClient,
     left = {p: sorted(urls) for p, urls in found.items() if p not in PENDING}
     assert not left, "\n".join(f"{p!r}: {urls}" for p, urls in sorted(left.items()))
     # the pending list is exact: a text translated since must leave it
-    assert set(found) == PENDING
+    assert sorted(PENDING - set(found)) == []
 
 
 @pytest.mark.db
