@@ -4,24 +4,28 @@ every part needs (registered players, the puzzle value of a stored problem)."""
 from __future__ import annotations
 
 import secrets
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from flask import current_app, has_app_context
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col, func, select
 
 from puzzles.problem import Problem as Puzzle
 from webapp.models import (
     DEFAULT_TIMEZONE,
+    Appeal,
     Competition,
     Player,
     Problem,
     ProblemStatus,
+    Ranking,
     Registration,
+    Ruling,
     Stage,
     Submission,
+    Verification,
 )
 from webapp.services import audit, rounds
 
@@ -30,6 +34,9 @@ def create_competition(
     *, session: Session, slug: str, name: str, ranking_rule: str = "sum_percent",
     lang: str = "fr", description: str = "", actor: str = audit.SYSTEM,
 ) -> Competition:
+    """A new competition; French ``ValueError`` when the slug is taken."""
+    if competition_by_slug(session, slug) is not None:
+        raise ValueError(f"Une compétition a déjà l'identifiant « {slug} ».")
     comp = Competition(
         slug=slug, name=name, ranking_rule=ranking_rule, lang=lang, description=description
     )
@@ -104,6 +111,9 @@ def create_problem(
         raise ValueError("publish_at and deadline_at must be timezone-aware")
     if deadline_at <= publish_at:
         raise ValueError("La clôture doit suivre la publication.")
+    if code and session.exec(select(Problem.id).where(Problem.code == code)).first():
+        raise ValueError(f"Le code public « {code} » est déjà celui d'un autre "
+                         "problème : choisissez-en un autre.")
     try:
         ZoneInfo(timezone)
     except (ZoneInfoNotFoundError, ValueError):
@@ -211,3 +221,68 @@ def competitions(session: Session, *, newest_first: bool = False) -> list[Compet
     """Every competition, by name (or newest first)."""
     order = (col(Competition.created_at).desc() if newest_first else col(Competition.name))
     return list(session.exec(select(Competition).order_by(order)).all())
+
+
+def competition_by_slug(session: Session, slug: str) -> Competition | None:
+    return session.exec(select(Competition).where(Competition.slug == slug)).first()
+
+
+@dataclass
+class CompetitionOverview:
+    """The console's competition page: its stages, problems (by publication) and how many
+    players are registered."""
+
+    stages: list[Stage]
+    problems: list[Problem]
+    n_players: int
+
+
+def competition_overview(session: Session, competition: Competition) -> CompetitionOverview:
+    stages = list(session.exec(
+        select(Stage).where(Stage.competition_id == competition.id)
+        .order_by(col(Stage.position))
+    ).all())
+    probs = list(session.exec(
+        select(Problem).where(Problem.competition_id == competition.id)
+        .order_by(col(Problem.publish_at))
+    ).all())
+    n_players = int(session.exec(
+        select(func.count()).select_from(Registration)
+        .where(Registration.competition_id == competition.id)
+    ).one())
+    return CompetitionOverview(stages, probs, n_players)
+
+
+def all_stages(session: Session) -> list[Stage]:
+    """Every stage, by competition and position (the new problem form)."""
+    return list(session.exec(
+        select(Stage).order_by(col(Stage.competition_id), col(Stage.position))).all())
+
+
+@dataclass
+class ProblemOverview:
+    """The console's problem page: rulings, rankings (newest first) and appeals with their
+    player."""
+
+    rulings: list[Ruling]
+    rankings: list[Ranking]
+    appeals: list[Any]  # (Appeal, Player), oldest first
+
+
+def problem_overview(session: Session, problem: Problem) -> ProblemOverview:
+    rulings = list(session.exec(
+        select(Ruling).where(Ruling.problem_id == problem.id).order_by(col(Ruling.created_at))
+    ).all())
+    rankings = list(session.exec(
+        select(Ranking).where(Ranking.problem_id == problem.id)
+        .order_by(col(Ranking.created_at).desc())
+    ).all())
+    appeals = list(session.exec(
+        select(Appeal, Player)
+        .join(Player, col(Player.id) == col(Appeal.player_id))
+        .join(Verification, col(Verification.id) == col(Appeal.verification_id))
+        .join(Submission, col(Submission.id) == col(Verification.submission_id))
+        .where(Submission.problem_id == problem.id)
+        .order_by(col(Appeal.created_at))
+    ).all())
+    return ProblemOverview(rulings, rankings, appeals)

@@ -14,15 +14,11 @@ from flask import (
     url_for,
 )
 from flask.typing import ResponseReturnValue
-from sqlmodel import col, func, select
 
 from puzzles.championship import ChampionshipSettings
 from webapp.db import session_scope
 from webapp.models import (
     Competition,
-    Problem,
-    Registration,
-    Stage,
 )
 from webapp.services import (
     audit,
@@ -60,8 +56,6 @@ def competition_new() -> ResponseReturnValue:
         else:
             try:
                 with session_scope() as s:
-                    if s.exec(select(Competition).where(Competition.slug == slug)).first():
-                        raise ValueError(f"Une compétition a déjà l'identifiant « {slug} ».")
                     problems.create_competition(
                         session=s, slug=slug, name=name,
                         ranking_rule=form.get("ranking_rule", "sum_percent"),
@@ -80,7 +74,7 @@ def competition_new() -> ResponseReturnValue:
 
 def competition(slug: str) -> ResponseReturnValue:
     with _session() as s:
-        comp = s.exec(select(Competition).where(Competition.slug == slug)).first()
+        comp = problems.competition_by_slug(s, slug)
         if comp is None:
             abort(404)
     if request.method == "POST" and request.form.get("action") == "stage":
@@ -124,20 +118,10 @@ def competition(slug: str) -> ResponseReturnValue:
             flash("Règles du classement général enregistrées.", "success")
         return redirect(url_for("console.competition", slug=slug))
     with _session() as s:
-        stages = s.exec(
-            select(Stage).where(Stage.competition_id == comp.id).order_by(col(Stage.position))
-        ).all()
-        probs = s.exec(
-            select(Problem).where(Problem.competition_id == comp.id)
-            .order_by(col(Problem.publish_at))
-        ).all()
-        n_players = s.exec(
-            select(func.count()).select_from(Registration)
-            .where(Registration.competition_id == comp.id)
-        ).one()
+        overview = problems.competition_overview(s, comp)
     return render_template(
-        "console/competition.html", competition=comp, stages=stages, problems=probs,
-        n_players=n_players, ranking_rules=RANKING_RULES,
+        "console/competition.html", competition=comp, stages=overview.stages,
+        problems=overview.problems, n_players=overview.n_players, ranking_rules=RANKING_RULES,
         standings_settings=_standings_settings(comp),
     )
 

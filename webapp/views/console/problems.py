@@ -16,7 +16,6 @@ from flask import (
     url_for,
 )
 from flask.typing import ResponseReturnValue
-from sqlmodel import col, select
 
 from puzzles.generate import new_problem
 from puzzles.problem import Problem as Puzzle
@@ -26,17 +25,11 @@ from webapp.board_svg import board_svg
 from webapp.db import session_scope
 from webapp.models import (
     DEFAULT_TIMEZONE,
-    Appeal,
     Competition,
-    Player,
     Problem,
     ProblemStatus,
-    Ranking,
-    Ruling,
     RulingKind,
     Stage,
-    Submission,
-    Verification,
 )
 from webapp.services import (
     audit,
@@ -116,10 +109,8 @@ def problem_new() -> ResponseReturnValue:
     form = request.form
     error = None
     with _session() as s:
-        comps = s.exec(select(Competition).order_by(col(Competition.name))).all()
-        stages = s.exec(
-            select(Stage).order_by(col(Stage.competition_id), col(Stage.position))
-        ).all()
+        comps = problems.competitions(s)
+        stages = problems.all_stages(s)
     if request.method == "POST":
         try:
             comp_id = id_arg(form.get("competition_id", type=int))
@@ -170,9 +161,6 @@ def problem_new() -> ResponseReturnValue:
                 stage = s.get(Stage, stage_id) if stage_id else None
                 if stage is not None and stage.competition_id != comp.id:
                     raise ValueError("Cette étape n'appartient pas à la compétition choisie.")
-                if code and s.exec(select(Problem.id).where(Problem.code == code)).first():
-                    raise ValueError(f"Le code public « {code} » est déjà celui d'un autre "
-                                     "problème : choisissez-en un autre.")
                 prob = problems.create_problem(
                     session=s, competition=comp, puzzle=puzzle, publish_at=publish_at,
                     deadline_at=deadline_at, timezone=tz,
@@ -208,21 +196,8 @@ def problem_page(problem_id: int, *, errors: list[str] | None = None,
         prob = get_or_404(s, Problem, problem_id)
         comp = s.get(Competition, prob.competition_id)
         rows = submissions.latest_per_player(s, prob)
-        rulings = s.exec(
-            select(Ruling).where(Ruling.problem_id == prob.id).order_by(col(Ruling.created_at))
-        ).all()
-        rankings = s.exec(
-            select(Ranking).where(Ranking.problem_id == prob.id)
-            .order_by(col(Ranking.created_at).desc())
-        ).all()
-        prob_appeals = s.exec(
-            select(Appeal, Player)
-            .join(Player, col(Player.id) == col(Appeal.player_id))
-            .join(Verification, col(Verification.id) == col(Appeal.verification_id))
-            .join(Submission, col(Submission.id) == col(Verification.submission_id))
-            .where(Submission.problem_id == prob.id)
-            .order_by(col(Appeal.created_at))
-        ).all()
+        overview = problems.problem_overview(s, prob)
+        rulings, rankings, prob_appeals = overview.rulings, overview.rankings, overview.appeals
         steps = lifecycle.steps_done(session=s, problem=prob)
     pz = readable_puzzle(prob)
     svg = board_svg(pz.initial_board(), tileset=pz.tileset) if pz else None
