@@ -72,12 +72,19 @@ def season(app: Flask) -> dict[str, Any]:
             submit_sheet(session=s, player=pl, problem=probs[k], text=text,
                          channel=Channel.WEB,
                          received_at=probs[k].deadline_at - timedelta(hours=2, minutes=-i))
-        anticipation = problems.create_problem(
-            session=s, competition=comp, puzzle=new_problem("anticipation", seed=3),
-            publish_at=now - timedelta(hours=1), deadline_at=now + timedelta(days=3),
-            code="A1", status="open")
+        from scoring.lexicon import default_lexicon
+
+        lexicon = default_lexicon()
+        printed = []
+        for game in ("anticipation", "rangee", "superscrabble", "superscrabble_incomplet",
+                     "serie_maximaux", "n_scrabble", "integral_partiel"):
+            printed.append(problems.create_problem(
+                session=s, competition=comp,
+                puzzle=new_problem(game, seed=3, lexicon=lexicon),
+                publish_at=now - timedelta(hours=1), deadline_at=now + timedelta(days=3),
+                status="open").code)
         s.commit()
-        ids = {"bob": bob.id, "anticipation": anticipation.code}
+        ids = {"bob": bob.id, "printed": printed}
     with app.app_context():
         done = lifecycle.run_due(now=clock.now())
     assert [d for d in done if d.startswith("provisional:")] == [
@@ -87,19 +94,21 @@ def season(app: Flask) -> dict[str, Any]:
 
 def test_print_sheets_fit_one_a4_page(page: Any, live_server: Any,
                                       season: dict[str, Any]) -> None:
-    for code in ("P1", season["anticipation"]):
+    # an Intégral (24 lines, the whole bag), an Anticipation (15 groups), a rangée, the
+    # Superscrabbles (a given grid), a Série, an N-Scrabble, an Intégral partiel
+    for code in ("P1", *season["printed"]):
         page.goto(f"{live_server.url}/problemes/{code}/imprimer")
         expect(page.locator("#feuille-de-route thead th")).to_have_text(
             ["Coup", "Lettres", "Réf.", "Mot", "Score", "Cumul"])
         expect(page.locator("#grille svg")).to_be_visible()
         pdf = page.pdf(format="A4", prefer_css_page_size=True)
-        assert pdf_pages(pdf) == 1, code
         # for a human look: the page as printed (A4 less the 10 mm margins, at 96 dpi)
         page.emulate_media(media="print")
         page.set_viewport_size({"width": 718, "height": 1047})
         page.screenshot(path=f"/tmp/arbitre-impression-{code}.png", full_page=True)
         page.emulate_media(media="screen")
         page.set_viewport_size({"width": 1280, "height": 1000})
+        assert pdf_pages(pdf) == 1, code
 
 
 def test_player_page_chart_and_screenshot(page: Any, live_server: Any,
