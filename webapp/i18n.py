@@ -88,14 +88,22 @@ def choose_language() -> ResponseReturnValue:
 
 
 def translate_filters(app: Flask) -> None:
-    """Once the blueprints have registered their filters: the game names (``game_label``)
-    and the statuses (``status_fr``), French labels written in Python, go through the
-    catalogue too (call after ``register_blueprints``)."""
-    for name in ("game_label", "status_fr"):
+    """Once the blueprints have registered their filters: the game names (``game_label``),
+    the statuses (``status_fr``) and the countdown (``remaining``), French written in Python,
+    go through the catalogue too, and the dates (``heure_locale``, ``heure_utc``) take the
+    language's « à » (call after ``register_blueprints``)."""
+    for name in ("game_label", "status_fr", "remaining"):
         french = app.jinja_env.filters.get(name)
         if french is not None:
             app.jinja_env.filters[name] = (
                 lambda value, _french=french: phrasebook.translate(_french(value), gettext))
+    # the dates of webapp.services.timefmt: « 12/05/2026 à 19:00 » -> « 12/05/2026, ora 19:00 »
+    for name in ("heure_locale", "heure_utc"):
+        french = app.jinja_env.filters.get(name)
+        if french is not None:
+            app.jinja_env.filters[name] = (
+                lambda *args, _french=french, **kwargs: phrasebook.dates(
+                    _french(*args, **kwargs), gettext))
 
 
 def init_app(app: Flask) -> None:

@@ -105,6 +105,10 @@ MESSAGES: tuple[str, ...] = (
     N_("La feuille annonce le problème « %(announced)s », vérifiée contre « %(problem)s »."),
     N_("Avertissement : %(warning)s"),
     N_("Avertissements : %(warnings)s"),
+    # the countdown written by the server (webapp.views.helpers.remaining)
+    N_("Délai écoulé"),
+    N_("Il reste %(days)s j %(hours)s h %(minutes)s min"),
+    N_("Il reste %(hours)s h %(minutes)s min"),
     # names the pages show: the games (puzzles.families labels) and the statuses
     # (webapp.views.helpers.STATUS_FR)
     N_("Scrabble intégral"), N_("Intégral partiel"), N_("Intégral sur rangée de lettres"),
@@ -161,3 +165,16 @@ def translate(text: object, gettext: Callable[[str], str]) -> str:
     if len(parts) == 1:
         return text
     return " ".join(_one(p, gettext) or p for p in parts)
+
+
+_DATE = re.compile(r"(\d\d/\d\d/\d{4}) à (\d\d:\d\d(?::\d\d)?)")
+N_("%(day)s à %(time)s")
+
+
+def dates(text: str, gettext: Callable[[str], str]) -> str:
+    """The French dates of webapp.services.timefmt (``12/05/2026 à 19:00``) in the language
+    of ``gettext`` (``12/05/2026, ora 19:00``)."""
+    pattern = gettext("%(day)s à %(time)s")
+    if pattern == "%(day)s à %(time)s":
+        return text
+    return _DATE.sub(lambda m: pattern % {"day": m.group(1), "time": m.group(2)}, text)

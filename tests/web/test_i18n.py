@@ -321,6 +321,8 @@ def test_every_page_in_romanian(app: Flask, client: FlaskClient,
             ro_text = _visible(ro.get_data(as_text=True))
             assert '<html lang="ro">' in ro.get_data(as_text=True), url
             assert fr_text != ro_text, url
+            # the dates and the countdowns speak Romanian too
+            assert not re.search(r"\d{4} à \d\d:\d\d|Il reste \d", ro_text), url
             for p in pieces:
                 if p in ro_text:
                     found.setdefault(p, set()).add(url)
@@ -421,4 +423,12 @@ def test_sheet_errors_and_verdict_reasons_in_romanian() -> None:
     fr = Translations.load(str(PO.parents[2]), ["fr"]).gettext
     assert translate("score écrit 80, score exact 82.", fr) == "score écrit 80, score exact 82."
     assert translate("Message inconnu.", ro) == "Message inconnu."
+    # the server's dates and countdowns (webapp.services.timefmt, views.helpers.remaining)
+    from webapp.phrasebook import dates
+
+    assert dates("reçue le 02/05/2026 à 13:00:00 (Europe/Bucharest, UTC+03:00)", ro) == (
+        "reçue le 02/05/2026, ora 13:00:00 (Europe/Bucharest, UTC+03:00)")
+    assert dates("02/05/2026 à 13:00", fr) == "02/05/2026 à 13:00"
+    assert translate("Il reste 2 j 03 h 12 min", ro) == "Mai sunt 2 z 03 h 12 min"
+    assert translate("Il reste 03 h 12 min", ro) == "Mai sunt 03 h 12 min"
     assert translate(None, ro) == ""
