@@ -237,11 +237,16 @@ class CompetitionOverview:
     n_players: int
 
 
-def competition_overview(session: Session, competition: Competition) -> CompetitionOverview:
-    stages = list(session.exec(
+def stages_of(session: Session, competition: Competition) -> list[Stage]:
+    """A competition's stages, in order."""
+    return list(session.exec(
         select(Stage).where(Stage.competition_id == competition.id)
         .order_by(col(Stage.position))
     ).all())
+
+
+def competition_overview(session: Session, competition: Competition) -> CompetitionOverview:
+    stages = stages_of(session, competition)
     probs = list(session.exec(
         select(Problem).where(Problem.competition_id == competition.id)
         .order_by(col(Problem.publish_at))
@@ -286,3 +291,45 @@ def problem_overview(session: Session, problem: Problem) -> ProblemOverview:
         .order_by(col(Appeal.created_at))
     ).all())
     return ProblemOverview(rulings, rankings, appeals)
+
+
+@dataclass
+class FrontPage:
+    """The public home page: competitions (newest first), open problems (by deadline), the
+    next ten scheduled (by publication)."""
+
+    competitions: list[Competition]
+    open_problems: list[Problem]
+    upcoming: list[Problem]
+
+
+def front_page(session: Session, *, upcoming: int = 10) -> FrontPage:
+    return FrontPage(
+        competitions(session, newest_first=True),
+        list(session.exec(select(Problem).where(Problem.status == ProblemStatus.OPEN)
+                          .order_by(col(Problem.deadline_at))).all()),
+        list(session.exec(select(Problem).where(Problem.status == ProblemStatus.SCHEDULED)
+                          .order_by(col(Problem.publish_at)).limit(upcoming)).all()),
+    )
+
+
+def public_problems(session: Session, competition: Competition) -> list[Problem]:
+    """A competition's problems but the drafts, by publication."""
+    return list(session.exec(
+        select(Problem)
+        .where(Problem.competition_id == competition.id)
+        .where(col(Problem.status) != ProblemStatus.DRAFT)
+        .order_by(col(Problem.publish_at))
+    ).all())
+
+
+def archive_page(session: Session, statuses: tuple[str, ...], *, page: int = 1,
+                 per_page: int = 30) -> tuple[list[Problem], int]:
+    """One page of the problems in ``statuses`` (latest deadline first), and their number."""
+    where = col(Problem.status).in_(statuses)
+    total = int(session.exec(select(func.count()).select_from(Problem).where(where)).one())
+    rows = list(session.exec(
+        select(Problem).where(where).order_by(col(Problem.deadline_at).desc())
+        .offset((page - 1) * per_page).limit(per_page)
+    ).all())
+    return rows, total

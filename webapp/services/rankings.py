@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy.orm import defer
 from sqlmodel import Session, col, select
 
 from puzzles.ranking import RankEntry, rank
@@ -16,6 +17,7 @@ from webapp.models import (
     Competition,
     Player,
     Problem,
+    ProblemStatus,
     Ranking,
     RankingKind,
     Registration,
@@ -115,8 +117,25 @@ def _iso(dt: datetime) -> str:
     return dt.isoformat()
 
 
-def current_ranking(session: Session, problem: Problem, kind: str | None = None) -> Ranking | None:
+#: the statuses in which a problem's ranking and results are public
+RESULTS_STATUSES = (ProblemStatus.PROVISIONAL, ProblemStatus.FINAL)
+
+
+def published_ranking(session: Session, problem: Problem, *,
+                      with_rows: bool = True) -> Ranking | None:
+    """The ranking in force once results are public (:data:`RESULTS_STATUSES`), else None.
+    Without ``with_rows`` the (large) rows column is not loaded."""
+    if problem.status not in RESULTS_STATUSES:
+        return None
+    return current_ranking(session, problem, with_rows=with_rows)
+
+
+def current_ranking(session: Session, problem: Problem, kind: str | None = None, *,
+                    with_rows: bool = True) -> Ranking | None:
+    """The ranking in force (of ``kind`` when given): the newest not superseded."""
     q = select(Ranking).where(Ranking.problem_id == problem.id)
+    if not with_rows:
+        q = q.options(defer(Ranking.rows))  # type: ignore[arg-type]
     q = q.where(col(Ranking.superseded_at).is_(None))
     if kind is not None:
         q = q.where(Ranking.kind == kind)

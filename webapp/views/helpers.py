@@ -54,7 +54,6 @@ PUBLIC_STATUSES = (
     ProblemStatus.FINAL,
 )
 #: Statuses in which results (rankings, every player's report) are public.
-RESULTS_STATUSES = (ProblemStatus.PROVISIONAL, ProblemStatus.FINAL)
 
 
 def get_or_404(session: Session, model: type[T], ident: Any) -> T:

@@ -24,8 +24,7 @@ from flask import (
 from flask.typing import ResponseReturnValue
 from flask_babel import gettext  # type: ignore[import-untyped]
 from markupsafe import Markup
-from sqlalchemy.orm import defer
-from sqlmodel import Session, col, func, select
+from sqlmodel import Session, col, select
 
 from puzzles.championship import format_value
 from webapp.auth import current_arbitre, current_player
@@ -35,13 +34,12 @@ from webapp.models import (
     Competition,
     Player,
     Problem,
-    ProblemStatus,
     Ranking,
-    Stage,
     Submission,
     Verification,
 )
-from webapp.services import clock, rounds, timefmt
+from webapp.services import clock, rankings, rounds, timefmt
+from webapp.services import problems as problems_service
 from webapp.services.problems import readable_puzzle
 from webapp.services.standings import championship_standings
 from webapp.views import helpers
@@ -90,40 +88,21 @@ def problem_by_code(s: Session, code: str) -> Problem:
 @bp.route("/")
 def index() -> str:
     with _session() as s:
-        comps = s.exec(select(Competition).order_by(col(Competition.created_at).desc())).all()
-        open_problems = s.exec(
-            select(Problem)
-            .where(Problem.status == ProblemStatus.OPEN)
-            .order_by(col(Problem.deadline_at))
-        ).all()
-        upcoming = s.exec(
-            select(Problem)
-            .where(Problem.status == ProblemStatus.SCHEDULED)
-            .order_by(col(Problem.publish_at))
-            .limit(10)
-        ).all()
-        comp_names = {c.id: c.name for c in comps}
+        front = problems_service.front_page(s)
     return render_template(
-        "public/index.html", competitions=comps, open_problems=open_problems,
-        upcoming=upcoming, comp_names=comp_names,
+        "public/index.html", competitions=front.competitions, open_problems=front.open_problems,
+        upcoming=front.upcoming, comp_names={c.id: c.name for c in front.competitions},
     )
 
 
 @bp.route("/competitions/<slug>")
 def competition(slug: str) -> str:
     with _session() as s:
-        comp = s.exec(select(Competition).where(Competition.slug == slug)).first()
+        comp = problems_service.competition_by_slug(s, slug)
         if comp is None:
             abort(404)
-        stages = {st.id: st for st in s.exec(
-            select(Stage).where(Stage.competition_id == comp.id).order_by(col(Stage.position))
-        ).all()}
-        problems = s.exec(
-            select(Problem)
-            .where(Problem.competition_id == comp.id)
-            .where(col(Problem.status) != ProblemStatus.DRAFT)
-            .order_by(col(Problem.publish_at))
-        ).all()
+        stages = {st.id: st for st in problems_service.stages_of(s, comp)}
+        problems = problems_service.public_problems(s, comp)
     return render_template(
         "public/competition.html", competition=comp, problems=problems, stages=stages
     )
@@ -144,7 +123,7 @@ def problem(code: str) -> str:
                 .where(Submission.problem_id == prob.id, Submission.player_id == me.id)
                 .order_by(col(Submission.version).desc())
             ).first()
-        ranking = latest_ranking(s, prob)
+        ranking = rankings.published_ranking(s, prob)
     svg = None
     view = None
     if pz is not None and shown:
@@ -168,25 +147,9 @@ def problem(code: str) -> str:
     )
 
 
-def latest_ranking(s: Session, problem: Problem, *, with_rows: bool = True) -> Ranking | None:
-    """The published ranking in force (final before provisional), or None. Without
-    ``with_rows`` the (large) rows column is not loaded."""
-    if problem.status not in helpers.RESULTS_STATUSES:
-        return None
-    q = select(Ranking)
-    if not with_rows:
-        q = q.options(defer(Ranking.rows))  # type: ignore[arg-type]
-    return s.exec(
-        q
-        .where(Ranking.problem_id == problem.id)
-        .where(col(Ranking.superseded_at).is_(None))
-        .order_by(col(Ranking.created_at).desc(), col(Ranking.id).desc())
-    ).first()
-
-
 def reference_solution(problem: Problem) -> dict[str, Any] | None:
     """The reference solution stored with the problem once results are public."""
-    if problem.status not in helpers.RESULTS_STATUSES and current_arbitre() is None:
+    if problem.status not in rankings.RESULTS_STATUSES and current_arbitre() is None:
         return None
     ref = problem.params.get("reference") if isinstance(problem.params, dict) else None
     return ref if isinstance(ref, dict) else None
@@ -198,17 +161,9 @@ def archive() -> str:
     page = min(1_000_000, max(1, request.args.get("page", 1, type=int) or 1))
     per_page = 30
     with _session() as s:
-        q = (
-            select(Problem)
-            .where(col(Problem.status).in_(helpers.RESULTS_STATUSES))
-            .order_by(col(Problem.deadline_at).desc())
-        )
-        total = s.exec(
-            select(func.count()).select_from(Problem)
-            .where(col(Problem.status).in_(helpers.RESULTS_STATUSES))
-        ).one()
-        problems = s.exec(q.offset((page - 1) * per_page).limit(per_page)).all()
-        comps = {c.id: c for c in s.exec(select(Competition)).all()}
+        problems, total = problems_service.archive_page(
+            s, rankings.RESULTS_STATUSES, page=page, per_page=per_page)
+        comps = {c.id: c for c in problems_service.competitions(s)}
     pages = max(1, (total + per_page - 1) // per_page)
     return render_template(
         "public/archive.html", problems=problems, competitions=comps, page=page, pages=pages,
@@ -294,8 +249,12 @@ def category_rows(s: Session, ranking: Ranking, category: str
     pids = {int(r.get("player_id") or 0) for r in ranking.rows}
     members = set(s.exec(select(Player.id).where(col(Player.id).in_(pids))
                          .where(Player.category == category)).all())
-    rows = [dict(r) for r in ranking.rows if r.get("player_id") in members]
-    ranks = [1 + sum(1 for o in rows if int(o["rank"]) < int(r["rank"])) for r in rows]
+    rows = sorted((dict(r) for r in ranking.rows if r.get("player_id") in members),
+                  key=lambda r: int(r["rank"]))
+    ranks: list[int] = []
+    for i, r in enumerate(rows):  # in rank order: a tie keeps the rank of the first of it
+        tied = i > 0 and int(r["rank"]) == int(rows[i - 1]["rank"])
+        ranks.append(ranks[-1] if tied else i + 1)
     return rows, ranks
 
 
@@ -304,7 +263,7 @@ def ranking(code: str) -> str:
     category = " ".join(request.args.get("serie", "").split())
     with _session() as s:
         prob = problem_by_code(s, code)
-        rk = latest_ranking(s, prob, with_rows=bool(category))
+        rk = rankings.published_ranking(s, prob, with_rows=bool(category))
         if rk is None or rk.id is None:
             abort(404)
         categories = category_options(s, rk)
@@ -336,7 +295,7 @@ def category_options(s: Session, ranking: Ranking) -> list[str]:
 def ranking_csv(code: str) -> Response:
     with _session() as s:
         prob = problem_by_code(s, code)
-        rk = latest_ranking(s, prob)
+        rk = rankings.published_ranking(s, prob)
         if rk is None:
             abort(404)
         rows = ranking_rows(rk)
@@ -447,7 +406,7 @@ def can_see_report(problem: Problem, submission: Submission) -> bool:
     """Before results are published a report is its player's (and the arbitre's) only."""
     if current_arbitre() is not None:
         return True
-    if problem.status in helpers.RESULTS_STATUSES:
+    if problem.status in rankings.RESULTS_STATUSES:
         return True
     me = current_player()
     return me is not None and me.id == submission.player_id
