@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from puzzles.families import FAMILIES
 from puzzles.problem import (
     GameType,
     ProblemError,
@@ -35,20 +36,7 @@ from puzzles.settings import Settings
 if TYPE_CHECKING:
     from scoring.lexicon import Lexicon
 
-ALIASES = {
-    "integral": GameType.INTEGRAL,
-    "partiel": GameType.INTEGRAL_PARTIEL,
-    "rangee": GameType.RANGEE,
-    "anticipation": GameType.ANTICIPATION,
-    "avocalique": GameType.ANTICIPATION_AVOCALIQUE,
-    "resistance": GameType.EXCLUSIF_RESISTANCE,
-    "fond": GameType.EXCLUSIF_FOND,
-    "aveugle": GameType.ANTICIPATION_AVEUGLE,
-    "serie": GameType.SERIE_MAXIMAUX,
-    "superscrabble": GameType.SUPERSCRABBLE,
-    "incomplet": GameType.SUPERSCRABBLE_INCOMPLET,
-    "nscrabble": GameType.N_SCRABBLE,
-}
+ALIASES = {f.cli_alias: g for g, f in FAMILIES.items() if f.cli_alias}
 
 
 def _game(text: str) -> GameType:
@@ -123,10 +111,11 @@ def _cmd_problem(args: argparse.Namespace, out: TextIO) -> int:
     from puzzles.generate import new_problem
 
     game: GameType = args.type
-    needs = game in (
-        GameType.RANGEE, GameType.EXCLUSIF_FOND, GameType.EXCLUSIF_RESISTANCE,
-        GameType.SUPERSCRABBLE,
-    ) or (game is GameType.ANTICIPATION_AVOCALIQUE and args.lang == "fr")
+    fam = game.family
+    # the French avocalique's first group makes two-letter words (RULES §6.2)
+    needs = fam.generator_needs_lexicon or (
+        fam.anticipation and fam.consonants_announced and args.lang == "fr"
+    )
     if needs and args.lang == "ro" and not args.lexicon and not os.environ.get("ARBITRE_LEXICON"):
         print(
             f"« {game.label} » en roumain a besoin d'une liste de mots roumaine : "
@@ -194,7 +183,7 @@ def _cmd_verify(args: argparse.Namespace, out: TextIO) -> int:
     report = verify_text(problem, text, lexicon, settings)
     out.write(report.to_json() if args.json else report.to_text())
     unreadable = len(parse_feuille(
-        text, superscrabble=problem.game is GameType.SUPERSCRABBLE).errors)
+        text, superscrabble=problem.game.family.answers_only).errors)
     sheet_errors = len(report.errors) - unreadable
     zeroed = report.zeroed
     if not (unreadable or sheet_errors or zeroed):

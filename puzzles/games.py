@@ -57,23 +57,6 @@ class GameRules(Protocol):
         ...
 
 
-def _statement_fields(game: GameType) -> tuple[str, ...]:
-    if game in (GameType.INTEGRAL, GameType.INTEGRAL_PARTIEL):
-        return ("stock",)
-    if game is GameType.RANGEE:
-        return ("row",)
-    if game is GameType.SUPERSCRABBLE:
-        return ("board", "rack")
-    if game is GameType.SUPERSCRABBLE_INCOMPLET:
-        return ("rack",)
-    out = ["groups"]
-    if game.is_consonant_variant:
-        out += ["group_sizes", "pool"]
-    if game.is_anticipation or game in (GameType.N_SCRABBLE, GameType.N_SCRABBLE_CONSONNES):
-        out.append("order")
-    return tuple(out)
-
-
 @dataclass(frozen=True)
 class SheetGameRules:
     """A one-sheet FRSc game: delegates to the existing problem, generator, verifier and
@@ -97,7 +80,7 @@ class SheetGameRules:
 
     @property
     def statement_fields(self) -> tuple[str, ...]:
-        return _statement_fields(self.game)
+        return self.game.family.statement_fields
 
     def check(self, statement: Any) -> list[str]:
         if not isinstance(statement, Problem):

@@ -16,6 +16,7 @@ from dataclasses import replace
 from itertools import combinations, combinations_with_replacement
 from typing import Protocol
 
+from puzzles.families import GeneratorKind
 from puzzles.problem import (
     GAME_LABELS,
     GameType,
@@ -158,8 +159,8 @@ def _anticipation_groups(
     idx: AnagramIndex | None,
 ) -> list[str]:
     small = first_group_size(lang)
-    avocalique = game is GameType.ANTICIPATION_AVOCALIQUE
-    exclusif = game in (GameType.EXCLUSIF_RESISTANCE, GameType.EXCLUSIF_FOND)
+    avocalique = game.family.consonants_announced
+    exclusif = game.family.exclusif is not None
     exclusif_tries = 0
     for _ in range(MAX_REDRAWS):
         bag = _shuffled_bag(ts, rng)
@@ -305,9 +306,12 @@ def new_problem(
     identity = getattr(lexicon, "identity", None)
     if identity is not None:
         lex_ref = LexiconRef(identity.name, identity.sha256, identity.word_count)
-    needs_lexicon = g in (
-        GameType.EXCLUSIF_RESISTANCE, GameType.EXCLUSIF_FOND, GameType.SUPERSCRABBLE,
-    ) or (g is GameType.RANGEE and opening_predicate is None)
+    fam = g.family
+    kind = fam.generator
+    # the rangée needs the list only to check its opening
+    needs_lexicon = fam.generator_needs_lexicon and not (
+        kind is GeneratorKind.ROW and opening_predicate is not None
+    )
     if needs_lexicon and lexicon is None:
         raise ValueError(f"Le tirage d'un problème « {g.label} » a besoin d'un lexique.")
     idx = anagram_index(lexicon) if lexicon is not None else None
@@ -319,14 +323,16 @@ def new_problem(
         lexicon=lex_ref,
         seed=seed,
     )
-    if g is GameType.INTEGRAL:
+    if kind is GeneratorKind.BAG:
         return replace(base, stock=_sorted_letters(ts.bag().elements()))
-    if g is GameType.INTEGRAL_PARTIEL:
-        n = rng.randint(21, 35)
+    if kind is GeneratorKind.PARTIEL:
+        assert fam.letters_range is not None
+        n = rng.randint(*fam.letters_range)
         letters = _shuffled_bag(ts, rng)[:n]
         return replace(base, stock=_sorted_letters(letters), time_limit_minutes=partiel_minutes(n))
-    if g is GameType.RANGEE:
-        n = rng.randint(31, 45)
+    if kind is GeneratorKind.ROW:
+        assert fam.letters_range is not None
+        n = rng.randint(*fam.letters_range)
         assert lexicon is not None or opening_predicate is not None
         ok = opening_predicate or rangee_opening_predicate(lexicon)  # type: ignore[arg-type]
         for _ in range(MAX_REDRAWS):
@@ -334,12 +340,12 @@ def new_problem(
             if ok(row):
                 return replace(base, row=row, time_limit_minutes=rangee_minutes(n))
         raise RuntimeError("Aucune rangée conforme trouvée.")
-    if g.is_anticipation:
+    if kind is GeneratorKind.ANTICIPATION:
         order = tuple(rng.sample(range(2, 16), 14))
-        if g is GameType.ANTICIPATION_AVEUGLE:
+        if fam.blind:
             return replace(base, order=order, time_limit_minutes=60)
         groups = _anticipation_groups(g, ts, lang, rng, settings, idx)
-        if g is GameType.ANTICIPATION_AVOCALIQUE:
+        if fam.consonants_announced:
             announced = tuple(_announced(ts, x) for x in groups)
             pool = Counter("".join(groups))
             pool.subtract(Counter("".join(announced)))
@@ -352,17 +358,15 @@ def new_problem(
                 time_limit_minutes=60,
             )
         return replace(base, groups=tuple(groups), order=order, time_limit_minutes=60)
-    if g in (
-        GameType.SERIE_MAXIMAUX, GameType.SERIE_MAXIMAUX_CONSONNES,
-        GameType.N_SCRABBLE, GameType.N_SCRABBLE_CONSONNES,
-    ):
-        count = 7 if g in (GameType.SERIE_MAXIMAUX, GameType.SERIE_MAXIMAUX_CONSONNES) else n_groups
+    if kind is GeneratorKind.GROUPS:
+        # the Série de maximaux has 7 groups and no order; N-Scrabble n, maybe ordered
+        count = n_groups if fam.ordered_groups else 7
         bag = _shuffled_bag(ts, rng)
         groups = ["".join(bag[i * 7 : i * 7 + 7]) for i in range(count)]
         order = tuple(rng.sample(range(1, count + 1), count)) if (
-            imposed_order and g in (GameType.N_SCRABBLE, GameType.N_SCRABBLE_CONSONNES)
+            imposed_order and fam.ordered_groups
         ) else ()
-        if g.is_consonant_variant:
+        if fam.consonants_announced:
             announced = tuple(_announced(ts, x) for x in groups)
             stock = ts.bag()
             stock.subtract(Counter("".join(announced)))
@@ -375,13 +379,13 @@ def new_problem(
                 time_limit_minutes=60,
             )
         return replace(base, groups=tuple(groups), order=order, time_limit_minutes=60)
-    if g is GameType.SUPERSCRABBLE_INCOMPLET:
+    if kind is GeneratorKind.INCOMPLET:
         for _ in range(MAX_REDRAWS):
             rack = _shuffled_bag(ts, rng)[:7]
             if ts.draw_meets_minimum("".join(rack), 1):
                 return replace(base, rack=_sorted_letters(rack), time_limit_minutes=120)
         raise RuntimeError("Tirage impossible.")
-    if g is GameType.SUPERSCRABBLE:
+    if kind is GeneratorKind.SUPERSCRABBLE:
         assert lexicon is not None and idx is not None
         for _ in range(MAX_REDRAWS):
             left = ts.bag()

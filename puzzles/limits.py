@@ -27,8 +27,9 @@ could not be read (:func:`sheet_entries`).
 
 from __future__ import annotations
 
+from puzzles.families import MoveBound
 from puzzles.feuille import ParsedFeuille
-from puzzles.problem import GameType, Problem
+from puzzles.problem import Problem
 
 #: Lines a sheet may hold beyond the longest real solution: a line written twice, passes
 #: written as lines of their own, a note the parser cannot read.
@@ -45,16 +46,16 @@ ANTICIPATION_MOVES = 14
 
 def longest_solution(problem: Problem) -> int:
     """The most move lines (and answers) a real solution of ``problem`` can have."""
-    g = problem.game
-    if g in (GameType.INTEGRAL, GameType.INTEGRAL_PARTIEL):
+    bound = problem.game.family.move_bound
+    if bound is MoveBound.STOCK:
         return max(1, sum(problem.construction_stock().values()) - 1)
-    if g is GameType.RANGEE:
+    if bound is MoveBound.ROW:
         return max(1, len(problem.row) - 1)
-    if g.is_anticipation:
+    if bound is MoveBound.ORDER:
         return (len(problem.order) or ANTICIPATION_MOVES) + 1
-    if g.uses_groups:  # Série de maximaux, N-Scrabble: one word per group
+    if bound is MoveBound.GROUPS:  # Série de maximaux, N-Scrabble: one word per group
         return max(1, len(problem.groups))
-    if g is GameType.SUPERSCRABBLE:
+    if bound is MoveBound.ANSWERS:
         return SUPERSCRABBLE_ANSWERS
     # Superscrabble incomplet: the construction, then the answers
     return max(1, sum(problem.construction_stock().values()) - 1) + SUPERSCRABBLE_ANSWERS

@@ -14,11 +14,12 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from puzzles.families import FAMILIES
+from puzzles.families import GameType as GameType  # defined there, known by this name
 from puzzles.settings import DEFAULT_WARNING_PENALTY_FROM
 from scoring.board import Board
 from scoring.errors import CGPError
@@ -28,87 +29,9 @@ FORMAT_NAME = "arbitre-probleme"
 FORMAT_VERSION = 1
 
 
-class GameType(StrEnum):
-    """Every game type a problem can be (RULES §6–§7)."""
+GAME_LABELS: dict[GameType, str] = {g: f.label for g, f in FAMILIES.items()}
 
-    INTEGRAL = "integral"
-    INTEGRAL_PARTIEL = "integral_partiel"
-    RANGEE = "rangee"
-    ANTICIPATION = "anticipation"
-    ANTICIPATION_AVOCALIQUE = "anticipation_avocalique"
-    EXCLUSIF_RESISTANCE = "exclusif_resistance"
-    EXCLUSIF_FOND = "exclusif_fond"
-    ANTICIPATION_AVEUGLE = "anticipation_aveugle"
-    SERIE_MAXIMAUX = "serie_maximaux"
-    SERIE_MAXIMAUX_CONSONNES = "serie_maximaux_consonnes"
-    SUPERSCRABBLE = "superscrabble"
-    SUPERSCRABBLE_INCOMPLET = "superscrabble_incomplet"
-    N_SCRABBLE = "n_scrabble"
-    N_SCRABBLE_CONSONNES = "n_scrabble_consonnes"
-
-    @property
-    def label(self) -> str:
-        """The French name players know."""
-        return GAME_LABELS[self]
-
-    @property
-    def is_anticipation(self) -> bool:
-        return self in ANTICIPATION_FAMILY
-
-    @property
-    def is_consonant_variant(self) -> bool:
-        """Only the consonants are announced; players complete from a pool (RULES §6.2)."""
-        return self in (
-            GameType.ANTICIPATION_AVOCALIQUE,
-            GameType.SERIE_MAXIMAUX_CONSONNES,
-            GameType.N_SCRABBLE_CONSONNES,
-        )
-
-    @property
-    def ranking_points(self) -> bool:
-        """Scores are ranking points, and warnings convert by RULES §5.3's second row."""
-        return self in (
-            GameType.SUPERSCRABBLE,
-            GameType.SUPERSCRABBLE_INCOMPLET,
-            GameType.EXCLUSIF_RESISTANCE,
-        )
-
-    @property
-    def uses_groups(self) -> bool:
-        return self in ANTICIPATION_FAMILY or self in (
-            GameType.SERIE_MAXIMAUX,
-            GameType.SERIE_MAXIMAUX_CONSONNES,
-            GameType.N_SCRABBLE,
-            GameType.N_SCRABBLE_CONSONNES,
-        )
-
-
-GAME_LABELS: dict[GameType, str] = {
-    GameType.INTEGRAL: "Scrabble intégral",
-    GameType.INTEGRAL_PARTIEL: "Intégral partiel",
-    GameType.RANGEE: "Intégral sur rangée de lettres",
-    GameType.ANTICIPATION: "Anticipation",
-    GameType.ANTICIPATION_AVOCALIQUE: "Anticipation avocalique",
-    GameType.EXCLUSIF_RESISTANCE: "Scrabble exclusif – résistance",
-    GameType.EXCLUSIF_FOND: "Scrabble exclusif – fond",
-    GameType.ANTICIPATION_AVEUGLE: "Anticipation aveugle",
-    GameType.SERIE_MAXIMAUX: "Série de maximaux",
-    GameType.SERIE_MAXIMAUX_CONSONNES: "Série de maximaux (consonnes annoncées)",
-    GameType.SUPERSCRABBLE: "Superscrabble",
-    GameType.SUPERSCRABBLE_INCOMPLET: "Superscrabble incomplet",
-    GameType.N_SCRABBLE: "N-Scrabble",
-    GameType.N_SCRABBLE_CONSONNES: "N-Scrabble (consonnes annoncées)",
-}
-
-ANTICIPATION_FAMILY = frozenset(
-    {
-        GameType.ANTICIPATION,
-        GameType.ANTICIPATION_AVOCALIQUE,
-        GameType.EXCLUSIF_RESISTANCE,
-        GameType.EXCLUSIF_FOND,
-        GameType.ANTICIPATION_AVEUGLE,
-    }
-)
+ANTICIPATION_FAMILY = frozenset(g for g, f in FAMILIES.items() if f.anticipation)
 
 
 def partiel_minutes(n: int) -> int:
@@ -233,11 +156,12 @@ class Problem:
     def construction_stock(self) -> Counter[str]:
         """Letters the player may place in the stock-based games (Intégral family and the
         construction of a Superscrabble incomplet)."""
-        if self.game is GameType.SUPERSCRABBLE_INCOMPLET:
+        fam = self.game.family
+        if fam.construction_then_answers:  # Superscrabble incomplet: the bag but the rack
             bag = self.tileset.bag()
             bag.subtract(Counter(self.rack))
             return +bag
-        if self.game is GameType.INTEGRAL and not self.stock:
+        if not self.stock and fam.letters_range is None:  # Intégral: the whole bag
             return self.tileset.bag()
         return Counter(self.stock)
 
@@ -256,9 +180,7 @@ class Problem:
         """How technical warnings are converted for this problem, in French (RULES §5.3),
         as shown on the problem page. ``penalty_from``: an arbitre's override of
         :attr:`warning_penalty_from` (``Settings.warning_penalty_from``)."""
-        if self.game.ranking_points or self.game in (
-            GameType.SERIE_MAXIMAUX, GameType.SERIE_MAXIMAUX_CONSONNES
-        ):
+        if self.game.family.ranking_penalty:
             rule = (
                 "un point de classement au 4e avertissement technique, puis un de plus "
                 "tous les 3 avertissements"
@@ -296,17 +218,21 @@ class Problem:
                 errs.append(f"{what} : plus de lettres que le sac n'en contient ({extra}).")
 
         g = self.game
-        if g in (GameType.INTEGRAL, GameType.INTEGRAL_PARTIEL):
+        fam = g.family
+        span = fam.letters_range
+        if "stock" in fam.statement_fields:
             letters_ok("Stock", self.stock)
-            if g is GameType.INTEGRAL_PARTIEL and not 21 <= len(self.stock) <= 35:
-                errs.append(f"Intégral partiel : {len(self.stock)} lettres (attendu 21 à 35).")
-        if g is GameType.RANGEE:
+            if span and not span[0] <= len(self.stock) <= span[1]:
+                errs.append(
+                    f"{fam.label} : {len(self.stock)} lettres (attendu {span[0]} à {span[1]})."
+                )
+        if "row" in fam.statement_fields:
             letters_ok("Rangée", self.row)
-            if not 31 <= len(self.row) <= 45:
-                errs.append(f"Rangée de {len(self.row)} lettres (attendu 31 à 45).")
-        if g.uses_groups and g is not GameType.ANTICIPATION_AVEUGLE:
+            if span and not span[0] <= len(self.row) <= span[1]:
+                errs.append(f"Rangée de {len(self.row)} lettres (attendu {span[0]} à {span[1]}).")
+        if fam.groups_announced:
             letters_ok("Groupes", "".join(self.groups) + self.pool)
-            if g.is_anticipation:
+            if fam.anticipation:
                 want = [first_group_size(self.lang)] + [7] * 14
                 sizes = list(self.group_sizes) if self.group_sizes else [
                     len(x) for x in self.groups
@@ -316,18 +242,20 @@ class Problem:
                         f"Anticipation : tailles des groupes {sizes} (attendu {want[0]} puis "
                         "14 groupes de 7)."
                     )
-                if not g.is_consonant_variant and Counter("".join(self.groups)) != bag:
+                if not fam.consonants_announced and Counter("".join(self.groups)) != bag:
                     errs.append("Anticipation : les 15 groupes doivent former le sac entier.")
                 if self.lang == "ro" and self.groups:
-                    errs.extend(romanian_group1_errors(ts, self.groups[0], g.is_consonant_variant))
-            elif not g.is_consonant_variant and any(len(x) != 7 for x in self.groups):
+                    errs.extend(
+                        romanian_group1_errors(ts, self.groups[0], fam.consonants_announced)
+                    )
+            elif not fam.consonants_announced and any(len(x) != 7 for x in self.groups):
                 errs.append("Chaque groupe doit avoir 7 lettres.")
-            if g.is_consonant_variant:
+            if fam.consonants_announced:
                 if any(ts.is_vowel(c) or c == JOKER for c in "".join(self.groups)):
                     errs.append("Variante avocalique : les groupes ne portent que des consonnes.")
                 if len(self.group_sizes) != len(self.groups):
                     errs.append("Variante avocalique : une taille par groupe est nécessaire.")
-        if g.is_anticipation:
+        if fam.anticipation:
             if sorted(self.order) != list(range(2, 16)):
                 errs.append("Anticipation : l'ordre doit tirer chacun des groupes 2 à 15 une fois.")
         elif self.order and sorted(self.order) != list(range(1, len(self.groups) + 1)):
@@ -337,11 +265,11 @@ class Problem:
                 f"Conversion des avertissements : à partir du {self.warning_penalty_from}e "
                 "(attendu 1 ou plus, 4 par défaut, 6 en partie originale)."
             )
-        if g in (GameType.SUPERSCRABBLE, GameType.SUPERSCRABBLE_INCOMPLET):
+        if "rack" in fam.statement_fields:
             letters_ok("Tirage", self.rack)
             if len(self.rack) != 7:
                 errs.append(f"Superscrabble : tirage de {len(self.rack)} lettres (attendu 7).")
-        if g is GameType.SUPERSCRABBLE:
+        if "board" in fam.statement_fields:
             try:
                 board = Board.from_cgp(self.board)
             except CGPError as exc:

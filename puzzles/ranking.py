@@ -17,7 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 
-from puzzles.problem import GameType, Problem
+from puzzles.families import RankBy
+from puzzles.problem import Problem
 from puzzles.verify import Report
 
 _NEVER = datetime.max.replace(tzinfo=UTC)
@@ -80,12 +81,12 @@ def _aware(when: datetime | None, zone: tzinfo) -> datetime:
 
 def performance_key(problem: Problem, report: Report) -> tuple[object, ...]:
     """The part of the sort key that measures play (smaller sorts first)."""
-    g = problem.game
-    if g in (GameType.SERIE_MAXIMAUX, GameType.SERIE_MAXIMAUX_CONSONNES):
+    rank_by = problem.game.family.rank_by
+    if rank_by is RankBy.SCORE_VECTOR:
         return (tuple(-s for s in report.score_vector), report.penalty)
-    if g is GameType.SUPERSCRABBLE_INCOMPLET:
+    if rank_by is RankBy.CONSTRUCTION:
         return (-report.final_score, report.construction_letters or 0)
-    if g is GameType.EXCLUSIF_RESISTANCE:
+    if rank_by is RankBy.ELIMINATION:
         out = report.eliminated_at if report.eliminated_at is not None else 10**6
         return (-report.final_score, -out)
     return (-report.final_score,)

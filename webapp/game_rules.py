@@ -3,14 +3,14 @@ with an example feuille de route that the sheet parser reads without error.
 
 The content follows the FRSc rules (docs/RULES.md §5–§7, from the Romanian federation's
 French text) and the sheet format of docs/PUZZLES.md §4. Keys are ``puzzles.problem.GameType``
-values; the titles are the registry's labels (``GameType.label``).
+values; the titles are the labels of the game-type table (``puzzles.families``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from puzzles.problem import GameType
+from puzzles.families import family, family_or_none
 
 COLUMNS = ("Coup", "Lettres", "Réf.", "Mot", "Score", "Cumul")
 HEADER = " | ".join(COLUMNS)
@@ -28,7 +28,7 @@ class GameRulesPage:
 
     @property
     def label(self) -> str:
-        return GameType(self.key).label
+        return family(self.key).label
 
 
 _SHEET_WORDS = (
@@ -291,7 +291,5 @@ def page_for(key: str) -> GameRulesPage | None:
 
 
 def is_anticipation_family(key: str) -> bool:
-    try:
-        return GameType(key).is_anticipation
-    except ValueError:
-        return False
+    fam = family_or_none(key)
+    return fam is not None and fam.anticipation

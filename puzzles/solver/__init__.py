@@ -39,8 +39,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from puzzles.families import FAMILIES, SolverKind
 from puzzles.feuille import Feuille
-from puzzles.problem import GameType, Problem
+from puzzles.problem import Problem
 from puzzles.settings import Settings
 from puzzles.solver.groups import GroupsGame
 from puzzles.solver.rangee import RangeeGame
@@ -101,7 +102,7 @@ def game_config(problem: Problem, lexicon: Lexicon, settings: Settings | None = 
 
 
 #: Each player composes his own groups: there is no single problem to solve.
-UNSUPPORTED = frozenset({GameType.ANTICIPATION_AVEUGLE})
+UNSUPPORTED = frozenset(g for g, f in FAMILIES.items() if f.solver is SolverKind.NONE)
 
 
 def solve(
@@ -121,7 +122,9 @@ def solve(
     matters to the Intégral family (the candidate racks).
     """
     game = problem.game
-    if game in UNSUPPORTED:
+    fam = game.family
+    kind = fam.solver
+    if kind is SolverKind.NONE:
         raise SolverError(
             f"Pas de solution de référence pour « {game.label} » : chaque joueur y compose "
             "ses propres groupes."
@@ -129,16 +132,16 @@ def solve(
     settings = settings or Settings()
     config = game_config(problem, lexicon, settings)
     per_second = NODES_PER_SECOND
-    if game in (GameType.INTEGRAL, GameType.INTEGRAL_PARTIEL):
+    if kind is SolverKind.STOCK:
         per_second = STOCK_NODES_PER_SECOND
-    elif game.is_consonant_variant:
+    elif fam.consonants_announced:
         per_second = POOL_NODES_PER_SECOND
     budget = Budget(nodes if nodes is not None else int(seconds * per_second),
                      seconds, progress)
     feuille_row: str | None = None
 
-    if game in (GameType.SUPERSCRABBLE, GameType.SUPERSCRABBLE_INCOMPLET):
-        if game is GameType.SUPERSCRABBLE:
+    if kind in (SolverKind.SUPERSCRABBLE, SolverKind.INCOMPLET):
+        if kind is SolverKind.SUPERSCRABBLE:
             built = State(problem.initial_board(), 0, (), (), ())
             budget.charge()
             found = superscrabble_moves(built.board, problem.rack, config)
@@ -148,32 +151,32 @@ def solve(
         return Solution(
             problem_id=problem.id, game=game,
             feuille=Feuille(moves=built.lines, scrabbles=lines, problem_id=problem.id),
-            cumul=len(lines), scores=built.scores, exact=game is GameType.SUPERSCRABBLE,
+            cumul=len(lines), scores=built.scores, exact=kind is SolverKind.SUPERSCRABBLE,
             scrabbles=lines, nodes=budget.nodes, elapsed=budget.elapsed,
             complete=not budget.time_cut,
         )
 
     width = 1
     exact = False
-    pool = problem.pool if game.is_consonant_variant else None
+    pool = problem.pool if fam.consonants_announced else None
     sizes = problem.group_sizes
-    if game in (GameType.SERIE_MAXIMAUX, GameType.SERIE_MAXIMAUX_CONSONNES):
+    if kind is SolverKind.SERIE:
         state, exact = serie_search(
             GroupsGame(problem.groups, None, config, first_group=False, bingo_only=False,
                     pass_allowed=False, pool=pool, sizes=sizes),
             budget,
         )
-        exact = exact and game is GameType.SERIE_MAXIMAUX
+        exact = exact and not fam.consonants_announced
         budget.best = state.cumul
         budget.report()
-    elif game is GameType.RANGEE:
+    elif kind is SolverKind.ROW:
         feuille_row = problem.row
         greedy = beam(RangeeGame(problem.row, config, 0.0), 1, budget)
         rate = greedy.cumul / max(1, consumed(greedy))
         state, width = widening(RangeeGame(problem.row, config, rate), budget)
         if greedy.cumul > state.cumul:
             state, width = greedy, 1
-    elif game in (GameType.INTEGRAL, GameType.INTEGRAL_PARTIEL):
+    elif kind is SolverKind.STOCK:
         stock = problem.construction_stock()
         greedy = beam(StockGame(stock, config, seed, 0.0), 1, budget)
         used = sum(stock.values()) - len(str(greedy.res[0]))
@@ -181,9 +184,9 @@ def solve(
         state, width = widening(StockGame(stock, config, seed, rate), budget)
         if greedy.cumul > state.cumul:
             state, width = greedy, 1
-    elif game.is_anticipation:
-        fond = game is GameType.EXCLUSIF_FOND
-        resistance = game is GameType.EXCLUSIF_RESISTANCE
+    elif kind is SolverKind.ANTICIPATION:
+        fond = fam.exclusif == "fond"
+        resistance = fam.exclusif == "resistance"
         exclusif = fond or resistance
         state, width = widening(
             GroupsGame(problem.groups, problem.order, config, first_group=not exclusif,
@@ -192,20 +195,20 @@ def solve(
                     pool=pool, sizes=sizes),
             budget,
         )
-    elif game in (GameType.N_SCRABBLE, GameType.N_SCRABBLE_CONSONNES):
+    elif kind is SolverKind.N_SCRABBLE:
         state, width = widening(
             GroupsGame(problem.groups, problem.order or None, config, first_group=False,
                     bingo_only=False, pass_allowed=False, pool=pool, sizes=sizes),
             budget,
         )
-    else:  # pragma: no cover - every GameType is handled above
+    else:  # pragma: no cover - every solver kind is handled above
         raise SolverError(f"Type de partie non pris en charge : {game}.")
 
     return Solution(
         problem_id=problem.id,
         game=game,
         feuille=Feuille(moves=state.lines, problem_id=problem.id, row=feuille_row),
-        cumul=state.rank if game is GameType.EXCLUSIF_RESISTANCE else state.cumul,
+        cumul=state.rank if fam.exclusif == "resistance" else state.cumul,
         scores=state.scores,
         exact=exact,
         nodes=budget.nodes,

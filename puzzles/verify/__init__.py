@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from puzzles.feuille import Feuille, parse_feuille
-from puzzles.problem import GameType, Problem
+from puzzles.problem import Problem
 from puzzles.rounds import RoundTimes
 from puzzles.settings import Settings
 from puzzles.verify.replay import Verifier
@@ -45,7 +45,7 @@ def verify_text(
     round_times: RoundTimes | None = None,
 ) -> Report:
     """Parse a sheet and verify it; the parser's line errors open the report's errors."""
-    parsed = parse_feuille(text, superscrabble=problem.game is GameType.SUPERSCRABBLE)
+    parsed = parse_feuille(text, superscrabble=problem.game.family.answers_only)
     report = verify(problem, parsed.feuille, lexicon, settings, round_times=round_times)
     if not parsed.errors:
         return report

@@ -16,8 +16,9 @@ from collections import Counter
 from functools import cache
 from typing import Any
 
+from puzzles.families import RankBy, Supply
 from puzzles.feuille import Feuille, FeuilleMove
-from puzzles.problem import GameType, Problem
+from puzzles.problem import Problem
 from puzzles.rounds import RoundTimes
 from puzzles.settings import Settings
 from puzzles.verify.entry import Entry
@@ -97,18 +98,19 @@ class Verifier:
     ) -> None:
         self.problem = problem
         # correspondence Anticipation: each billet must have been sent within its round
-        timed = problem.game.is_anticipation and settings.anticipation_round_timing
+        timed = problem.game.family.anticipation and settings.anticipation_round_timing
         self.rounds = round_times if timed else None
         self.feuille = feuille
         self.lexicon = lexicon
         self.settings = settings
         self.game = problem.game
+        self.fam = problem.game.family
         self.ts = problem.tileset
         self.config = GameConfig(
             tileset=self.ts, lexicon=lexicon, first_move_horizontal=settings.first_move_horizontal
         )
         self.errors: list[str] = []
-        self.board = problem.initial_board() if self.game is GameType.SUPERSCRABBLE else Board()
+        self.board = problem.initial_board() if self.fam.answers_only else Board()
         self.owner: dict[int, int] = {}
         self.entries: list[Entry] = []
         self.supply = LetterSupply(problem, settings)
@@ -117,23 +119,23 @@ class Verifier:
 
     # -- entry points -------------------------------------------------------------------
     def run(self) -> Report:
-        g = self.game
+        fam = self.fam
         self._check_header()
-        if g is GameType.ANTICIPATION_AVEUGLE:
+        if fam.blind:
             error = self.supply.check_blind_groups(self.feuille.groups)
             if error:
                 self.errors.append(error)
-        if g is GameType.SUPERSCRABBLE:
+        if fam.answers_only:
             lines = self.feuille.moves + self.feuille.scrabbles
             return self._report((), self._scrabbles(lines, self.problem.initial_board(), ()))
         moves = list(self.feuille.moves)
-        if g.is_anticipation:
+        if fam.anticipation:
             moves.sort(key=lambda m: m.number)
         self._replay(moves)
         self._cascade()
         move_reports = self._finish_moves()
         scrabbles: tuple[MoveReport, ...] = ()
-        if g is GameType.SUPERSCRABBLE_INCOMPLET:
+        if fam.construction_then_answers:  # Superscrabble incomplet: the answers after it
             scrabbles = self._scrabbles(self.feuille.scrabbles, self.board, tuple(self.entries))
         elif self.feuille.scrabbles:
             self.errors.append(
@@ -155,7 +157,7 @@ class Verifier:
                 f"Le lexique utilisé ({identity.name}, {identity.word_count} mots) n'est pas "
                 f"celui du problème ({p.lexicon.name}, {p.lexicon.word_count} mots)."
             )
-        if self.game is GameType.RANGEE and f.row is not None and f.row != p.row:
+        if self.fam.supply is Supply.ROW and f.row is not None and f.row != p.row:
             self.errors.append(
                 "La rangée recopiée sur la feuille diffère de la rangée affichée ; "
                 "la rangée affichée fait foi."
@@ -163,7 +165,7 @@ class Verifier:
 
     # -- replay -------------------------------------------------------------------------
     def _replay(self, moves: list[FeuilleMove]) -> None:
-        g = self.game
+        fam = self.fam
         lines_per_billet = Counter(m.number for m in moves if not self._annul_only(m))
         seen_in_billet: Counter[int] = Counter()
         for i, mv in enumerate(moves):
@@ -190,17 +192,19 @@ class Verifier:
                     MoveStatus.NOT_PLAYED,
                 )
                 continue
-            if g.is_anticipation:
+            if fam.anticipation:
                 if not self.supply.anticipation_group(e, k, lines_per_billet[mv.number]):
                     continue
-            elif g.uses_groups and not self.supply.choose_group(e, self._word_lines_before()):
+            elif fam.supply is Supply.GROUPS and not self.supply.choose_group(
+                e, self._word_lines_before()
+            ):
                 continue
             if mv.passed:
-                if g.is_anticipation and not self.settings.anticipation_pass_allowed:
+                if fam.anticipation and not self.settings.anticipation_pass_allowed:
                     e.zero("Passer n'est pas permis dans cette partie.")
                 else:
                     e.status = MoveStatus.PASSED
-                if g is GameType.EXCLUSIF_RESISTANCE:
+                if fam.exclusif == "resistance":
                     e.zero("Pas de scrabble à ce coup : le joueur sort du jeu.", MoveStatus.OUT)
                 continue
             late = self.rounds.move_late(mv.number) if self.rounds else None
@@ -220,7 +224,7 @@ class Verifier:
         return sum(1 for x in self.entries[:-1] if not self._annul_only(x.move))
 
     def _annul(self, e: Entry) -> None:
-        if not self.game.is_anticipation:
+        if not self.fam.anticipation:
             e.reasons.append(
                 "« Annuler coup(s) » n'existe qu'en Anticipation : l'annulation est ignorée."
             )
@@ -284,7 +288,7 @@ class Verifier:
                     f"désignent une seule place, {format_ref(r)} (réglage "
                     "ref_mismatch_relocate)."
                 )
-                if self.game.ranking_points:
+                if self.fam.ranking_points:
                     e.warnings.append(msg)
                 else:
                     e.penalty = self.settings.ref_mismatch_penalty
@@ -411,7 +415,7 @@ class Verifier:
     # -- scores, warnings, cumul -------------------------------------------------------
     def _finish_moves(self) -> tuple[MoveReport, ...]:
         s = self.settings
-        resistance = self.game is GameType.EXCLUSIF_RESISTANCE
+        resistance = self.fam.exclusif == "resistance"
         if resistance:
             self._eliminate()
         prev_claimed = 0  # the player's previous written cumul (or what it should have been)
@@ -424,7 +428,7 @@ class Verifier:
             e for e in self.entries
             if e.move.number == 1 and not self._annul_only(e.move) and not e.move.passed
         ]
-        two_words = self.game.is_anticipation and len(first_billet) == 2
+        two_words = self.fam.anticipation and len(first_billet) == 2
         reports: list[MoveReport] = []
         for e in self.entries:
             mv = e.move
@@ -469,7 +473,7 @@ class Verifier:
                 e.warnings.clear()  # RULES §4.7.5: a warning adds to neither a zero nor a penalty
             if e.warnings:
                 # one billet is one move number in Anticipation, one line elsewhere
-                self.warned_billets.add(mv.number if self.game.is_anticipation else -1 - e.idx)
+                self.warned_billets.add(mv.number if self.fam.anticipation else -1 - e.idx)
             if e.status is MoveStatus.VALID and e.penalty:
                 e.status = MoveStatus.PENALTY
             elif e.status is MoveStatus.VALID and e.warnings:
@@ -627,7 +631,7 @@ class Verifier:
     def _report(
         self, moves: tuple[MoveReport, ...], scrabbles: tuple[MoveReport, ...]
     ) -> Report:
-        g, s = self.game, self.settings
+        s = self.settings
         if s.one_warning_per_move:
             warnings = len(self.warned_billets) + sum(1 for m in scrabbles if m.warnings)
         else:
@@ -635,26 +639,19 @@ class Verifier:
         score_vector: tuple[int, ...] = ()
         eliminated: int | None = None
         construction: int | None = None
-        if g in (GameType.SUPERSCRABBLE, GameType.SUPERSCRABBLE_INCOMPLET):
-            total = sum(m.score for m in scrabbles)
-            unit = "scrabbles"
-            if g is GameType.SUPERSCRABBLE_INCOMPLET:
-                construction = len(self.owner)
-        elif g is GameType.EXCLUSIF_RESISTANCE:
-            total = sum(m.score for m in moves)
+        fam = self.fam
+        # the Superscrabbles count their answers, every other game its moves
+        total = sum(m.score for m in (scrabbles if fam.has_answers else moves))
+        unit = fam.unit.value
+        if fam.rank_by is RankBy.CONSTRUCTION:
+            construction = len(self.owner)
+        elif fam.rank_by is RankBy.ELIMINATION:
             eliminated = self.eliminated_at
-            unit = "scrabbles"
-        else:
-            total = sum(m.score for m in moves)
-            unit = "points"
-        if g.ranking_points:
+        if fam.ranking_penalty:
             penalty = s.ranking_penalty(warnings)
-        elif g in (GameType.SERIE_MAXIMAUX, GameType.SERIE_MAXIMAUX_CONSONNES):
-            penalty = s.ranking_penalty(warnings)
-            unit = "points"
         else:
             penalty = s.points_penalty(warnings, self.problem.warning_penalty_from)
-        if g in (GameType.SERIE_MAXIMAUX, GameType.SERIE_MAXIMAUX_CONSONNES):
+        if fam.rank_by is RankBy.SCORE_VECTOR:
             per_move = [m.score for m in moves if m.status is not MoveStatus.PASSED]
             n = len(self.problem.groups)
             # a move not played counts 0, or (setting off) below any played move, even a zero
@@ -666,7 +663,7 @@ class Verifier:
         identity = getattr(self.lexicon, "identity", None)
         return Report(
             problem_id=self.problem.id,
-            game=g,
+            game=self.game,
             player=self.feuille.player,
             submitted_at=self.feuille.submitted_at,
             moves=moves,

@@ -15,6 +15,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+from puzzles.families import Supply
 from puzzles.problem import GameType
 
 
@@ -120,7 +121,7 @@ class Report:
         answer, out of the game. A player's own annulment and a pass are not faults."""
         faults = {MoveStatus.ZERO, MoveStatus.CASCADE_ZERO, MoveStatus.NOT_PLAYED,
                   MoveStatus.DUPLICATE, MoveStatus.OUT}
-        if self.game is GameType.RANGEE:
+        if self.game.family.supply is Supply.ROW:  # a rangée's annulled move is a fault
             faults.add(MoveStatus.ANNULLED)
         return tuple(m.number for m in self.moves + self.scrabbles if m.status in faults)
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from puzzles.problem import GameType, Problem, first_group_size, romanian_group1_errors
+from puzzles.families import Supply
+from puzzles.problem import Problem, first_group_size, romanian_group1_errors
 from puzzles.settings import Settings
 from puzzles.verify.entry import Entry
 from puzzles.verify.report import MoveStatus
@@ -27,12 +28,13 @@ class LetterSupply:
     def __init__(self, problem: Problem, settings: Settings) -> None:
         self.problem = problem
         self.settings = settings
-        self.game = g = problem.game
+        self.game = problem.game
+        self.fam = fam = problem.game.family
         self.ts = problem.tileset
         self.stock: Counter[str] = Counter()
-        if g in (GameType.INTEGRAL, GameType.INTEGRAL_PARTIEL, GameType.SUPERSCRABBLE_INCOMPLET):
+        if fam.supply is Supply.STOCK:
             self.stock = problem.construction_stock()
-            if g is GameType.SUPERSCRABBLE_INCOMPLET and (
+            if fam.construction_then_answers and (
                 settings.incomplet_construction_stock == "bag"
             ):
                 self.stock = self.ts.bag()
@@ -147,7 +149,7 @@ class LetterSupply:
     def consume_unplaced(self, e: Entry) -> None:
         """A move that could not be put on the grid still uses its letters in a rangée
         (G10) when the written letters are the next ones of the row."""
-        if self.game is not GameType.RANGEE:
+        if self.fam.supply is not Supply.ROW:
             return
         declared = e.move.letters
         if declared and not self.settings.rangee_word_error_breaks_sequence:
@@ -164,10 +166,10 @@ class LetterSupply:
     def check(self, e: Entry, letters: Counter[str]) -> None:
         """Take the ``letters`` move ``e`` put down from what the game offers (stock, row,
         group, pool), zeroing ``e`` (or breaking the row) when they are not there."""
-        g = self.game
-        if g in (GameType.INTEGRAL, GameType.INTEGRAL_PARTIEL, GameType.SUPERSCRABBLE_INCOMPLET):
+        supply = self.fam.supply
+        if supply is Supply.STOCK:
             self._take_from_stock(e, letters)
-        elif g is GameType.RANGEE:
+        elif supply is Supply.ROW:
             self._take_from_row(e, letters)
         else:
             self._take_from_group(e, letters)
@@ -210,21 +212,22 @@ class LetterSupply:
         """Group games: the move's group (found from the letters when the sheet does not
         say it), with the consonant variants' completion from the pool (RULES §6.2) and
         the Scrabble exclusif's seven letters."""
-        g = self.game
+        fam = self.fam
+        groups = fam.supply is Supply.GROUPS
         shown = "".join(sorted(letters.elements()))
-        if e.group is None and g.uses_groups:
+        if e.group is None and groups:
             e.group = self.find_group(letters)
             if e.group is None:
                 e.zero(f"Les lettres {shown} ne viennent d'aucun groupe encore disponible.")
                 return
         if e.group is None:
             return
-        if g.uses_groups and not g.is_anticipation:
+        if groups and not fam.anticipation:
             self.used_groups.add(e.group)
         group_text = self.groups[e.group - 1]
-        size = self.problem.group_size(e.group) if g.is_consonant_variant else len(group_text)
+        size = self.problem.group_size(e.group) if fam.consonants_announced else len(group_text)
         group = Counter(self.groups[e.group - 1])
-        if g.is_consonant_variant:
+        if fam.consonants_announced:
             mine = Counter({c: n for c, n in letters.items() if self.announced_kind(c)})
             other = letters - mine
             reasons = []
@@ -256,9 +259,8 @@ class LetterSupply:
                     f"Lettres {''.join(sorted(missing.elements()))} absentes du groupe {e.group} "
                     f"({self.groups[e.group - 1]})."
                 )
-        exclusif = g in (GameType.EXCLUSIF_FOND, GameType.EXCLUSIF_RESISTANCE)
-        if exclusif and e.group != 1 and sum(letters.values()) != 7:
-            status = MoveStatus.OUT if g is GameType.EXCLUSIF_RESISTANCE else MoveStatus.ZERO
+        if fam.exclusif and e.group != 1 and sum(letters.values()) != 7:
+            status = MoveStatus.OUT if fam.exclusif == "resistance" else MoveStatus.ZERO
             e.zero(
                 "Scrabble exclusif : les 7 lettres doivent être posées "
                 f"({sum(letters.values())} posées).",
@@ -281,7 +283,7 @@ class LetterSupply:
             if n in self.used_groups:
                 continue
             group = Counter(self.groups[n - 1])
-            if self.game.is_consonant_variant:
+            if self.fam.consonants_announced:
                 mine = Counter({c: k for c, k in letters.items() if self.announced_kind(c)})
                 other = letters - mine
                 if not (mine - group) and not (other - self.pool) and (

@@ -16,8 +16,8 @@ from typing import Any, TypeVar
 from flask import Blueprint, abort
 from sqlmodel import Session, SQLModel
 
+from puzzles.families import Supply, family
 from puzzles.feuille import parse_feuille
-from puzzles.problem import GameType
 from puzzles.problem import Problem as PuzzleProblem
 from scoring.layout import STANDARD_LAYOUT
 from scoring.tiles import JOKER, tileset
@@ -97,7 +97,7 @@ def status_fr(status: str) -> str:
 
 def game_label(game: str) -> str:
     try:
-        return GameType(game).label
+        return family(game).label
     except ValueError:
         return game
 
@@ -131,32 +131,32 @@ def letters_view(pz: PuzzleProblem) -> LettersView:
     ts = tileset(pz.lang)
     values = dict(ts.points)
     values[JOKER] = 0
-    g = pz.game
-    if g is GameType.RANGEE:
+    fam = pz.game.family
+    if fam.supply is Supply.ROW:
         return LettersView("row", letters=pz.row, values=values)
-    if g.uses_groups:
+    if fam.supply is Supply.GROUPS:
         groups = []
         for i, letters in enumerate(pz.groups, start=1):
             label = f"{i}"
-            if g.is_consonant_variant and pz.group_sizes:
+            if fam.consonants_announced and pz.group_sizes:
                 label = f"{i} (→ {pz.group_size(i)})"
             groups.append(GroupView(label, letters))
         note = ""
-        if g.is_consonant_variant and pz.pool:
+        if fam.consonants_announced and pz.pool:
             note = (
                 "Consonnes annoncées ; chaque groupe se complète avec les lettres de la réserve "
                 f"(entre parenthèses, la taille du groupe complété) : {pz.pool}."
             )
-        elif g.is_anticipation and pz.order:
+        elif fam.anticipation and pz.order:
             # the draw order is shown move by move under "Tirages annoncés" (services.rounds)
             note = "Le groupe joué à chaque coup est indiqué sous « Tirages annoncés »."
         return LettersView("groups", groups=groups, note=note, values=values)
-    if g is GameType.SUPERSCRABBLE:
+    if fam.answers_only:  # Superscrabble
         return LettersView(
             "rack", letters=pz.rack, values=values,
             caption="Le tirage (7 lettres) à placer en scrabble sur la grille donnée :",
         )
-    if g is GameType.SUPERSCRABBLE_INCOMPLET:
+    if fam.construction_then_answers:  # Superscrabble incomplet
         return LettersView(
             "rack", letters=pz.rack, values=values,
             caption=(
@@ -165,7 +165,7 @@ def letters_view(pz: PuzzleProblem) -> LettersView:
             ),
         )
     stock = pz.construction_stock()
-    if g is GameType.INTEGRAL_PARTIEL:
+    if fam.letters_range is not None:  # Intégral partiel: the letters drawn
         return LettersView(
             "rack", letters="".join(sorted(pz.stock, key=lambda c: (c == JOKER, c))),
             values=values, caption=f"Les {len(pz.stock)} lettres tirées :",
@@ -187,12 +187,12 @@ def board_data(pz: PuzzleProblem, code: str | None = None, text: str = "") -> di
     there instead of starting empty."""
     ts = tileset(pz.lang)
     layout = STANDARD_LAYOUT
-    g = pz.game
-    if g is GameType.RANGEE:
+    fam = pz.game.family
+    if fam.supply is Supply.ROW:
         stock: Counter[str] | None = Counter(pz.row)
-    elif g.uses_groups:
+    elif fam.supply is Supply.GROUPS:
         stock = Counter("".join(pz.groups) + pz.pool)
-    elif g is GameType.SUPERSCRABBLE:
+    elif fam.answers_only:
         stock = None
     else:
         stock = pz.construction_stock()
@@ -208,23 +208,23 @@ def board_data(pz: PuzzleProblem, code: str | None = None, text: str = "") -> di
         "bingo_bonus": 50,
         "stock": dict(sorted(stock.items())) if stock is not None else None,
         # In Superscrabble every scrabble is placed on the same given grid.
-        "accumulate": g is not GameType.SUPERSCRABBLE,
+        "accumulate": not fam.answers_only,
         "groups": _board_groups(pz),
         "header": _sheet_header(pz, code),
         # Anticipation: move 1 may be two words, group 1 first, both numbered 1 (RULES §6.1).
-        "first_move_two_words": g.is_anticipation,
-        "pass_allowed": g.is_anticipation,
+        "first_move_two_words": fam.anticipation,
+        "pass_allowed": fam.anticipation,
         # Superscrabble incomplet: the construction, then the answers on the grid built
-        "answers": g is GameType.SUPERSCRABBLE_INCOMPLET,
+        "answers": fam.construction_then_answers,
         "moves": board_moves(pz, text),
     }
 
 
 def _board_groups(pz: PuzzleProblem) -> list[str]:
-    if pz.game is GameType.ANTICIPATION_AVEUGLE:
+    if pz.game.family.blind:
         # each player composes his own groups (his ``Groupes:`` line): numbers only
         return [""] * AVEUGLE_GROUP_COUNT
-    return list(pz.groups) if pz.game.uses_groups else []
+    return list(pz.groups) if pz.game.family.supply is Supply.GROUPS else []
 
 
 def board_moves(pz: PuzzleProblem, text: str) -> list[dict[str, Any]]:
@@ -233,8 +233,9 @@ def board_moves(pz: PuzzleProblem, text: str) -> list[dict[str, Any]]:
     if not text.strip():
         return []
 
-    parsed = parse_feuille(text, superscrabble=pz.game is GameType.SUPERSCRABBLE).feuille
-    if pz.game is GameType.SUPERSCRABBLE:
+    answers_only = pz.game.family.answers_only  # Superscrabble
+    parsed = parse_feuille(text, superscrabble=answers_only).feuille
+    if answers_only:
         lines = [(m, False) for m in parsed.scrabbles]
     else:
         lines = [(m, False) for m in parsed.moves] + [(m, True) for m in parsed.scrabbles]
@@ -251,9 +252,9 @@ def board_moves(pz: PuzzleProblem, text: str) -> list[dict[str, Any]]:
 def _sheet_header(pz: PuzzleProblem, code: str | None) -> list[str]:
     """Header lines the board writes above the moves (puzzles.feuille reads them)."""
     lines = [f"Problème: {code}"] if code else []
-    if pz.game is GameType.RANGEE:
+    if pz.game.family.supply is Supply.ROW:
         lines.append(f"Rangée: {pz.row}")  # the copied row heads a rangée sheet (RULES §7.3)
-    if pz.game is GameType.SUPERSCRABBLE:
+    if pz.game.family.answers_only:
         lines.append("Scrabbles:")
     return lines
 

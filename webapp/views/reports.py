@@ -18,7 +18,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from puzzles.problem import GameType
+from puzzles.families import family_or_none
 from puzzles.problem import Problem as PuzzleProblem
 from scoring.board import Board
 from scoring.errors import EngineError
@@ -110,7 +110,8 @@ def replay_step(problem: Problem, verification: Verification, index: int) -> Ste
     moves = list((verification.report or {}).get("moves") or [])
     if not 1 <= index <= len(moves):
         return None
-    superscrabble = problem.game == GameType.SUPERSCRABBLE.value
+    fam = family_or_none(problem.game)
+    superscrabble = fam is not None and fam.answers_only
     steps, _ = replay(readable_puzzle(problem), moves[:index], accumulate=not superscrabble,
                       draw={index - 1})
     return steps[-1]
@@ -124,7 +125,8 @@ def report_context(s: Session, problem: Problem, submission: Submission,
     pz = readable_puzzle(problem)
     moves = list(report.get("moves") or [])
     scrabbles = list(report.get("scrabbles") or [])
-    superscrabble = problem.game == GameType.SUPERSCRABBLE.value
+    fam = family_or_none(problem.game)
+    superscrabble = fam is not None and fam.answers_only  # answers on the given grid
     step = min(max(step, 1), len(moves)) if moves else 0
     steps, built = replay(pz, moves, accumulate=not superscrabble,
                           draw={step - 1, len(moves) - 1})
