@@ -285,3 +285,23 @@ def test_player_page_lists_a_published_duplicate_round(
         "1|10/05/2026|Express — coup 1|Duplicate|Championnat par correspondance 2026|"
         "2 / 2|0|0,00|"]
     assert 'href="/duplicate/EX1"' in bob_page.get_data(as_text=True)
+
+
+def test_category_ranks_share_ties(ctx: Flask, db_session: Session,
+                                   make_player: Callable[..., Player]) -> None:
+    """Série ranks are one more than the number of the série's players ranked strictly
+    ahead: overall ranks 1 (A), 2 (B), 2 (B), 4 (A), 5 (B) give série B the ranks 1, 1, 3."""
+    from webapp.models import Ranking
+    from webapp.services.people import category_rows
+
+    players = [make_player(f"J{i}", f"j{i}@example.fr") for i in range(5)]
+    for p, cat in zip(players, "ABBAB", strict=True):
+        p.category = cat
+        db_session.add(p)
+    ranking = Ranking(problem_id=0, kind="provisional", rows=[
+        {"rank": rank, "player_id": p.id, "name": p.name, "score": 100 - rank}
+        for rank, p in zip((1, 2, 2, 4, 5), players, strict=True)])
+    db_session.commit()
+    rows, ranks = category_rows(db_session, ranking, "B")
+    assert [r["name"] for r in rows] == ["J1", "J2", "J4"]
+    assert ranks == [1, 1, 3]

@@ -5,7 +5,8 @@ inline SVG on the server (no JavaScript library).
 ``season(session, player)`` reads the published rankings (the one in force per problem:
 final before provisional, as the ranking page shows) and the published Duplicate rounds;
 ``season_svg(events)`` draws two panels: the percentage per event (bars) and the rank over
-time (a line, first place at the top). Both are pure reads: nothing is written.
+time (a line, first place at the top). ``categories_of`` / ``category_rows``: a problem
+ranking by série. All are pure reads: nothing is written.
 """
 
 from __future__ import annotations
@@ -125,6 +126,34 @@ def _round_events(session: Session, player: Player) -> list[Event]:
             provisional=False, round_number=rnd.number,
         ))
     return out
+
+
+# --- rankings by série ----------------------------------------------------------------------
+
+
+def categories_of(session: Session, ranking: Ranking) -> list[str]:
+    """The séries of the players who sent a sheet to the ranking's problem (the filter's
+    choices), sorted; players without one are left out."""
+    senders = select(Submission.player_id).where(Submission.problem_id == ranking.problem_id)
+    return sorted(c for c in session.exec(
+        select(Player.category).where(col(Player.id).in_(senders)).distinct()).all() if c)
+
+
+def category_rows(session: Session, ranking: Ranking, category: str
+                  ) -> tuple[list[dict[str, Any]], list[int]]:
+    """The rows of ``ranking`` whose player is in ``category`` (série), in rank order, and
+    their rank within it: one more than the number of them ranked strictly ahead, so players
+    *ex æquo* share a rank."""
+    pids = {int(r.get("player_id") or 0) for r in ranking.rows}
+    members = set(session.exec(select(Player.id).where(col(Player.id).in_(pids))
+                               .where(Player.category == category)).all())
+    rows = sorted((dict(r) for r in ranking.rows if r.get("player_id") in members),
+                  key=lambda r: int(r["rank"]))
+    ranks: list[int] = []
+    for i, r in enumerate(rows):  # in rank order: a tie keeps the rank of the first of it
+        tied = i > 0 and int(r["rank"]) == int(rows[i - 1]["rank"])
+        ranks.append(ranks[-1] if tied else i + 1)
+    return rows, ranks
 
 
 # --- the chart ------------------------------------------------------------------------------

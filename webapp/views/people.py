@@ -28,14 +28,14 @@ from flask import (
 from flask.typing import ResponseReturnValue
 from flask_babel import gettext  # type: ignore[import-untyped]
 from markupsafe import Markup
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from webapp import game_rules
 from webapp.auth import arbitre_required, current_arbitre
 from webapp.board_svg import board_svg
 from webapp.db import read_engine, session_scope
 from webapp.models import Competition, Player
-from webapp.services import audit, calendar, people
+from webapp.services import audit, calendar, people, problems
 from webapp.services.problems import readable_puzzle
 from webapp.views import helpers
 from webapp.views.helpers import get_or_404, letters_view
@@ -86,7 +86,7 @@ def player_calendar(player_id: int) -> Response:
 @bp.route("/competitions/<slug>/calendrier.ics")
 def competition_calendar(slug: str) -> Response:
     with _session() as s:
-        comp = s.exec(select(Competition).where(Competition.slug == slug)).first()
+        comp = problems.competition_by_slug(s, slug)
         if comp is None:
             abort(404)
         body = calendar.competition_ics(s, comp, _base_url())

@@ -38,7 +38,7 @@ from webapp.models import (
     Submission,
     Verification,
 )
-from webapp.services import clock, rankings, rounds, timefmt
+from webapp.services import clock, people, rankings, rounds, timefmt
 from webapp.services import problems as problems_service
 from webapp.services.problems import readable_puzzle
 from webapp.services.standings import championship_standings
@@ -242,22 +242,6 @@ def _ranking_lines(rows: list[dict[str, Any]], tz: str, report_prefix: str,
     return "\n".join(out)
 
 
-def category_rows(s: Session, ranking: Ranking, category: str
-                  ) -> tuple[list[dict[str, Any]], list[int]]:
-    """The rows of ``ranking`` whose player is in ``category`` (série), and their rank
-    within it: one more than the number of them ranked strictly ahead (ex aequo share)."""
-    pids = {int(r.get("player_id") or 0) for r in ranking.rows}
-    members = set(s.exec(select(Player.id).where(col(Player.id).in_(pids))
-                         .where(Player.category == category)).all())
-    rows = sorted((dict(r) for r in ranking.rows if r.get("player_id") in members),
-                  key=lambda r: int(r["rank"]))
-    ranks: list[int] = []
-    for i, r in enumerate(rows):  # in rank order: a tie keeps the rank of the first of it
-        tied = i > 0 and int(r["rank"]) == int(rows[i - 1]["rank"])
-        ranks.append(ranks[-1] if tied else i + 1)
-    return rows, ranks
-
-
 @bp.route("/problemes/<code>/classement")
 def ranking(code: str) -> str:
     category = " ".join(request.args.get("serie", "").split())
@@ -266,9 +250,9 @@ def ranking(code: str) -> str:
         rk = rankings.published_ranking(s, prob, with_rows=bool(category))
         if rk is None or rk.id is None:
             abort(404)
-        categories = category_options(s, rk)
+        categories = people.categories_of(s, rk)
         if category:
-            rows, ranks = category_rows(s, rk, category)
+            rows, ranks = people.category_rows(s, rk, category)
     prefix = url_for("public.report", verification_id=0)[:-1]
     if category:  # a category's ranking: its rows only, ranked among themselves
         body, count = _ranking_lines(rows, prob.timezone, prefix, ranks), len(rows)
@@ -282,13 +266,6 @@ def ranking(code: str) -> str:
         "public/ranking.html", problem=prob, ranking=rk, table_body=Markup(body), count=count,
         categories=categories, category=category,
     )
-
-
-def category_options(s: Session, ranking: Ranking) -> list[str]:
-    """The séries of the players a ranking holds (for the filter), sorted."""
-    pids = select(Submission.player_id).where(Submission.problem_id == ranking.problem_id)
-    return sorted(c for c in s.exec(
-        select(Player.category).where(col(Player.id).in_(pids)).distinct()).all() if c)
 
 
 @bp.route("/problemes/<code>/classement.csv")
