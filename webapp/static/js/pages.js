@@ -4,10 +4,22 @@
 (function () {
   "use strict";
 
+  // the page's language (webapp.i18n sets <html lang>): French, the default, or Romanian
+  var RO = (document.documentElement.getAttribute("lang") || "fr").slice(0, 2) === "ro";
+  var T = RO ? {
+    home: "La dumneavoastră: ", over: "Termen expirat", left: "Mai sunt ", day: " z ",
+    move: "Mutarea ", missing: function (k) { return " (grila mutării " + k + " indisponibilă)"; },
+    locale: "ro-RO"
+  } : {
+    home: "Chez vous : ", over: "Délai écoulé", left: "Il reste ", day: " j ",
+    move: "Coup ", missing: function (k) { return " (grille du coup " + k + " indisponible)"; },
+    locale: "fr-FR"
+  };
+
   function localTimes() {
     var fmt;
     try {
-      fmt = new Intl.DateTimeFormat("fr-FR", {
+      fmt = new Intl.DateTimeFormat(T.locale, {
         weekday: "long", day: "numeric", month: "long", year: "numeric",
         hour: "2-digit", minute: "2-digit", timeZoneName: "short"
       });
@@ -19,7 +31,7 @@
     document.querySelectorAll("[data-local-time]").forEach(function (el) {
       var d = new Date(el.getAttribute("data-local-time"));
       if (isNaN(d.getTime())) return;
-      el.textContent = "Chez vous : " + fmt.format(d) + (zone ? " (" + zone + ")" : "");
+      el.textContent = T.home + fmt.format(d) + (zone ? " (" + zone + ")" : "");
       el.hidden = false;
     });
   }
@@ -36,7 +48,7 @@
         if (isNaN(end)) return;
         var left = Math.floor((end - now) / 1000);
         if (left <= 0) {
-          el.textContent = "Délai écoulé";
+          el.textContent = T.over;
           el.classList.add("over");
           return;
         }
@@ -44,7 +56,7 @@
         var h = Math.floor((left % 86400) / 3600);
         var m = Math.floor((left % 3600) / 60);
         var s = left % 60;
-        el.textContent = "Il reste " + (d ? d + " j " : "") + pad(h) + " h " + pad(m) + " min " + pad(s) + " s";
+        el.textContent = T.left + (d ? d + T.day : "") + pad(h) + " h " + pad(m) + " min " + pad(s) + " s";
       });
     }
     tick();
@@ -86,11 +98,11 @@
           if (k !== wanted) return; // a later request won
           holder.innerHTML = htmlText;
           i = k;
-          if (label) label.textContent = "Coup " + i + " / " + count;
+          if (label) label.textContent = T.move + i + " / " + count;
           links();
         }).catch(function () {
           wanted = i;
-          if (label) label.textContent = "Coup " + i + " / " + count + " (grille du coup " + k + " indisponible)";
+          if (label) label.textContent = T.move + i + " / " + count + T.missing(k);
         });
       }
       box.classList.add("js");
