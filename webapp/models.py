@@ -186,6 +186,22 @@ class Problem(SQLModel, table=True):
     finalised_at: datetime | None = _ts(nullable=True)
 
 
+class AnticipationRound(SQLModel, table=True):
+    """One announcement of a progressive Anticipation (webapp.services.rounds): the group(s)
+    of move ``number`` become public at ``announced_at``. The 14 rows are written when the
+    problem is published; round k closes at row k+1's announcement, round 14 at the
+    problem's deadline. ``notified_at``: when the lifecycle mailed this announcement."""
+
+    __tablename__ = "anticipation_round"
+    __table_args__ = (sa.UniqueConstraint("problem_id", "number"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    problem_id: int = Field(foreign_key="problem.id", index=True)
+    number: int
+    announced_at: datetime = _ts(index=True)
+    notified_at: datetime | None = _ts(nullable=True)
+
+
 # --- people --------------------------------------------------------------------------------
 
 

@@ -25,6 +25,7 @@ from sqlmodel import Session, col, select
 from puzzles.problem import LexiconRef
 from tests.puzzles.conftest import anticipation_problem
 from webapp.models import (
+    AnticipationRound,
     Channel,
     Competition,
     OutboxMessage,
@@ -309,3 +310,79 @@ def test_published_early_by_hand_the_rounds_start_at_the_publication(
     assert rounds.schedule(prob)[:2] == (early, early + DAY)
     assert "Prochaine annonce (coup 2)" in _section(client)
     assert 'data-countdown="2026-05-11T06:00:00Z"' in _section(client)
+
+
+def _stored(session: Session, prob: Problem) -> list[tuple[int, datetime, datetime | None]]:
+    session.expire_all()
+    return [
+        (r.number, r.announced_at, r.notified_at)
+        for r in session.exec(
+            select(AnticipationRound).where(AnticipationRound.problem_id == prob.id)
+            .order_by(col(AnticipationRound.number))
+        ).all()
+    ]
+
+
+def test_publication_stores_the_fourteen_announcements_as_rounds(
+    ctx: Flask, db_session: Session, anticipation: Problem,
+    make_player: Callable[..., Player], frozen_clock: Any,
+) -> None:
+    """Each round is a row: announced at 10/05 11:00 UTC + (k-1) days, marked when its
+    notice goes out (move 1 with the publication; after a downtime the notice of move 4
+    lists moves 3 and 4, so both are marked then)."""
+    make_player("Ana", "ana@example.ro")
+    assert _stored(db_session, anticipation) == []  # planned only, before publication
+    frozen_clock.move_to(PUBLISH)
+    assert lifecycle.run_due(now=clock.now()) == ["publish:ANT1"]
+    rows = _stored(db_session, anticipation)
+    assert [(n, at) for n, at, _ in rows] == [(k, PUBLISH + (k - 1) * DAY) for k in range(1, 15)]
+    assert rows[-1][1] == datetime(2026, 5, 23, 11, 0, tzinfo=UTC)  # 10/05 + 13 days
+    assert [sent for _, _, sent in rows] == [PUBLISH] + [None] * 13
+
+    frozen_clock.move_to(PUBLISH + DAY)
+    assert lifecycle.run_due(now=clock.now()) == ["announce:ANT1"]
+    assert [sent for _, _, sent in _stored(db_session, anticipation)][:3] == [
+        PUBLISH, PUBLISH + DAY, None]
+    later = PUBLISH + 3 * DAY + timedelta(hours=2)
+    frozen_clock.move_to(later)
+    assert lifecycle.run_due(now=clock.now()) == ["announce:ANT1"]
+    assert [sent for _, _, sent in _stored(db_session, anticipation)][:5] == [
+        PUBLISH, PUBLISH + DAY, later, later, None]
+
+
+def test_the_stored_rounds_are_the_schedule_once_published(
+    ctx: Flask, client: FlaskClient, db_session: Session, anticipation: Problem,
+    frozen_clock: Any,
+) -> None:
+    """After publication the rows, not the interval, say when each group is announced:
+    the arbitre's row for move 3 moved from 12/05 11:00 to 12/05 18:00 UTC makes round 2
+    close then, and the page count down to it."""
+    from webapp.db import get_engine
+    from webapp.services import changes, rounds
+
+    frozen_clock.move_to(PUBLISH)
+    assert lifecycle.run_due(now=clock.now()) == ["publish:ANT1"]
+    db_session.expire_all()
+    prob = db_session.get(Problem, anticipation.id)
+    assert prob is not None
+    prob.round_interval_minutes = 12 * 60  # no longer read once the rounds are stored
+    db_session.add(prob)
+    db_session.commit()
+
+    def counter() -> int:
+        with get_engine(ctx).connect() as conn:
+            return changes.current(conn)
+
+    before = counter()
+    row = db_session.exec(select(AnticipationRound).where(
+        AnticipationRound.problem_id == prob.id, AnticipationRound.number == 3)).one()
+    moved = PUBLISH + 2 * DAY + timedelta(hours=7)  # 12/05 18:00 UTC
+    row.announced_at = moved
+    db_session.add(row)
+    db_session.commit()
+    assert counter() == before + 1  # a moved announcement replans the scheduler
+    assert rounds.schedule(prob)[:4] == (PUBLISH, PUBLISH + DAY, moved, PUBLISH + 3 * DAY)
+    assert rounds.round_close(prob, 2) == (moved, "l'annonce du coup 3")
+    frozen_clock.move_to(PUBLISH + 2 * DAY + timedelta(hours=1))  # 12/05 12:00 UTC
+    assert rounds.next_announcement(prob, clock.now()) == (3, moved)
+    assert 'data-countdown="2026-05-12T18:00:00Z"' in _section(client)

@@ -23,7 +23,13 @@ import sqlalchemy as sa
 from sqlalchemy import orm
 from sqlalchemy.engine import Connection
 
-from webapp.models import ChangeCounter, DuplicateGame, DuplicateRound, Problem
+from webapp.models import (
+    AnticipationRound,
+    ChangeCounter,
+    DuplicateGame,
+    DuplicateRound,
+    Problem,
+)
 from webapp.services import clock
 
 log = logging.getLogger(__name__)
@@ -36,6 +42,7 @@ WATCHED: dict[type, frozenset[str]] = {
                         "published_at", "appeals_until", "appeal_days"}),
     DuplicateGame: frozenset({"status", "starts_at", "rhythm", "review_minutes"}),
     DuplicateRound: frozenset({"status", "opens_at", "closes_at", "closed_at"}),
+    AnticipationRound: frozenset({"announced_at"}),
 }
 
 _PENDING = "arbitre.schedule_changed"

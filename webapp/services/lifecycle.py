@@ -142,6 +142,7 @@ def publish(s: Session, p: Problem, now: datetime) -> str:
     p.status = ProblemStatus.OPEN
     p.published_at = now
     s.add(p)
+    rounds.store_rounds(s, p, now)  # a progressive Anticipation's 14 announcements
     notify.publication_notices(
         session=s, problem=p, players=problems.registered_players(session=s, problem=p),
         progressive=rounds.progressive(p),

@@ -7,6 +7,12 @@ the actual publication when the arbitre published earlier by hand); round
 k closes at the announcement of move k+1, round 14 at the problem's deadline, which must
 come after the 14th announcement. ``round_interval_minutes = 0`` is the old behaviour: the
 whole draw order is public from the publication and no move is timed.
+
+The announcements are stored rounds (``AnticipationRound``, one row per move), written by
+the lifecycle when the problem is published (:func:`store_rounds`) and marked when their
+notice goes out; from then on the rows, not the interval, are the schedule. Before the
+publication (and for a problem published before the table existed) the schedule is
+computed from the interval.
 """
 
 from __future__ import annotations
@@ -15,12 +21,29 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlmodel import Session, col, select
+from flask import has_app_context
+from sqlalchemy.orm import object_session
+from sqlmodel import Session, col, delete, select
 
+from puzzles.families import family_or_none
 from puzzles.feuille import Feuille
-from puzzles.problem import GameType
-from puzzles.rounds import MOVES, RoundTimes, announcement_times, format_instant
-from webapp.models import OutboxKind, Player, Problem, ProblemStatus, Submission
+from puzzles.rounds import (
+    MOVES,
+    RoundTimes,
+    announcement_times,
+    annul_commit_times,
+    format_instant,
+    move_commit_times,
+)
+from webapp.db import session_scope
+from webapp.models import (
+    AnticipationRound,
+    OutboxKind,
+    Player,
+    Problem,
+    ProblemStatus,
+    Submission,
+)
 from webapp.services import notify
 from webapp.services.timefmt import format_local
 
@@ -29,10 +52,8 @@ DEFAULT_INTERVAL_MINUTES = 24 * 60
 
 
 def is_anticipation(game: str) -> bool:
-    try:
-        return GameType(game).is_anticipation
-    except ValueError:
-        return False
+    fam = family_or_none(game)
+    return fam is not None and fam.anticipation
 
 
 def progressive(problem: Problem) -> bool:
@@ -65,9 +86,68 @@ def check_schedule(
 
 
 def schedule(problem: Problem) -> tuple[datetime, ...]:
-    """When each move's group is announced (all at publication when not progressive)."""
+    """When each move's group is announced (all at publication when not progressive): the
+    stored rounds once published, else planned from the interval."""
+    if progressive(problem):
+        stored = stored_rounds(problem)
+        if len(stored) == MOVES:
+            return tuple(r.announced_at for r in stored)
     interval = timedelta(minutes=problem.round_interval_minutes if progressive(problem) else 0)
     return announcement_times(start(problem), interval)
+
+
+def stored_rounds(problem: Problem) -> list[AnticipationRound]:
+    """The problem's stored announcement rounds, by move (empty when there are none)."""
+    if problem.id is None:
+        return []
+    query = (
+        select(AnticipationRound).where(AnticipationRound.problem_id == problem.id)
+        .order_by(col(AnticipationRound.number))
+    )
+    session = object_session(problem)
+    if session is not None:
+        return list(session.scalars(query).all())
+    if not has_app_context():
+        return []
+    # a problem read in a page's session that is over (public and player pages)
+    with session_scope() as own:
+        return list(own.scalars(query).all())
+
+
+def store_rounds(session: Session, problem: Problem, now: datetime) -> int:
+    """At publication: the 14 announcement rounds of a progressive Anticipation, from the
+    actual start (:func:`start`) and the interval; move 1 is notified with the publication.
+    Replaces any earlier rows of the problem; returns the rows written."""
+    if not progressive(problem):
+        return 0
+    assert problem.id is not None
+    session.exec(delete(AnticipationRound).where(
+        col(AnticipationRound.problem_id) == problem.id))
+    times = announcement_times(start(problem),
+                               timedelta(minutes=problem.round_interval_minutes))
+    for k, at in enumerate(times, start=1):
+        session.add(AnticipationRound(problem_id=problem.id, number=k, announced_at=at,
+                                      notified_at=now if k == 1 else None))
+    session.flush()
+    return len(times)
+
+
+def _mark_notified(problem: Problem, upto: int, now: datetime) -> None:
+    """Rounds 1..``upto`` have had their notice (the latest notice lists every move)."""
+    session = object_session(problem)
+    for r in stored_rounds(problem):
+        if r.number <= upto and r.notified_at is None and session is not None:
+            r.notified_at = now
+            session.add(r)
+
+
+def _round_times(
+    problem: Problem, versions: list[tuple[datetime, Feuille]], end: datetime | None
+) -> RoundTimes:
+    return RoundTimes(
+        announced=schedule(problem), end=end, moves=move_commit_times(versions),
+        annulments=annul_commit_times(versions), zone=problem.timezone,
+    )
 
 
 def start(problem: Problem) -> datetime:
@@ -148,6 +228,7 @@ def send_announcements(
         return 0
     current = shown[-1]
     closes, what = round_close(problem, current.move)
+    _mark_notified(problem, current.move, now)
     return notify.fan_out(
         session=session, players=players,
         key=lambda p: f"announcement:{problem.code}:{current.move}:{p.id}",
@@ -188,14 +269,13 @@ def round_times_for(
         if feuille is None or version > wanted[player_id].version:
             continue
         chains.setdefault(player_id, []).append((received_at, Feuille.from_dict(dict(feuille))))
-    interval = timedelta(minutes=problem.round_interval_minutes)
     out: dict[int, RoundTimes] = {}
     for player_id, sub in wanted.items():
         assert sub.id is not None
-        out[sub.id] = RoundTimes.from_versions(
-            chains.get(player_id, []), publish_at=start(problem), interval=interval,
+        out[sub.id] = _round_times(
+            problem, chains.get(player_id, []),
             # a late sheet the arbitre accepted: its last round is not timed
-            end=None if sub.accepted_late else problem.deadline_at, zone=problem.timezone,
+            end=None if sub.accepted_late else problem.deadline_at,
         )
     return out
 
@@ -213,11 +293,7 @@ def receipt_notes(
         .where(col(Submission.received_at) <= received_at)
     ).all()
     chain = [(t, Feuille.from_dict(dict(f))) for t, f in rows if f is not None]
-    times = RoundTimes.from_versions(
-        chain, publish_at=start(problem),
-        interval=timedelta(minutes=problem.round_interval_minutes),
-        end=problem.deadline_at, zone=problem.timezone,
-    )
+    times = _round_times(problem, chain, end=problem.deadline_at)
     zone = problem.timezone
     notes: list[str] = []
     for number, sent in sorted(times.moves.items()):
