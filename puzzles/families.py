@@ -185,6 +185,12 @@ class GameFamily:
         return self.move_bound is MoveBound.STOCK_AND_ANSWERS
 
     @property
+    def group1_word_first(self) -> bool:
+        """Move 1 is two words, group 1's placed first, both numbered 1 (RULES §6.1); not in
+        the Scrabble exclusif, whose moves are scrabbles."""
+        return self.anticipation and self.exclusif is None
+
+    @property
     def ordered_groups(self) -> bool:
         """A problem may impose the order of its groups."""
         return "order" in self.statement_fields

@@ -189,7 +189,7 @@ def solve(
         resistance = fam.exclusif == "resistance"
         exclusif = fond or resistance
         state, width = widening(
-            GroupsGame(problem.groups, problem.order, config, first_group=not exclusif,
+            GroupsGame(problem.groups, problem.order, config, first_group=fam.group1_word_first,
                     bingo_only=exclusif, survival=resistance,
                     pass_allowed=fond or (not exclusif and settings.anticipation_pass_allowed),
                     pool=pool, sizes=sizes),

@@ -84,6 +84,8 @@ def test_the_table_holds_the_facts_the_call_sites_used_to_test() -> None:
     assert where(lambda f: f.blind) == {G.ANTICIPATION_AVEUGLE} == set(UNSUPPORTED)
     assert where(lambda f: f.unit is Unit.SCRABBLES) == {
         G.SUPERSCRABBLE, G.SUPERSCRABBLE_INCOMPLET, G.EXCLUSIF_RESISTANCE}
+    assert where(lambda f: f.group1_word_first) == {
+        G.ANTICIPATION, G.ANTICIPATION_AVOCALIQUE, G.ANTICIPATION_AVEUGLE}
     assert where(lambda f: f.exclusif == "resistance") == {G.EXCLUSIF_RESISTANCE}
     assert where(lambda f: f.exclusif == "fond") == {G.EXCLUSIF_FOND}
     assert where(lambda f: f.rank_by is RankBy.SCORE_VECTOR) == {

@@ -128,3 +128,30 @@ def test_problem_page_links_to_the_rules_of_its_type(
         assert link.group(1) == f"/regles/{game}"
         assert html.unescape(link.group(2)) == f"{GameType(game).label} — règles"
         assert client.get(link.group(1)).status_code == 200
+
+
+def test_printed_move_numbers_per_game_type() -> None:
+    """The first column of the printed sheet, read from the game-type table: an Anticipation's
+    move 1 has two lines (« le premier coup en deux mots », RULES §6.1), the Scrabble exclusif
+    14 moves of one line, the group games one line per group, the others blank rows."""
+    from types import SimpleNamespace
+
+    from webapp.views.people import PRINT_ROWS, sheet_rows
+
+    two_lines = ["1", "1"] + [str(k) for k in range(2, 15)]  # 2 + 13 = 15 lines
+    fourteen = [str(k) for k in range(1, 15)]
+    four = SimpleNamespace(groups=("ABCDEFG",) * 4)
+    for game in GameType:
+        rows = sheet_rows(game.value, four)
+        if game in (GameType.ANTICIPATION, GameType.ANTICIPATION_AVOCALIQUE,
+                    GameType.ANTICIPATION_AVEUGLE):
+            assert rows == two_lines and len(rows) == 15, game
+        elif game in (GameType.EXCLUSIF_RESISTANCE, GameType.EXCLUSIF_FOND):
+            assert rows == fourteen, game
+        elif game in (GameType.SERIE_MAXIMAUX, GameType.SERIE_MAXIMAUX_CONSONNES,
+                      GameType.N_SCRABBLE, GameType.N_SCRABBLE_CONSONNES):
+            assert rows == ["1", "2", "3", "4"], game
+        else:
+            assert rows == [str(k) for k in range(1, PRINT_ROWS[game.value] + 1)], game
+    assert len(sheet_rows("integral", None)) == 24 and len(sheet_rows("rangee", None)) == 20
+    assert len(sheet_rows("duplicate", None)) == 20  # not a sheet game: the default

@@ -30,6 +30,7 @@ from flask_babel import gettext  # type: ignore[import-untyped]
 from markupsafe import Markup
 from sqlmodel import Session
 
+from puzzles.families import MoveBound, family_or_none
 from webapp import game_rules
 from webapp.auth import arbitre_required, current_arbitre
 from webapp.board_svg import board_svg
@@ -104,14 +105,20 @@ PRINT_ROWS = {"integral": 24, "integral_partiel": 20, "rangee": 20,
 def sheet_rows(game: str, puzzle: Any) -> list[str]:
     """The move numbers printed in the first column (an Anticipation's move 1 has two
     lines: the group-1 word, then the 7-letter word)."""
-    if game in ("anticipation", "anticipation_avocalique", "anticipation_aveugle"):
+    fam = family_or_none(game)
+    if fam is not None and fam.group1_word_first:
         return ["1", "1"] + [str(k) for k in range(2, 15)]
-    if game in ("exclusif_resistance", "exclusif_fond"):
+    if fam is not None and fam.exclusif:
         return [str(k) for k in range(1, 15)]
     groups = list(getattr(puzzle, "groups", None) or [])
-    if game.startswith(("serie_maximaux", "n_scrabble")) and groups:
+    if fam is not None and fam.move_bound is MoveBound.GROUPS and groups:
         return [str(k) for k in range(1, len(groups) + 1)]
     return [str(k) for k in range(1, PRINT_ROWS.get(game, 20) + 1)]
+
+
+def _group1_word_first(game: str) -> bool:
+    fam = family_or_none(game)
+    return fam is not None and fam.group1_word_first
 
 
 @bp.route("/problemes/<code>/imprimer")
@@ -127,8 +134,7 @@ def print_sheet(code: str) -> str:
         "people/print.html", problem=prob, competition=comp, puzzle=pz,
         letters=letters_view(pz), board=Markup(svg), columns=game_rules.COLUMNS,
         rows=sheet_rows(prob.game, pz), rules=game_rules.page_for(prob.game),
-        anticipation=prob.game in ("anticipation", "anticipation_avocalique",
-                                   "anticipation_aveugle"),
+        anticipation=_group1_word_first(prob.game),
     )
 
 

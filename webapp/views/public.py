@@ -133,7 +133,7 @@ def problem(code: str) -> str:
     reference_board = None
     if reference is not None and pz is not None and reference.get("moves"):
         ref_moves = list(reference["moves"])
-        steps, _ = replay(pz, ref_moves, accumulate=pz.game.value != "superscrabble",
+        steps, _ = replay(pz, ref_moves, accumulate=not pz.game.family.answers_only,
                           draw={len(ref_moves) - 1})  # only the final grid is shown
         reference_board = steps[-1].svg if steps else None
     now = clock.now()

@@ -17,6 +17,7 @@ from flask import (
 )
 from flask.typing import ResponseReturnValue
 
+from puzzles.families import FAMILIES
 from puzzles.generate import new_problem
 from puzzles.problem import Problem as Puzzle
 from puzzles.problem import ProblemError
@@ -53,22 +54,8 @@ from webapp.views.console.common import (
 )
 from webapp.views.helpers import get_or_404, letters_view
 
-GAME_CHOICES = [
-    ("integral", "Scrabble intégral"),
-    ("integral_partiel", "Intégral partiel"),
-    ("rangee", "Intégral sur rangée de lettres"),
-    ("anticipation", "Anticipation"),
-    ("anticipation_avocalique", "Anticipation avocalique"),
-    ("exclusif_resistance", "Scrabble exclusif – résistance"),
-    ("exclusif_fond", "Scrabble exclusif – fond"),
-    ("anticipation_aveugle", "Anticipation aveugle"),
-    ("serie_maximaux", "Série de maximaux"),
-    ("serie_maximaux_consonnes", "Série de maximaux (consonnes annoncées)"),
-    ("superscrabble", "Superscrabble"),
-    ("superscrabble_incomplet", "Superscrabble incomplet"),
-    ("n_scrabble", "N-Scrabble"),
-    ("n_scrabble_consonnes", "N-Scrabble (consonnes annoncées)"),
-]
+#: the game types the console offers, with their French names (puzzles.families)
+GAME_CHOICES = [(game.value, fam.label) for game, fam in FAMILIES.items()]
 
 
 def _lexicon_for(lang: str) -> Any:
