@@ -300,7 +300,7 @@ def _sign_in(client: FlaskClient, world: dict[str, Any], audience: str) -> None:
 PENDING = {
     "Accusé de réception", "Anticipation", "Avertissement", "Avertissements", "À total égal",
     "Aucune épreuve classée pour l'instant", "Coup 1 en deux mots", "de la référence",
-    "Scrabble intégral", "Série de maximaux",
+    "Scrabble intégral", "Série de maximaux", "lettres tirées",
 }
 
 

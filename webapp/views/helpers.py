@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from flask import Blueprint, abort
+from flask_babel import gettext  # type: ignore[import-untyped]
 from sqlmodel import Session, SQLModel
 
 from puzzles.families import Supply, family
@@ -143,23 +144,22 @@ def letters_view(pz: PuzzleProblem) -> LettersView:
             groups.append(GroupView(label, letters))
         note = ""
         if fam.consonants_announced and pz.pool:
-            note = (
+            note = gettext(
                 "Consonnes annoncées ; chaque groupe se complète avec les lettres de la réserve "
-                f"(entre parenthèses, la taille du groupe complété) : {pz.pool}."
-            )
+                "(entre parenthèses, la taille du groupe complété) : %(pool)s.", pool=pz.pool)
         elif fam.anticipation and pz.order:
             # the draw order is shown move by move under "Tirages annoncés" (services.rounds)
-            note = "Le groupe joué à chaque coup est indiqué sous « Tirages annoncés »."
+            note = gettext("Le groupe joué à chaque coup est indiqué sous « Tirages annoncés ».")
         return LettersView("groups", groups=groups, note=note, values=values)
     if fam.answers_only:  # Superscrabble
         return LettersView(
             "rack", letters=pz.rack, values=values,
-            caption="Le tirage (7 lettres) à placer en scrabble sur la grille donnée :",
+            caption=gettext("Le tirage (7 lettres) à placer en scrabble sur la grille donnée :"),
         )
     if fam.construction_then_answers:  # Superscrabble incomplet
         return LettersView(
             "rack", letters=pz.rack, values=values,
-            caption=(
+            caption=gettext(
                 "Le tirage (7 lettres). Construisez votre grille avec les autres lettres du "
                 "sac, puis placez ce tirage en scrabble le plus de fois possible :"
             ),
@@ -168,11 +168,12 @@ def letters_view(pz: PuzzleProblem) -> LettersView:
     if fam.letters_range is not None:  # Intégral partiel: the letters drawn
         return LettersView(
             "rack", letters="".join(sorted(pz.stock, key=lambda c: (c == JOKER, c))),
-            values=values, caption=f"Les {len(pz.stock)} lettres tirées :",
+            values=values, caption=gettext("Les %(count)s lettres tirées :", count=len(pz.stock)),
         )
     return LettersView(
         "stock", counts=_sorted_counts(stock), values=values,
-        caption=f"Le sac entier : {sum(stock.values())} lettres, jokers compris.",
+        caption=gettext("Le sac entier : %(count)s lettres, jokers compris.",
+                        count=sum(stock.values())),
     )
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from flask_babel import gettext  # type: ignore[import-untyped]
 from sqlmodel import Session, col, select
 
 from puzzles.families import family_or_none
@@ -97,7 +98,7 @@ def replay(pz: PuzzleProblem | None, moves: list[dict[str, Any]], *,
                     zeroed.update(new)
         svg = None
         if draw is None or len(steps) in draw:
-            title = f"Grille après le coup {m.get('number', '?')}"
+            title = gettext("Grille après le coup %(number)s", number=m.get("number", "?"))
             svg = board_svg(grid, tileset=ts, highlight=new,
                             zeroed=(zeroed if accumulate else set(new) if is_zero else set()),
                             title=title)
