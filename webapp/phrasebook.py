@@ -105,6 +105,14 @@ MESSAGES: tuple[str, ...] = (
     N_("La feuille annonce le problème « %(announced)s », vérifiée contre « %(problem)s »."),
     N_("Avertissement : %(warning)s"),
     N_("Avertissements : %(warnings)s"),
+    # webapp.services.submissions: a sheet refused (the page's error, the « refused » mail)
+    N_("Vous n'êtes pas inscrit à la compétition « %(competition)s » : vos feuilles pour le "
+       "problème « %(problem)s » ne peuvent pas être acceptées. Demandez votre inscription à "
+       "l'arbitre."),
+    N_("Trop de feuilles envoyées en peu de temps : au plus %(limit)s par %(duration)s. Votre "
+       "feuille n'a pas été enregistrée ; renvoyez-la dans un moment."),
+    N_("Le problème « %(problem)s » n'est pas encore publié : les feuilles seront acceptées à "
+       "partir de sa publication, le %(date)s."),
     # the countdown written by the server (webapp.views.helpers.remaining)
     N_("Délai écoulé"),
     N_("Il reste %(days)s j %(hours)s h %(minutes)s min"),
@@ -142,6 +150,7 @@ def _one(text: str, gettext: Callable[[str], str]) -> str | None:
         m = regex.fullmatch(text)
         if m:
             values = {k: translate(v, gettext) if k in ("reason", "warning", "warnings")
+                      else dates(v, gettext) if k == "date"
                       else v for k, v in m.groupdict().items()}
             try:
                 return gettext(msgid) % values

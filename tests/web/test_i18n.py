@@ -431,4 +431,10 @@ def test_sheet_errors_and_verdict_reasons_in_romanian() -> None:
     assert dates("02/05/2026 à 13:00", fr) == "02/05/2026 à 13:00"
     assert translate("Il reste 2 j 03 h 12 min", ro) == "Mai sunt 2 z 03 h 12 min"
     assert translate("Il reste 03 h 12 min", ro) == "Mai sunt 03 h 12 min"
+    # a refusal of the submission service (the page's error, the « refused » mail), its date too
+    assert translate(
+        "Le problème « P1 » n'est pas encore publié : les feuilles seront acceptées à partir "
+        "de sa publication, le 12/05/2026 à 19:00:00 (Europe/Bucharest, UTC+03:00).", ro) == (
+        "Problema „P1” nu este încă publicată: foile vor fi acceptate de la publicarea ei, la "
+        "12/05/2026, ora 19:00:00 (Europe/Bucharest, UTC+03:00).")
     assert translate(None, ro) == ""
