@@ -30,7 +30,6 @@ import mailer
 from webapp import auth, commands, db, i18n, scheduler
 from webapp.config import Config, ProductionConfig
 from webapp.services import timefmt
-from webapp.views import register_blueprints
 
 #: the largest id a row can have (PostgreSQL ``integer``); a larger one in a URL is a 404
 MAX_ROW_ID = 2**31 - 1
@@ -91,6 +90,11 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     i18n.init_app(app)
     app.jinja_env.filters.setdefault("heure_locale", timefmt.format_local)
     app.jinja_env.filters.setdefault("heure_utc", timefmt.format_utc)
+    # The package also holds the Store (models, db) that the mail package imports: the
+    # pages (which reach the mail package's console view) are imported when an app is
+    # built, not when the package is, so importing webapp.db first never goes round.
+    from webapp.views import register_blueprints
+
     register_blueprints(app)
     i18n.translate_filters(app)
     scheduler.init_app(app)
