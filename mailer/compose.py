@@ -34,7 +34,7 @@ from typing import Any
 
 import jinja2
 
-from webapp import phrasebook
+from webapp.services import phrasebook
 
 TEMPLATE_DIR = Path(__file__).with_name("templates")
 #: the message catalogues shared with the web pages (webapp.i18n)

@@ -19,7 +19,7 @@ from flask import Blueprint, Flask, g, has_request_context, redirect, request, s
 from flask.typing import ResponseReturnValue
 from flask_babel import Babel, get_locale, gettext  # type: ignore[import-untyped]
 
-from webapp import phrasebook
+from webapp.services import phrasebook
 
 #: language code -> its own name, as the switch shows it (French first: the default)
 LANGUAGES: dict[str, str] = {"fr": "Français", "ro": "Română"}

@@ -395,12 +395,12 @@ def test_mails_go_out_in_the_players_language(world: dict[str, Any],
 
 def test_sheet_errors_and_verdict_reasons_in_romanian() -> None:
     """The pure packages write French; the pages and mails show their messages through the
-    phrasebook (webapp.phrasebook) in the reader's language. The errors come from the real
+    phrasebook (webapp.services.phrasebook) in the reader's language. The errors come from the real
     parser; a message the table does not know stays French, whole."""
     from babel.support import Translations
 
     from puzzles.feuille import parse_feuille
-    from webapp.phrasebook import translate
+    from webapp.services.phrasebook import translate
 
     ro = Translations.load(str(PO.parents[2]), ["ro"]).gettext
     parsed = parse_feuille("1 ACEFHIR FICHERA 82\nH8 WUS 84 166\n2 SUW 15f WUS 84 166 9 9\n")
@@ -424,7 +424,7 @@ def test_sheet_errors_and_verdict_reasons_in_romanian() -> None:
     assert translate("score écrit 80, score exact 82.", fr) == "score écrit 80, score exact 82."
     assert translate("Message inconnu.", ro) == "Message inconnu."
     # the server's dates and countdowns (webapp.services.timefmt, views.helpers.remaining)
-    from webapp.phrasebook import dates
+    from webapp.services.phrasebook import dates
 
     assert dates("reçue le 02/05/2026 à 13:00:00 (Europe/Bucharest, UTC+03:00)", ro) == (
         "reçue le 02/05/2026, ora 13:00:00 (Europe/Bucharest, UTC+03:00)")
