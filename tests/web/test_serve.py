@@ -14,6 +14,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -66,7 +67,11 @@ def test_serve_on_an_empty_instance(tmp_path: Path) -> None:
         token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)  # type: ignore[union-attr]
         data = urllib.parse.urlencode({"username": username, "password": password,
                                        "csrf_token": token}).encode()
-        resp = opener.open(base + "/arbitre/connexion", data=data, timeout=10)
+        try:
+            resp = opener.open(base + "/arbitre/connexion", data=data, timeout=10)
+        except urllib.error.HTTPError as exc:  # say what the server answered, for a diagnosis
+            raise AssertionError(f"{exc.code}: {exc.read().decode(errors='replace')}\n"
+                                 f"cookies: {[c.name for c in jar]}") from exc
         assert resp.status == 200 and "/arbitre/connexion" not in resp.url
 
         engine = sa.create_engine(f"sqlite:///{tmp_path / 'instance' / 'arbitre.sqlite3'}")
