@@ -89,6 +89,17 @@ def _round(session: Session, number: int) -> DuplicateRound:
     return session.exec(select(DuplicateRound).where(DuplicateRound.number == number)).one()
 
 
+def console_post(client: FlaskClient, url: str, data: dict[str, str], **kw: Any) -> Any:
+    """An « Autre top » / « Corriger à nouveau » form confirmed: the preview page first
+    (nothing stored), then its « Confirmer » with the preview's digest; a refusal (French
+    flash, redirect) is returned as is."""
+    preview = client.post(url, data=data)
+    m = re.search(r'name="digest" value="([0-9a-f]{64})"', preview.get_data(as_text=True))
+    if preview.status_code == 200 and m:
+        return client.post(url, data={**data, "digest": m.group(1)}, **kw)
+    return client.post(url, data=data, **kw)
+
+
 def _mail(app: Flask, player: Player, subject: str, body: str) -> tuple[int, str]:
     from mailer.pipeline import receive
     from tests.mail.helpers import make_mail
@@ -280,7 +291,7 @@ def test_console_override_and_recorrection(
     login_arbitre(client, db_session)
 
     # an illegal move is refused in French, nothing changes
-    resp = client.post("/console/duplicate/D1/tours/1/top",
+    resp = console_post(client, "/console/duplicate/D1/tours/1/top",
                        data={"ref": "H7", "word": "ZAS", "reason": "essai"},
                        follow_redirects=True)
     assert "« H7 ZAS » n&#39;est pas un coup jouable avec le tirage ZAEIBCD" in resp.get_data(
@@ -290,7 +301,7 @@ def test_console_override_and_recorrection(
     # the deadline passes; the review hour leaves time to retain H8 ZA instead (audited)
     frozen_clock.move_to(START + DAY)
     assert lifecycle.run_due(now=clock.now()) == ["close:D1:1", "correct:D1:1"]
-    resp = client.post("/console/duplicate/D1/tours/1/top",
+    resp = console_post(client, "/console/duplicate/D1/tours/1/top",
                        data={"ref": "H8", "word": "ZA", "reason": "choix de l'arbitre"})
     assert resp.status_code == 302
     r1 = _round(db_session, 1)
@@ -301,7 +312,8 @@ def test_console_override_and_recorrection(
     assert audit.actor == "juge" and audit.details["new"]["ref"] == "H8"
     assert audit.details["old"]["ref"] == "H7" and audit.details["reason"] == "choix de l'arbitre"
 
-    resp = client.post("/console/duplicate/D1/tours/1/recorriger", data={"reason": "contrôle"})
+    resp = console_post(client, "/console/duplicate/D1/tours/1/recorriger",
+                        {"reason": "contrôle"})
     assert resp.status_code == 302
     page = client.get("/console/duplicate/D1").get_data(as_text=True)
     assert 'class="verdict"' in page and "Ana" in page and "compte" in page
@@ -315,7 +327,7 @@ def test_console_override_and_recorrection(
 
     board = Board.from_cgp(r1.grid_after)
     assert (board.cells[7 * 15 + 7], board.cells[7 * 15 + 8]) == ("Z", "A")
-    resp = client.post("/console/duplicate/D1/tours/1/top",
+    resp = console_post(client, "/console/duplicate/D1/tours/1/top",
                        data={"ref": "H7", "word": "ZA", "reason": "trop tard"},
                        follow_redirects=True)
     assert "résultats de ce tour sont publiés" in resp.get_data(as_text=True)

@@ -24,7 +24,7 @@ from sqlmodel import Session, select
 from puzzles.duplicate import DuplicateSettings
 from puzzles.variants import VariantSettings
 from scoring.tiles import tileset
-from tests.web.test_duplicate import START, _mail, _outbox, _round
+from tests.web.test_duplicate import START, _mail, _outbox, _round, console_post
 from tests.web.test_pages import login_arbitre, login_player
 from webapp.models import Competition, DuplicateGame, DuplicateStatus, Player, RoundStatus
 from webapp.services import clock, duplicate, lifecycle
@@ -183,14 +183,14 @@ def test_completif_console_override_with_a_chosen_letter(
     assert lifecycle.run_due(now=clock.now()) == ["draw:C2:1"]
     login_arbitre(client, db_session)
     url = "/console/duplicate/C2/tours/1/top"
-    resp = client.post(url, data={"ref": "H8", "word": "ZA +Z", "reason": "essai"},
+    resp = console_post(client, url, data={"ref": "H8", "word": "ZA +Z", "reason": "essai"},
                        follow_redirects=True)
     assert "Lettre(s) choisie(s) « Z » absente(s) du stock." in resp.get_data(as_text=True)
-    resp = client.post(url, data={"ref": "H8", "word": "ZA", "reason": "essai"},
+    resp = console_post(client, url, data={"ref": "H8", "word": "ZA", "reason": "essai"},
                        follow_redirects=True)
     assert "« H8 ZA » n&#39;est pas un coup jouable avec le tirage ZEIBCD" in resp.get_data(
         as_text=True)
-    assert client.post(url, data={"ref": "H8", "word": "ZA +A", "reason": "tirage au sort"}
+    assert console_post(client, url, data={"ref": "H8", "word": "ZA +A", "reason": "tirage au sort"}
                        ).status_code == 302
     top = _round(db_session, 1).top or {}
     assert (top["ref"], top["word"], top["score"], top["chosen"]) == ("H8", "ZA", 22, "A")
@@ -257,7 +257,7 @@ def test_duplicate_top_ranking_and_corrected_results_mail(
                               channel="email", received_at=START + DAY - timedelta(minutes=5))
     db_session.commit()
     login_arbitre(client, db_session)
-    resp = client.post("/console/duplicate/T1/tours/1/recorriger",
+    resp = console_post(client, "/console/duplicate/T1/tours/1/recorriger",
                        data={"reason": "courriel de Dan arrivé en retard par le relais"})
     assert resp.status_code == 302
     corrected = _outbox(db_session, duplicate.KIND_CORRECTED)
@@ -267,7 +267,7 @@ def test_duplicate_top_ranking_and_corrected_results_mail(
     # Dan now shares the round-1 top: 1 point, like Ana, Bob and Cid
     assert "Vos points de classement (tours topés) : 1 — 1er sur 4." in corrected[0].body_text
     # the same re-correction again changes nothing: no new mail
-    client.post("/console/duplicate/T1/tours/1/recorriger", data={"reason": "contrôle"})
+    console_post(client, "/console/duplicate/T1/tours/1/recorriger", data={"reason": "contrôle"})
     assert len(_outbox(db_session, duplicate.KIND_CORRECTED)) == 1
 
     login_player(client, ana)
@@ -481,11 +481,11 @@ def test_partie_de_superscrabble_end_to_end(
     console = client.get("/console/duplicate/SS1").get_data(as_text=True)
     assert "Les 3 scrabbles du tour" in console and "7B ENTRAILS (61)" in console
     url = "/console/duplicate/SS1/tours/1/top"
-    resp = client.post(url, data={"ref": "H2", "word": "ENTRAILS", "reason": "essai"},
+    resp = console_post(client, url, data={"ref": "H2", "word": "ENTRAILS", "reason": "essai"},
                        follow_redirects=True)
     assert "« H2 ENTRAILS » n&#39;est pas un scrabble du tirage RETAINS" in resp.get_data(
         as_text=True)
-    assert client.post(url, data={"ref": "7B", "word": "ENTRAILS",
+    assert console_post(client, url, data={"ref": "7B", "word": "ENTRAILS",
                                   "reason": "le plus joli"}).status_code == 302
     frozen_clock.move_to(START + DAY + timedelta(hours=2))
     assert lifecycle.run_due(now=clock.now()) == ["publish:SS1:1", "finish:SS1:1"]
@@ -554,12 +554,12 @@ def test_metagramme_swap_by_web_and_mail(
     assert r1.results[1]["reason"] == "Nul : 1 lettre(s) choisie(s), 0 au plus."
     # the arbitre retains Ana's move, with her letters: the E goes back to the bag
     login_arbitre(client, db_session)
-    resp = client.post("/console/duplicate/M1/tours/1/top",
+    resp = console_post(client, "/console/duplicate/M1/tours/1/top",
                        data={"ref": "H7", "word": "ZAS +A", "reason": "essai"},
                        follow_redirects=True)
     assert "la lettre rendue et la lettre choisie vont ensemble" in resp.get_data(
         as_text=True)
-    assert client.post("/console/duplicate/M1/tours/1/top",
+    assert console_post(client, "/console/duplicate/M1/tours/1/top",
                        data={"ref": "H7", "word": "ZAS -E +A", "reason": "comme Ana"}
                        ).status_code == 302
     top = _round(db_session, 1).top or {}

@@ -1529,3 +1529,112 @@ def upcoming_instants(*, now: datetime) -> list[datetime]:
             elif rnd.status == RoundStatus.CORRECTED and rnd.closed_at is not None:
                 out.add(rnd.closed_at + timedelta(minutes=game.review_minutes))
     return sorted(t for t in out if t > now)
+
+
+# --- preview of a console change (re-correction, other top) ----------------------------------
+
+
+@dataclass(frozen=True)
+class ChangePreview:
+    """What a re-correction (``action`` « recorriger ») or another top (« top ») would change
+    in a round, computed in a savepoint rolled back: nothing is stored. ``digest`` names the
+    exact change (old and new results, tops, ranking); :func:`apply_change` refuses to store
+    anything else."""
+    action: str
+    ref: str
+    word: str
+    reason: str
+    old_top: dict[str, Any] | None
+    new_top: dict[str, Any] | None
+    rows: list[dict[str, Any]]
+    rank_changes: list[dict[str, Any]]
+    digest: str
+
+
+def _ranks(session: Session, game: DuplicateGame) -> dict[int, dict[str, Any]]:
+    return {r["player_id"]: {"rank": r["rank"], "total": r["total"], "name": r["name"]}
+            for r in standings(session, game)}
+
+
+def _run_change(session: Session, game: DuplicateGame, rnd: DuplicateRound, action: str,
+                ref: str, word: str, reason: str, actor: str) -> None:
+    if action == "top":
+        override_top(session=session, game=game, rnd=rnd, ref=ref, word=word, actor=actor,
+                     reason=reason)
+    elif action == "recorriger":
+        recorrect(session=session, game=game, rnd=rnd, actor=actor, reason=reason)
+    else:
+        raise DuplicateError(f"Action inconnue : « {action} ».")
+
+
+def preview_change(*, session: Session, game: DuplicateGame, rnd: DuplicateRound, action: str,
+                   ref: str = "", word: str = "", reason: str, actor: str) -> ChangePreview:
+    """Per player the old and new verdict (kind, score, reason) and solo of the round, and
+    the ranking changes (only the players whose rank moves). French :class:`DuplicateError`
+    when the change itself is refused."""
+    session.flush()
+    old_top = rnd.top
+    old_results = {r["player_id"]: dict(r) for r in rnd.results or []}
+    old_ranks = _ranks(session, game)
+    sp = session.begin_nested()
+    try:
+        _run_change(session, game, rnd, action, ref, word, reason, actor)
+        session.flush()
+        new_top = dict(rnd.top) if rnd.top is not None else None
+        new_results = {r["player_id"]: dict(r) for r in rnd.results or []}
+        new_ranks = _ranks(session, game)
+    finally:
+        sp.rollback()
+    session.expire_all()
+    rows = []
+    for pid in sorted(set(old_results) | set(new_results),
+                      key=lambda p: ((new_results.get(p) or old_results.get(p) or {})
+                                     .get("name", ""), p)):
+        o, n = old_results.get(pid) or {}, new_results.get(pid) or {}
+        rows.append({
+            "player_id": pid, "name": n.get("name") or o.get("name", ""),
+            "old_kind": o.get("kind"), "new_kind": n.get("kind"),
+            "old_score": o.get("score"), "new_score": n.get("score"),
+            "old_solo": o.get("solo", 0) if o else None,
+            "new_solo": n.get("solo", 0) if n else None,
+            "old_reason": o.get("reason"), "new_reason": n.get("reason"),
+            "changed": (o.get("kind"), o.get("score"), o.get("solo", 0), o.get("reason"))
+            != (n.get("kind"), n.get("score"), n.get("solo", 0), n.get("reason")),
+        })
+    rank_changes = [
+        {"player_id": pid, "name": new_ranks[pid]["name"],
+         "old_rank": old_ranks[pid]["rank"], "new_rank": new_ranks[pid]["rank"],
+         "old_total": old_ranks[pid]["total"], "new_total": new_ranks[pid]["total"]}
+        for pid in sorted(new_ranks, key=lambda p: (new_ranks[p]["rank"], new_ranks[p]["name"]))
+        if pid in old_ranks and old_ranks[pid]["rank"] != new_ranks[pid]["rank"]]
+    what = {"action": action, "ref": ref.strip(), "word": word.strip(),
+            "reason": reason.strip(), "round": rnd.number, "game": game.code,
+            "old_top": old_top, "new_top": new_top,
+            "old": [old_results[k] for k in sorted(old_results)],
+            "new": [new_results[k] for k in sorted(new_results)],
+            "ranks": rank_changes}
+    digest = hashlib.sha256(json.dumps(what, sort_keys=True, default=str).encode()).hexdigest()
+    return ChangePreview(action=action, ref=ref.strip(), word=word.strip(),
+                         reason=reason.strip(), old_top=old_top, new_top=new_top, rows=rows,
+                         rank_changes=rank_changes, digest=digest)
+
+
+def apply_change(*, session: Session, game: DuplicateGame, rnd: DuplicateRound, action: str,
+                 ref: str = "", word: str = "", reason: str, actor: str,
+                 digest: str) -> ChangePreview:
+    """Store the change shown by the preview whose ``digest`` is given: computed again and
+    refused (French :class:`DuplicateError`, nothing stored) when anything moved in between
+    (a bulletin, another arbitre's change, a publication). Audited by the change itself
+    (``duplicate.override_top`` / ``duplicate.recorrect``) and ``duplicate.change_applied``
+    with the digest."""
+    now = preview_change(session=session, game=game, rnd=rnd, action=action, ref=ref,
+                         word=word, reason=reason, actor=actor)
+    if now.digest != digest.strip():
+        raise DuplicateError("Le tour a changé depuis l'aperçu (bulletin, correction ou "
+                             "publication) : rien n'a été enregistré. Relancez l'aperçu.")
+    _run_change(session, game, rnd, action, ref, word, reason, actor)
+    audit.record(session=session, actor=actor, action="duplicate.change_applied",
+                 target=game.code, round=rnd.number, change=action, digest=digest,
+                 changed={str(r["player_id"]): [r["old_score"], r["new_score"]]
+                          for r in now.rows if r["changed"]})
+    return now

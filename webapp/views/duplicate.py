@@ -333,9 +333,12 @@ def _round(s: Session, game: DuplicateGame, number: int) -> DuplicateRound:
     return rnd
 
 
-@bp.route("/console/duplicate/<code>/tours/<int:number>/top", methods=["POST"])
-@arbitre_required
-def override_top(code: str, number: int) -> ResponseReturnValue:
+def _preview_or_apply(code: str, number: int, action: str) -> ResponseReturnValue:
+    """Without ``digest``: the preview page (what the change would do; nothing stored).
+    With the preview's ``digest``: the change stored, if it is still exactly the one shown."""
+    form = request.form
+    ref, word, reason = form.get("ref", ""), form.get("word", ""), form.get("reason", "")
+    digest = form.get("digest", "")
     try:
         with session_scope() as s:
             game = s.exec(select(DuplicateGame).where(DuplicateGame.code == code)
@@ -343,30 +346,36 @@ def override_top(code: str, number: int) -> ResponseReturnValue:
             if game is None:
                 abort(404)
             rnd = _round(s, game, number)
-            top = duplicate.override_top(
-                session=s, game=game, rnd=rnd, ref=request.form.get("ref", ""),
-                word=request.form.get("word", ""), actor=_actor(),
-                reason=request.form.get("reason", ""))
+            if not digest:
+                preview = duplicate.preview_change(
+                    session=s, game=game, rnd=rnd, action=action, ref=ref, word=word,
+                    reason=reason, actor=_actor())
+                return render_template(
+                    "duplicate/console_preview.html", game=game, number=number,
+                    preview=preview, top_letters=duplicate.top_letters,
+                    published=rnd.status == RoundStatus.PUBLISHED)
+            done = duplicate.apply_change(session=s, game=game, rnd=rnd, action=action,
+                                          ref=ref, word=word, reason=reason, actor=_actor(),
+                                          digest=digest)
     except duplicate.DuplicateError as exc:
         flash(str(exc), "error")
+        return redirect(url_for("duplicate.console_game", code=code))
+    top = done.new_top or {}
+    if action == "top":
+        flash(f"Top du tour {number} : {top.get('ref')} {top.get('word')} "
+              f"({top.get('score')}).", "success")
     else:
-        flash(f"Top du tour {number} : {top['ref']} {top['word']} ({top['score']}).", "success")
+        flash(f"Tour {number} corrigé à nouveau.", "success")
     return redirect(url_for("duplicate.console_game", code=code))
+
+
+@bp.route("/console/duplicate/<code>/tours/<int:number>/top", methods=["POST"])
+@arbitre_required
+def override_top(code: str, number: int) -> ResponseReturnValue:
+    return _preview_or_apply(code, number, "top")
 
 
 @bp.route("/console/duplicate/<code>/tours/<int:number>/recorriger", methods=["POST"])
 @arbitre_required
 def recorrect(code: str, number: int) -> ResponseReturnValue:
-    try:
-        with session_scope() as s:
-            game = s.exec(select(DuplicateGame).where(DuplicateGame.code == code)
-                          .with_for_update()).first()
-            if game is None:
-                abort(404)
-            duplicate.recorrect(session=s, game=game, rnd=_round(s, game, number),
-                                actor=_actor(), reason=request.form.get("reason", ""))
-    except duplicate.DuplicateError as exc:
-        flash(str(exc), "error")
-    else:
-        flash(f"Tour {number} corrigé à nouveau.", "success")
-    return redirect(url_for("duplicate.console_game", code=code))
+    return _preview_or_apply(code, number, "recorriger")
