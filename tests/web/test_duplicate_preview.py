@@ -180,3 +180,53 @@ def test_stale_recorrection_preview_is_refused(
     assert applied.details["digest"] == fresh and applied.details["change"] == "recorriger"
     mails = _outbox(db_session, duplicate.KIND_CORRECTED)
     assert sorted(m.to_addr for m in mails) == ["ana@example.fr", "gus@example.fr"]
+
+
+def test_recorrection_preview_shows_the_rank_changes(
+    app: Flask, ctx: Flask, client: FlaskClient, db_session: Session,
+    game: DuplicateGame,  # noqa: F811
+    make_player: Callable[..., Player], frozen_clock: Any,
+) -> None:
+    """Round 1 published with Ana's H7 ZA = (10 + 1) × 2 = 22; Bob, Cid, Dan absent (0).
+    Ranking: Ana 1st (22), the three others 2nd (0). Dan's mail, sent 5 minutes before the
+    deadline, reaches the server after the results (a slow relay): the re-correction
+    counts it, H8 ZA = (10 + 1) × 2 = 22. Solo: max(0, 4 − 6) = 0 (RULES §4.8). New
+    ranking: Ana and Dan 1st (22), Bob and Cid 3rd (0): the preview lists Dan 2 → 1, Bob
+    2 → 3, Cid 2 → 3 (Ana keeps her rank: not listed)."""
+    ana, _bob, _cid, dan = (make_player(n, f"{n.lower()}@example.fr")
+                          for n in ("Ana", "Bob", "Cid", "Dan"))
+    frozen_clock.move_to(START)
+    assert lifecycle.run_due(now=clock.now()) == ["draw:D1:1"]
+    duplicate.submit_bulletin(session=db_session, player=ana, game=game, text="H7 ZA 22",
+                              channel=Channel.WEB, received_at=clock.now())
+    db_session.commit()
+    frozen_clock.move_to(START + DAY)
+    assert lifecycle.run_due(now=clock.now())[:3] == ["close:D1:1", "correct:D1:1",
+                                                     "publish:D1:1"]
+    frozen_clock.move_to(START + DAY + timedelta(minutes=30))
+    duplicate.submit_bulletin(session=db_session, player=dan, game=game, text="H8 ZA 22",
+                              channel=Channel.EMAIL,
+                              received_at=START + DAY - timedelta(minutes=5))
+    db_session.commit()
+    login_arbitre(client, db_session)
+    before = [dict(r) for r in _round(db_session, 1).results]
+
+    page = client.post("/console/duplicate/D1/tours/1/recorriger",
+                       data={"reason": "courriel de Dan retardé"}).get_data(as_text=True)
+    rows = _rows(page)
+    assert (rows["Dan"][:3], rows["Dan"][4:7]) == (["absent", "0", "0"],
+                                                   ["valide", "22", "0"])
+    assert (rows["Ana"][1], rows["Ana"][5]) == ("22", "22")
+    changes = re.findall(r'<li data-player="\d+">(.*?)</li>', page)
+    assert changes == ["Dan : rang 2 → 1 (total 0 → 22)", "Bob : rang 2 → 3 (total 0 → 0)",
+                       "Cid : rang 2 → 3 (total 0 → 0)"]
+    assert [dict(r) for r in _round(db_session, 1).results] == before  # nothing stored
+
+    resp = client.post("/console/duplicate/D1/tours/1/recorriger",
+                       data={"reason": "courriel de Dan retardé", "digest": _digest(page)})
+    assert resp.status_code == 302
+    assert [(x["name"], x["kind"], x["score"]) for x in _round(db_session, 1).results] == [
+        ("Ana", "valide", 22), ("Bob", "absent", 0), ("Cid", "absent", 0),
+        ("Dan", "valide", 22)]
+    assert [m.to_addr for m in _outbox(db_session, duplicate.KIND_CORRECTED)] == [
+        "dan@example.fr"]
