@@ -16,6 +16,7 @@ given whole so that round 1 draws ZAEIBCD and round 2 the reliquat EIBCD plus SE
 
 from __future__ import annotations
 
+import html
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -347,6 +348,11 @@ def test_console_creates_a_game(
     bad = client.post("/console/duplicate", data={**form, "warning_conversion_from": "5"})
     assert bad.status_code == 400
     assert "au 4e ou au 6e" in bad.get_data(as_text=True)
+    # a word list the server does not know is refused, not silently replaced by the default
+    unknown = client.post("/console/duplicate", data={**form, "lexicon": "ods9"})
+    assert unknown.status_code == 400
+    assert ("Liste de mots « ods9 » inconnue de ce serveur (listes configurées : default)."
+            in html.unescape(unknown.get_data(as_text=True)))
     resp = client.post("/console/duplicate", data=form)
     assert resp.status_code == 302
     with app.app_context():

@@ -273,6 +273,11 @@ def create_game(
         raise DuplicateError("Le code de la partie ne peut contenir d'espace.")
     if session.exec(select(DuplicateGame.id).where(DuplicateGame.code == code)).first():
         raise DuplicateError(f"Le code « {code} » est déjà pris.")
+    known = dict(current_app.config.get("LEXICONS") or {}) if has_app_context() else {}
+    if lexicon_name != "default" and lexicon_name not in known:
+        names = ", ".join(["default", *sorted(known)])
+        raise DuplicateError(f"Liste de mots « {lexicon_name} » inconnue de ce serveur "
+                             f"(listes configurées : {names}).")
     if variant and variant not in SERVER_VARIANTS:
         labels = ", ".join(label_of(v) for v in SERVER_VARIANTS)
         raise DuplicateError(f"Variante « {variant} » inconnue de ce serveur (jouables : "
