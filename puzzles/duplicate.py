@@ -1018,7 +1018,13 @@ def _correct_first(ctx: RoundContext, b: Bulletin, who: str, cands: list[Generat
     warnings: list[str] = []
     exact = [m for m in cands if marks_match(m, b.word, ctx.board)]
     if exact:
-        chosen = max(exact, key=lambda m: (m.score, -m.start))
+        best = max(m.score for m in exact)
+        tied = [m for m in exact if m.score == best]
+        # among equally advantageous placements, the one the player wrote (a Tactique's
+        # second word is judged on the grid this first word leaves)
+        written = parse_ref(b.ref) if b.ref else None
+        at_written = [m for m in tied if m.ref == written]
+        chosen = at_written[0] if at_written else max(tied, key=lambda m: -m.start)
     else:
         warnings.append("joker mal entouré ou non entouré")
         best_by_marks: dict[str, GeneratedMove] = {}

@@ -161,6 +161,21 @@ def test_first_move_scores_the_best_horizontal_placement(cfg: GameConfig) -> Non
     assert summary(v) == (88, "valide", 0, "H4", "FICHERA")  # no reference needed on move 1
 
 
+def test_first_move_tied_placements_keep_the_written_reference() -> None:
+    """S1 5.2: « le placement le plus avantageux »: ZA scores (10 + 1) × 2 = 22 at H7 (A on
+    the star) and at H8 (Z on the star); both are the most advantageous, so the player's own
+    reference stands (a Tactique's second word is judged on the grid this word leaves).
+    Without a reference, the smaller one (H7)."""
+    small = GameConfig.default("fr", Lexicon.from_words(["ZA", "ZAS"], "zazas"))
+    empty = Board().to_cgp()
+    assert summary(judge(small, "H8 ZA 22", "ZAEIBCD", grid=empty, round_no=1)) == (
+        22, "valide", 0, "H8", "ZA")
+    assert summary(judge(small, "H7 ZA 22", "ZAEIBCD", grid=empty, round_no=1)) == (
+        22, "valide", 0, "H7", "ZA")
+    assert summary(judge(small, "ZA 22", "ZAEIBCD", grid=empty, round_no=1)) == (
+        22, "valide", 0, "H7", "ZA")
+
+
 def test_first_move_joker_not_circled(cfg: GameConfig) -> None:
     """E17 move 1: C(H)ACUNE at H4 = 76; written without a circle it is still the only
     joker position → warning, 76."""
