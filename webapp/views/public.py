@@ -17,6 +17,7 @@ from flask import (
     Response,
     abort,
     current_app,
+    redirect,
     render_template,
     request,
     url_for,
@@ -83,6 +84,13 @@ def problem_by_code(s: Session, code: str) -> Problem:
     if problem is None or not visible(problem):
         abort(404)
     return problem
+
+
+@bp.route("/favicon.ico")
+def favicon() -> ResponseReturnValue:
+    """Browsers ask ``/favicon.ico`` on their own (bookmarks, pages without ``<head>`` such
+    as a CSV): send them to the SVG icon the layout links, rather than a 404."""
+    return redirect(url_for("static", filename="favicon.svg"), code=301)
 
 
 @bp.route("/")
