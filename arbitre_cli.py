@@ -1,23 +1,47 @@
 """The ``arbitre`` command: dispatches to each part's own command line.
 
-``arbitre engine ...`` (scoring), ``arbitre problem|verify|rank|solve ...`` (puzzles),
-``arbitre serve|db|...`` (webapp), ``arbitre mail ...`` (mailer).
+``arbitre engine ...`` (scoring), ``arbitre problem|verify|rank|solve|duplicate ...`` (puzzles),
+``arbitre serve|db|...`` (webapp), ``arbitre mail ...`` (mailer). ``arbitre --help`` lists them
+all in French (tests/test_arbitre_help.py checks it against the parsers).
 """
 
 from __future__ import annotations
 
 import sys
 
-USAGE = """usage: arbitre COMMAND ...
+USAGE = """utilisation : arbitre COMMANDE ...
 
-commands:
-  engine moves|score   the game engine (move generation, scoring a move)
-  problem new          draw a new problem
-  verify               verify a feuille de route against a problem
-  rank                 rank several feuilles
-  solve                compute a reference solution
-  duplicate replay     replay a FISF Duplicate game and correct its bulletins
-  serve                run the competition server (web, scheduler, mail intake)
+Moteur de jeu :
+  engine moves|score         coups possibles d'un tirage et le top ; verdict d'un coup
+
+Problèmes et feuilles de route :
+  problem new                tirer un nouveau problème
+  verify                     vérifier une feuille de route contre un problème
+  rank                       classer plusieurs feuilles
+  solve                      calculer une solution de référence
+  duplicate replay           rejouer une partie de Duplicate FISF et corriger ses bulletins
+
+Serveur :
+  serve                      lancer le serveur (pages, calendrier, réception du courriel)
+  db upgrade|current         migrer la base / afficher sa révision
+  seed-demo                  créer le championnat de démonstration
+  create-arbitre NOM         créer un compte d'arbitre
+  login-link NOM             afficher un lien de connexion à usage unique pour un arbitre
+
+Courriel :
+  mail intake                écouter en SMTP/LMTP et envoyer la file de sortie
+  mail send-outbox           envoyer une fois les messages en attente
+  mail imap-poll             relever une boîte IMAP
+  mail process-pending       traiter les messages restés « stored »
+  mail quarantine list|replay ID|discard ID
+                             messages en quarantaine : lister, rejouer, écarter
+
+Par Flask (flask --app webapp COMMANDE) :
+  import-players FICHIER.csv importer des joueurs (nom, club, courriel)
+  db-upgrade                 comme « arbitre db upgrade »
+  seed-demo, create-arbitre, login-link : comme ci-dessus
+
+« arbitre COMMANDE --help » détaille les options d'une commande.
 """
 
 

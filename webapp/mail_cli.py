@@ -30,7 +30,7 @@ def _app() -> Any:
     return webapp.create_app()
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="arbitre mail", description="Courriel : dépôt des "
                                      "feuilles, envoi des messages, quarantaine.")
     sub = parser.add_subparsers(dest="cmd", required=True)
@@ -49,7 +49,11 @@ def main(argv: list[str] | None = None) -> int:
     p_discard = q_sub.add_parser("discard")
     p_discard.add_argument("id", type=int)
     p_discard.add_argument("--motif", default="")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
 
     app = _app()
     if args.cmd == "intake":
