@@ -19,8 +19,11 @@ def audit_log() -> str:
     with _session() as s:
         entries, total = audit.page(s, action=action, target=target, page=page,
                                     per_page=PER_PAGE)
+        names = audit.people(s, entries)
+        rows = [(e, audit.action_label(e.action), names.get(e.actor, e.actor),
+                 audit.target_label(e, names)) for e in entries]
     return render_template(
-        "console/audit.html", entries=entries, page=page, action=action, target=target,
+        "console/audit.html", rows=rows, page=page, action=action, target=target,
         pages=max(1, (total + PER_PAGE - 1) // PER_PAGE), total=total,
     )
 
