@@ -115,7 +115,7 @@ def test_submit_on_the_board_then_see_the_ranking(
     assert sub.raw_text == EXPECTED_SHEET.replace("\n", "\r\n")
     assert sub.parse_errors == []
     receipt = page.inner_text("main")
-    assert page.inner_text("#submission-id") == str(sub.id)
+    assert page.inner_text("#sheet-number") == str(sub.version) == "1"
     assert page.inner_text("#sha256") == sub.sha256 == SENT_SHA256
     assert "Europe/Bucharest" in receipt and "UTC" in receipt
     assert "FICHERA" in receipt and "dans le délai" in receipt

@@ -225,7 +225,7 @@ def test_pasted_sheet_gives_an_immediate_receipt(
     receipt = client.get(resp.headers["Location"])
     assert receipt.status_code == 200
     text = visible_text(receipt)
-    assert f'<strong id="submission-id">{sub.id}</strong>' in page(receipt)
+    assert '<strong id="sheet-number">1</strong>' in page(receipt)
     assert sub.sha256 == SHEET_SHA256
     assert f'<dd class="mono small" id="sha256">{SHEET_SHA256}</dd>' in page(receipt)
     # server receive time with its zone, and in UTC
@@ -293,6 +293,43 @@ def test_upload_over_the_limit_gets_a_french_413(
     assert resp.status_code == 413
     assert "dépasse 256 Ko" in visible_text(resp)
     assert db_session.exec(select(Submission)).all() == []
+
+
+def test_receipt_numbers_the_players_own_sheets_not_the_server_rows(
+    client: FlaskClient, ana: Player, evil: Player, p1: Problem, db_session: Session,
+    frozen_clock: Any,
+) -> None:
+    """« Feuille n° 3 » is the 3rd version Ana sent for this problem (issue 13, point 7), on
+    the receipt page and in the receipt e-mail, whatever the server-wide row id."""
+    from webapp.models import OutboxMessage
+    from webapp.services import clock
+
+    def send(player: Player, minutes: int) -> Submission:
+        out = submit_sheet(session=db_session, player=player, problem=p1, text=SHEET,
+                           channel=Channel.WEB,
+                           received_at=clock.now() + timedelta(minutes=minutes))
+        db_session.commit()
+        assert out.submission is not None
+        return out.submission
+
+    # rows in order: Ana v1, the other player's v1, Ana v2, Ana v3 -> Ana's 3rd sheet is the
+    # 4th row: its id is her first id + 3, its number 3
+    first = send(ana, 1)
+    send(evil, 2)
+    send(ana, 3)
+    third = send(ana, 4)
+    assert (third.version, third.id) == (3, (first.id or 0) + 3)
+    login_player(client, ana)
+    receipt = client.get(f"/joueur/feuilles/{third.id}")
+    assert receipt.status_code == 200
+    assert '<strong id="sheet-number">3</strong>' in page(receipt)
+    assert "<title>Accusé de réception n° 3 — Arbitre</title>" in page(receipt)
+    mail = db_session.exec(
+        select(OutboxMessage).where(OutboxMessage.dedupe_key == f"receipt:{third.id}")
+    ).one()
+    assert "Référence de l'envoi : feuille n° 3\n" in mail.body_text
+    other = db_session.exec(select(Submission).where(Submission.player_id == evil.id)).one()
+    assert other.version == 1
 
 
 def test_history_and_receipts_are_the_players_own(

@@ -44,7 +44,7 @@ def test_sheet_is_stored_parsed_and_acknowledged(
     assert receipt.kind == "receipt" and receipt.to_addr == "ana@example.ro"
     assert receipt.dedupe_key == f"receipt:{sub.id}"
     body = receipt.body_text
-    assert f"n° {sub.id}, version 1" in body
+    assert "Référence de l'envoi : feuille n° 1\n" in body
     # server receive time with its zone: 10:05 UTC is 13:05 in Bucharest (EEST, UTC+3)
     assert "10/05/2026 à 13:05:00 (Europe/Bucharest, UTC+03:00)" in body
     assert TEXT_SHA256 in body
@@ -194,7 +194,7 @@ def test_a_broken_mail_template_never_costs_the_sheet(
     assert db_session.get(Submission, out.submission.id).raw_text == TEXT  # type: ignore[union-attr]
     receipt = db_session.exec(select(OutboxMessage)).one()
     assert receipt.subject == "Accusé de réception de votre feuille de route"
-    assert f"Référence de l'envoi : n° {out.submission.id}, version 1" in receipt.body_text
+    assert "Référence de l'envoi : feuille n° 1\n" in receipt.body_text
     assert f"Empreinte SHA-256 : {TEXT_SHA256}" in receipt.body_text
     assert "template receipt failed" in caplog.text
 

@@ -326,7 +326,9 @@ def _enqueue_receipt(
             "declared_total": declared,
             "errors": errors,
             "sheet_text": sub.raw_text,
-            "submission_ref": f"n° {sub.id}, version {sub.version}",
+            # the player's own count for this problem (his 3rd sheet is n° 3), not the
+            # server-wide row id, which says nothing to him
+            "submission_ref": f"feuille n° {sub.version}",
             "replaces_previous": previous is not None,
             "previous_version": previous.version if previous is not None else None,
             "previous_readable": previous is not None and not previous.parse_errors,
