@@ -18,6 +18,7 @@ from typing import Any
 
 import sqlalchemy as sa
 from flask import Flask
+from flask_babel import lazy_gettext as _l  # type: ignore[import-untyped]
 from sqlmodel import Session, col, func, select
 
 from mailer import parse, pipeline
@@ -34,6 +35,36 @@ from webapp.models import (
     Submission,
 )
 from webapp.services import audit, clock
+
+#: every outbox kind (``OutboxMessage.kind``, the mail's ``X-Arbitre-Kind``) -> what the
+#: console's outbox and local mailbox show (French msgid, translated)
+OUTBOX_KIND_FR: dict[str, Any] = {
+    "receipt": _l("accusé de réception"),
+    "reminder": _l("rappel d'échéance"),
+    "publication": _l("problème publié"),
+    "results": _l("résultats"),
+    "instructions": _l("mode d'emploi"),
+    "ambiguity": _l("feuille ambiguë"),
+    "parse_errors": _l("feuille illisible"),
+    "refused": _l("feuille refusée"),
+    "refused_too_large": _l("message trop volumineux"),
+    "login": _l("lien de connexion"),
+    "announcement": _l("annonce de manche"),
+    "duplicate_draw": _l("tirage duplicate"),
+    "duplicate_results": _l("résultats du tour duplicate"),
+    "duplicate_corrected": _l("résultat duplicate corrigé"),
+    "duplicate_final": _l("classement final duplicate"),
+    "corr_turn": _l("à vous de jouer (correspondance)"),
+    "corr_reminder": _l("rappel (correspondance)"),
+    "corr_final": _l("fin de partie (correspondance)"),
+}
+
+
+def outbox_kind(kind: str) -> str:
+    """The French name of an outbox kind (the code itself for one the table lacks)."""
+    label = OUTBOX_KIND_FR.get(kind)
+    return str(label) if label is not None else kind
+
 
 INBOUND_STATUS_FR = {
     InboundStatus.STORED: "reçu, pas encore traité",

@@ -135,3 +135,49 @@ def test_names_are_resolved_in_one_query_per_kind(
         assert names[f"player:{p.id}"] == p.name
         assert names[str(p.id)] == p.name
     assert names["juge"] == "Juge (juge)"
+
+
+# --- the outbox's kinds ------------------------------------------------------------------------
+
+
+def _outbox_kinds() -> set[str]:
+    """Every kind the code gives a mail: OutboxKind, the ``KIND_*`` constants of the
+    services, the intake's replies (``d.reply("…"``) and its ``kind="…"`` enqueue."""
+    from webapp.models import OutboxKind
+
+    kinds = {v for k, v in vars(OutboxKind).items() if k.isupper()}
+    for py in [*ROOT.joinpath("webapp").rglob("*.py"), *ROOT.joinpath("mailer").rglob("*.py")]:
+        text = py.read_text("utf-8")
+        for line in re.findall(r"^KIND_\w+(?:, KIND_\w+)* = (.+)$", text, re.M):
+            kinds |= set(re.findall(r'"([a-z_]+)"', line))
+        kinds |= set(re.findall(r'\.reply\(\s*"([a-z_]+)"', text))
+        kinds |= set(re.findall(r'enqueue\(session=\w+, kind="([a-z_]+)"', text))
+    return kinds
+
+
+def test_every_outbox_kind_has_a_french_name() -> None:
+    from mailer import mailroom
+
+    kinds = _outbox_kinds()
+    # the scan found the known kinds of each source (not vacuous)
+    assert {"receipt", "duplicate_corrected", "corr_turn", "parse_errors",
+            "refused_too_large"} <= kinds
+    assert sorted(kinds - set(mailroom.OUTBOX_KIND_FR)) == []
+    assert sorted(set(mailroom.OUTBOX_KIND_FR) - kinds) == []
+
+
+@pytest.mark.db
+def test_outbox_page_names_the_kind_in_french(
+    frozen_clock: Any, db_session: Session, arbitre_client: FlaskClient
+) -> None:
+    from webapp.services import notify
+
+    ana = players.create_player(session=db_session, name="Ana Popescu", email="ana@example.ro")
+    db_session.flush()
+    notify.enqueue(session=db_session, kind="receipt", to_addr=ana.email,
+                   template="login", context={"name": ana.name, "url": "http://x/"},
+                   player_id=ana.id)
+    db_session.commit()
+    text = html.unescape(arbitre_client.get("/console/courrier/sortant").get_data(as_text=True))
+    assert "<td>accusé de réception</td>" in text
+    assert "<td>receipt</td>" not in text

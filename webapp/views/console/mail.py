@@ -118,7 +118,7 @@ def outbox() -> str:
         result = mailroom.outbox_page(s, status=status, page=page, per_page=PER_PAGE)
     return render_template(
         "console/outbox.html", result=result, status=status, filters=mailroom.OUTBOX_FILTERS,
-        failed=OutboxStatus.FAILED,
+        failed=OutboxStatus.FAILED, kind_fr=mailroom.outbox_kind,
     )
 
 
@@ -141,7 +141,8 @@ def mailbox() -> str:
     with _session() as s:
         messages, outbox = mailroom.local_mailbox(
             current_app._get_current_object(), s)  # type: ignore[attr-defined]
-    return render_template("console/mailbox.html", messages=messages, outbox=outbox)
+    return render_template("console/mailbox.html", messages=messages, outbox=outbox,
+                           kind_fr=mailroom.outbox_kind)
 
 
 def register(bp: Blueprint) -> None:
