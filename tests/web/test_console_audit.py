@@ -175,9 +175,14 @@ def test_outbox_page_names_the_kind_in_french(
     ana = players.create_player(session=db_session, name="Ana Popescu", email="ana@example.ro")
     db_session.flush()
     notify.enqueue(session=db_session, kind="receipt", to_addr=ana.email,
-                   template="login", context={"name": ana.name, "url": "http://x/"},
+                   template="login", context={"name": ana.name, "url": "http://x/", "link": "http://x/"},
                    player_id=ana.id)
     db_session.commit()
     text = html.unescape(arbitre_client.get("/console/courrier/sortant").get_data(as_text=True))
     assert "<td>accusé de réception</td>" in text
     assert "<td>receipt</td>" not in text
+    # created and due at the frozen instant, 10:00 UTC = 13:00 in Bucharest (UTC+3): the
+    # next attempt in the server's zone, the zone named
+    start = text.find('<table class="small" id="outbox">')
+    row = text[start:text.find("</table>", start)]
+    assert row.count("10/05/2026 à 13:00 (Europe/Bucharest, UTC+03:00)") == 2
