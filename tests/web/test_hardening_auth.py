@@ -290,7 +290,10 @@ def test_serve_production_flag_reaches_the_app(monkeypatch: pytest.MonkeyPatch,
         seen["env"] = os.environ.get("ARBITRE_PRODUCTION")
         return 0
 
-    monkeypatch.delenv("ARBITRE_PRODUCTION", raising=False)
+    # setenv (not delenv, which records nothing when the variable is absent) so that the
+    # "1" that cli.main exports is undone after the test: a leaked ARBITRE_PRODUCTION made the
+    # servers later tests start set Secure cookies, which a client on plain http never sends
+    monkeypatch.setenv("ARBITRE_PRODUCTION", "")
     monkeypatch.setenv("ARBITRE_INSTANCE_PATH", str(tmp_path / "inst"))
     monkeypatch.setattr(cli, "serve", fake_serve)
     real_create = webapp.create_app
