@@ -937,6 +937,15 @@ def _correct_one(ctx: RoundContext, raw: Bulletin, who: str) -> Verdict:
     raccord = bulletin.raccord
     at_ref = [m for m in cands if ref is not None and m.ref == ref]
     by_raccord = [m for m in cands if raccord and raccord_fits(ctx.board, m, raccord)]
+    altered = False
+    if raccord and not at_ref and not by_raccord and len(raccord) > 3:
+        # S1 5.2: an altered raccord letter is a warning « le raccord correct doit cependant
+        # être composé de trois lettres consécutives ou plus »: some run of 3 or more
+        # consecutive letters of the written raccord must locate the word by itself
+        n = len(raccord)
+        runs = {raccord[i:j] for i in range(n) for j in range(i + 3, n + 1) if j - i < n}
+        by_raccord = [m for m in cands if any(raccord_fits(ctx.board, m, r) for r in runs)]
+        altered = bool(by_raccord)
     if at_ref:
         located = at_ref
         if raccord and not any(m in by_raccord for m in at_ref):
@@ -953,7 +962,11 @@ def _correct_one(ctx: RoundContext, raw: Bulletin, who: str) -> Verdict:
                     reason_fr=f"Nul : en {bulletin.ref}, le mot forme le mot non admis {bad}.",
                 )
             warnings.append(f"référence {bulletin.ref} erronée (le raccord {raccord} est juste)")
-        if raccord is not None and len(raccord) == 2:
+        if altered:
+            warnings.append(f"lettre de raccord altérée ({raccord})")
+        # « sauf si le mot joué au premier coup ne comporte que deux lettres » (S1 5.2): no
+        # fault while the grid holds fewer than three letters to quote (INFERRED reading)
+        if raccord is not None and len(raccord) == 2 and ctx.board.tile_count >= 3:
             warnings.append(f"raccord de deux lettres ({raccord}) au lieu de trois")
     else:
         inverted = (

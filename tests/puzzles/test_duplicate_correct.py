@@ -115,6 +115,29 @@ def test_warning_two_letter_raccord(cfg: GameConfig) -> None:
     assert summary(judge(cfg, "CH CRIERAIS 72")) == (72, "avertissement", 1, "4H", "CRIERAIS")
 
 
+def test_two_letter_raccord_is_no_fault_after_a_two_letter_first_word() -> None:
+    """S1 5.2: « À partir du deuxième coup (sauf si le mot joué au premier coup ne comporte
+    que deux lettres), raccord de deux lettres au lieu de trois ». After ZA at H7, the grid
+    holds two letters: the raccord ZA is all there is to quote. ZAS at H7: Z 10 + A 1 + S 1
+    (H9, no premium) = 12, valid, no warning."""
+    small = GameConfig.default("fr", Lexicon.from_words(["ZA", "ZAS"], "zazas"))
+    grid = "15/15/15/15/15/15/15/6ZA7/15/15/15/15/15/15/15"
+    v = judge(small, "ZA ZAS 12", "SEIBCDE", grid=grid, round_no=2)
+    assert summary(v) == (12, "valide", 0, "H7", "ZAS")
+
+
+def test_altered_raccord_letter_is_a_warning(cfg: GameConfig) -> None:
+    """S1 5.2: an altered raccord letter is a warning, « le raccord correct doit cependant
+    être composé de trois lettres consécutives ou plus »: CHAG (the grid reads CHAC at
+    H4–H7) still holds CHA, which locates CRIERAIS at 4H (72) or 7H (62); the score 72
+    decides 4H → 72 with a warning (not the 72 − 5 = 67 of a wrong reference). With fewer
+    than three right consecutive letters (CXAG) nothing locates the word: 72 − 5 = 67."""
+    v = judge(cfg, "CHAG CRIERAIS 72")
+    assert summary(v) == (72, "avertissement", 1, "4H", "CRIERAIS")
+    assert "lettre de raccord altérée (CHAG)" in v.reason_fr
+    assert summary(judge(cfg, "CXAG CRIERAIS 72"))[:2] == (67, "penalite5")
+
+
 def test_both_modes_one_wrong_is_a_warning(cfg: GameConfig) -> None:
     """S1 4.4: « si seul un mode de référence est incorrect, il reçoit un avertissement »."""
     assert summary(judge(cfg, "4H CHU CRIERAIS 72")) == (72, "avertissement", 1, "4H", "CRIERAIS")
