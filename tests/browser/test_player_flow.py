@@ -53,7 +53,8 @@ def sign_in_by_link(page: Any, app: Flask, base: str, email: str) -> None:
     page.goto(base + "/connexion")
     page.fill("#email", email)
     page.click("button[type=submit]")
-    assert "un lien de connexion vient de lui être envoyé" in page.content()
+    # wait for the answer page (content() read mid-navigation is empty on a busy machine)
+    expect(page.locator("body")).to_contain_text("un lien de connexion vient de lui être envoyé")
     with app.app_context(), Session(get_engine(app)) as s:
         mail = s.exec(select(OutboxMessage).where(OutboxMessage.kind == "login")).one()
     link = re.search(r"http://[^/\s]+(/connexion/lien/[A-Za-z0-9_-]+)", mail.body_text).group(1)
