@@ -730,6 +730,13 @@ def draw_next(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, int]
     )
     if is_free(game):  # what the players choose from
         rnd.draw = {**rnd.draw, "stock": "".join(sorted(state.bag))}
+    return _open_round(s, game, rnd, number)
+
+
+
+def _open_round(s: Session, game: DuplicateGame, rnd: DuplicateRound,
+                number: int) -> tuple[str, int]:
+    """Store a freshly drawn round, mark the game running, send the draw notices."""
     s.add(rnd)
     if game.status == DuplicateStatus.SCHEDULED:
         game.status = DuplicateStatus.RUNNING
@@ -737,7 +744,6 @@ def draw_next(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, int]
     s.flush()
     draw_notices(s, game, rnd)
     return "draw", number
-
 
 def _draw_tactique(s: Session, game: DuplicateGame, now: datetime,
                    number: int) -> tuple[str, int]:
@@ -761,13 +767,7 @@ def _draw_tactique(s: Session, game: DuplicateGame, now: datetime,
         state_before=tactique_text(ts), grid_before=ts.game.board_cgp,
         top=tactique_top_dict(top),
     )
-    s.add(rnd)
-    if game.status == DuplicateStatus.SCHEDULED:
-        game.status = DuplicateStatus.RUNNING
-        s.add(game)
-    s.flush()
-    draw_notices(s, game, rnd)
-    return "draw", number
+    return _open_round(s, game, rnd, number)
 
 
 def _draw_superscrabble(s: Session, game: DuplicateGame, now: datetime,
@@ -791,13 +791,7 @@ def _draw_superscrabble(s: Session, game: DuplicateGame, now: datetime,
         top=scrabble_top_dict(chosen, answers, "Scrabble choisi par le moteur : le meilleur "
                               "score, puis l'ordre FISF."),
     )
-    s.add(rnd)
-    if game.status == DuplicateStatus.SCHEDULED:
-        game.status = DuplicateStatus.RUNNING
-        s.add(game)
-    s.flush()
-    draw_notices(s, game, rnd)
-    return "draw", number
+    return _open_round(s, game, rnd, number)
 
 
 def scrabble_top_dict(chosen: Any, answers: Sequence[Any], reason: str) -> dict[str, Any]:
