@@ -307,21 +307,40 @@ def parse_sheet(
 
 # --- series: pairings and table --------------------------------------------------------------
 def round_robin(players: Sequence[str]) -> list[list[tuple[str, str]]]:
-    """Round-robin pairings within a group (circle method): one list of (RED, BLUE) pairs per
-    round; with an odd number one player rests each round. Colours alternate so that each
-    player is RED about half of the time."""
+    """Round-robin pairings within a group: one list of (RED, BLUE) pairs per round (circle
+    method); with an odd number one player rests each round.
+
+    Colours are balanced: every player is RED in half of his games (one more or one fewer
+    when he plays an odd number). The circle method decides who meets whom in which round;
+    the colours follow the rotational rule on the players' places in ``players``: among
+    ``m`` players (``m`` odd: all of them; ``m`` even: all but the last), ``i`` is RED
+    against ``j`` when ``(j − i) mod m`` is 1 … (m − 1) / 2, so each has as many REDs as
+    BLUEs; with an even number, the last player is RED against the players of odd place and
+    BLUE against the others (each of them one game more of one colour, the last one RED
+    n/2 − 1 times and BLUE n/2 times)."""
     names = list(players)
+    place = {name: i for i, name in enumerate(names)}
+    total = len(names)
+    m = total if total % 2 else total - 1
+
+    def red_first(a: str, b: str) -> bool:
+        i, j = place[a], place[b]
+        if total % 2 == 0 and (i == total - 1 or j == total - 1):
+            other = j if i == total - 1 else i
+            return (i == total - 1) == (other % 2 == 1)
+        return 1 <= (j - i) % m <= (m - 1) // 2
+
     if len(names) % 2:
         names.append("")
     n = len(names)
     rounds: list[list[tuple[str, str]]] = []
-    for r in range(n - 1):
+    for _ in range(n - 1):
         pairs: list[tuple[str, str]] = []
         for k in range(n // 2):
             a, b = names[k], names[n - 1 - k]
             if not a or not b:
                 continue
-            pairs.append((a, b) if (r + k) % 2 == 0 else (b, a))
+            pairs.append((a, b) if red_first(a, b) else (b, a))
         rounds.append(pairs)
         names = [names[0], names[-1], *names[1:-1]]
     return rounds

@@ -107,6 +107,31 @@ def test_round_robin_pairings() -> None:
             assert len(names) == len(set(names))
 
 
+def test_round_robin_colours_balanced() -> None:
+    """Every player RED in half of his games (± 1 when he plays an odd number).
+
+    Four players a, b, c, d: m = 3 (a, b, c rotate), d is last. a–b: (1 − 0) mod 3 = 1 →
+    a RED; b–c: 1 → b RED; c–a: (0 − 2) mod 3 = 1 → c RED; d is RED against b (odd place)
+    and BLUE against a and c. So a RED 2 / BLUE 1 (vs b, d / vs c), b 1 / 2, c 2 / 1, d 1 / 2.
+    Three players: each RED once and BLUE once."""
+    assert round_robin(["a", "b", "c", "d"]) == [
+        [("a", "d"), ("b", "c")], [("c", "a"), ("d", "b")], [("a", "b"), ("c", "d")]]
+    assert round_robin(["a", "b", "c"]) == [[("b", "c")], [("c", "a")], [("a", "b")]]
+    for n in range(2, 17):
+        players = [f"p{i}" for i in range(n)]
+        red = {p: 0 for p in players}
+        blue = {p: 0 for p in players}
+        met = set()
+        for rnd in round_robin(players):
+            for r, b in rnd:
+                red[r] += 1
+                blue[b] += 1
+                met.add(frozenset((r, b)))
+        assert len(met) == n * (n - 1) // 2
+        # n − 1 games each: odd n → exactly (n − 1) / 2 of each colour; even n → off by one
+        assert {abs(red[p] - blue[p]) for p in players} == ({0} if n % 2 else {1})
+
+
 def test_series_table_with_elo_coefficient() -> None:
     """Game 1: a (1500) beats b (1500): E = 0.5, 20 × 0.5 = 10 → a 1510, b 1490.
     Game 2: b (1490) draws c (1500): E_b = 1 / (1 + 10^(10/400)) = 0.48561, 20 × 0.01439 =
