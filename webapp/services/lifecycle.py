@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from flask import current_app
 from sqlmodel import Session, col, select
@@ -82,7 +82,7 @@ def run_due(*, now: datetime) -> list[str]:
 
 def advance(problem_id: int, *, now: datetime) -> list[str]:
     done: list[str] = []
-    for _ in range(len(ProblemStatus.ORDER) + 1):
+    for _ in range(len(ProblemStatus) + 1):
         with session_scope() as s:
             # the row lock (PostgreSQL) makes a console action and a scheduled step on the
             # same problem wait for each other instead of both acting on the same status
@@ -195,14 +195,26 @@ def open_appeals(s: Session, p: Problem) -> int:
 
 def reminder_due(p: Problem, now: datetime) -> int | None:
     """The reminder (days before the deadline) in force at ``now``: only the latest one, so
-    a server that was down over J-3 and J-1 sends one reminder, not two."""
+    a server that was down over J-3 and J-1 sends one reminder, not two.
+
+    A reminder whose time (deadline − d days) is not after the publication is never due:
+    the publication notice, sent in the same minute, already gives the deadline. So a
+    problem published 40 minutes before it closes gets no reminder at all, and one
+    published 2 days before gets J-1 but not J-3."""
     if p.status != ProblemStatus.OPEN or now >= p.deadline_at:
         return None
+    published = p.published_at or p.publish_at
     days = sorted(int(d) for d in _cfg("REMINDER_DAYS"))  # type: ignore[attr-defined]
     for d in days:
-        if now >= p.deadline_at - timedelta(days=d):
-            return d
+        at = p.deadline_at - timedelta(days=d)
+        if now >= at:
+            return d if at > _aware(published) else None
     return None
+
+
+def _aware(at: datetime) -> datetime:
+    """A stored instant as aware UTC (SQLite gives naive datetimes back)."""
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
 
 
 def send_reminders(s: Session, p: Problem, now: datetime) -> int:

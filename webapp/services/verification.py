@@ -251,6 +251,11 @@ class RowChange:
     old_score: int | None
     new_score: int | None
 
+    @property
+    def rank_changed(self) -> bool:
+        """The place differs (a player entering or leaving the ranking changes place too)."""
+        return self.old_rank != self.new_rank
+
 
 @dataclass
 class RerunPreview:
@@ -266,6 +271,17 @@ class RerunPreview:
     @property
     def changed(self) -> bool:
         return bool(self.changes)
+
+    @property
+    def rank_changes(self) -> list[RowChange]:
+        """The players whose place moves (or who enter or leave the ranking): what the
+        console counts as « changements de classement »."""
+        return [c for c in self.changes if c.rank_changed]
+
+    @property
+    def score_only_changes(self) -> list[RowChange]:
+        """The players whose score changes but whose place stays the same."""
+        return [c for c in self.changes if not c.rank_changed]
 
     @property
     def complete(self) -> bool:

@@ -1,0 +1,110 @@
+"""A console in plain French (issue 13, point 6): the services behind it.
+
+- « changements de classement » counts rank changes only, not score-only changes;
+- no reminder goes out in the same minute as the publication of a problem closing soon;
+- an empty ranking is not published (no ranking row, no results mail), and why is said;
+- the arbitre closes a problem now, edits a player, previews a final ranking.
+
+Scores are the worked example of RULES §12 [E5]: FICHERA H8 = 82, then WUS 15F = 84
+(cumul 166).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from sqlmodel import Session, select
+
+from webapp.models import Channel, OutboxMessage, ProblemStatus, RulingKind
+from webapp.services import clock, lifecycle, verification
+from webapp.services.submissions import submit_sheet
+
+pytestmark = pytest.mark.db
+
+FULL = "1 ACEFHIR h8 FICHERA 82 82\n2 SUW 15f WUS 84 166\n"
+FIRST_ONLY = "1 ACEFHIR h8 FICHERA 82 82\n"
+
+
+def _submit(session, player, problem, text, at):  # type: ignore[no-untyped-def]
+    return submit_sheet(session=session, player=player, problem=problem, text=text,
+                        channel=Channel.WEB, received_at=at).submission
+
+
+def _keys(session: Session, kind: str) -> list[str]:
+    session.expire_all()
+    return sorted(m.dedupe_key or "" for m in session.exec(
+        select(OutboxMessage).where(OutboxMessage.kind == kind)).all())
+
+
+# --- b. rank changes, not score-only changes -------------------------------------------------
+
+
+def test_rerun_preview_counts_rank_changes_apart_from_score_only_changes(
+    ctx, db_session: Session, make_player, make_problem, frozen_start
+) -> None:
+    ana = make_player("Ana", "ana@example.ro")
+    bob = make_player("Bob", "bob@example.fr")
+    cid = make_player("Cid", "cid@example.es")
+    prob = make_problem(code="P1", deadline=timedelta(days=1))
+    # received in this order: Ana, Bob, Cid (ties go to the earlier sheet)
+    _submit(db_session, ana, prob, FULL, frozen_start)
+    _submit(db_session, bob, prob, FIRST_ONLY, frozen_start + timedelta(minutes=1))
+    _submit(db_session, cid, prob, FULL, frozen_start + timedelta(minutes=2))
+    db_session.commit()
+    verification.verify_problem(session=db_session, problem=prob, actor="system")
+    db_session.commit()
+    # before: Ana 166 (1st), Cid 166 (2nd, later), Bob 82 (3rd)
+    # WUS refused: the second move is zero, every sheet is 82 (FICHERA alone); by receive
+    # time Ana 1st, Bob 2nd, Cid 3rd
+    verification.add_ruling(session=db_session, problem=prob, kind=RulingKind.REJECT_WORD,
+                            word="WUS", actor="juge", comment="mot refusé pour ce problème")
+    db_session.commit()
+    preview = verification.preview_rerun(session=db_session, problem=prob,
+                                         reason="WUS refusé")
+    seen = {(c.name, c.old_rank, c.new_rank, c.old_score, c.new_score)
+            for c in preview.changes}
+    assert seen == {("Ana", 1, 1, 166, 82), ("Bob", 3, 2, 82, 82), ("Cid", 2, 3, 166, 82)}
+    # Ana keeps her place: a score change, not a change of the ranking
+    assert [c.name for c in preview.rank_changes] == ["Bob", "Cid"]
+    assert [c.name for c in preview.score_only_changes] == ["Ana"]
+
+
+# --- h. no reminder in the minute of the publication ------------------------------------------
+
+
+def test_no_reminder_with_the_publication_of_a_problem_closing_within_the_hour(
+    ctx, db_session: Session, make_player, make_problem, frozen_clock
+) -> None:
+    ana = make_player("Ana", "ana@example.ro")
+    # published in one minute, closing 40 minutes later: J-3 and J-1 are both already due
+    make_problem(code="P1", publish=timedelta(minutes=1), deadline=timedelta(minutes=41),
+                 status=ProblemStatus.SCHEDULED)
+    frozen_clock.shift(timedelta(minutes=1))
+    assert lifecycle.run_due(now=clock.now()) == ["publish:P1"]
+    assert _keys(db_session, "publication") == [f"publication:P1:{ana.id}"]
+    assert _keys(db_session, "reminder") == []
+    # nor a minute later, nor just before the deadline: the publication said the deadline
+    frozen_clock.shift(timedelta(minutes=1))
+    assert lifecycle.run_due(now=clock.now()) == []
+    frozen_clock.shift(timedelta(minutes=38, seconds=59))
+    assert lifecycle.run_due(now=clock.now()) == []
+    assert _keys(db_session, "reminder") == []
+
+
+def test_a_reminder_whose_time_comes_after_the_publication_is_sent(
+    ctx, db_session: Session, make_player, make_problem, frozen_clock
+) -> None:
+    ana = make_player("Ana", "ana@example.ro")
+    # published in one minute, closing 2 days later: J-3 was due before the publication
+    # (skipped), J-1 falls 1 day after it (sent then)
+    make_problem(code="P1", publish=timedelta(minutes=1),
+                 deadline=timedelta(days=2, minutes=1), status=ProblemStatus.SCHEDULED)
+    frozen_clock.shift(timedelta(minutes=1))
+    assert lifecycle.run_due(now=clock.now()) == ["publish:P1"]
+    assert _keys(db_session, "reminder") == []
+    frozen_clock.shift(timedelta(days=1) - timedelta(seconds=1))
+    assert lifecycle.run_due(now=clock.now()) == []
+    frozen_clock.shift(timedelta(seconds=1))  # deadline - 1 day
+    assert lifecycle.run_due(now=clock.now()) == ["remind:P1"]
+    assert _keys(db_session, "reminder") == [f"reminder:J-1:P1:{ana.id}"]
