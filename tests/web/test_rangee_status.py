@@ -6,8 +6,8 @@ from __future__ import annotations
 from puzzles.problem import GameType, Problem
 from puzzles.verify import MoveStatus, verify_text
 from tests.puzzles.conftest import lex
+from webapp.services.reports import STATUS_CLASS, ZERO_STATUSES
 from webapp.services.verification import sheet_is_valid
-from webapp.views.reports import STATUS_CLASS, ZERO_STATUSES
 
 ROW = "ARTSNOE" + "LLMMPPBBCCDDGGUUIIOOEEAA"
 

@@ -1,6 +1,6 @@
-"""What the three page blueprints share: template filters (times, statuses, game names), the
-view of a problem's letters per game type, the data of the interactive board, and loading
-a row or answering 404.
+"""What the three page blueprints share: template filters (times, statuses, game names, a
+replayed grid as SVG), the view of a problem's letters per game type, the data of the
+interactive board, and the read-only session a page opens for the services.
 
 Nothing here decides anything about a competition: that is the services' job. These helpers
 only turn stored values into what a page shows.
@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from flask import Blueprint, abort
 from flask_babel import gettext  # type: ignore[import-untyped]
+from markupsafe import Markup
 from sqlmodel import Session, SQLModel
 
 from puzzles.families import Supply, family
@@ -22,8 +23,10 @@ from puzzles.feuille import parse_feuille
 from puzzles.problem import Problem as PuzzleProblem
 from scoring.layout import STANDARD_LAYOUT
 from scoring.tiles import JOKER, tileset
+from webapp.board_svg import board_svg
 from webapp.models import ProblemStatus
 from webapp.services import clock
+from webapp.services.reports import Grid
 
 T = TypeVar("T", bound=SQLModel)
 
@@ -62,6 +65,17 @@ def get_or_404(session: Session, model: type[T], ident: Any) -> T:
     if row is None:
         abort(404)
     return row
+
+
+def grid_svg(grid: Grid | None) -> Markup:
+    """A replayed grid (:class:`webapp.services.reports.Grid`) as inline SVG; titled after
+    its move when it has one."""
+    if grid is None:
+        return Markup("")
+    title = (gettext("Grille après le coup %(number)s", number=grid.number)
+             if grid.number is not None else "Grille")
+    return Markup(board_svg(grid.board, tileset=grid.tileset, highlight=grid.highlight,
+                            zeroed=grid.zeroed, title=title))
 
 
 def iso_utc(dt: datetime | None) -> str:
@@ -266,6 +280,7 @@ def register_template_helpers(bp: Blueprint) -> None:
     bp.add_app_template_filter(status_fr, "status_fr")
     bp.add_app_template_filter(from_iso, "from_iso")
     bp.add_app_template_filter(game_label, "game_label")
+    bp.add_app_template_filter(grid_svg, "grid_svg")
 
     @bp.app_context_processor
     def _now() -> dict[str, Any]:

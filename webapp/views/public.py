@@ -33,19 +33,16 @@ from webapp.board_svg import board_svg
 from webapp.db import get_engine, read_engine
 from webapp.models import (
     Competition,
-    Player,
     Problem,
     Ranking,
     Submission,
-    Verification,
 )
-from webapp.services import clock, people, rankings, rounds, timefmt
+from webapp.services import clock, people, rankings, reports, rounds, timefmt
 from webapp.services import problems as problems_service
 from webapp.services.problems import readable_puzzle
 from webapp.services.standings import championship_standings
 from webapp.views import helpers
-from webapp.views.helpers import PUBLIC_STATUSES, get_or_404, letters_view
-from webapp.views.reports import replay, replay_step, report_context
+from webapp.views.helpers import PUBLIC_STATUSES, letters_view
 
 bp = Blueprint("public", __name__)
 helpers.register_template_helpers(bp)
@@ -137,13 +134,8 @@ def problem(code: str) -> str:
     if pz is not None and shown:
         view = letters_view(pz)
         svg = board_svg(pz.initial_board(), tileset=pz.tileset, title=gettext("Grille de départ"))
-    reference = reference_solution(prob)
-    reference_board = None
-    if reference is not None and pz is not None and reference.get("moves"):
-        ref_moves = list(reference["moves"])
-        steps, _ = replay(pz, ref_moves, accumulate=not pz.game.family.answers_only,
-                          draw={len(ref_moves) - 1})  # only the final grid is shown
-        reference_board = steps[-1].svg if steps else None
+    reference = reports.reference_solution(prob, arbitre=current_arbitre() is not None)
+    reference_board = reports.reference_grid(pz, reference)
     now = clock.now()
     return render_template(
         "public/problem.html", problem=prob, competition=comp, puzzle=pz, letters=view,
@@ -153,14 +145,6 @@ def problem(code: str) -> str:
         next_announcement=rounds.next_announcement(prob, now),
         progressive=rounds.progressive(prob),
     )
-
-
-def reference_solution(problem: Problem) -> dict[str, Any] | None:
-    """The reference solution stored with the problem once results are public."""
-    if problem.status not in rankings.RESULTS_STATUSES and current_arbitre() is None:
-        return None
-    ref = problem.params.get("reference") if isinstance(problem.params, dict) else None
-    return ref if isinstance(ref, dict) else None
 
 
 @bp.route("/archives")
@@ -387,44 +371,41 @@ def standings_csv(slug: str) -> Response:
 # --- reports ---------------------------------------------------------------------------------
 
 
-def can_see_report(problem: Problem, submission: Submission) -> bool:
-    """Before results are published a report is its player's (and the arbitre's) only."""
-    if current_arbitre() is not None:
-        return True
-    if problem.status in rankings.RESULTS_STATUSES:
-        return True
-    me = current_player()
-    return me is not None and me.id == submission.player_id
-
-
 @bp.route("/rapports/<int:verification_id>")
 def report(verification_id: int) -> ResponseReturnValue:
-    with _session() as s:
-        ver = get_or_404(s, Verification, verification_id)
-        sub = get_or_404(s, Submission, ver.submission_id)
-        prob = get_or_404(s, Problem, sub.problem_id)
-        if not can_see_report(prob, sub):
-            abort(403 if current_player() is not None else 404)
-        player = get_or_404(s, Player, sub.player_id)
-        ctx = report_context(s, prob, sub, ver, step=request.args.get("coup", 1, type=int))
     me = current_player()
+    try:
+        with _session() as s:
+            page = reports.report_page(
+                s, verification_id, viewer_id=me.id if me is not None else None,
+                arbitre=current_arbitre() is not None,
+                step=request.args.get("coup", 1, type=int))
+    except reports.ReportHidden:
+        abort(403 if me is not None else 404)
+    if page is None:
+        abort(404)
+    rows = page.rows
     return render_template(
-        "public/report.html", step_count=len(ctx["steps"]), problem=prob, submission=sub,
-        verification=ver, player=player,
-        own=me is not None and me.id == sub.player_id, **ctx,
+        "public/report.html", step_count=len(page.steps), problem=rows.problem,
+        submission=rows.submission, verification=rows.verification, player=rows.player,
+        own=me is not None and me.id == rows.submission.player_id, report=page.report,
+        steps=page.steps, step=page.step, current=page.current,
+        scrabble_steps=page.scrabble_steps, zero_count=page.zero_count, history=page.history,
+        rulings=page.rulings, appeals=page.appeals, final_board=page.final_board,
     )
 
 
 @bp.route("/rapports/<int:verification_id>/coups/<int:index>")
 def report_step(verification_id: int, index: int) -> ResponseReturnValue:
     """One move of a report's replay with its grid (the stepper fetches it)."""
-    with _session() as s:
-        ver = get_or_404(s, Verification, verification_id)
-        sub = get_or_404(s, Submission, ver.submission_id)
-        prob = get_or_404(s, Problem, sub.problem_id)
-        if not can_see_report(prob, sub):
-            abort(403 if current_player() is not None else 404)
-    st = replay_step(prob, ver, index)
+    me = current_player()
+    try:
+        with _session() as s:
+            st = reports.report_step(s, verification_id, index,
+                                     viewer_id=me.id if me is not None else None,
+                                     arbitre=current_arbitre() is not None)
+    except reports.ReportHidden:
+        abort(403 if me is not None else 404)
     if st is None:
         abort(404)
     return render_template("public/_replay_step.html", st=st, k=index)
