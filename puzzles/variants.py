@@ -55,15 +55,19 @@ from puzzles.duplicate import (
 from scoring import movegen
 from scoring.board import Board
 from scoring.config import GameConfig
+from scoring.errors import EngineError
 from scoring.layout import SIZE
 from scoring.movegen import GeneratedMove
-from scoring.notation import format_ref
+from scoring.notation import format_ref, parse_ref
 from scoring.tiles import JOKER, TileSet, tileset
 
 Variant = Literal["tactique", "top", "completif", "superjoker", "metagramme", "elliptique"]
 TactiqueOrder = Literal["free", "group1_first", "group2_first"]
 FreeJokerRule = Literal["none", "ro_online"]
 Companions = Literal["sum", "distinct"]
+TactiqueRefill = Literal["per_group", "pooled"]
+TactiqueRejection = Literal["group", "both"]
+FreeUnused = Literal["stock", "reliquat"]
 
 VARIANTS: dict[str, str] = {
     "tactique": "Duplicate Tactique",
@@ -109,6 +113,19 @@ class VariantSettings:
     #: many warnings, then one more every ``warning_step`` (4, 7, 10, …)
     warning_first: int = 4
     warning_step: int = 3
+    #: G14 (INFERRED) Tactique refill: each group keeps its own reliquat and is completed in
+    #: display order (``per_group``), or the two reliquats are pooled, group 1's first, and
+    #: shared out again in order — the first 7 letters to group 1 (``pooled``)
+    tactique_refill: TactiqueRefill = "per_group"
+    #: G14 (INFERRED) Tactique rejection: a group without a vowel or a consonant is redrawn
+    #: alone (``group``), or both groups are rejected and redrawn together (``both``)
+    tactique_rejection: TactiqueRejection = "group"
+    #: G15 (INFERRED) Complétif / Superjoker: a chosen letter the retained top does not
+    #: place returns to the stock (``stock``), or stays on the rack with the reliquat
+    #: (``reliquat``: it leaves the stock). The engine's own top names only the letters it
+    #: places; the difference shows when a top names more (the arbitre's choice,
+    #: ``RESTAIT +TE``)
+    free_unused: FreeUnused = "stock"
 
     @property
     def drawn(self) -> int:
@@ -151,6 +168,9 @@ class VariantSettings:
             "tactique_order": get_args(TactiqueOrder),
             "free_joker_rule": get_args(FreeJokerRule),
             "top_companions": get_args(Companions),
+            "tactique_refill": get_args(TactiqueRefill),
+            "tactique_rejection": get_args(TactiqueRejection),
+            "free_unused": get_args(FreeUnused),
         }
         own = {k: v for k, v in data.items() if k in mine}
         for key, value in own.items():
@@ -485,15 +505,19 @@ def variant_top(
     return _rank_free(list(options.values()), board, rack_of, stock, config, dup)
 
 
-def apply_variant_top(state: GameState, drawn: str, top: VariantTop) -> GameState:
-    """The top on the master grid. The chosen letters it uses leave the stock (the bag);
-    chosen letters it does not use stay there (G15); a Métagramme's swapped letter goes back
-    to the end of the bag; the reliquat is the drawn letters the top did not use."""
+def apply_variant_top(
+    state: GameState,
+    drawn: str,
+    top: VariantTop,
+    settings: VariantSettings | None = None,
+) -> GameState:
+    """The top on the master grid. The chosen letters it places leave the stock (the bag);
+    a chosen letter it names but does not place returns to the stock (G15,
+    ``free_unused="stock"``, the default) or stays on the rack with the reliquat, out of the
+    stock (``free_unused="reliquat"``); a Métagramme's swapped letter goes back to the end
+    of the bag; the reliquat is the rack's letters the top did not use."""
+    keep_unused = settings is not None and settings.free_unused == "reliquat"
     bag = list(state.bag)
-    for ch in top.choice.chosen:
-        if ch not in bag:
-            raise DuplicateError(f"La lettre choisie « {ch} » n'est plus dans le stock.")
-        bag.remove(ch)
     rack = drawn
     if top.choice.swapped:
         rest = _minus(drawn, top.choice.swapped)
@@ -503,7 +527,18 @@ def apply_variant_top(state: GameState, drawn: str, top: VariantTop) -> GameStat
             )
         rack = rest
         bag.append(top.choice.swapped)
-    rack += top.choice.chosen
+    # the chosen letters the move places: those the drawn letters kept do not supply
+    placed = _extra(top.move, rack) if top.choice.chosen else ""
+    if Counter(placed) - Counter(top.choice.chosen):
+        raise DuplicateError(
+            f"Le coup {top.word} utilise des lettres ni tirées ni choisies ({placed})."
+        )
+    taken = top.choice.chosen if keep_unused else placed
+    for ch in taken:
+        if ch not in bag:
+            raise DuplicateError(f"La lettre choisie « {ch} » n'est plus dans le stock.")
+        bag.remove(ch)
+    rack += taken
     from puzzles.duplicate import TopChoice
 
     tc = TopChoice(top.move, top.ref, top.word, top.score)
@@ -691,12 +726,41 @@ def _straight(reliquat: str, bag: list[str]) -> tuple[Draw, list[str]]:
     return Draw(reliquat, new, reliquat + new, (), 0), bag[need:]
 
 
+def _draw_both(
+    r1: str, r2: str, bag: list[str], dup: DuplicateSettings, ts: TileSet
+) -> tuple[Draw, Draw, list[str]] | None:
+    """G14 ``tactique_rejection="both"``: both groups completed in order; when either lacks
+    a vowel or a consonant both are rejected — all their tiles, or only the new ones
+    (``rejection_returns``), back to the end of the bag — and drawn again. None after a
+    whole turn of the bag without a valid pair (the caller then redraws group by group)."""
+    rejected: list[tuple[str, str]] = []
+    turn = len(r1) + len(r2) + len(bag)
+    while len(rejected) <= turn:
+        d1, rest = _straight(r1, bag)
+        d2, rest = _straight(r2, rest)
+        if ts.draw_meets_minimum(d1.rack, 1) and ts.draw_meets_minimum(d2.rack, 1):
+            return (
+                Draw(d1.reliquat, d1.new, d1.rack, tuple(x for x, _ in rejected), 1),
+                Draw(d2.reliquat, d2.new, d2.rack, tuple(y for _, y in rejected), 1),
+                rest,
+            )
+        rejected.append((d1.rack, d2.rack))
+        if dup.rejection_returns == "all":
+            bag, r1, r2 = rest + list(d1.rack) + list(d2.rack), "", ""
+        else:
+            bag = rest + list(d1.new) + list(d2.new)
+    return None
+
+
 def draw_tactique(
     state: TactiqueState, settings: VariantSettings
 ) -> tuple[TactiqueDraw | None, TactiqueState]:
     """Complete both groups, group 1 first (« il complètera les 2 groupes, dans l'ordre de
     leur affichage »), each with ≥ 1 vowel and ≥ 1 consonant; a failing group is redrawn
-    alone (G14), its tiles going back as in the Duplicate (``rejection_returns``).
+    alone (G14, ``tactique_rejection="group"``), its tiles going back as in the Duplicate
+    (``rejection_returns``), or both groups are redrawn (``"both"``). Each group is
+    completed from its own reliquat (G14, ``tactique_refill="per_group"``) or from the two
+    reliquats pooled, group 1's first (``"pooled"``: group 1 takes the first 7).
 
     End of game (RULES §9.1): when the tiles left cannot give both groups a vowel and a
     consonant, the groups are completed in order without condition (« cette condition peut
@@ -721,11 +785,18 @@ def draw_tactique(
             game=replace(g, finished=True, end_reason="Toutes les lettres ont été tirées et "
                          "placées."),
         )
+    if settings.tactique_refill == "pooled":
+        pool = r1 + r2
+        r1, r2 = pool[:RACK_SIZE], pool[RACK_SIZE:]
     per_group = replace(dup, min_split_rounds=0, rounds=None)
     d1: Draw | None = None
     d2: Draw | None = None
     bag = list(g.bag)
-    if ts.draw_meets_minimum(remaining, 2):
+    if ts.draw_meets_minimum(remaining, 2) and settings.tactique_rejection == "both":
+        both = _draw_both(r1, r2, bag, dup, ts)
+        if both is not None:
+            d1, d2, bag = both
+    if d1 is None and ts.draw_meets_minimum(remaining, 2):
         d1, s1 = draw_round(replace(g, reliquat=r1, finished=False), per_group)
         if d1 is not None:
             d2, s2 = draw_round(replace(g, bag=s1.bag, reliquat=r2, finished=False), per_group)
@@ -948,6 +1019,95 @@ def apply_tactique_top(state: TactiqueState, top: TactiqueTop) -> TactiqueState:
         ),
         (left[0], left[1]),
     )
+
+
+def _written_move(
+    board: Board, rack: str, ref: str, word: str, config: GameConfig
+) -> GeneratedMove | None:
+    """The legal move of ``rack`` on ``board`` written ``ref word`` (a joker in lower case;
+    an all-capital word matches when only one joker placement fits), or None."""
+    try:
+        wanted = parse_ref(ref)
+    except EngineError:
+        return None
+    moves = [m for m in movegen.generate(board, rack, config) if m.ref == wanted]
+    exact = [m for m in moves if m.word == word]
+    folded = [m for m in moves if m.word.upper() == word.upper()]
+    found = exact or (folded if len(folded) == 1 else [])
+    return found[0] if found else None
+
+
+def tactique_sequence(
+    board: Board,
+    groups: tuple[str, str],
+    text: str,
+    config: GameConfig,
+    settings: VariantSettings,
+) -> TactiqueTop:
+    """The arbitre's own retained sequence of a Tactique round (RULES §9.1, like the
+    Duplicate's « any legal move » as top): ``H4 RESTAIT + 8C MOTS``, the words in placement
+    order (a written score is ignored: the engine scores), optionally led by ``groupe 2 :``
+    when the group played first must be named (both groups can play the first word).
+    Without it the first order allowed (``tactique_order``; free: group 1 first, then
+    group 2 first) in which the first word is legal with one group and the second word,
+    on the grid the first leaves, with the other. One word alone only when the other group
+    has no legal move on the grid it leaves. French :class:`DuplicateError` otherwise."""
+    body = text.strip()
+    named: int | None = None
+    low = body.lower()
+    for prefix in ("groupe ", "g"):
+        if low.startswith(prefix) and low[len(prefix):len(prefix) + 1] in ("1", "2"):
+            named = int(low[len(prefix)]) - 1
+            body = body[len(prefix) + 1:].lstrip(" :")
+            break
+    body = body.split("=", 1)[0]
+    parts: list[tuple[str, str]] = []
+    for chunk in body.split("+"):
+        tokens = [t for t in chunk.split() if not t.isdigit()]
+        if not tokens:
+            continue
+        if len(tokens) != 2:
+            raise DuplicateError(
+                f"Tactique : « {chunk.strip()} » — écrivez la référence puis le mot, les deux "
+                "mots séparés par « + » (ex. « H4 RESTAIT + 8C MOTS »)."
+            )
+        parts.append((tokens[0], tokens[1]))
+    if not 1 <= len(parts) <= 2:
+        raise DuplicateError(
+            "Tactique : une suite de deux mots séparés par « + » (ex. « H4 RESTAIT + 8C MOTS »)."
+        )
+    dup = settings.duplicate
+    first_cfg = round_config(config, board, dup) if board.is_empty() else config
+    orders = [ab for ab in _tactique_orders(settings) if named is None or ab[0] == named]
+    if not orders:
+        raise DuplicateError(
+            f"Tactique : l'ordre est imposé, le groupe {named + 1 if named is not None else ''} "
+            "ne peut pas être joué d'abord."
+        )
+    problems: list[str] = []
+    for a, b in orders:
+        m1 = _written_move(board, groups[a], *parts[0], first_cfg)
+        if m1 is None:
+            problems.append(f"{parts[0][0]} {parts[0][1]} n'est pas jouable avec le groupe "
+                            f"{a + 1} ({groups[a]})")
+            continue
+        after = board.copy()
+        m1.placement.apply(after)
+        if len(parts) == 1:
+            if groups[b] and movegen.best(after, groups[b], config, n=1):
+                problems.append(f"le groupe {b + 1} ({groups[b]}) peut encore jouer : il faut "
+                                "deux mots")
+                continue
+            return TactiqueTop(a + 1, m1, None, m1.score, 0,
+                               f"Suite choisie par l'arbitre : {m1.word} seul.")
+        m2 = _written_move(after, groups[b], *parts[1], config)
+        if m2 is None:
+            problems.append(f"{parts[1][0]} {parts[1][1]} n'est pas jouable avec le groupe "
+                            f"{b + 1} ({groups[b]}) après {m1.word}")
+            continue
+        return TactiqueTop(a + 1, m1, m2, m1.score + m2.score, 0,
+                           f"Suite choisie par l'arbitre : groupe {a + 1} d'abord.")
+    raise DuplicateError("Tactique : suite refusée — " + " ; ".join(problems) + ".")
 
 
 @dataclass(frozen=True)

@@ -553,3 +553,127 @@ def test_tactique_top_with_jokers_matches_exhaustive_pairs(french: Lexicon) -> N
         assert top.score == best
         assert top.ties == len(keys) - 1
         assert _pair_key(top.first_group - 1, top.first, top.second) == min(keys)
+
+
+# --- G14 / G15 as settings, the arbitre's Tactique sequence -------------------------------------
+def test_g14_defaults_and_alternatives_in_settings() -> None:
+    """RULES §11: G14 « per group; redraw only the failing group », G15 « return to the
+    stock » are the defaults; the alternatives round-trip through JSON, bad values refused."""
+    vs = VariantSettings()
+    assert (vs.tactique_refill, vs.tactique_rejection, vs.free_unused) == (
+        "per_group", "group", "stock")
+    alt = VariantSettings(variant="tactique", tactique_refill="pooled",
+                          tactique_rejection="both", free_unused="reliquat")
+    assert VariantSettings.from_json(alt.to_json()) == alt
+    for key in ("tactique_refill", "tactique_rejection", "free_unused"):
+        with pytest.raises(DuplicateError, match=key):
+            VariantSettings.from_json({key: "autre"})
+
+
+def test_g14_rejection_both_groups_redrawn() -> None:
+    """G14 alternative ``tactique_rejection="both"``: group 2's DFGHJKL has no vowel, so
+    both groups (AEIOUBC and DFGHJKL, 14 tiles, ``rejection_returns="all"``) go to the end
+    of the bag; the next 14 are EMNPRST (E; M N P R S T) and AEIRSTU (A E I U; R S T).
+    The default redraws group 2 alone: AEIOUBC stays (test above)."""
+    vs = VariantSettings(variant="tactique", tactique_rejection="both")
+    bag = "AEIOUBC" + "DFGHJKL" + "EMNPRST" + "AEIRSTU"
+    draw, st = draw_tactique(TactiqueState(GameState.initial(vs.duplicate, bag)), vs)
+    assert draw is not None
+    assert draw.racks == ("EMNPRST", "AEIRSTU")
+    assert draw.groups[0].rejected == ("AEIOUBC",)
+    assert draw.groups[1].rejected == ("DFGHJKL",)
+    assert st.game.bag == tuple("AEIOUBC" + "DFGHJKL")
+    default = VariantSettings(variant="tactique")
+    draw_d, _ = draw_tactique(TactiqueState(GameState.initial(default.duplicate, bag)),
+                              default)
+    assert draw_d is not None and draw_d.racks == ("AEIOUBC", "EMNPRST")
+
+
+def test_g14_refill_per_group_or_pooled() -> None:
+    """Reliquats ZE (group 1) and KLM (group 2), bag ABCDEFGHIJKLMNO.
+    Per group (default): ZE + ABCDE = ZEABCDE, KLM + FGHI = KLMFGHI; JKLMNO left.
+    Pooled: ZEKLM + AB = ZEKLMAB (7 for group 1), then CDEFGHI; JKLMNO left."""
+    start = TactiqueState(GameState(Board().to_cgp(), tuple("ABCDEFGHIJKLMNO"), round_no=2),
+                          ("ZE", "KLM"))
+    per = VariantSettings(variant="tactique")
+    draw, st = draw_tactique(start, per)
+    assert draw is not None and draw.racks == ("ZEABCDE", "KLMFGHI")
+    assert st.game.bag == tuple("JKLMNO")
+    pooled = VariantSettings(variant="tactique", tactique_refill="pooled")
+    draw, st = draw_tactique(start, pooled)
+    assert draw is not None and draw.racks == ("ZEKLMAB", "CDEFGHI")
+    assert draw.groups[0].reliquat == "ZEKLM" and draw.groups[1].reliquat == ""
+    assert st.game.bag == tuple("JKLMNO") and st.reliquats == draw.racks
+
+
+def test_g15_unused_chosen_letter_stock_or_reliquat() -> None:
+    """A Complétif top that names a chosen letter it does not place (the arbitre retains LA
+    « +B »: LA = (1 + 1) × 2 = 4 on the centre). G15 default ``stock``: B stays in the stock
+    (Z B C), the reliquat is AEIOUL less L, A = EIOU. Alternative ``reliquat``: B leaves the
+    stock (Z C) and stays on the rack: EIOU + B."""
+    from puzzles.variants import FreeMove
+
+    cfg = cfg_of("ZA", "LA")
+    state = in_play("AEIOUL", "ZBC")
+    la = next(m for m in movegen.generate(state.board, "AEIOUL", cfg)
+              if (format_ref(m.ref), m.word) == ("H7", "LA"))
+    assert la.score == 4
+    top = variant_top(state, "AEIOUL", cfg, VariantSettings(variant="completif"))
+    assert top is not None
+    named = replace(top, choice=FreeMove(la, "B"), ref="H7", word="LA", score=4)
+    stock = apply_variant_top(state, "AEIOUL", named, VariantSettings(variant="completif"))
+    assert stock.bag == ("Z", "B", "C") and stock.reliquat == "EIOU"
+    kept = apply_variant_top(state, "AEIOUL", named,
+                             VariantSettings(variant="completif", free_unused="reliquat"))
+    assert kept.bag == ("Z", "C") and kept.reliquat == "EIOUB"
+    assert stock.tops_total == kept.tops_total == 4
+    # Superjoker: ZA (10 + 1) × 2 = 22 takes Z; the top names Z and B (« ZA +ZB »):
+    # stock → B back (K B), reliquat OUAAE less A = OUAE; reliquat → K left, OUAE + B
+    sj = in_play("OUAAE", "ZKB")
+    za = next(m for m in movegen.generate(sj.board, "OUAAEZ", cfg)
+              if (format_ref(m.ref), m.word) == ("H7", "ZA"))
+    assert za.score == 22
+    both = replace(named, choice=FreeMove(za, "ZB"), word="ZA", score=22)
+    s1 = apply_variant_top(sj, "OUAAE", both, VariantSettings(variant="superjoker"))
+    assert s1.bag == ("K", "B") and s1.reliquat == "OUAE"
+    s2 = apply_variant_top(sj, "OUAAE", both,
+                           VariantSettings(variant="superjoker", free_unused="reliquat"))
+    assert s2.bag == ("K",) and s2.reliquat == "OUAEB"
+
+
+def test_tactique_sequence_chosen_by_the_arbitre() -> None:
+    """The arbitre retains another legal sequence than the top (34 = ZA 22 + ZAS 12): ZA at
+    H8 (10 + 1) × 2 = 22 (it covers H8, the DW), then ZAS at H8: Z A on the grid, S new at
+    H10 = 10 + 1 + 1 = 12: 34 too, group 1 first. Or ZA at H7 alone … refused: group 2 can
+    still play S. A word of the wrong group, a word not on the grid, an imposed order
+    forbidding the group named: French refusals. The grid the game continues from carries
+    both words and each group keeps its letters."""
+    from puzzles.variants import tactique_sequence
+
+    cfg = cfg_of("ZA", "ZAS")
+    vs = VariantSettings(variant="tactique")
+    top = tactique_sequence(Board(), TACTIQUE_GROUPS, "H8 ZA 22 + H8 ZAS 12 = 34", cfg, vs)
+    assert top.first_group == 1 and top.first is not None and top.second is not None
+    assert (format_ref(top.first.ref), top.first.word, top.first.score) == ("H8", "ZA", 22)
+    assert (format_ref(top.second.ref), top.second.word, top.second.score) == ("H8", "ZAS", 12)
+    assert top.score == 22 + 12 and top.notation == "H8 ZA 22 + H8 ZAS 12 = 34"
+    after = apply_tactique_top(TactiqueState(GameState(Board().to_cgp(), ()), TACTIQUE_GROUPS),
+                               top)
+    assert after.reliquats == ("BCDFG", "BCDFGH") and after.game.tops_total == 34
+    assert after.game.board.at(7, 9) == "S" and after.game.round_no == 2
+    with pytest.raises(DuplicateError, match="il faut deux mots"):
+        tactique_sequence(Board(), TACTIQUE_GROUPS, "H7 ZA", cfg, vs)
+    with pytest.raises(DuplicateError, match="groupe 2"):
+        tactique_sequence(Board(), TACTIQUE_GROUPS, "H8 ZAS + H7 ZA", cfg, vs)
+    with pytest.raises(DuplicateError, match="n'est pas jouable"):
+        tactique_sequence(Board(), TACTIQUE_GROUPS, "H8 ZA + A1 ZAS", cfg, vs)
+    imposed = replace(vs, tactique_order="group2_first")
+    with pytest.raises(DuplicateError, match="l'ordre est imposé"):
+        tactique_sequence(Board(), TACTIQUE_GROUPS, "groupe 1 : H8 ZA + H8 ZAS", cfg, imposed)
+    # group 2 first imposed: the first word must come from group 2; ZA is not in SBCDFGH
+    with pytest.raises(DuplicateError, match="groupe 2 \\(SBCDFGH\\)"):
+        tactique_sequence(Board(), TACTIQUE_GROUPS, "H8 ZA + H8 ZAS", cfg, imposed)
+    # one word alone when the other group has no move after it: BCDFGHJ forms neither ZA
+    # nor ZAS, so « H7 ZA » = 22 is a whole sequence
+    alone = tactique_sequence(Board(), ("ZABCDFG", "BCDFGHJ"), "H7 ZA", cfg, vs)
+    assert (alone.first_group, alone.score, alone.second) == (1, 22, None)
