@@ -108,3 +108,96 @@ def test_a_reminder_whose_time_comes_after_the_publication_is_sent(
     frozen_clock.shift(timedelta(seconds=1))  # deadline - 1 day
     assert lifecycle.run_due(now=clock.now()) == ["remind:P1"]
     assert _keys(db_session, "reminder") == [f"reminder:J-1:P1:{ana.id}"]
+
+
+# --- i. an empty ranking is not published --------------------------------------------------
+
+
+def test_a_problem_without_sheets_publishes_no_ranking_and_says_why(
+    ctx, app, db_session: Session, make_player, make_problem, frozen_clock
+) -> None:
+    from webapp.models import AuditLog, Ranking
+    from webapp.services import rankings
+
+    make_player("Ana", "ana@example.ro")
+    prob = make_problem(code="P1", deadline=timedelta(hours=1))
+    frozen_clock.shift(timedelta(hours=1))
+    # closed, verified (nothing to verify), « provisional » without a ranking
+    assert lifecycle.run_due(now=clock.now()) == ["close:P1", "verify:P1", "provisional:P1"]
+    db_session.expire_all()
+    assert db_session.exec(select(Ranking)).all() == []
+    assert _keys(db_session, "results") == []
+    withheld = db_session.exec(
+        select(AuditLog).where(AuditLog.action == "ranking.withheld")).one()
+    assert (withheld.target, withheld.details["kind"], withheld.details["sheets"]) == (
+        "P1", "provisional", 0)
+    prob = db_session.get(type(prob), prob.id)
+    assert prob is not None and prob.status == ProblemStatus.PROVISIONAL
+    assert rankings.withheld_reason(db_session, prob) == (
+        "Aucune feuille n'a été reçue : il n'y a pas de classement à publier.")
+    steps = [(st.label, st.detail) for st in lifecycle.steps_done(session=db_session,
+                                                                  problem=prob)]
+    assert ("Classement vide non publié",
+            "Aucune feuille n'a été reçue : il n'y a pas de classement à publier.") in steps
+    # the public pages offer no ranking
+    client = app.test_client()
+    assert client.get("/problemes/P1/classement").status_code == 404
+    assert "Voir le classement" not in client.get("/problemes/P1").get_data(as_text=True)
+    # the appeal window ends: the final step publishes nothing either
+    assert prob.appeals_until is not None
+    frozen_clock.move_to(prob.appeals_until)
+    assert lifecycle.run_due(now=clock.now()) == ["finalise:P1"]
+    db_session.expire_all()
+    assert db_session.exec(select(Ranking)).all() == []
+    assert _keys(db_session, "results") == []
+
+
+def test_only_late_sheets_publish_no_ranking(
+    ctx, db_session: Session, make_player, make_problem, frozen_clock
+) -> None:
+    from webapp.models import Ranking
+    from webapp.services import rankings
+
+    ana = make_player("Ana", "ana@example.ro")
+    prob = make_problem(code="P1", deadline=timedelta(hours=1))
+    frozen_clock.shift(timedelta(hours=1, seconds=1))
+    _submit(db_session, ana, prob, FULL, clock.now())  # one second late
+    db_session.commit()
+    assert lifecycle.run_due(now=clock.now()) == ["close:P1", "verify:P1", "provisional:P1"]
+    db_session.expire_all()
+    assert db_session.exec(select(Ranking)).all() == []
+    assert _keys(db_session, "results") == []
+    prob = db_session.get(type(prob), prob.id)
+    assert rankings.withheld_reason(db_session, prob) == (
+        "Aucune des feuilles reçues (1 joueur(s)) n'est classée — arrivées après la clôture, "
+        "écartées par une décision, illisibles ou d'un joueur non inscrit : il n'y a pas de "
+        "classement à publier.")
+
+
+def test_a_rerun_that_empties_the_ranking_withdraws_it(
+    ctx, db_session: Session, make_player, make_problem, frozen_clock
+) -> None:
+    from webapp.models import Ranking, Submission
+    from webapp.services import rankings
+
+    ana = make_player("Ana", "ana@example.ro")
+    prob = make_problem(code="P1", deadline=timedelta(hours=1))
+    sub = _submit(db_session, ana, prob, FULL, clock.now())
+    db_session.commit()
+    frozen_clock.shift(timedelta(hours=1))
+    lifecycle.run_due(now=clock.now())
+    db_session.expire_all()
+    (published,) = db_session.exec(select(Ranking)).all()
+    assert [(r["name"], r["score"]) for r in published.rows] == [("Ana", 166)]
+    # the only sheet is set aside: the re-run leaves nobody to rank
+    verification.add_ruling(session=db_session, problem=prob, kind=RulingKind.EXCLUDE_SHEET,
+                            submission=db_session.get(Submission, sub.id), actor="juge",
+                            comment="feuille copiée")
+    preview = verification.preview_rerun(session=db_session, problem=prob,
+                                         reason="feuille écartée")
+    verification.apply_rerun(session=db_session, problem=prob, preview=preview, actor="juge")
+    db_session.commit()
+    db_session.expire_all()
+    assert rankings.current_ranking(db_session, prob) is None
+    assert rankings.published_ranking(db_session, prob) is None
+    assert db_session.get(Ranking, published.id).superseded_at == clock.now()  # type: ignore[union-attr]

@@ -62,6 +62,7 @@ ACTIONS: dict[str, Any] = {
     "problem.verify": _l("Feuilles vérifiées"),
     "ranking.final": _l("Classement définitif établi"),
     "ranking.provisional": _l("Classement provisoire établi"),
+    "ranking.withheld": _l("Classement vide non publié"),
     "ruling.add": _l("Décision d'arbitrage"),
     "stage.create": _l("Étape créée"),
     "submission.accept_late": _l("Feuille en retard acceptée"),

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from flask_babel import lazy_gettext as _l  # type: ignore[import-untyped]
 from sqlalchemy.orm import defer
 from sqlmodel import Session, col, select
 
@@ -144,11 +145,18 @@ def current_ranking(session: Session, problem: Problem, kind: str | None = None,
 
 def publish_ranking(
     *, session: Session, problem: Problem, kind: str, actor: str, comment: str = ""
-) -> Ranking:
+) -> Ranking | None:
     """Store a ranking of ``kind`` (superseding the previous one of that kind) and enqueue
-    the results mails. Publishing the same kind twice without change re-sends nothing."""
+    the results mails. Publishing the same kind twice without change re-sends nothing.
+
+    An empty ranking (no sheet ranked) is not published: no ranking row, no results mail,
+    and a ranking in force is withdrawn; the audit log says why (``ranking.withheld``, shown
+    by :func:`withheld_reason`). Returns None then."""
     rows = compute_rows(session=session, problem=problem)
     previous = current_ranking(session, problem, kind)
+    if not rows:
+        _withhold(session, problem, kind, actor)
+        return None
     if previous is not None and previous.rows == rows:
         return previous
     now = clock.now()
@@ -164,6 +172,48 @@ def publish_ranking(
                  ranking=ranking.id, comment=comment, entries=len(rows))
     _announce(session, problem, ranking, revision=previous is not None)
     return ranking
+
+
+def _withhold(session: Session, problem: Problem, kind: str, actor: str) -> None:
+    now = clock.now()
+    withdrawn = []
+    for cur in session.exec(select(Ranking).where(
+            Ranking.problem_id == problem.id, col(Ranking.superseded_at).is_(None))).all():
+        cur.superseded_at = now
+        session.add(cur)
+        withdrawn.append(cur.id)
+    received = sheets_received(session, problem)
+    audit.record(session=session, actor=actor, action="ranking.withheld", target=problem.code,
+                 kind=kind, sheets=received, withdrawn=withdrawn,
+                 reason=str(_empty_reason(received, translate=False)))
+
+
+def sheets_received(session: Session, problem: Problem) -> int:
+    """How many players sent at least one sheet for ``problem`` (on time or not)."""
+    return len(set(session.exec(
+        select(Submission.player_id).where(Submission.problem_id == problem.id)).all()))
+
+
+def _empty_reason(received: int, *, translate: bool = True) -> str:
+    if received == 0:
+        msg = "Aucune feuille n'a été reçue : il n'y a pas de classement à publier."
+        return str(_l(msg)) if translate else msg
+    msg = ("Aucune des feuilles reçues (%(n)s joueur(s)) n'est classée — arrivées après la "
+           "clôture, écartées par une décision, illisibles ou d'un joueur non inscrit : il "
+           "n'y a pas de classement à publier.")
+    return str(_l(msg, n=received)) if translate else msg % {"n": received}
+
+
+def withheld_reason(session: Session, problem: Problem) -> str | None:
+    """Why ``problem`` has no ranking although its sheets were verified (the console's
+    explanation), or None when a ranking is in force or it is too early for one."""
+    if problem.status not in (ProblemStatus.VERIFIED, *RESULTS_STATUSES):
+        return None
+    if current_ranking(session, problem, with_rows=False) is not None:
+        return None
+    if compute_rows(session=session, problem=problem):
+        return None  # verified, ranking not published yet: nothing to explain
+    return _empty_reason(sheets_received(session, problem))
 
 
 def republish_after_rerun(
