@@ -27,6 +27,7 @@ from flask import Flask
 
 from mailer import pipeline
 from mailer.settings import MailSettings
+from webapp.models import InboundChannel
 
 log = logging.getLogger(__name__)
 
@@ -96,8 +97,8 @@ def poll_connection(app: Flask, conn: imaplib.IMAP4, settings: MailSettings) -> 
             continue
         env_from, env_to = _envelope(raw)
         try:
-            stored = pipeline.store_raw(app, raw, channel="imap", envelope_from=env_from,
-                                        envelope_to=env_to)
+            stored = pipeline.store_raw(app, raw, channel=InboundChannel.IMAP,
+                                        envelope_from=env_from, envelope_to=env_to)
         except Exception:
             log.exception("IMAP: could not store UID %s; left in place for the next pass", uid)
             continue

@@ -41,7 +41,7 @@ from mailer.imap import start_poller
 from mailer.outbox import OutboxWorker
 from mailer.settings import MailSettings, host_port
 from mailer.txn import write_scope
-from webapp.models import Player
+from webapp.models import InboundChannel, OutboxKind, Player
 from webapp.services import clock
 from webapp.services.notify import enqueue
 
@@ -187,7 +187,7 @@ class Processor:
 class IntakeHandler:
     """aiosmtpd handler: RCPT filter, size limit, store-then-250, then the pipeline."""
 
-    def __init__(self, app: Flask, channel: str, executor: ThreadPoolExecutor,
+    def __init__(self, app: Flask, channel: InboundChannel, executor: ThreadPoolExecutor,
                  batcher: StoreBatcher, processor: Processor) -> None:
         self.app = app
         self.channel = channel
@@ -257,7 +257,7 @@ class IntakeHandler:
 
     def _per_rcpt(self, envelope: Envelope, status: str) -> str:
         # LMTP answers once per recipient after DATA; one stored copy serves them all.
-        if self.channel == "lmtp":
+        if self.channel == InboundChannel.LMTP:
             return "\r\n".join([status] * max(1, len(envelope.rcpt_tos)))
         return status
 
@@ -275,7 +275,7 @@ def _notice_too_large(app: Flask, settings: MailSettings, envelope_from: str, si
         if rules.rate_limit_exceeded(pipeline._recent_replies(session, player.email, now),
                                      now, per_hour=settings.reply_rate_per_hour):
             return
-        enqueue(session=session, kind="refused_too_large", to_addr=player.email,
+        enqueue(session=session, kind=OutboxKind.REFUSED_TOO_LARGE, to_addr=player.email,
                 template="refused_too_large",
                 context={"player_name": player.name, "size": size,
                          "limit": settings.max_size, "original_subject": subject or None},
@@ -333,7 +333,8 @@ def start_listener(app: Flask, listen: str, *, lmtp: bool, executor: ThreadPoolE
                    batcher: StoreBatcher, processor: Processor) -> Controller:
     settings = MailSettings.from_config(app.config)
     host, port = host_port(listen, 24 if lmtp else 25)
-    handler = IntakeHandler(app, "lmtp" if lmtp else "smtp", executor, batcher, processor)
+    channel = InboundChannel.LMTP if lmtp else InboundChannel.SMTP
+    handler = IntakeHandler(app, channel, executor, batcher, processor)
     controller = _Controller(handler, lmtp=lmtp, hostname=host, port=port,
                              data_size_limit=settings.max_size * HARD_CAP_FACTOR)
     controller.start()

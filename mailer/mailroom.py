@@ -247,7 +247,7 @@ def _require_reason(reason: str, what: str) -> str:
     return reason
 
 
-def replay(app: Flask, inbound_id: int, *, actor: str, reason: str) -> str:
+def replay(app: Flask, inbound_id: int, *, actor: str, reason: str) -> InboundStatus:
     """Run a quarantined or ignored message through the pipeline again; returns its new
     status. Raises ``ValueError`` (French) when the reason is missing or the status does
     not allow it, ``LookupError`` when the message does not exist."""

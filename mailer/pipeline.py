@@ -39,8 +39,10 @@ from mailer.txn import write_scope
 from webapp.db import session_scope
 from webapp.models import (
     Channel,
+    InboundChannel,
     InboundMessage,
     InboundStatus,
+    OutboxKind,
     OutboxMessage,
     Player,
     Problem,
@@ -66,7 +68,8 @@ ACCEPTING = (ProblemStatus.OPEN, ProblemStatus.CLOSED, ProblemStatus.VERIFIED,
 #: The problems a sheet naming no problem may be meant for (the « only open problem » rule).
 CURRENT = (ProblemStatus.OPEN, ProblemStatus.CLOSED)
 #: Outbox kinds written by this pipeline, counted by the per-address rate limit.
-REPLY_KINDS = ("instructions", "ambiguity", "parse_errors", "refused_too_large", "refused")
+REPLY_KINDS = (OutboxKind.INSTRUCTIONS, OutboxKind.AMBIGUITY, OutboxKind.PARSE_ERRORS,
+               OutboxKind.REFUSED_TOO_LARGE, OutboxKind.REFUSED)
 
 
 @dataclass(frozen=True)
@@ -92,7 +95,7 @@ def store_raw(
     app: Flask,
     raw: bytes,
     *,
-    channel: str,
+    channel: InboundChannel,
     envelope_from: str,
     envelope_to: list[str],
     received_at: datetime | None = None,
@@ -107,7 +110,7 @@ def store_raw(
 @dataclass(frozen=True)
 class Incoming:
     raw: bytes
-    channel: str
+    channel: InboundChannel
     envelope_from: str
     envelope_to: list[str]
     received_at: datetime
@@ -177,7 +180,7 @@ def _recent_instructions(session: Session, now: datetime) -> list[datetime]:
     """When the instructions to non-players (``player_id`` empty) went, in the last hour."""
     rows = session.exec(
         select(OutboxMessage.created_at).where(
-            OutboxMessage.kind == "instructions",
+            OutboxMessage.kind == OutboxKind.INSTRUCTIONS,
             OutboxMessage.player_id.is_(None),  # type: ignore[union-attr]
             OutboxMessage.created_at > now - timedelta(hours=1),
         )
@@ -189,7 +192,7 @@ def _reply(
     session: Session,
     settings: MailSettings,
     *,
-    kind: str,
+    kind: OutboxKind,
     to_addr: str,
     context: dict[str, Any],
     inbound: InboundMessage,
@@ -207,7 +210,7 @@ def _reply(
     ):
         log.info("reply to %s suppressed: rate limit", to_addr)
         return False
-    if kind == "instructions" and player_id is None and rules.rate_limit_exceeded(
+    if kind == OutboxKind.INSTRUCTIONS and player_id is None and rules.rate_limit_exceeded(
         _recent_instructions(session, now), now, per_hour=settings.instructions_per_hour
     ):
         # A stranger cycling through forged From addresses must not turn the intake into
@@ -220,7 +223,7 @@ def _reply(
     if inbound.message_id:
         headers["In-Reply-To"] = inbound.message_id
         headers["References"] = inbound.message_id
-    if kind == "instructions":
+    if kind == OutboxKind.INSTRUCTIONS:
         # Never echo what a stranger wrote (the subject would make us relay his text).
         context["original_subject"] = None
     else:
@@ -290,7 +293,7 @@ class Outcome:
     """What a stage decided for the message: its final status and the note the arbitre reads
     (``InboundMessage.error``). A stage returns one to end the message, or None to go on."""
 
-    status: str
+    status: InboundStatus
     note: str | None = None
 
 
@@ -303,7 +306,7 @@ class Delivery:
     row: InboundMessage
     msg: Any = None
 
-    def reply(self, kind: str, to_addr: str, context: dict[str, Any],
+    def reply(self, kind: OutboxKind, to_addr: str, context: dict[str, Any],
               player_id: int | None = None) -> bool:
         return _reply(self.session, self.settings, kind=kind, to_addr=to_addr,
                       context=context, inbound=self.row, msg=self.msg, player_id=player_id)
@@ -377,14 +380,14 @@ def identify_player(d: Delivery, verdict: rules.Classification) -> Identified | 
         if known is not None and verdict.may_reply:
             # A registered address without its token: the answer goes to the registered
             # address (never to a Reply-To), so a forger learns nothing.
-            d.reply("instructions", known.email,
+            d.reply(OutboxKind.INSTRUCTIONS, known.email,
                     {"sender": known.email, "reason": "no_token",
                      "personal_address": notify.submission_address(known),
                      "open_problems": _problem_list(listed)}, player_id=known.id)
         elif reply_to_unknown:
             # One answer for an unknown address, an unknown token and a token used from the
             # wrong address: a stranger must not learn whether a token exists.
-            d.reply("instructions", reply_to_unknown,
+            d.reply(OutboxKind.INSTRUCTIONS, reply_to_unknown,
                     {"sender": reply_to_unknown, "reason": "unknown",
                      "open_problems": _problem_list(listed)})
         return Outcome(InboundStatus.IGNORED,
@@ -392,7 +395,7 @@ def identify_player(d: Delivery, verdict: rules.Classification) -> Identified | 
                        + _bad_sender_note(sender.address, bad_sender))
     if sender.address != player.email.lower():
         if reply_to_unknown:
-            d.reply("instructions", reply_to_unknown,
+            d.reply(OutboxKind.INSTRUCTIONS, reply_to_unknown,
                     {"sender": reply_to_unknown, "reason": "unknown",
                      "open_problems": _problem_list(listed)})
         return Outcome(InboundStatus.IGNORED,
@@ -430,7 +433,7 @@ def choose_problem(d: Delivery, who: Identified, text: str) -> tuple[Problem, st
     player = who.player
     if chosen is None:
         note = _not_accepting_note(d.session, hints)
-        d.reply("ambiguity", player.email,
+        d.reply(OutboxKind.AMBIGUITY, player.email,
                 {"player_name": player.name, "open_problems": _problem_list(who.listed),
                  "submission_address": None, "note": note}, player_id=player.id)
         return Outcome(InboundStatus.IGNORED, note or "problème non précisé ou inconnu")
@@ -445,7 +448,7 @@ def submit(d: Delivery, player: Player, problem: Problem, sheet_text: str,
     """Stage 6: the sheet to ``submit_sheet`` (stored with its receipt), or the player told
     why nothing was stored."""
     if not sheet_text.strip():
-        d.reply("parse_errors", player.email,
+        d.reply(OutboxKind.PARSE_ERRORS, player.email,
                 {"player_name": player.name, "problem_title": problem.title,
                  "deadline": problem.deadline_at,
                  "errors": [{"line": 1, "message": "aucun texte de feuille de route "
@@ -461,7 +464,7 @@ def submit(d: Delivery, player: Player, problem: Problem, sheet_text: str,
         )
     except submissions.SubmissionRefused as exc:
         # not registered, too many sheets: nothing stored; the player is told why
-        d.reply("refused", player.email,
+        d.reply(OutboxKind.REFUSED, player.email,
                 {"player_name": player.name, "problem_title": problem.title,
                  "reason": str(exc)}, player_id=player.id)
         return Outcome(InboundStatus.IGNORED, f"feuille refusée : {exc}")
@@ -513,7 +516,7 @@ def _take_write_lock(session: Session, ids: list[int]) -> None:
     )
 
 
-def process(app: Flask, inbound_id: int) -> str:
+def process(app: Flask, inbound_id: int) -> InboundStatus:
     """Run the pipeline on one stored message; returns its final status.
 
     Safe to call twice: only a ``stored`` message is worked on, and the status change
@@ -543,7 +546,7 @@ def process(app: Flask, inbound_id: int) -> str:
             return failed.status
 
 
-def process_batch(app: Flask, ids: list[int]) -> dict[int, str]:
+def process_batch(app: Flask, ids: list[int]) -> dict[int, InboundStatus]:
     """Process several stored messages in one transaction, each in its own savepoint.
 
     A message whose processing raises is rolled back to its savepoint and quarantined; the
@@ -551,7 +554,7 @@ def process_batch(app: Flask, ids: list[int]) -> dict[int, str]:
     retried alone with :func:`process`.
     """
     settings = MailSettings.from_config(app.config)
-    result: dict[int, str] = {}
+    result: dict[int, InboundStatus] = {}
     try:
         with app.app_context(), write_scope(app) as session:
             _take_write_lock(session, ids)
@@ -596,7 +599,7 @@ def process_pending(app: Flask, limit: int = 500) -> int:
     return len(ids)
 
 
-def replay(app: Flask, inbound_id: int) -> str:
+def replay(app: Flask, inbound_id: int) -> InboundStatus:
     """Run a quarantined (or ignored) message through the pipeline again."""
     with write_scope(app) as session:
         row = session.get(InboundMessage, inbound_id)
@@ -642,8 +645,9 @@ def quarantined(app: Flask) -> list[InboundMessage]:
 
 
 def receive(
-    app: Flask, raw: bytes, *, channel: str, envelope_from: str, envelope_to: list[str]
-) -> tuple[int, str]:
+    app: Flask, raw: bytes, *, channel: InboundChannel, envelope_from: str,
+    envelope_to: list[str],
+) -> tuple[int, InboundStatus]:
     """Store then process; returns (inbound id, status). Raises only if storing fails."""
     stored = store_raw(app, raw, channel=channel, envelope_from=envelope_from,
                        envelope_to=envelope_to)

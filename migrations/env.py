@@ -20,11 +20,15 @@ target_metadata = SQLModel.metadata
 
 
 def _render_item(type_: str, obj: object, autogen_context: object) -> str | bool:
-    from webapp.db import UTCDateTime
+    from webapp.db import StrEnumType, UTCDateTime
 
     if type_ == "type" and isinstance(obj, UTCDateTime):
         autogen_context.imports.add("import webapp.db")  # type: ignore[attr-defined]
         return "webapp.db.UTCDateTime()"
+    if type_ == "type" and isinstance(obj, StrEnumType):
+        # a StrEnum column is the plain VARCHAR the migrations always wrote
+        autogen_context.imports.add("import sqlmodel")  # type: ignore[attr-defined]
+        return "sqlmodel.sql.sqltypes.AutoString()"
     return False
 
 

@@ -13,8 +13,9 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from alembic import command
@@ -23,6 +24,7 @@ from alembic.runtime.migration import MigrationContext
 from flask import Flask, current_app
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, SQLModel
+from sqlmodel.sql.sqltypes import AutoString
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
 
@@ -55,6 +57,88 @@ class UTCDateTime(sa.types.TypeDecorator[datetime]):
         if value.tzinfo is None:
             return value.replace(tzinfo=UTC)
         return value.astimezone(UTC)
+
+
+_E = TypeVar("_E", bound=StrEnum)
+
+
+class UnknownEnumValue(ValueError):
+    """A stored string that is no member of its column's enum (a damaged row or a value
+    written by a newer release): loading the row fails here, loudly, instead of handing a
+    stray string to code that expects a member."""
+
+
+class StrEnumType(sa.types.TypeDecorator[_E]):
+    """A ``StrEnum`` column stored as the plain VARCHAR it always was (no schema change, no
+    database enum type): the Python attribute is the member, a loaded row gives members, and
+    an unknown value (bound or loaded) raises :class:`UnknownEnumValue`.
+
+    The tables also coerce assignments (``problem.status = "open"`` holds
+    ``ProblemStatus.OPEN``): see :class:`StrEnumColumns`.
+    """
+
+    impl = AutoString
+    cache_ok = True
+
+    def __init__(self, enum_class: type[_E], *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.enum_class = enum_class
+
+    @property
+    def python_type(self) -> type[_E]:
+        return self.enum_class
+
+    def coerce(self, value: object) -> _E:
+        """The member ``value`` names (a member or its string)."""
+        if isinstance(value, self.enum_class):
+            return value
+        if isinstance(value, str):
+            try:
+                return self.enum_class(value)
+            except ValueError:
+                pass
+        known = ", ".join(repr(m.value) for m in self.enum_class)
+        raise UnknownEnumValue(f"{value!r} is not a {self.enum_class.__name__} (known: {known})")
+
+    def process_bind_param(self, value: object, dialect: sa.Dialect) -> str | None:
+        if value is None:
+            return None
+        return self.coerce(value).value
+
+    def process_result_value(self, value: object, dialect: sa.Dialect) -> _E | None:
+        if value is None:
+            return None
+        return self.coerce(value)
+
+    def __repr__(self) -> str:
+        return f"StrEnumType({self.enum_class.__name__})"
+
+
+class StrEnumColumns(SQLModel):
+    """Base of the tables with :class:`StrEnumType` columns: a string assigned to one
+    (constructor or attribute) becomes its member at once, and an unknown one raises
+    :class:`UnknownEnumValue` where it is assigned. (SQLModel's own ``__setattr__`` writes
+    the raw value last, so a SQLAlchemy ``set`` event could not do this.)"""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        column_type = _enum_columns(type(self)).get(name)
+        if column_type is not None and value is not None:
+            value = column_type.coerce(value)
+        super().__setattr__(name, value)
+
+
+_ENUM_COLUMNS: dict[type, dict[str, StrEnumType[Any]]] = {}
+
+
+def _enum_columns(model: type) -> dict[str, StrEnumType[Any]]:
+    found = _ENUM_COLUMNS.get(model)
+    if found is None:
+        table = getattr(model, "__table__", None)
+        found = {} if table is None else {
+            c.key: c.type for c in table.columns if isinstance(c.type, StrEnumType)
+        }
+        _ENUM_COLUMNS[model] = found
+    return found
 
 
 _SCHEMA_RE = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
@@ -197,7 +281,10 @@ def alembic_config(engine: Engine) -> Any:
     """Alembic configuration for ``migrations/``, without an ini file on disk."""
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
-    cfg.set_main_option("sqlalchemy.url", engine.url.render_as_string(hide_password=False))
+    # the option goes through configparser's interpolation: a "%" (a URL-quoted accented
+    # letter of the path, « /home/andré/… » → « andr%C3%A9 ») is written "%%"
+    url = engine.url.render_as_string(hide_password=False)
+    cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
     cfg.attributes["engine"] = engine
     return cfg
 

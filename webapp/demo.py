@@ -152,10 +152,11 @@ def _play_finished(
     verification.verify_problem(session=s, problem=problem, actor=audit.SYSTEM)
     problem.status = ProblemStatus.VERIFIED
     problem.verified_at = problem.deadline_at
-    rankings.publish_ranking(session=s, problem=problem, kind="provisional", actor=audit.SYSTEM)
+    rankings.publish_ranking(session=s, problem=problem, kind=rankings.PROVISIONAL,
+                             actor=audit.SYSTEM)
     problem.provisional_at = problem.deadline_at
     problem.appeals_until = problem.deadline_at + timedelta(days=problem.appeal_days)
-    rankings.publish_ranking(session=s, problem=problem, kind="final", actor=audit.SYSTEM,
+    rankings.publish_ranking(session=s, problem=problem, kind=rankings.FINAL, actor=audit.SYSTEM,
                              comment="Aucun appel.")
     problem.status = ProblemStatus.FINAL
     problem.finalised_at = problem.appeals_until

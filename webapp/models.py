@@ -1,20 +1,26 @@
 """Every table of the competition server (mail tables included), as SQLModel classes.
 
 Instants are timezone-aware UTC (:class:`webapp.db.UTCDateTime`); a problem's deadline is an
-absolute UTC instant plus the IANA zone it is displayed in. Status values are plain strings,
-listed in the ``*Status`` classes below. The Alembic chain in ``migrations/`` mirrors this
-module; a test checks that autogenerate finds no difference.
+absolute UTC instant plus the IANA zone it is displayed in. Statuses, kinds, channels, game
+types and Duplicate variants are ``StrEnum`` members (the ``*Status``/``*Kind`` classes below,
+``puzzles.families.GameType``), stored as the plain VARCHAR they always were through
+:class:`webapp.db.StrEnumType`: a loaded row gives members, a string assigned becomes its
+member, an unknown value raises :class:`webapp.db.UnknownEnumValue`. Being ``str``, members
+compare equal to their strings (templates, JSON, old code). The Alembic chain in
+``migrations/`` mirrors this module; a test checks that autogenerate finds no difference.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Any
 
 import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
 
-from webapp.db import UTCDateTime
+from puzzles.families import GameType
+from webapp.db import StrEnumColumns, StrEnumType, UTCDateTime
 
 DEFAULT_TIMEZONE = "Europe/Bucharest"
 
@@ -29,13 +35,28 @@ def _ts(*, nullable: bool = False, index: bool = False) -> Any:
     return Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False, index=index)
 
 
+def _enum(
+    enum_class: type[StrEnum], default: StrEnum | None = None, *, index: bool = False,
+    server_default: str | None = None,
+) -> Any:
+    """A :class:`StrEnumType` column (VARCHAR); without ``default`` the value is required."""
+    kwargs: dict[str, Any] = {"sa_type": StrEnumType(enum_class), "index": index}
+    if server_default is not None:
+        kwargs["sa_column_kwargs"] = {"server_default": server_default}
+    if default is None:
+        return Field(nullable=False, **kwargs)
+    return Field(default=default, nullable=False, **kwargs)
+
+
 def _json(default: Any = dict, *, nullable: bool = False) -> Any:
     if nullable:
         return Field(default=None, sa_type=sa.JSON, nullable=True)
     return Field(default_factory=default, sa_type=sa.JSON, nullable=False)
 
 
-class ProblemStatus:
+class ProblemStatus(StrEnum):
+    """A problem's life, in this order (``list(ProblemStatus)``)."""
+
     DRAFT = "draft"  # being prepared, invisible
     SCHEDULED = "scheduled"  # ready; published automatically at publish_at
     OPEN = "open"  # published, sheets accepted
@@ -43,15 +64,24 @@ class ProblemStatus:
     VERIFIED = "verified"  # every sheet verified
     PROVISIONAL = "provisional"  # provisional ranking published, appeals open
     FINAL = "final"  # final ranking published
-    ORDER = (DRAFT, SCHEDULED, OPEN, CLOSED, VERIFIED, PROVISIONAL, FINAL)
 
 
-class Channel:
+class Channel(StrEnum):
+    """How a sheet, bulletin or move reached the server."""
+
     WEB = "web"
     EMAIL = "email"
 
 
-class InboundStatus:
+class InboundChannel(StrEnum):
+    """How a received e-mail reached the server (``mailer``)."""
+
+    SMTP = "smtp"
+    LMTP = "lmtp"
+    IMAP = "imap"
+
+
+class InboundStatus(StrEnum):
     STORED = "stored"
     PROCESSED = "processed"
     DUPLICATE = "duplicate"
@@ -60,36 +90,48 @@ class InboundStatus:
     IGNORED = "ignored"
 
 
-class OutboxStatus:
+class OutboxStatus(StrEnum):
     PENDING = "pending"
     SENDING = "sending"
     SENT = "sent"
     FAILED = "failed"
 
 
-class OutboxKind:
+class OutboxKind(StrEnum):
+    """Every kind of e-mail the server sends (the mail's ``X-Arbitre-Kind``)."""
+
     RECEIPT = "receipt"
     REMINDER = "reminder"
     PUBLICATION = "publication"
     RESULTS = "results"
     INSTRUCTIONS = "instructions"
     AMBIGUITY = "ambiguity"
+    PARSE_ERRORS = "parse_errors"
+    REFUSED = "refused"
+    REFUSED_TOO_LARGE = "refused_too_large"
     LOGIN = "login"
     ANNOUNCEMENT = "announcement"  # Anticipation by correspondence: a move's group drawn
+    DUPLICATE_DRAW = "duplicate_draw"
+    DUPLICATE_RESULTS = "duplicate_results"
+    DUPLICATE_CORRECTED = "duplicate_corrected"
+    DUPLICATE_FINAL = "duplicate_final"
+    CORR_TURN = "corr_turn"
+    CORR_REMINDER = "corr_reminder"
+    CORR_FINAL = "corr_final"
 
 
-class RankingKind:
+class RankingKind(StrEnum):
     PROVISIONAL = "provisional"
     FINAL = "final"
 
 
-class AppealStatus:
+class AppealStatus(StrEnum):
     OPEN = "open"
     ACCEPTED = "accepted"
     REJECTED = "rejected"
 
 
-class RulingKind:
+class RulingKind(StrEnum):
     ACCEPT_WORD = "accept_word"  # the word is valid for this problem although the lexicon lacks it
     REJECT_WORD = "reject_word"  # the word is invalid for this problem although the lexicon has it
     EXCLUDE_SHEET = "exclude_sheet"  # the sheet is not ranked (disqualification)
@@ -145,7 +187,7 @@ class Registration(SQLModel, table=True):
     created_at: datetime = _ts()
 
 
-class Problem(SQLModel, table=True):
+class Problem(StrEnumColumns, table=True):
     """One problem to solve: the ``puzzles`` problem as JSON plus its schedule and status."""
 
     __tablename__ = "problem"
@@ -155,7 +197,7 @@ class Problem(SQLModel, table=True):
     competition_id: int = Field(foreign_key="competition.id", index=True)
     stage_id: int | None = Field(default=None, foreign_key="stage.id", index=True)
     title: str
-    game: str  # puzzles.problem.GameType value
+    game: GameType = _enum(GameType)
     lang: str = "fr"
     params: dict[str, Any] = _json()  # puzzles.problem.Problem.to_json()
     tileset: str = "fr"
@@ -175,7 +217,7 @@ class Problem(SQLModel, table=True):
     # FRSc event value of this problem in the championship standings (100: the published
     # place points, RULES §10); the points are scaled by value / 100
     event_value: int = Field(default=100, sa_column_kwargs={"server_default": "100"})
-    status: str = Field(default=ProblemStatus.SCHEDULED, index=True)
+    status: ProblemStatus = _enum(ProblemStatus, ProblemStatus.SCHEDULED, index=True)
     instructions: str = ""
     created_at: datetime = _ts()
     published_at: datetime | None = _ts(nullable=True)
@@ -276,7 +318,7 @@ class LoginToken(SQLModel, table=True):
 # --- sheets, verification, rankings --------------------------------------------------------
 
 
-class Submission(SQLModel, table=True):
+class Submission(StrEnumColumns, table=True):
     """One version of a player's feuille de route. Every version is kept."""
 
     __tablename__ = "submission"
@@ -287,7 +329,7 @@ class Submission(SQLModel, table=True):
     player_id: int = Field(foreign_key="player.id", index=True)
     version: int
     previous_id: int | None = Field(default=None, foreign_key="submission.id")
-    channel: str  # Channel
+    channel: Channel = _enum(Channel)
     received_at: datetime = _ts(index=True)  # server receive time: lateness is judged on it
     raw_text: str
     sha256: str = Field(index=True)
@@ -321,19 +363,19 @@ class Verification(SQLModel, table=True):
     superseded_at: datetime | None = _ts(nullable=True)
 
 
-class Ranking(SQLModel, table=True):
+class Ranking(StrEnumColumns, table=True):
     __tablename__ = "ranking"
 
     id: int | None = Field(default=None, primary_key=True)
     problem_id: int = Field(foreign_key="problem.id", index=True)
-    kind: str  # RankingKind
+    kind: RankingKind = _enum(RankingKind)
     comment: str = ""
     rows: list[dict[str, Any]] = _json(list)
     created_at: datetime = _ts()
     superseded_at: datetime | None = _ts(nullable=True)
 
 
-class Ruling(SQLModel, table=True):
+class Ruling(StrEnumColumns, table=True):
     """An arbitre's decision, fed to the verifier (never a hand-edited score)."""
 
     __tablename__ = "ruling"
@@ -341,7 +383,7 @@ class Ruling(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     problem_id: int = Field(foreign_key="problem.id", index=True)
     submission_id: int | None = Field(default=None, foreign_key="submission.id")
-    kind: str  # RulingKind
+    kind: RulingKind = _enum(RulingKind)
     word: str | None = None
     comment: str = ""
     arbitre_id: int | None = Field(default=None, foreign_key="arbitre.id")
@@ -349,14 +391,14 @@ class Ruling(SQLModel, table=True):
     revoked_at: datetime | None = _ts(nullable=True)
 
 
-class Appeal(SQLModel, table=True):
+class Appeal(StrEnumColumns, table=True):
     __tablename__ = "appeal"
 
     id: int | None = Field(default=None, primary_key=True)
     player_id: int = Field(foreign_key="player.id", index=True)
     verification_id: int = Field(foreign_key="verification.id", index=True)
     text: str
-    status: str = AppealStatus.OPEN
+    status: AppealStatus = _enum(AppealStatus, AppealStatus.OPEN)
     answer: str = ""
     created_at: datetime = _ts()
     answered_at: datetime | None = _ts(nullable=True)
@@ -379,21 +421,21 @@ class AuditLog(SQLModel, table=True):
 # --- mail ----------------------------------------------------------------------------------
 
 
-class InboundMessage(SQLModel, table=True):
+class InboundMessage(StrEnumColumns, table=True):
     """A received e-mail, stored raw before anything else is done with it."""
 
     __tablename__ = "inbound_message"
 
     id: int | None = Field(default=None, primary_key=True)
     received_at: datetime = _ts(index=True)
-    channel: str  # smtp / lmtp / imap
+    channel: InboundChannel = _enum(InboundChannel)
     envelope_from: str = ""
     envelope_to: list[str] = _json(list)
     message_id: str | None = Field(default=None, index=True)
     raw: bytes = Field(sa_type=sa.LargeBinary)
     sha256: str = Field(index=True)
     size: int
-    status: str = Field(default=InboundStatus.STORED, index=True)
+    status: InboundStatus = _enum(InboundStatus, InboundStatus.STORED, index=True)
     error: str | None = None
     auth_results: dict[str, Any] = _json()
     player_id: int | None = Field(default=None, foreign_key="player.id")
@@ -403,14 +445,14 @@ class InboundMessage(SQLModel, table=True):
     processed_at: datetime | None = _ts(nullable=True)
 
 
-class OutboxMessage(SQLModel, table=True):
+class OutboxMessage(StrEnumColumns, table=True):
     """A composed e-mail waiting to be sent; ``dedupe_key`` makes every enqueue idempotent."""
 
     __tablename__ = "outbox_message"
 
     id: int | None = Field(default=None, primary_key=True)
     created_at: datetime = _ts()
-    kind: str  # OutboxKind
+    kind: OutboxKind = _enum(OutboxKind)
     to_addr: str
     subject: str
     body_text: str
@@ -418,7 +460,7 @@ class OutboxMessage(SQLModel, table=True):
     headers: dict[str, str] = _json()
     message_id: str = Field(unique=True)
     dedupe_key: str | None = Field(default=None, unique=True)
-    status: str = Field(default=OutboxStatus.PENDING, index=True)
+    status: OutboxStatus = _enum(OutboxStatus, OutboxStatus.PENDING, index=True)
     attempts: int = 0
     next_attempt_at: datetime = _ts(index=True)
     sent_at: datetime | None = _ts(nullable=True)
@@ -455,21 +497,40 @@ class ChangeCounter(SQLModel, table=True):
 # --- Duplicate by correspondence (round-based; webapp.services.duplicate) -----------------
 
 
-class DuplicateStatus:
+class DuplicateStatus(StrEnum):
     SCHEDULED = "scheduled"  # created; round 1 is drawn at starts_at
     RUNNING = "running"  # a round is open, or being closed/corrected/published
     FINISHED = "finished"  # the last round's results are out; final ranking sent
 
 
-class RoundStatus:
+class RoundStatus(StrEnum):
     OPEN = "open"  # the draw is public; bulletins accepted
     CLOSED = "closed"  # deadline passed (late bulletins still stored and flagged)
     CORRECTED = "corrected"  # every bulletin corrected; the top may still be overridden
     PUBLISHED = "published"  # results out, the top placed on the master grid
-    ORDER = (OPEN, CLOSED, CORRECTED, PUBLISHED)
 
 
-class DuplicateGame(SQLModel, table=True):
+class DuplicateVariant(StrEnum):
+    """``DuplicateGame.variant``: the plain FISF Duplicate ("", falsy) or a variant of
+    ``puzzles.variants`` (docs/VARIANTS.md); the Partie de Superscrabble is played on the
+    Duplicate Top's rules."""
+
+    PLAIN = ""
+    TOP = "top"
+    COMPLETIF = "completif"
+    SUPERJOKER = "superjoker"
+    METAGRAMME = "metagramme"
+    ELLIPTIQUE = "elliptique"
+    TACTIQUE = "tactique"
+    SUPERSCRABBLE = "superscrabble"
+
+
+class CorrespondenceStatus(StrEnum):
+    PLAYING = "playing"
+    FINISHED = "finished"
+
+
+class DuplicateGame(StrEnumColumns, table=True):
     """A FISF Duplicate played by correspondence, one round (one draw, one top) at a time.
 
     The players are those registered in ``competition_id``. ``settings`` is
@@ -492,7 +553,9 @@ class DuplicateGame(SQLModel, table=True):
     # "" the FISF Duplicate; else a variant of puzzles.variants.VARIANTS ("top", "completif",
     # "superjoker", "metagramme", "elliptique"), ``settings`` then being
     # ``VariantSettings.to_json()`` (docs/VARIANTS.md)
-    variant: str = Field(default="", sa_column_kwargs={"server_default": ""})
+    variant: DuplicateVariant = _enum(
+        DuplicateVariant, DuplicateVariant.PLAIN, server_default=""
+    )
     settings: dict[str, Any] = _json()
     rhythm: dict[str, Any] = _json()
     seed: int
@@ -502,12 +565,12 @@ class DuplicateGame(SQLModel, table=True):
     # minutes between a round's close and its results (the arbitre may override the top)
     review_minutes: int = 0
     starts_at: datetime = _ts(index=True)
-    status: str = Field(default=DuplicateStatus.SCHEDULED, index=True)
+    status: DuplicateStatus = _enum(DuplicateStatus, DuplicateStatus.SCHEDULED, index=True)
     created_at: datetime = _ts()
     finished_at: datetime | None = _ts(nullable=True)
 
 
-class DuplicateRound(SQLModel, table=True):
+class DuplicateRound(StrEnumColumns, table=True):
     """One round: its draw, the master grid before and after, the retained top, the results."""
 
     __tablename__ = "duplicate_round"
@@ -518,7 +581,7 @@ class DuplicateRound(SQLModel, table=True):
     number: int
     opens_at: datetime = _ts()
     closes_at: datetime = _ts(index=True)
-    status: str = Field(default=RoundStatus.OPEN, index=True)
+    status: RoundStatus = _enum(RoundStatus, RoundStatus.OPEN, index=True)
     draw: dict[str, Any] = _json()  # reliquat, new, rack, rejected, notation
     state_before: str  # GameState.to_text() with this round's draw made
     grid_before: str  # CGP
@@ -532,7 +595,7 @@ class DuplicateRound(SQLModel, table=True):
     published_at: datetime | None = _ts(nullable=True)
 
 
-class DuplicateEntry(SQLModel, table=True):
+class DuplicateEntry(StrEnumColumns, table=True):
     """One version of a player's bulletin for one round; every version is kept. The one that
     counts is the last received on time."""
 
@@ -543,7 +606,7 @@ class DuplicateEntry(SQLModel, table=True):
     round_id: int = Field(foreign_key="duplicate_round.id", index=True)
     player_id: int = Field(foreign_key="player.id", index=True)
     version: int
-    channel: str  # Channel
+    channel: Channel = _enum(Channel)
     received_at: datetime = _ts(index=True)
     raw_text: str
     sha256: str
@@ -553,7 +616,7 @@ class DuplicateEntry(SQLModel, table=True):
     inbound_message_id: int | None = Field(default=None, foreign_key="inbound_message.id")
 
 
-class CorrespondenceGame(SQLModel, table=True):
+class CorrespondenceGame(StrEnumColumns, table=True):
     """A two-player correspondence game (FRSc, docs/VARIANTS.md; ``puzzles.correspondence``;
     ``webapp.services.correspondence``): RED and BLUE on a letter row fixed at the start,
     one move each in turn, each within ``move_hours`` of the previous one (a reminder
@@ -579,7 +642,9 @@ class CorrespondenceGame(SQLModel, table=True):
     grace_hours: int = 24
     turn_started_at: datetime = _ts(index=True)
     reminded_moves: int = -1  # the number of moves when the last reminder was sent
-    status: str = Field(default="playing", index=True)  # playing, finished
+    status: CorrespondenceStatus = _enum(
+        CorrespondenceStatus, CorrespondenceStatus.PLAYING, index=True
+    )
     end_reason: str = ""
     result_red: float | None = None
     result_blue: float | None = None

@@ -22,7 +22,6 @@ from icalendar import Calendar
 from icalendar import Event as IcsEvent
 from sqlmodel import Session, col, select
 
-from puzzles.problem import GameType
 from webapp.models import (
     Competition,
     DuplicateGame,
@@ -63,10 +62,7 @@ def problem_events(problem: Problem, base_url: str) -> list[IcsEvent]:
     """Publication, deadline and (Anticipation announced move by move) each move."""
     host = _host(base_url)
     url = f"{base_url.rstrip('/')}/problemes/{problem.code}"
-    try:
-        label = GameType(problem.game).label
-    except ValueError:
-        label = problem.game
+    label = problem.game.label
     stamp = problem.created_at
     deadline_local = format_local(problem.deadline_at, problem.timezone)
     out = [

@@ -28,6 +28,8 @@ from webapp.models import (
     Channel,
     Competition,
     CorrespondenceGame,
+    CorrespondenceStatus,
+    OutboxKind,
     Player,
     Registration,
 )
@@ -36,8 +38,9 @@ from webapp.services.timefmt import format_local
 
 log = logging.getLogger(__name__)
 
-PLAYING, FINISHED = "playing", "finished"
-KIND_TURN, KIND_REMINDER, KIND_FINAL = "corr_turn", "corr_reminder", "corr_final"
+PLAYING, FINISHED = CorrespondenceStatus.PLAYING, CorrespondenceStatus.FINISHED
+KIND_TURN, KIND_REMINDER, KIND_FINAL = (
+    OutboxKind.CORR_TURN, OutboxKind.CORR_REMINDER, OutboxKind.CORR_FINAL)
 PASS_WORDS = {"PASSE", "PASSER", "PAS"}
 TIMEZONE = "Europe/Paris"
 
@@ -184,7 +187,7 @@ def parse_move(text: str) -> tuple[str | None, str | None]:
 
 
 def submit_move(*, session: Session, player: Player, game: CorrespondenceGame, text: str,
-                channel: str, received_at: datetime) -> MoveOutcome:
+                channel: Channel, received_at: datetime) -> MoveOutcome:
     """The player to move plays (or passes); French :class:`CorrespondenceError` when it is
     not his turn, the game is over, the move is late beyond the grace, or illegal. The game
     row is locked; the opponent is told it is his turn, both get the result at the end."""

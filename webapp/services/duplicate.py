@@ -67,6 +67,7 @@ from webapp.models import (
     DuplicateGame,
     DuplicateRound,
     DuplicateStatus,
+    DuplicateVariant,
     OutboxKind,
     Player,
     Problem,
@@ -84,8 +85,9 @@ log = logging.getLogger(__name__)
 WEEKDAYS_FR = ("lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dimanche")
 RHYTHM_KINDS = ("hours", "weekdays", "all_answered")
 #: outbox kinds of the Duplicate notices (the receipt is an ordinary ``receipt``)
-KIND_DRAW, KIND_RESULTS, KIND_FINAL = "duplicate_draw", "duplicate_results", "duplicate_final"
-KIND_CORRECTED = "duplicate_corrected"
+KIND_DRAW, KIND_RESULTS, KIND_FINAL = (
+    OutboxKind.DUPLICATE_DRAW, OutboxKind.DUPLICATE_RESULTS, OutboxKind.DUPLICATE_FINAL)
+KIND_CORRECTED = OutboxKind.DUPLICATE_CORRECTED
 
 
 class DuplicateError(ValueError):
@@ -100,11 +102,11 @@ def engine() -> Any:
 
 
 #: the variants this server plays (``DuplicateGame.variant``; "" is the plain Duplicate)
-SERVER_VARIANTS = ("top", "completif", "superjoker", "metagramme", "elliptique", "tactique",
-                   "superscrabble")
-SUPERSCRABBLE = "superscrabble"
+SERVER_VARIANTS = tuple(v for v in DuplicateVariant if v)
+SUPERSCRABBLE = DuplicateVariant.SUPERSCRABBLE
 #: the variants whose players take letters from the stock (their bulletin names them)
-FREE_VARIANTS = ("completif", "superjoker", "metagramme", "elliptique")
+FREE_VARIANTS = (DuplicateVariant.COMPLETIF, DuplicateVariant.SUPERJOKER,
+                 DuplicateVariant.METAGRAMME, DuplicateVariant.ELLIPTIQUE)
 
 
 def variants() -> Any:
@@ -252,7 +254,7 @@ def create_game(
     review_minutes: int = 0,
     bag_order: str | None = None,
     actor: str = audit.SYSTEM,
-    variant: str = "",
+    variant: DuplicateVariant | str = DuplicateVariant.PLAIN,
     superscrabble: dict[str, Any] | None = None,
 ) -> DuplicateGame:
     """Store a new Duplicate; round 1 is drawn by the scheduler at ``starts_at``. The bag
@@ -278,10 +280,12 @@ def create_game(
         names = ", ".join(["default", *sorted(known)])
         raise DuplicateError(f"Liste de mots « {lexicon_name} » inconnue de ce serveur "
                              f"(listes configurées : {names}).")
-    if variant and variant not in SERVER_VARIANTS:
+    try:
+        variant = DuplicateVariant(variant)  # the console form's string
+    except ValueError:
         labels = ", ".join(label_of(v) for v in SERVER_VARIANTS)
         raise DuplicateError(f"Variante « {variant} » inconnue de ce serveur (jouables : "
-                             f"{labels}).")
+                             f"{labels}).") from None
     if variant:
         vs = variants().VariantSettings
         own = "top" if variant == SUPERSCRABBLE else variant
@@ -425,7 +429,7 @@ def submit_bulletin(
     player: Player,
     game: DuplicateGame,
     text: str,
-    channel: str,
+    channel: Channel,
     received_at: datetime,
     inbound_message_id: int | None = None,
     in_reply_to: str | None = None,
@@ -436,8 +440,6 @@ def submit_bulletin(
     the player is not registered."""
     if received_at.tzinfo is None:
         raise ValueError("received_at must be timezone-aware")
-    if channel not in (Channel.WEB, Channel.EMAIL):
-        raise ValueError(f"unknown channel {channel!r}")
     assert player.id is not None and game.id is not None
     registered = session.exec(select(Registration.id).where(
         Registration.competition_id == game.competition_id,

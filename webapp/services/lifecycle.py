@@ -166,7 +166,8 @@ def verify(s: Session, p: Problem, now: datetime) -> str:
 
 
 def publish_provisional(s: Session, p: Problem, now: datetime) -> str:
-    rankings.publish_ranking(session=s, problem=p, kind="provisional", actor=audit.SYSTEM)
+    rankings.publish_ranking(session=s, problem=p, kind=rankings.PROVISIONAL,
+                             actor=audit.SYSTEM)
     p.status = ProblemStatus.PROVISIONAL
     p.provisional_at = now
     p.appeals_until = now + timedelta(days=p.appeal_days)
@@ -175,7 +176,7 @@ def publish_provisional(s: Session, p: Problem, now: datetime) -> str:
 
 
 def finalise(s: Session, p: Problem, now: datetime) -> str:
-    rankings.publish_ranking(session=s, problem=p, kind="final", actor=audit.SYSTEM)
+    rankings.publish_ranking(session=s, problem=p, kind=rankings.FINAL, actor=audit.SYSTEM)
     p.status = ProblemStatus.FINAL
     p.finalised_at = now
     s.add(p)

@@ -19,8 +19,7 @@ from sqlalchemy.orm import make_transient_to_detached
 from sqlmodel import Session, col, select
 
 from mailer import compose
-from puzzles.problem import GameType
-from webapp.models import OutboxKind, OutboxMessage, OutboxStatus, Player
+from webapp.models import OutboxKind, OutboxMessage, OutboxStatus, Player, Problem
 from webapp.services import clock
 from webapp.services.timefmt import format_local
 
@@ -81,7 +80,7 @@ def _compose(template: str, ctx: dict[str, Any],
 def enqueue(
     *,
     session: Session,
-    kind: str,
+    kind: OutboxKind,
     to_addr: str,
     template: str,
     context: Mapping[str, Any],
@@ -189,7 +188,8 @@ def problem_url(problem: Any) -> str | None:
 
 
 def fan_out(
-    *, session: Session, players: Iterable[Player], key: Callable[[Player], str], kind: str,
+    *, session: Session, players: Iterable[Player], key: Callable[[Player], str],
+    kind: OutboxKind,
     template: str, context: Callable[[Player], Mapping[str, Any]],
 ) -> int:
     """The one mail fan-out: each player's ``key(p)``, the keys already in the outbox (one
@@ -326,15 +326,11 @@ def ranking_excerpt(
     return out
 
 
-def problem_statement(problem: Any, *, progressive: bool = False) -> str:
+def problem_statement(problem: Problem, *, progressive: bool = False) -> str:
     """The letters of a problem as text, for the publication mail (``progressive``: the
     later groups are announced move by move)."""
     p = problem.params
-    try:
-        label = GameType(problem.game).label
-    except ValueError:
-        label = problem.game
-    lines = [f"Type : {label}"]
+    lines = [f"Type : {problem.game.label}"]
     for key, label in (("stock", "Lettres"), ("row", "Rangée"), ("rack", "Tirage"),
                        ("pool", "Réserve")):
         if p.get(key):

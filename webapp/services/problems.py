@@ -99,7 +99,7 @@ def create_problem(
     code: str | None = None,
     stage: Stage | None = None,
     appeal_days: int | None = None,
-    status: str = ProblemStatus.SCHEDULED,
+    status: ProblemStatus = ProblemStatus.SCHEDULED,
     actor: str = audit.SYSTEM,
     round_interval_minutes: int = 0,
 ) -> Problem:
@@ -134,7 +134,7 @@ def create_problem(
         competition_id=competition.id,
         stage_id=stage.id if stage else None,
         title=title or puzzle.title or puzzle.game.label,
-        game=puzzle.game.value,
+        game=puzzle.game,
         lang=puzzle.lang,
         params=puzzle.to_dict(),
         tileset=puzzle.lang,

@@ -131,7 +131,7 @@ def published_ranking(session: Session, problem: Problem, *,
     return current_ranking(session, problem, with_rows=with_rows)
 
 
-def current_ranking(session: Session, problem: Problem, kind: str | None = None, *,
+def current_ranking(session: Session, problem: Problem, kind: RankingKind | None = None, *,
                     with_rows: bool = True) -> Ranking | None:
     """The ranking in force (of ``kind`` when given): the newest not superseded."""
     q = select(Ranking).where(Ranking.problem_id == problem.id)
@@ -144,7 +144,7 @@ def current_ranking(session: Session, problem: Problem, kind: str | None = None,
 
 
 def publish_ranking(
-    *, session: Session, problem: Problem, kind: str, actor: str, comment: str = ""
+    *, session: Session, problem: Problem, kind: RankingKind, actor: str, comment: str = ""
 ) -> Ranking | None:
     """Store a ranking of ``kind`` (superseding the previous one of that kind) and enqueue
     the results mails. Publishing the same kind twice without change re-sends nothing.

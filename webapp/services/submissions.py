@@ -155,7 +155,7 @@ def submit_sheet(
     player: Player,
     problem: Problem,
     text: str,
-    channel: str,
+    channel: Channel,
     received_at: datetime,
     inbound_message_id: int | None = None,
     in_reply_to: str | None = None,
@@ -169,8 +169,6 @@ def submit_sheet(
     greeting or closing words (quoted in the receipt)."""
     if received_at.tzinfo is None:
         raise ValueError("received_at must be timezone-aware")
-    if channel not in (Channel.WEB, Channel.EMAIL):
-        raise ValueError(f"unknown channel {channel!r}")
     if problem.status in (ProblemStatus.DRAFT, ProblemStatus.SCHEDULED):
         raise SubmissionRefused(
             f"Le problème « {problem.title} » n'est pas encore publié : "

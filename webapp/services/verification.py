@@ -125,18 +125,22 @@ def ruled_lexicon(session: Session, problem: Problem) -> Any:
 
 
 def add_ruling(
-    *, session: Session, problem: Problem, kind: str, actor: str, arbitre_id: int | None = None,
-    word: str | None = None, submission: Submission | None = None, comment: str = "",
+    *, session: Session, problem: Problem, kind: RulingKind | str, actor: str,
+    arbitre_id: int | None = None, word: str | None = None,
+    submission: Submission | None = None, comment: str = "",
 ) -> Ruling:
+    """Record a ruling; ``kind`` may be the console form's string (French ``ValueError``
+    when it names no :class:`RulingKind`)."""
+    try:
+        kind = RulingKind(kind)
+    except ValueError:
+        raise ValueError(f"Type de décision inconnu : {kind}") from None
     if kind in (RulingKind.ACCEPT_WORD, RulingKind.REJECT_WORD):
         if not word:
             raise ValueError("Une décision sur un mot doit nommer le mot.")
         word = parse_word(word).upper()
-    elif kind == RulingKind.EXCLUDE_SHEET:
-        if submission is None:
-            raise ValueError("Une décision sur une feuille doit désigner la feuille.")
-    else:
-        raise ValueError(f"Type de décision inconnu : {kind}")
+    elif submission is None:
+        raise ValueError("Une décision sur une feuille doit désigner la feuille.")
     if not comment.strip():
         raise ValueError("Motivez la décision (elle figure dans les rapports).")
     assert problem.id is not None
