@@ -302,7 +302,7 @@ def arbitre_login() -> str | Response:
                 _count_failure("arbitre", username)
         if signed_in is not None:
             start_session(signed_in)
-            return redirect(_safe_next(_home("console.index")))
+            return redirect(_safe_next(_home("console.dashboard.index")))
     return render_template("auth/arbitre_login.html", error=error)
 
 
@@ -383,7 +383,7 @@ def arbitre_magic_link(token: str) -> ResponseReturnValue:
         s.flush()
         s.expunge(a)
     start_session(a)
-    return redirect(_home("console.index"))
+    return redirect(_home("console.dashboard.index"))
 
 
 @bp.route("/deconnexion", methods=["POST"])

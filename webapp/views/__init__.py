@@ -11,7 +11,7 @@ from webapp.views import console, correspondence, duplicate, people, player, pub
 def register_blueprints(app: Flask) -> None:
     app.register_blueprint(public.bp)
     app.register_blueprint(player.bp)
-    app.register_blueprint(console.blueprint())
-    app.register_blueprint(duplicate.bp)  # Duplicate by correspondence (public and console)
-    app.register_blueprint(correspondence.bp)  # the two-player correspondence game
+    app.register_blueprint(console.bp)  # each console feature a nested blueprint
+    app.register_blueprint(duplicate.bp)  # Duplicate by correspondence (public pages)
+    app.register_blueprint(correspondence.bp)  # the two-player correspondence game (public)
     app.register_blueprint(people.bp)  # player pages, calendars, printing, rules (issue 13)

@@ -3,22 +3,21 @@
 Public: ``/correspondance/<code>`` — the score sheet (fișa de concurs), the grid, whose turn
 and until when; the player to move gets his rack and the move form (``POST …/coup``).
 ``/correspondance/serie/<competition id>`` — the series table (W/D/L, points, spread, rating
-coefficient) and the round-robin pairings of its players. Console (arbitre):
-``/console/correspondance`` — the games and a new one.
+coefficient) and the round-robin pairings of its players. The console's page
+(``/console/correspondance``: the games and a new one) is the ``console.correspondence``
+feature (``webapp.views.console.correspondence``).
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 from sqlmodel import Session, col, select
 
 from scoring.tiles import tileset
-from webapp.auth import arbitre_required, current_arbitre, current_player, player_required
+from webapp.auth import current_player, player_required
 from webapp.board_svg import board_svg
-from webapp.db import get_engine, read_engine, session_scope
+from webapp.db import read_engine, session_scope
 from webapp.models import Channel, Competition, CorrespondenceGame, Player, Registration
 from webapp.services import clock, correspondence
 
@@ -97,54 +96,3 @@ def series(competition_id: int) -> str:
     return render_template("correspondence/series.html", competition=comp, rows=rows,
                            pairings=pairings, games=games,
                            names={p.id: p.name for p in players})
-
-
-@bp.route("/console/correspondance", methods=["GET", "POST"])
-@arbitre_required
-def console() -> ResponseReturnValue:
-    form = request.form
-    error = None
-    if request.method == "POST":
-        try:
-            with session_scope() as s:
-                comp = s.get(Competition, _int(form, "competition_id"))
-                red = s.get(Player, _int(form, "red_id"))
-                blue = s.get(Player, _int(form, "blue_id"))
-                if comp is None or red is None or blue is None:
-                    raise correspondence.CorrespondenceError(
-                        "Choisissez la série, le joueur ROUGE et le joueur BLEU.")
-                a = current_arbitre()
-                game = correspondence.create_game(
-                    session=s, competition=comp, red=red, blue=blue, row=form.get("row", ""),
-                    starts_at=clock.now(), title=form.get("title", ""),
-                    code=form.get("code", "").strip() or None,
-                    lexicon_name=form.get("lexicon", "default").strip() or "default",
-                    move_hours=_int(form, "move_hours", 72),
-                    reminder_hours=_int(form, "reminder_hours", 24),
-                    grace_hours=_int(form, "grace_hours", 24),
-                    actor=a.username if a else "arbitre")
-                code = game.code
-        except correspondence.CorrespondenceError as exc:
-            error = str(exc)
-        else:
-            flash(f"Partie par correspondance {code} créée : ROUGE joue.", "success")
-            return redirect(url_for("correspondence.game_page", code=code))
-    with Session(get_engine(), expire_on_commit=False) as s:
-        comps = list(s.exec(select(Competition).order_by(col(Competition.id))).all())
-        players = list(s.exec(select(Player).order_by(col(Player.name))).all())
-        games = list(s.exec(select(CorrespondenceGame).order_by(
-            col(CorrespondenceGame.id).desc())).all())
-    return render_template("correspondence/console.html", competitions=comps,
-                           players=players, games=games, form=form,
-                           error=error), (400 if error else 200)
-
-
-def _int(form: Any, name: str, default: int = 0) -> int:
-    text = (form.get(name, "") or "").strip()
-    if not text:
-        return default
-    try:
-        return int(text)
-    except ValueError:
-        raise correspondence.CorrespondenceError(
-            f"« {text} » n'est pas un nombre entier ({name}).") from None

@@ -30,14 +30,18 @@ from webapp.services import (
 from webapp.views.console.common import _actor, _session
 from webapp.views.helpers import get_or_404
 
+bp = Blueprint("appeals", __name__)
 
-def appeals_page() -> str:
+
+@bp.route("/appels")
+def index() -> str:
     with _session() as s:
         rows = appeals.listing(s)
     return render_template("console/appeals.html", rows=rows)
 
 
-def appeal_answer(appeal_id: int) -> ResponseReturnValue:
+@bp.route("/appels/<int:appeal_id>", methods=["POST"])
+def answer(appeal_id: int) -> ResponseReturnValue:
     decision = request.form.get("decision")
     try:
         with session_scope() as s:
@@ -57,10 +61,11 @@ def appeal_answer(appeal_id: int) -> ResponseReturnValue:
     back = request.form.get("back", "")
     # only a path of this site: a form field must not become an open redirect
     if not back.startswith("/console/") or "//" in back or "\\" in back:
-        back = url_for("console.appeals_page")
+        back = url_for("console.appeals.index")
     return redirect(back)
 
 
+@bp.route("/problemes/<int:problem_id>/finaliser", methods=["GET", "POST"])
 def finalise(problem_id: int) -> ResponseReturnValue:
     with _session() as s:
         prob = get_or_404(s, Problem, problem_id)
@@ -87,13 +92,5 @@ def finalise(problem_id: int) -> ResponseReturnValue:
             flash(str(exc), "error")
         else:
             flash("Classement définitif publié.", "success")
-            return redirect(url_for("console.problem", problem_id=problem_id))
+            return redirect(url_for("console.problems.show", problem_id=problem_id))
     return render_template("console/finalise.html", problem=prob, open_appeals=n_open)
-
-
-def register(bp: Blueprint) -> None:
-    """This feature's routes on the console's blueprint (endpoint: the function's name)."""
-    bp.add_url_rule("/appels", view_func=appeals_page)
-    bp.add_url_rule("/appels/<int:appeal_id>", view_func=appeal_answer, methods=["POST"])
-    bp.add_url_rule("/problemes/<int:problem_id>/finaliser",
-                    view_func=finalise, methods=["GET", "POST"])

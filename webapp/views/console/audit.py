@@ -11,8 +11,11 @@ from flask import (
 from webapp.services import audit
 from webapp.views.console.common import PER_PAGE, _session, page_arg
 
+bp = Blueprint("audit", __name__)
 
-def audit_log() -> str:
+
+@bp.route("/journal")
+def index() -> str:
     page = page_arg()
     action = request.args.get("action", "").strip()
     target = request.args.get("cible", "").strip()
@@ -26,8 +29,3 @@ def audit_log() -> str:
         "console/audit.html", rows=rows, page=page, action=action, target=target,
         pages=max(1, (total + PER_PAGE - 1) // PER_PAGE), total=total,
     )
-
-
-def register(bp: Blueprint) -> None:
-    """This feature's routes on the console's blueprint (endpoint: the function's name)."""
-    bp.add_url_rule("/journal", view_func=audit_log)

@@ -27,6 +27,8 @@ from webapp.services import (
 )
 from webapp.views.console.common import CODE_RE, LANGS, MAX_TEXT, _actor, _session
 
+bp = Blueprint("competitions", __name__)
+
 RANKING_RULES = [
     ("sum_percent", "somme des pourcentages de la référence"),
     ("sum_scores", "somme des scores"),
@@ -34,7 +36,8 @@ RANKING_RULES = [
 ]
 
 
-def competition_new() -> ResponseReturnValue:
+@bp.route("/competitions/nouvelle", methods=["GET", "POST"])
+def new() -> ResponseReturnValue:
     form = request.form
     error = None
     if request.method == "POST":
@@ -66,13 +69,14 @@ def competition_new() -> ResponseReturnValue:
                 error = str(exc)
             else:
                 flash(f"Compétition « {name} » créée.", "success")
-                return redirect(url_for("console.competition", slug=slug))
+                return redirect(url_for("console.competitions.show", slug=slug))
     return render_template(
         "console/competition_new.html", form=form, error=error, ranking_rules=RANKING_RULES,
     ), (400 if error else 200)
 
 
-def competition(slug: str) -> ResponseReturnValue:
+@bp.route("/competitions/<slug>", methods=["GET", "POST"])
+def show(slug: str) -> ResponseReturnValue:
     with _session() as s:
         comp = problems.competition_by_slug(s, slug)
         if comp is None:
@@ -91,7 +95,7 @@ def competition(slug: str) -> ResponseReturnValue:
                 audit.record(session=s, actor=_actor(), action="stage.create", target=slug,
                              name=name)
             flash(f"Étape « {name} » ajoutée.", "success")
-        return redirect(url_for("console.competition", slug=slug))
+        return redirect(url_for("console.competitions.show", slug=slug))
     if request.method == "POST" and request.form.get("action") == "registration":
         open_to_all = request.form.get("open_registration") == "1"
         with session_scope() as s:
@@ -104,7 +108,7 @@ def competition(slug: str) -> ResponseReturnValue:
         flash("Compétition ouverte à tous les joueurs : chacun peut envoyer ses feuilles et "
               "être classé." if open_to_all else "Compétition réservée aux joueurs inscrits.",
               "success")
-        return redirect(url_for("console.competition", slug=slug))
+        return redirect(url_for("console.competitions.show", slug=slug))
     if request.method == "POST" and request.form.get("action") == "standings":
         try:
             with session_scope() as s:
@@ -116,7 +120,7 @@ def competition(slug: str) -> ResponseReturnValue:
             flash(f"Rien n'a été changé : {exc}", "error")
         else:
             flash("Règles du classement général enregistrées.", "success")
-        return redirect(url_for("console.competition", slug=slug))
+        return redirect(url_for("console.competitions.show", slug=slug))
     with _session() as s:
         overview = problems.competition_overview(s, comp)
     return render_template(
@@ -131,9 +135,3 @@ def _standings_settings(comp: Competition) -> Any:
         return ChampionshipSettings.from_dict(comp.standings_settings)
     except (TypeError, ValueError):
         return ChampionshipSettings()
-
-
-def register(bp: Blueprint) -> None:
-    """This feature's routes on the console's blueprint (endpoint: the function's name)."""
-    bp.add_url_rule("/competitions/nouvelle", view_func=competition_new, methods=["GET", "POST"])
-    bp.add_url_rule("/competitions/<slug>", view_func=competition, methods=["GET", "POST"])

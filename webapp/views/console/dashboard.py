@@ -10,7 +10,10 @@ from flask import (
 from webapp.services.dashboard import dashboard
 from webapp.views.console.common import _session
 
+bp = Blueprint("dashboard", __name__)
 
+
+@bp.route("/")
 def index() -> str:
     with _session() as s:
         board = dashboard(s)
@@ -18,8 +21,3 @@ def index() -> str:
         "console/index.html", competitions=board.competitions, problems=board.problems,
         counts=board.counts, open_appeals=board.open_appeals, recent=board.recent,
     )
-
-
-def register(bp: Blueprint) -> None:
-    """This feature's routes on the console's blueprint (endpoint: the function's name)."""
-    bp.add_url_rule("/", view_func=index)

@@ -26,8 +26,11 @@ from webapp.models import (
 )
 from webapp.views.console.common import PER_PAGE, _actor, _session
 
+bp = Blueprint("mail", __name__)
 
-def _quarantine_badge() -> dict[str, Any]:
+
+def quarantine_badge() -> dict[str, Any]:
+    """The number of messages in quarantine, for the console's navigation (every page)."""
     with _session() as s:
         return {"quarantine_count": mailroom.quarantine_count(s)}
 
@@ -36,6 +39,7 @@ def _app() -> Any:
     return current_app._get_current_object()  # type: ignore[attr-defined]
 
 
+@bp.route("/courrier/recu")
 def inbound() -> str:
     status = request.args.get("statut", mailroom.TO_HANDLE)
     if status not in mailroom.FILTERS:
@@ -62,10 +66,12 @@ def _detail_page(inbound_id: int, *, error: str | None = None,
     )
 
 
+@bp.route("/courrier/recu/<int:inbound_id>")
 def inbound_message(inbound_id: int) -> str:
     return _detail_page(inbound_id)
 
 
+@bp.route("/courrier/recu/<int:inbound_id>/brut")
 def inbound_raw(inbound_id: int) -> Response:
     """The stored bytes, exactly, as a file to save: never shown as a page."""
     with _session() as s:
@@ -89,9 +95,10 @@ def _act(inbound_id: int, field: str, action: Any) -> ResponseReturnValue:
     except ValueError as exc:
         return _detail_page(inbound_id, error=str(exc), kept={field: reason}), 400
     flash(outcome, "success")
-    return redirect(url_for("console.inbound_message", inbound_id=inbound_id))
+    return redirect(url_for("console.mail.inbound_message", inbound_id=inbound_id))
 
 
+@bp.route("/courrier/recu/<int:inbound_id>/rejouer", methods=["POST"])
 def inbound_replay(inbound_id: int) -> ResponseReturnValue:
     def run(reason: str) -> str:
         status = mailroom.replay(_app(), inbound_id, actor=_actor(), reason=reason)
@@ -101,6 +108,7 @@ def inbound_replay(inbound_id: int) -> ResponseReturnValue:
     return _act(inbound_id, "replay_reason", run)
 
 
+@bp.route("/courrier/recu/<int:inbound_id>/ecarter", methods=["POST"])
 def inbound_discard(inbound_id: int) -> ResponseReturnValue:
     def run(reason: str) -> str:
         mailroom.discard(_app(), inbound_id, actor=_actor(), reason=reason)
@@ -109,6 +117,7 @@ def inbound_discard(inbound_id: int) -> ResponseReturnValue:
     return _act(inbound_id, "discard_reason", run)
 
 
+@bp.route("/courrier/sortant")
 def outbox() -> str:
     status = request.args.get("statut", "a_suivre")
     if status not in mailroom.OUTBOX_FILTERS:
@@ -122,6 +131,7 @@ def outbox() -> str:
     )
 
 
+@bp.route("/courrier/sortant/<int:outbox_id>/renvoyer", methods=["POST"])
 def outbox_retry(outbox_id: int) -> ResponseReturnValue:
     try:
         with session_scope() as s:
@@ -134,28 +144,13 @@ def outbox_retry(outbox_id: int) -> ResponseReturnValue:
     else:
         flash(f"Message sortant n° {outbox_id} remis dans la file : l'expéditeur le renvoie "
               "à son prochain passage.", "success")
-    return redirect(url_for("console.outbox", statut=request.args.get("statut", "a_suivre")))
+    return redirect(url_for("console.mail.outbox", statut=request.args.get("statut", "a_suivre")))
 
 
+@bp.route("/courrier")
 def mailbox() -> str:
     with _session() as s:
         messages, outbox = mailroom.local_mailbox(
             current_app._get_current_object(), s)  # type: ignore[attr-defined]
     return render_template("console/mailbox.html", messages=messages, outbox=outbox,
                            kind_fr=mailroom.outbox_kind)
-
-
-def register(bp: Blueprint) -> None:
-    """This feature's routes on the console's blueprint (endpoint: the function's name)."""
-    bp.context_processor(_quarantine_badge)
-    bp.add_url_rule("/courrier/recu", view_func=inbound)
-    bp.add_url_rule("/courrier/recu/<int:inbound_id>", view_func=inbound_message)
-    bp.add_url_rule("/courrier/recu/<int:inbound_id>/brut", view_func=inbound_raw)
-    bp.add_url_rule("/courrier/recu/<int:inbound_id>/rejouer",
-                    view_func=inbound_replay, methods=["POST"])
-    bp.add_url_rule("/courrier/recu/<int:inbound_id>/ecarter",
-                    view_func=inbound_discard, methods=["POST"])
-    bp.add_url_rule("/courrier/sortant", view_func=outbox)
-    bp.add_url_rule("/courrier/sortant/<int:outbox_id>/renvoyer",
-                    view_func=outbox_retry, methods=["POST"])
-    bp.add_url_rule("/courrier", view_func=mailbox)

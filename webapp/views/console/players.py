@@ -22,8 +22,11 @@ from webapp.services import (
 )
 from webapp.views.console.common import PER_PAGE, _actor, _session, id_arg, page_arg
 
+bp = Blueprint("players", __name__)
 
-def players_page() -> ResponseReturnValue:
+
+@bp.route("/joueurs", methods=["GET", "POST"])
+def index() -> ResponseReturnValue:
     report = None
     text = ""
     status = 200
@@ -52,7 +55,7 @@ def players_page() -> ResponseReturnValue:
                 f"Import terminé : {len(report.created)} créé(s), {len(report.updated)} mis à "
                 f"jour, {len(report.unchanged)} inchangé(s).", "success",
             )
-            return redirect(url_for("console.players_page"))
+            return redirect(url_for("console.players.index"))
         status = 400
     page = page_arg()
     with _session() as s:
@@ -61,8 +64,3 @@ def players_page() -> ResponseReturnValue:
         "console/players.html", players=plist, competitions=comps, report=report, text=text,
         page=page, pages=max(1, (total + PER_PAGE - 1) // PER_PAGE), total=total,
     ), status
-
-
-def register(bp: Blueprint) -> None:
-    """This feature's routes on the console's blueprint (endpoint: the function's name)."""
-    bp.add_url_rule("/joueurs", view_func=players_page, methods=["GET", "POST"])

@@ -54,6 +54,8 @@ from webapp.views.console.common import (
 )
 from webapp.views.helpers import get_or_404, letters_view
 
+bp = Blueprint("problems", __name__)
+
 #: the game types the console offers, with their French names (puzzles.families)
 GAME_CHOICES = [(game.value, fam.label) for game, fam in FAMILIES.items()]
 
@@ -92,7 +94,8 @@ def _round_interval(form: Any, game: Any) -> int:
     return round(hours * 60)
 
 
-def problem_new() -> ResponseReturnValue:
+@bp.route("/problemes/nouveau", methods=["GET", "POST"])
+def new() -> ResponseReturnValue:
     form = request.form
     error = None
     with _session() as s:
@@ -164,14 +167,15 @@ def problem_new() -> ResponseReturnValue:
             error = str(exc)
         else:
             flash("Problème enregistré.", "success")
-            return redirect(url_for("console.problem", problem_id=pid))
+            return redirect(url_for("console.problems.show", problem_id=pid))
     return render_template(
         "console/problem_new.html", form=form, error=error, competitions=comps, stages=stages,
         games=GAME_CHOICES, default_tz=DEFAULT_TIMEZONE,
     ), (400 if error else 200)
 
 
-def problem(problem_id: int) -> str:
+@bp.route("/problemes/<int:problem_id>")
+def show(problem_id: int) -> str:
     return problem_page(problem_id)
 
 
@@ -197,7 +201,8 @@ def problem_page(problem_id: int, *, errors: list[str] | None = None,
     )
 
 
-def problem_step(problem_id: int) -> ResponseReturnValue:
+@bp.route("/problemes/<int:problem_id>/etape", methods=["POST"])
+def step(problem_id: int) -> ResponseReturnValue:
     """Move a problem one step of its life by hand (the scheduler does the same when due)."""
     step = request.form.get("step", "")
     steps = {
@@ -223,17 +228,18 @@ def problem_step(problem_id: int) -> ResponseReturnValue:
         flash(str(exc), "error")
     else:
         flash("C'est fait.", "success")
-    return redirect(url_for("console.problem", problem_id=problem_id))
+    return redirect(url_for("console.problems.show", problem_id=problem_id))
 
 
 
 
+@bp.route("/problemes/<int:problem_id>/reference", methods=["POST"])
 def reference(problem_id: int) -> ResponseReturnValue:
     """Store the problem's reference solution: computed by ``puzzles.solver`` or entered by
     the arbitre as a feuille. Either way the verifier scores it with the problem's word list;
     its score becomes the problem's ``reference_score`` (the 100 % of the ranking), and the
     solution is published with the results."""
-    back = redirect(url_for("console.problem", problem_id=problem_id) + "#reference")
+    back = redirect(url_for("console.problems.show", problem_id=problem_id) + "#reference")
     with _session() as s:
         prob = get_or_404(s, Problem, problem_id)
     solving = request.form.get("action") == "solve"
@@ -252,11 +258,3 @@ def reference(problem_id: int) -> ResponseReturnValue:
                                 reference=ref, actor=_actor())
     flash(f"Solution de référence enregistrée : {ref.total} {ref.unit}.", "success")
     return back
-
-
-def register(bp: Blueprint) -> None:
-    """This feature's routes on the console's blueprint (endpoint: the function's name)."""
-    bp.add_url_rule("/problemes/nouveau", view_func=problem_new, methods=["GET", "POST"])
-    bp.add_url_rule("/problemes/<int:problem_id>", view_func=problem)
-    bp.add_url_rule("/problemes/<int:problem_id>/etape", view_func=problem_step, methods=["POST"])
-    bp.add_url_rule("/problemes/<int:problem_id>/reference", view_func=reference, methods=["POST"])

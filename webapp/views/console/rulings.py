@@ -31,6 +31,8 @@ from webapp.views.console.common import _actor, _session, id_arg
 from webapp.views.console.problems import problem_page
 from webapp.views.helpers import get_or_404
 
+bp = Blueprint("rulings", __name__)
+
 
 def _preview_digest(preview: Any) -> str:
     """A fingerprint of what the arbitre saw: applying checks it has not changed since."""
@@ -39,6 +41,7 @@ def _preview_digest(preview: Any) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
+@bp.route("/problemes/<int:problem_id>/reverifier", methods=["GET", "POST"])
 def rerun(problem_id: int) -> ResponseReturnValue:
     with _session() as s:
         prob = get_or_404(s, Problem, problem_id)
@@ -66,11 +69,11 @@ def rerun(problem_id: int) -> ResponseReturnValue:
                                              actor=_actor())
                     flash(f"Nouvelle vérification appliquée : {len(preview.changes)} "
                           "changement(s) de classement.", "success")
-                    return redirect(url_for("console.problem", problem_id=problem_id))
+                    return redirect(url_for("console.problems.show", problem_id=problem_id))
             names = players.names(s)
     except verification.VerificationError as exc:
         flash(str(exc), "error")
-        return redirect(url_for("console.problem", problem_id=problem_id))
+        return redirect(url_for("console.problems.show", problem_id=problem_id))
     except ValueError as exc:
         return render_template("console/rerun.html", problem=prob, preview=None, reason=reason,
                                error=str(exc)), 400
@@ -80,7 +83,8 @@ def rerun(problem_id: int) -> ResponseReturnValue:
     )
 
 
-def ruling_add(problem_id: int) -> ResponseReturnValue:
+@bp.route("/problemes/<int:problem_id>/decisions", methods=["POST"])
+def add(problem_id: int) -> ResponseReturnValue:
     arbitre = current_arbitre()
     try:
         with session_scope() as s:
@@ -108,11 +112,4 @@ def ruling_add(problem_id: int) -> ResponseReturnValue:
     else:
         flash("Décision enregistrée. Relancez la vérification pour l'appliquer aux rapports.",
               "success")
-    return redirect(url_for("console.problem", problem_id=problem_id) + "#decisions")
-
-
-def register(bp: Blueprint) -> None:
-    """This feature's routes on the console's blueprint (endpoint: the function's name)."""
-    bp.add_url_rule("/problemes/<int:problem_id>/reverifier",
-                    view_func=rerun, methods=["GET", "POST"])
-    bp.add_url_rule("/problemes/<int:problem_id>/decisions", view_func=ruling_add, methods=["POST"])
+    return redirect(url_for("console.problems.show", problem_id=problem_id) + "#decisions")

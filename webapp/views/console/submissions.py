@@ -24,7 +24,10 @@ from webapp.services import (
 from webapp.views.console.common import _actor
 from webapp.views.helpers import get_or_404
 
+bp = Blueprint("submissions", __name__)
 
+
+@bp.route("/problemes/<int:problem_id>/hors-delai/<int:submission_id>", methods=["POST"])
 def accept_late(problem_id: int, submission_id: int) -> ResponseReturnValue:
     try:
         with session_scope() as s:
@@ -47,10 +50,4 @@ def accept_late(problem_id: int, submission_id: int) -> ResponseReturnValue:
         else:
             flash("Feuille hors délai acceptée : elle sera vérifiée avec les autres à la "
                   "vérification du problème.", "success")
-    return redirect(url_for("console.problem", problem_id=problem_id))
-
-
-def register(bp: Blueprint) -> None:
-    """This feature's routes on the console's blueprint (endpoint: the function's name)."""
-    bp.add_url_rule("/problemes/<int:problem_id>/hors-delai/<int:submission_id>",
-                    view_func=accept_late, methods=["POST"])
+    return redirect(url_for("console.problems.show", problem_id=problem_id))

@@ -1,0 +1,202 @@
+"""The Duplicate by correspondence in the console (``webapp.services.duplicate``):
+``/console/duplicate`` (the games, a new game), ``/console/duplicate/<code>`` (the round in
+progress, bulletins received, the computed top and its ties, override of the top before the
+results, every correction with its reason, re-correction, each previewed first)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask.typing import ResponseReturnValue
+from sqlmodel import Session, col, select
+
+from webapp.db import session_scope
+from webapp.models import (
+    DEFAULT_TIMEZONE,
+    Competition,
+    DuplicateEntry,
+    DuplicateGame,
+    DuplicateRound,
+    Player,
+    RoundStatus,
+)
+from webapp.services import duplicate
+from webapp.views.console.common import _actor, _session
+from webapp.views.duplicate import GAME_STATUS_FR, game_or_404, page_data
+
+bp = Blueprint("duplicate", __name__)
+
+
+def _parse_start(value: str, tz: str) -> datetime:
+    try:
+        naive = datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise duplicate.DuplicateError(
+            f"Date illisible : « {value} » (attendu AAAA-MM-JJTHH:MM).") from None
+    if naive.tzinfo is not None:
+        return naive.astimezone(UTC)
+    return naive.replace(tzinfo=ZoneInfo(tz)).astimezone(UTC)
+
+
+def _settings_from_form(form: Any) -> Any:
+    eng = duplicate.engine()
+    rounds_text = form.get("rounds", "").strip()
+    try:
+        rounds = int(rounds_text) if rounds_text else None
+        solo_points = int(form.get("solo_points", "10") or 10)
+        conversion = int(form.get("warning_conversion_from", "4") or 4)
+    except ValueError:
+        raise duplicate.DuplicateError("Le nombre de tours, la prime de solo et l'avertissement "
+                                       "converti doivent être des nombres entiers.") from None
+    if rounds is not None and rounds < 1:
+        raise duplicate.DuplicateError("Le nombre de tours doit être au moins 1 (laissez vide "
+                                       "pour jouer jusqu'à la fin du sac).")
+    if conversion not in (4, 6):
+        raise duplicate.DuplicateError("La conversion des avertissements se fait au 4e ou au "
+                                       "6e.")
+    lang = form.get("lang", "fr")
+    if lang not in ("fr", "ro"):
+        raise duplicate.DuplicateError("Jeu de lettres inconnu : français (102) ou roumain "
+                                       "(100).")
+    solo_rule = form.get("solo_rule", "auto")
+    if solo_rule not in ("auto", "n_minus_6", "none"):
+        raise duplicate.DuplicateError("Règle du solo inconnue.")
+    return eng.DuplicateSettings(lang=lang, rounds=rounds, solo_rule=solo_rule,
+                                 solo_points=solo_points, warning_conversion_from=conversion)
+
+
+def _variant_settings(form: Any, dup: Any) -> Any:
+    """A variant's own rules from the form (Tactique: the order of the groups, free or
+    imposed, RULES §9.1; Complétif/Superjoker: the Romanian joker rules, §9.3); the plain
+    Duplicate settings otherwise."""
+    variant = form.get("variant", "").strip()
+    if variant not in ("tactique", "completif", "superjoker"):
+        return dup
+    data = {"tactique_order": form.get("tactique_order", "free") or "free",
+            "free_joker_rule": form.get("free_joker_rule", "none") or "none"}
+    try:
+        return duplicate.variants().VariantSettings.from_json(
+            {**data, "variant": variant, "duplicate": json.loads(dup.to_json())})
+    except ValueError as exc:
+        raise duplicate.DuplicateError(str(exc)) from None
+
+
+def _rhythm_from_form(form: Any) -> dict[str, Any]:
+    kind = form.get("rhythm", "hours")
+    if kind == "weekdays":
+        return {"kind": kind, "days": form.getlist("days"), "time": form.get("time", "20:00")}
+    return {"kind": kind, "hours": form.get("hours", "")}
+
+
+@bp.route("/duplicate", methods=["GET", "POST"])
+def index() -> ResponseReturnValue:
+    form = request.form
+    error = None
+    with _session() as s:
+        comps = list(s.exec(select(Competition).order_by(col(Competition.id))).all())
+        games = list(s.exec(select(DuplicateGame).order_by(col(DuplicateGame.id).desc())).all())
+    if request.method == "POST":
+        tz = form.get("timezone", DEFAULT_TIMEZONE).strip() or DEFAULT_TIMEZONE
+        try:
+            with session_scope() as s:
+                comp = s.get(Competition, int(form.get("competition_id", "0") or 0))
+                if comp is None:
+                    raise duplicate.DuplicateError("Choisissez la compétition dont les "
+                                                   "inscrits joueront la partie.")
+                seed_text = form.get("seed", "").strip()
+                game = duplicate.create_game(
+                    session=s, competition=comp, title=form.get("title", ""),
+                    settings=_variant_settings(form, _settings_from_form(form)),
+                    rhythm=_rhythm_from_form(form),
+                    starts_at=_parse_start(form.get("starts_at", ""), tz),
+                    code=form.get("code", "").strip() or None,
+                    lexicon_name=form.get("lexicon", "default").strip() or "default",
+                    timezone=tz, seed=int(seed_text) if seed_text.isdigit() else None,
+                    review_minutes=int(form.get("review_minutes", "0") or 0),
+                    actor=_actor(), variant=form.get("variant", "").strip(),
+                    superscrabble={"start": form.get("superscrabble_start", ""),
+                                   "racks": form.get("superscrabble_racks", "").split()})
+                code = game.code
+        except (duplicate.DuplicateError, ValueError) as exc:
+            error = str(exc)
+        else:
+            flash(f"Partie Duplicate {code} créée.", "success")
+            return redirect(url_for("console.duplicate.game", code=code))
+    return render_template("duplicate/console_index.html", competitions=comps, games=games,
+                           variants=[(v, duplicate.label_of(v))
+                                     for v in duplicate.SERVER_VARIANTS],
+                           form=form, error=error, game_status=GAME_STATUS_FR,
+                           weekdays=duplicate.WEEKDAYS_FR,
+                           default_timezone=DEFAULT_TIMEZONE), (400 if error else 200)
+
+
+@bp.route("/duplicate/<code>")
+def game(code: str) -> str:
+    with _session() as s:
+        data = page_data(s, game_or_404(s, code))
+        players = {p.id: p for p in s.exec(select(Player)).all()}
+        entries: dict[int, list[DuplicateEntry]] = {}
+        for r in data["rounds"]:
+            entries[r.id or 0] = duplicate.entries_of(s, r)
+    counting = {rid: {e.id for e in duplicate.counting_entries(es).values()}
+                for rid, es in entries.items()}
+    return render_template("duplicate/console_game.html", entries=entries, counting=counting,
+                           players=players, **data)
+
+
+def _round(s: Session, game: DuplicateGame, number: int) -> DuplicateRound:
+    rnd = s.exec(select(DuplicateRound).where(DuplicateRound.game_id == game.id,
+                                              DuplicateRound.number == number)).first()
+    if rnd is None:
+        abort(404)
+    return rnd
+
+
+def _preview_or_apply(code: str, number: int, action: str) -> ResponseReturnValue:
+    """Without ``digest``: the preview page (what the change would do; nothing stored).
+    With the preview's ``digest``: the change stored, if it is still exactly the one shown."""
+    form = request.form
+    ref, word, reason = form.get("ref", ""), form.get("word", ""), form.get("reason", "")
+    digest = form.get("digest", "")
+    try:
+        with session_scope() as s:
+            game = s.exec(select(DuplicateGame).where(DuplicateGame.code == code)
+                          .with_for_update()).first()
+            if game is None:
+                abort(404)
+            rnd = _round(s, game, number)
+            if not digest:
+                preview = duplicate.preview_change(
+                    session=s, game=game, rnd=rnd, action=action, ref=ref, word=word,
+                    reason=reason, actor=_actor())
+                return render_template(
+                    "duplicate/console_preview.html", game=game, number=number,
+                    preview=preview, top_letters=duplicate.top_letters,
+                    published=rnd.status == RoundStatus.PUBLISHED)
+            done = duplicate.apply_change(session=s, game=game, rnd=rnd, action=action,
+                                          ref=ref, word=word, reason=reason, actor=_actor(),
+                                          digest=digest)
+    except duplicate.DuplicateError as exc:
+        flash(str(exc), "error")
+        return redirect(url_for("console.duplicate.game", code=code))
+    top = done.new_top or {}
+    if action == "top":
+        flash(f"Top du tour {number} : {top.get('ref')} {top.get('word')} "
+              f"({top.get('score')}).", "success")
+    else:
+        flash(f"Tour {number} corrigé à nouveau.", "success")
+    return redirect(url_for("console.duplicate.game", code=code))
+
+
+@bp.route("/duplicate/<code>/tours/<int:number>/top", methods=["POST"])
+def override_top(code: str, number: int) -> ResponseReturnValue:
+    return _preview_or_apply(code, number, "top")
+
+
+@bp.route("/duplicate/<code>/tours/<int:number>/recorriger", methods=["POST"])
+def recorrect(code: str, number: int) -> ResponseReturnValue:
+    return _preview_or_apply(code, number, "recorriger")
