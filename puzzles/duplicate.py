@@ -437,11 +437,14 @@ def _minus(letters: str, used: str) -> str | None:
 
 
 def draw_listed(
-    state: GameState, settings: DuplicateSettings, notation: str
+    state: GameState, settings: DuplicateSettings, notation: str, *,
+    rack_size: int = RACK_SIZE,
 ) -> tuple[Draw, GameState]:
     """Take a draw written as in a game record (``RU+ZXTEU``, ``-BNISRAA``, ``EAIRSTU``):
     the tiles must be the reliquat (or, after a rejection, any tiles) plus tiles still in the
-    bag. The bag order does not matter here."""
+    bag. The bag order does not matter here. ``rack_size``: the most tiles a draw holds (the
+    variants' 6, 5, 8: :mod:`puzzles.variants`); a draw of the reliquat alone (``ABC+``) is
+    read too (a Tactique group that placed nothing)."""
     text = notation.strip().replace(" ", "").upper()
     rejected = text.startswith("-")
     text = text.lstrip("-")
@@ -459,8 +462,10 @@ def draw_listed(
     except DuplicateError as exc:
         raise DuplicateError(f"Tirage « {notation} » : {exc}") from None
     rack = kept + new
-    if not new or len(rack) > RACK_SIZE:
-        raise DuplicateError(f"Tirage « {notation} » : {len(rack)} lettres (7 au plus).")
+    if not rack or len(rack) > rack_size:
+        raise DuplicateError(
+            f"Tirage « {notation} » : {len(rack)} lettres ({rack_size} au plus)."
+        )
     pool = list(state.bag)
     back = _minus(state.reliquat, kept)
     if back is None:
@@ -480,7 +485,7 @@ def draw_listed(
         )
     remaining = state.remaining
     minimum = (
-        0 if len(remaining) <= RACK_SIZE else round_minimum(state.round_no, remaining, settings)
+        0 if len(remaining) <= rack_size else round_minimum(state.round_no, remaining, settings)
     )
     draw = Draw(kept, new, rack, ("",) if rejected else (), minimum)
     return draw, replace(state, bag=tuple(bag_rest), reliquat=rack)

@@ -44,6 +44,7 @@ from puzzles.duplicate import (
     apply_solos,
     apply_top,
     correct,
+    draw_listed,
     draw_round,
     no_valid_draw,
     parse_bulletin,
@@ -820,6 +821,32 @@ def draw_tactique(
     return draw, TactiqueState(replace(g, bag=tuple(bag), reliquat=""), (d1.rack, d2.rack))
 
 
+def draw_tactique_listed(
+    state: TactiqueState, settings: VariantSettings, notation: str
+) -> tuple[TactiqueDraw, TactiqueState]:
+    """Take both groups of a round from a game record: ``BC+DEFGH / MN+AEIRS`` (each group
+    as :func:`~puzzles.duplicate.draw_listed` reads a draw: its reliquat — G14, per group or
+    pooled — then tiles still in the bag, group 1 first). French :class:`DuplicateError`
+    when a group is not those tiles."""
+    parts = notation.split("/")
+    if len(parts) != 2:
+        raise DuplicateError(
+            f"Tirage de Tactique « {notation} » : deux groupes séparés par « / » "
+            "(ex. « BC+DEFGH / MN+AEIRS »)."
+        )
+    g = state.game
+    r1, r2 = state.reliquats
+    if settings.tactique_refill == "pooled":
+        pool = r1 + r2
+        r1, r2 = pool[:RACK_SIZE], pool[RACK_SIZE:]
+    per_group = replace(settings.duplicate, min_split_rounds=0, rounds=None)
+    d1, s1 = draw_listed(replace(g, reliquat=r1, finished=False), per_group, parts[0])
+    d2, s2 = draw_listed(replace(g, bag=s1.bag, reliquat=r2, finished=False), per_group,
+                         parts[1])
+    draw = TactiqueDraw((d1, d2))
+    return draw, TactiqueState(replace(g, bag=s2.bag, reliquat=""), (d1.rack, d2.rack))
+
+
 @dataclass(frozen=True)
 class TactiqueTop:
     """The best two-word sequence: ``first_group`` (1 or 2) is played first."""
@@ -982,6 +1009,9 @@ def tactique_top(
             seconds2 = [None]
         for second in seconds2:
             cands.append((_pair_key(a, first, second), a, first, second))
+    # a group that cannot be placed in one order and plays alone in the other gives the
+    # same sequence twice: count it once
+    cands = list({c[0]: c for c in cands}.values())
     cands.sort(key=lambda c: c[0])
     _, a, m1_top, m2_top = cands[0]
     n = len(cands)

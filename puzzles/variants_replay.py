@@ -21,6 +21,7 @@ from puzzles.duplicate import (
     TopChoice,
     Verdict,
     apply_solos,
+    draw_listed,
     rank_game,
     replay,
     shuffled_bag,
@@ -31,6 +32,7 @@ from puzzles.variants import (
     SheetVerdict,
     SuperscrabbleRow,
     TactiqueBillet,
+    TactiqueDraw,
     TactiqueState,
     TopStandingRow,
     VariantSettings,
@@ -41,6 +43,7 @@ from puzzles.variants import (
     correct_scrabble_sheet,
     correct_tactique,
     draw_tactique,
+    draw_tactique_listed,
     draw_variant,
     list_scrabbles,
     parse_scrabble_sheet,
@@ -55,6 +58,7 @@ from scoring.config import GameConfig
 from scoring.errors import EngineError
 from scoring.move import Placement
 from scoring.notation import format_ref
+from scoring.tiles import tileset
 
 SUPERSCRABBLE = "superscrabble"
 ALL_VARIANTS = (*VARIANTS, SUPERSCRABBLE)
@@ -181,19 +185,37 @@ def _players(data: Mapping[str, Any], bulletins: Mapping[int, Mapping[str, Any]]
     return players
 
 
-def _initial(settings: VariantSettings, data: Mapping[str, Any]) -> GameState:
-    given = [k for k in ("bag", "seed") if k in data]
+def _initial(settings: VariantSettings, data: Mapping[str, Any]) -> tuple[GameState,
+                                                                         list[str] | None]:
+    """The initial state and the listed draws (None when the bag order is given): exactly
+    one of ``bag``, ``seed``, ``draws``. With ``draws`` the bag is the whole set (its order
+    does not matter: every draw names its tiles; the stock of a letter-choice variant is
+    the set less the grid and the drawn letters)."""
+    given = [k for k in ("bag", "seed", "draws") if k in data]
     if len(given) != 1:
-        raise DuplicateError("Partie : donnez exactement une des clés bag ou seed.")
+        raise DuplicateError("Partie : donnez exactement une des clés bag, seed ou draws.")
     if "bag" in data:
         bag = data["bag"]
         if not isinstance(bag, str):
             raise DuplicateError("Partie : bag est une chaîne de lettres (? pour un joker).")
-        return GameState.initial(settings.duplicate, bag.replace(" ", ""))
+        return GameState.initial(settings.duplicate, bag.replace(" ", "")), None
+    if "draws" in data:
+        raw = data["draws"]
+        if not isinstance(raw, list) or not all(isinstance(d, str) for d in raw) or not raw:
+            raise DuplicateError("Partie : draws est une liste de tirages (« RU+ZXTEU » ; "
+                                 "Tactique « BC+DEFGH / MN+AEIRS »).")
+        full = sorted(tileset(settings.duplicate.lang).bag().elements())
+        return GameState.initial(settings.duplicate, full), list(raw)
     if not isinstance(data["seed"], int):
         raise DuplicateError("Partie : seed est un entier.")
     return GameState.initial(settings.duplicate, shuffled_bag(settings.duplicate.lang,
-                                                              data["seed"]))
+                                                              data["seed"])), None
+
+
+def _listed_end(state: GameState, settings: VariantSettings, draws: list[str]) -> bool:
+    dup = settings.duplicate
+    return state.round_no > len(draws) or (dup.rounds is not None
+                                           and state.round_no > dup.rounds)
 
 
 def replay_variant(
@@ -209,7 +231,8 @@ def replay_variant(
     players = _players(data, bulletins)
     if variant == SUPERSCRABBLE:
         return _replay_superscrabble(data, bulletins, players, config)
-    known = {"variant", "settings", "bag", "seed", "players", "n_players", "lexicon", "title"}
+    known = {"variant", "settings", "bag", "seed", "draws", "players", "n_players", "lexicon",
+             "title"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise DuplicateError(f"Partie : clés inconnues {', '.join(unknown)}.")
@@ -234,13 +257,21 @@ def replay_variant(
             variant, rounds, result.final_state.end_reason, result.final_state.tops_total,
             top_standings=tuple(ranking),
         )
-    state = _initial(settings, data)
+    state, draws = _initial(settings, data)
     if variant == "tactique":
-        return _replay_tactique(settings, state, bulletins, players, n_players, cfg)
+        return _replay_tactique(settings, state, bulletins, players, n_players, cfg, draws)
     out: list[VariantRound] = []
     results: list[RoundResult] = []
     while True:
-        draw, state = draw_variant(state, settings)
+        draw: Draw | None
+        if draws is None:
+            draw, state = draw_variant(state, settings)
+        elif _listed_end(state, settings, draws):
+            draw, state = None, replace(state, finished=True,
+                                        end_reason="Fin des tirages donnés.")
+        else:
+            draw, state = draw_listed(state, settings.duplicate, draws[state.round_no - 1],
+                                      rack_size=settings.drawn)
         if draw is None:
             break
         top = variant_top(state, draw.rack, cfg, settings)
@@ -255,7 +286,7 @@ def replay_variant(
             state, draw.rack, {p: round_b.get(p) for p in players}, cfg,
             top_score=top.score, settings=settings, n_players=n_players,
         )
-        after = apply_variant_top(state, draw.rack, top)
+        after = apply_variant_top(state, draw.rack, top, settings)
         choice = ""
         if top.choice.chosen:
             choice += f" +{top.choice.chosen}"
@@ -283,12 +314,20 @@ def _replay_tactique(
     players: list[str],
     n_players: int,
     cfg: GameConfig,
+    draws: list[str] | None = None,
 ) -> VariantReplay:
     ts = TactiqueState(initial)
     out: list[VariantRound] = []
     results: list[RoundResult] = []
     while True:
-        draw, ts = draw_tactique(ts, settings)
+        draw: TactiqueDraw | None
+        if draws is None:
+            draw, ts = draw_tactique(ts, settings)
+        elif _listed_end(ts.game, settings, draws):
+            draw, ts = None, replace(ts, game=replace(ts.game, finished=True,
+                                                      end_reason="Fin des tirages donnés."))
+        else:
+            draw, ts = draw_tactique_listed(ts, settings, draws[ts.game.round_no - 1])
         if draw is None:
             break
         g = ts.game
@@ -342,14 +381,18 @@ def _replay_superscrabble(
     """GAME.json: ``start`` (the arbitre's 2-letter word, ``H7 LA``), ``racks`` (one 7-letter
     draw per round), optional ``choices`` (the scrabble the arbitre places each round,
     ``H4 RESTAIT``; missing or null: the engine chooses)."""
-    known = {"variant", "settings", "start", "racks", "choices", "players", "lexicon", "title"}
+    known = {"variant", "settings", "start", "racks", "draws", "choices", "players", "lexicon",
+             "title"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise DuplicateError(f"Partie : clés inconnues {', '.join(unknown)}.")
+    if "racks" in data and "draws" in data:
+        raise DuplicateError("Partie de Superscrabble : racks ou draws (le même : les tirages "
+                             "de l'arbitre), pas les deux.")
     raw = cast(Mapping[str, Any], data.get("settings") or {})
     settings = VariantSettings.from_json({**raw, "variant": "top"})
     cfg = config or GameConfig.default(settings.duplicate.lang)
-    racks = data.get("racks")
+    racks = data.get("racks", data.get("draws"))
     if not isinstance(racks, list) or not all(isinstance(r, str) for r in racks) or not racks:
         raise DuplicateError("Partie de Superscrabble : racks est une liste de tirages de 7 "
                              "lettres.")

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import io
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from puzzles.duplicate import DuplicateError, replay
 from puzzles.duplicate_cli import main as cli_main
-from puzzles.variants_replay import replay_variant
+from puzzles.variants_replay import VariantReplay, replay_variant
 from scoring.config import GameConfig
 from scoring.lexicon import Lexicon
 from scoring.tiles import french
@@ -141,3 +142,124 @@ def test_registry_entries_of_the_variants() -> None:
     corr = rules_for("correspondance")
     assert corr.check("ZAEEEEELSEEEEE") == []
     assert corr.check("ZZ") == ["Rangée : 2 fois « Z », le jeu n'en compte que 1."]
+
+
+# --- games given by their listed draws (GAME.json « draws ») ------------------------------------
+# Premiums used (RULES §1.3): H8 DW (centre), H4 DL, I7 and I9 DL; I6 and H9 none.
+def _listed(game: dict[str, object], bulletins: dict[int, dict[str, str]],
+            *words: str) -> object:
+    return replay_variant(json.dumps(game), bulletins, config=cfg_of(*words))
+
+
+def test_completif_listed_draws() -> None:
+    """Round 1 AEIOUL: ZA with Z from the stock, (10 + 1) × 2 = 22 (H7 and H8 tie; H7).
+    Round 2 EIOUL+A (the reliquat EIOUL, then A): LA at I6 under the grid's Z A — L 1 +
+    A on I7 (DL) 2 = 3, and the A makes ZA down column 7: 10 + 2 = 12; 3 + 12 = 15 — the
+    best over every stock letter (exhaustive search below). 22 + 15 = 37. ann's round 1
+    bulletin is the top, she is absent in round 2: 22."""
+    from puzzles.variants import brute_force_free_top
+    from scoring.board import Board
+
+    game = {"variant": "completif", "draws": ["AEIOUL", "EIOUL+A"], "players": ["ann"]}
+    res = _listed(game, {1: {"ann": "ZA 22 +Z"}}, "ZA", "LA")
+    assert isinstance(res, VariantReplay)
+    assert [(r.draw, r.top, r.top_score) for r in res.rounds] == [
+        ("AEIOUL", "H7 ZA 22 +Z", 22), ("EIOUL+A", "I6 LA 15", 3 + 12)]
+    assert res.tops_total == 22 + 15 and res.end_reason == "Fin des tirages donnés."
+    assert [(s.player, s.total) for s in res.standings] == [("ann", 22)]
+    # exhaustive: every stock letter added, every move counted (French set less Z and the
+    # six drawn letters)
+    board = Board.from_cgp(res.rounds[0].grid)
+    stock = "".join(sorted((french().bag() - Counter("ZEIOULA")).elements()))
+    assert brute_force_free_top(board, "EIOULA", 1, stock, cfg_of("ZA", "LA")) == 15
+
+
+def test_superjoker_listed_draws() -> None:
+    """Round 1 OUAAE + K Z from the stock: ZOUK on the centre (10 + 1 + 1 + 10) × 2 = 44.
+    Round 2 AAE+LT: S from the stock makes ZOUKS at H5, 10 + 1 + 1 + 10 + 1 = 23 (H9 plain).
+    44 + 23 = 67."""
+    game = {"variant": "superjoker", "draws": ["OUAAE", "AAE+LT"]}
+    res = _listed(game, {}, "ZOUK", "ZOUKS")
+    assert isinstance(res, VariantReplay)
+    assert [(r.draw, r.top) for r in res.rounds] == [
+        ("OUAAE", "H5 ZOUK 44 +KZ"), ("AAE+LT", "H5 ZOUKS 23 +S")]
+    assert res.tops_total == 44 + 23
+
+
+def test_metagramme_listed_draws() -> None:
+    """Round 1 AEEEEEL: E given back for Z, ZA = 22. The reliquat is AEEEEEL less the
+    given-back E and the A: EEEEL; round 2 EEEEL+AR: I6 LA = 3 + ZA 12 = 15 (no swap helps:
+    the only Z is on the grid). 22 + 15 = 37."""
+    game = {"variant": "metagramme", "draws": ["AEEEEEL", "EEEEL+AR"]}
+    res = _listed(game, {}, "ZA", "LA")
+    assert isinstance(res, VariantReplay)
+    assert [(r.draw, r.top) for r in res.rounds] == [
+        ("AEEEEEL", "H7 ZA 22 +Z -E"), ("EEEEL+AR", "I6 LA 15")]
+    assert res.tops_total == 37
+
+
+def test_elliptique_listed_draws() -> None:
+    """8 letters AEEINRST: ENTRAIS with the DL H4, (7 + 1) × 2 + 50 = 66 (7 tiles, the
+    bonus); the E left and BCDFGHJ (8 letters again) form no word: the game ends. A
+    9-letter draw is refused."""
+    game = {"variant": "elliptique", "draws": ["AEEINRST", "E+BCDFGHJ"]}
+    res = _listed(game, {}, "AERIENTS", "ENTRAIS")
+    assert isinstance(res, VariantReplay)
+    assert [(r.draw, r.top) for r in res.rounds] == [("AEEINRST", "H2 ENTRAIS 66")]
+    assert res.tops_total == (7 + 1) * 2 + 50
+    assert res.end_reason == "Aucun mot ne peut être joué avec le tirage EBCDFGHJ."
+    with pytest.raises(DuplicateError, match="9 lettres \\(8 au plus\\)"):
+        _listed({"variant": "elliptique", "draws": ["AEEINRSTU"]}, {}, "ZA")
+
+
+def test_tactique_listed_draws() -> None:
+    """Round 1 ZABCDFG / SECDFGH: ZA 22 + ZAS 12 = 34. Round 2 (each group's reliquat,
+    then its new letters) BCDFG+IO / ECDFGH+U: only SO down from the S, 9H: S 1 + O on I9
+    (DL) 2 = 3; group 2 places nothing — one sequence (counted once). 34 + 3 = 37; ann's
+    billets: 34 and 3 (one word, its sum right)."""
+    game = {"variant": "tactique", "draws": ["ZABCDFG / SECDFGH", "BCDFG+IO / ECDFGH+U"],
+            "players": ["ann"]}
+    bulletins = {1: {"ann": "ZA 22 + H7 ZAS 12 = 34"}, 2: {"ann": "9H SO 3 = 3"}}
+    res = _listed(game, bulletins, "ZA", "ZAS", "SO")
+    assert isinstance(res, VariantReplay)
+    assert [(r.draw, r.top, r.reason_fr) for r in res.rounds] == [
+        ("ZABCDFG / SECDFGH", "groupe 1 d'abord : H7 ZA 22 + H7 ZAS 12 = 34",
+         "2 suites à 34 points ; retenue : le moins de jokers, le groupe 1 d'abord, puis "
+         "l'ordre des références et des mots."),
+        ("BCDFG+IO / ECDFGH+U", "groupe 1 d'abord : 9H SO 3 = 3", "Seule suite à 3 points."),
+    ]
+    assert [[(v.score, v.kind) for v in r.verdicts] for r in res.rounds] == [
+        [(34, "valide")], [(3, "valide")]]
+    assert res.tops_total == 37 and [(s.player, s.total) for s in res.standings] == [
+        ("ann", 37)]
+    with pytest.raises(DuplicateError, match="deux groupes séparés par « / »"):
+        _listed({"variant": "tactique", "draws": ["ZABCDFG"]}, {}, "ZA")
+    with pytest.raises(DuplicateError, match="pas toutes dans le sac"):
+        _listed({"variant": "tactique", "draws": ["ZABCDFG / ZECDFGH"]}, {}, "ZA")
+
+
+def test_duplicate_top_listed_draws() -> None:
+    """Duplicate Top on AEEEELZ (ZA 22) then EEEEL+AR (I6 LA 15): ann tops both rounds
+    (2 ranking points, 1 companion: bob in round 2), bob round 2 only (1 point); topped
+    totals 22 + 15 = 37 and 15."""
+    game = {"variant": "top", "draws": ["AEEEELZ", "EEEEL+AR"]}
+    bulletins = {1: {"ann": "ZA 22", "bob": "LA 4"}, 2: {"ann": "I6 LA 15", "bob": "I6 LA 15"}}
+    res = _listed(game, bulletins, "ZA", "LA")
+    assert isinstance(res, VariantReplay)
+    assert [r.top for r in res.rounds] == ["H7 ZA 22", "I6 LA 15"]
+    got = [(t.rank, t.player, t.points, t.companions, t.topped_total)
+           for t in res.top_standings]
+    assert got == [(1, "ann", 2, 1, 37), (2, "bob", 1, 1, 15)]
+
+
+def test_superscrabble_listed_draws_same_as_racks() -> None:
+    """The Partie de Superscrabble's draws are the arbitre's racks: « draws » reads as
+    « racks » (both at once refused)."""
+    words = ("LA", "LAS", "RETAINS", "ENTRAILS", "NASTIER")
+    base = {"variant": "superscrabble", "start": "H7 LA", "players": ["ann"]}
+    a = _listed({**base, "racks": ["RETAINS"]}, {}, *words)
+    b = _listed({**base, "draws": ["RETAINS"]}, {}, *words)
+    assert isinstance(a, VariantReplay) and isinstance(b, VariantReplay)
+    assert a.to_dict() == b.to_dict() and len(b.rounds[0].scrabbles) >= 2
+    with pytest.raises(DuplicateError, match="pas les deux"):
+        _listed({**base, "racks": ["RETAINS"], "draws": ["RETAINS"]}, {}, *words)
