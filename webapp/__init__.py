@@ -28,7 +28,7 @@ from werkzeug.wrappers import Response
 
 import mailer
 from webapp import auth, commands, db, i18n, scheduler
-from webapp.config import Config, ProductionConfig
+from webapp.config import Config, ProductionConfig, instance_path
 from webapp.services import timefmt
 
 #: the largest id a row can have (PostgreSQL ``integer``); a larger one in a URL is a 404
@@ -50,13 +50,14 @@ def _truthy(value: object) -> bool:
 
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     """Build the app: defaults, then ``instance/config.py``, then ``ARBITRE_*`` variables,
-    then ``test_config``. The instance folder is ``ARBITRE_INSTANCE_PATH`` (or
-    ``test_config["INSTANCE_PATH"]``), by default ``instance/`` next to the package."""
-    instance = (test_config or {}).get("INSTANCE_PATH") or os.environ.get("ARBITRE_INSTANCE_PATH")
+    then ``test_config``. The instance folder is ``test_config["INSTANCE_PATH"]`` or
+    ``ARBITRE_INSTANCE_PATH``, by default the user's data directory
+    (``$XDG_DATA_HOME/arbitre``, ``~/.local/share/arbitre``: :func:`webapp.config.instance_path`),
+    outside the source tree."""
     app = Flask(
         __name__,
         instance_relative_config=True,
-        instance_path=str(Path(instance).resolve()) if instance else None,
+        instance_path=str(instance_path(test_config)),
     )
     production = _truthy(os.environ.get("ARBITRE_PRODUCTION")) or _truthy(
         (test_config or {}).get("PRODUCTION", False)

@@ -29,7 +29,7 @@ from werkzeug.serving import make_server
 import webapp
 from mailer.intake import start_embedded
 from mailer.settings import host_port
-from webapp import commands, db
+from webapp import commands, db, paths
 from webapp.demo import seed_demo
 from webapp.scheduler import get_scheduler
 
@@ -93,7 +93,7 @@ def prepare(app: Flask, *, demo: bool) -> str | None:
     db.upgrade(app)
     if fresh and demo:
         info = seed_demo(app)
-        return info.describe(app.config["BASE_URL"]) if info else None
+        return info.describe(app.config["BASE_URL"], paths.local_mailbox(app)) if info else None
     return None
 
 
@@ -192,6 +192,8 @@ def serve(app: Flask, args: Any) -> int:
             return 1
 
         def banner() -> None:
+            for line in paths.startup_lines(app, mail=not args.no_mail):
+                print(line)
             print(f"Arbitre en service : {app.config['BASE_URL']}/")
             if demo:
                 print(demo)

@@ -13,7 +13,7 @@ import click
 from flask import Flask
 from sqlmodel import select
 
-from webapp import db
+from webapp import db, paths
 from webapp.auth import create_arbitre, issue_arbitre_link
 from webapp.db import session_scope
 from webapp.demo import seed_demo
@@ -35,7 +35,7 @@ def seed(app: Flask) -> int:
     if info is None:
         print("La démonstration existe déjà.")
     else:
-        print(info.describe(app.config["BASE_URL"]))
+        print(info.describe(app.config["BASE_URL"], paths.local_mailbox(app)))
     return 0
 
 
@@ -84,7 +84,7 @@ def init_app(app: Flask) -> None:
     def _seed_demo() -> None:
         """Créer le championnat de démonstration."""
         info = seed_demo(app)
-        click.echo(info.describe(app.config["BASE_URL"]) if info else
+        click.echo(info.describe(app.config["BASE_URL"], paths.local_mailbox(app)) if info else
                    "La démonstration existe déjà.")
 
     @app.cli.command("create-arbitre")

@@ -6,7 +6,38 @@ JSON when they can be (``ARBITRE_SCHEDULER_ENABLED=false``, ``ARBITRE_APPEAL_DAY
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from datetime import timedelta
+from pathlib import Path
+
+#: the folder name of the server's files inside the user's data directory
+APP_DIR_NAME = "arbitre"
+
+
+def default_instance_path(environ: Mapping[str, str] | None = None) -> Path:
+    """Where the server keeps its files (secret key, SQLite database, local mailbox,
+    ``config.py``) when ``ARBITRE_INSTANCE_PATH`` does not say: the user's data directory
+    of the XDG base-directory specification, ``$XDG_DATA_HOME/arbitre``, or
+    ``~/.local/share/arbitre`` when that variable is unset, empty or relative (the
+    specification says to ignore a relative one). Never inside the source tree: a ``git
+    clean`` or a fresh checkout must not take the competitions with it."""
+    env = os.environ if environ is None else environ
+    xdg = env.get("XDG_DATA_HOME", "")
+    if xdg and os.path.isabs(xdg):
+        return Path(xdg) / APP_DIR_NAME
+    home = env.get("HOME") or str(Path.home())
+    return Path(home) / ".local" / "share" / APP_DIR_NAME
+
+
+def instance_path(test_config: Mapping[str, object] | None = None,
+                  environ: Mapping[str, str] | None = None) -> Path:
+    """The instance folder: ``test_config["INSTANCE_PATH"]``, else ``ARBITRE_INSTANCE_PATH``,
+    else :func:`default_instance_path` (absolute in every case)."""
+    env = os.environ if environ is None else environ
+    given = (test_config or {}).get("INSTANCE_PATH") or env.get("ARBITRE_INSTANCE_PATH")
+    path = Path(str(given)).expanduser() if given else default_instance_path(env)
+    return path.resolve()
 
 
 class Config:
@@ -27,6 +58,11 @@ class Config:
 
     APPEAL_DAYS = 7  # appeal window after the provisional ranking (INFERRED, a setting)
     REMINDER_DAYS = [3, 1]  # J-3 and J-1 reminders to players without a sheet
+    # An Anticipation played live (RULES §6.1, 164 min; INFERRED, the rules say nothing of
+    # mail): each move's group is mailed when it is announced (for a player by e-mail the
+    # notice is the move); False: the problem page only. No J-x reminder either way (a
+    # reminder falling at or before the publication is never due).
+    LIVE_ANNOUNCEMENT_MAILS = True
     AUTO_VERIFY = True  # verify the batch as soon as the deadline passes
     AUTO_PUBLISH_PROVISIONAL = True  # publish the provisional ranking after verification
     AUTO_FINALISE = True  # finalise when the appeal window closes and no appeal is open

@@ -13,6 +13,7 @@ import secrets
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from pathlib import Path
 
 from flask import Flask
 from sqlmodel import Session, select
@@ -45,8 +46,11 @@ class DemoInfo:
     problem_codes: list[str]
     player_emails: list[str]
 
-    def describe(self, base_url: str) -> str:
+    def describe(self, base_url: str, mailbox: Path | None = None) -> str:
+        """What was created, for the terminal; ``mailbox``: the local mbox the players'
+        sign-in links go to when no SMTP relay is configured."""
         base = base_url.rstrip("/")
+        where = f"envoyé dans {mailbox}" if mailbox is not None else "envoyé par courriel"
         return "\n".join([
             "Démonstration créée :",
             f"  console de l'arbitre : {base}/arbitre/connexion",
@@ -54,7 +58,7 @@ class DemoInfo:
             "  (notez-le : il n'est affiché qu'une fois ; "
             "`arbitre create-arbitre` en crée d'autres)",
             "  problèmes : " + ", ".join(self.problem_codes),
-            "  joueurs (connexion par lien envoyé dans instance/outbox.mbox) : "
+            f"  joueurs (connexion par lien {where}) : "
             + ", ".join(self.player_emails),
         ])
 

@@ -52,3 +52,56 @@ def test_production_secret_key_is_generated_once(
     assert key != "dev-only-change-me" and len(key) == 64
     second = create_app({"TESTING": False, "DEBUG": False})
     assert second.config["SECRET_KEY"] == key
+
+
+def test_instance_folder_outside_the_source_tree_by_default(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Issue 13.7: the default instance folder is the user's data directory (XDG base
+    directories: $XDG_DATA_HOME/arbitre, else ~/.local/share/arbitre); ARBITRE_INSTANCE_PATH
+    and the test configuration's INSTANCE_PATH still choose another."""
+    from webapp.config import default_instance_path, instance_path
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("ARBITRE_INSTANCE_PATH", raising=False)
+    monkeypatch.delenv("ARBITRE_DATABASE_URL", raising=False)
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    assert default_instance_path() == home / ".local" / "share" / "arbitre"
+    # a relative XDG_DATA_HOME is ignored, as the specification says
+    assert default_instance_path({"HOME": str(home), "XDG_DATA_HOME": "rel"}) == (
+        home / ".local" / "share" / "arbitre")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    app = create_app({"TESTING": True})
+    assert app.instance_path == str(tmp_path / "xdg" / "arbitre")
+    database = Path(get_engine(app).url.database or "")
+    assert database == tmp_path / "xdg" / "arbitre" / "arbitre.sqlite3"
+    assert not Path(app.instance_path).is_relative_to(Path(__file__).resolve().parents[2])
+    get_engine(app).dispose()
+    monkeypatch.setenv("ARBITRE_INSTANCE_PATH", str(tmp_path / "mine"))
+    assert instance_path() == tmp_path / "mine"
+    assert instance_path({"INSTANCE_PATH": str(tmp_path / "test")}) == tmp_path / "test"
+
+
+def test_startup_lines_name_the_relay_and_the_imap_folders(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from webapp.paths import startup_lines
+
+    monkeypatch.delenv("ARBITRE_DATABASE_URL", raising=False)
+    app = create_app({
+        "TESTING": True, "INSTANCE_PATH": str(tmp_path / "inst"),
+        "DATABASE_URL": "postgresql+psycopg://juge:secret@db.example.org/arbitre",
+        "SMTP_RELAY": "relay.example.org:587", "IMAP_HOST": "imap.example.org",
+        "IMAP_USERNAME": "feuilles", "IMAP_PORT": 993,
+    })
+    lines = startup_lines(app)
+    assert lines[:4] == [
+        f"Dossier d'instance : {tmp_path / 'inst'} (réglage ARBITRE_INSTANCE_PATH)",
+        "Base de données : postgresql+psycopg://juge:***@db.example.org/arbitre",
+        "Courriel sortant : relais SMTP relay.example.org:587",
+        "Courriel entrant : IMAP feuilles@imap.example.org:993, dossier « INBOX », "
+        "traités rangés dans « Arbitre-traites »",
+    ]
+    assert "secret" not in "\n".join(lines)
+    get_engine(app).dispose()

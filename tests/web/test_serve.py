@@ -169,3 +169,46 @@ def test_smtp_port_taken_is_a_french_message_not_a_traceback(tmp_path: Path) -> 
     assert (f"Le port SMTP {smtp_port} (127.0.0.1) est déjà utilisé par un autre programme : "
             "arrêtez-le ou choisissez un autre port (réglage ARBITRE_MAIL_SMTP_LISTEN)."
             ) in err.splitlines(), err
+
+
+def test_default_instance_is_the_users_data_directory_and_the_banner_names_the_paths(
+    tmp_path: Path,
+) -> None:
+    """Issue 13.7: without ARBITRE_INSTANCE_PATH the files go to $XDG_DATA_HOME/arbitre (not
+    into the source tree), and the start-up message names the real instance folder, database
+    file and local mailbox. The folder has an accented name: a URL-quoted letter (« %C3%A9 »)
+    in the database URL once broke the migrations (alembic reads its URL through configparser)."""
+    port, smtp_port = _free_port(), _free_port()
+    xdg = tmp_path / "données"
+    env = dict(os.environ, HOME=str(tmp_path / "home"), XDG_DATA_HOME=str(xdg),
+               ARBITRE_MAIL_SMTP_LISTEN=f"127.0.0.1:{smtp_port}")
+    for name in ("ARBITRE_INSTANCE_PATH", "ARBITRE_DATABASE_URL", "ARBITRE_SECRET_KEY",
+                 "ARBITRE_SMTP_RELAY", "ARBITRE_IMAP_HOST"):
+        env.pop(name, None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arbitre_cli", "serve", "--no-demo", "--port", str(port)],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        lines = _banner(proc).splitlines()
+        home = xdg / "arbitre"
+        assert f"Dossier d'instance : {home} (réglage ARBITRE_INSTANCE_PATH)" in lines, lines
+        assert f"Base de données : {home / 'arbitre.sqlite3'} (SQLite)" in lines, lines
+        assert (f"Courriel sortant : boîte locale {home / 'outbox.mbox'} "
+                "(aucun relais SMTP : réglage ARBITRE_SMTP_RELAY)") in lines, lines
+        assert f"Réception des feuilles par courriel (SMTP) sur le port {smtp_port}." in lines
+        assert lines[-1] == f"Arbitre en service : http://127.0.0.1:{port}/"
+        # the files are where the message says, private, and none in the source tree
+        assert (home / "arbitre.sqlite3").is_file() and (home / "secret_key").is_file()
+        assert home.stat().st_mode & 0o777 == 0o700
+        assert not (tmp_path / "home" / ".local").exists()
+        engine = sa.create_engine(f"sqlite:///{home / 'arbitre.sqlite3'}")
+        with engine.connect() as conn:
+            assert conn.execute(sa.text("SELECT count(*) FROM problem")).scalar() == 0
+        engine.dispose()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate(timeout=60)
