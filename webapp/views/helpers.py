@@ -24,8 +24,9 @@ from puzzles.problem import Problem as PuzzleProblem
 from scoring.layout import STANDARD_LAYOUT
 from scoring.tiles import JOKER, tileset
 from webapp.board_svg import board_svg
+from webapp.db import read_engine
 from webapp.models import ProblemStatus
-from webapp.services import clock
+from webapp.services import clock, rounds
 from webapp.services.reports import Grid
 
 T = TypeVar("T", bound=SQLModel)
@@ -49,15 +50,10 @@ STATUS_FR = {
     "final": "définitif",
 }
 
-#: Statuses in which a problem is visible to the public.
-PUBLIC_STATUSES = (
-    ProblemStatus.OPEN,
-    ProblemStatus.CLOSED,
-    ProblemStatus.VERIFIED,
-    ProblemStatus.PROVISIONAL,
-    ProblemStatus.FINAL,
-)
-#: Statuses in which results (rankings, every player's report) are public.
+def read_session() -> Session:
+    """The read-only session a page hands to the services (see
+    :func:`webapp.db.read_engine`)."""
+    return Session(read_engine(), expire_on_commit=False)
 
 
 def get_or_404(session: Session, model: type[T], ident: Any) -> T:
@@ -83,6 +79,12 @@ def iso_utc(dt: datetime | None) -> str:
     if dt is None:
         return ""
     return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def live_window(problem: Any, puzzle: Any) -> rounds.LiveWindow | None:
+    """``problem|live_window(puzzle)``: the reflection or move in progress of an Anticipation
+    played live (:func:`webapp.services.rounds.live_window`), None otherwise."""
+    return rounds.live_window(problem, puzzle, clock.now())
 
 
 def remaining(dt: datetime | None) -> str:
@@ -281,6 +283,7 @@ def register_template_helpers(bp: Blueprint) -> None:
     bp.add_app_template_filter(from_iso, "from_iso")
     bp.add_app_template_filter(game_label, "game_label")
     bp.add_app_template_filter(grid_svg, "grid_svg")
+    bp.add_app_template_filter(live_window, "live_window")
 
     @bp.app_context_processor
     def _now() -> dict[str, Any]:

@@ -35,12 +35,10 @@ from webapp import game_rules
 from webapp.auth import arbitre_required, current_arbitre
 from webapp.board_svg import board_svg
 from webapp.db import read_engine, session_scope
-from webapp.models import Competition, Player
-from webapp.services import audit, calendar, people, problems
-from webapp.services.problems import readable_puzzle
+from webapp.models import Player
+from webapp.services import audit, calendar, people, problems, public_pages
 from webapp.views import helpers
-from webapp.views.helpers import get_or_404, letters_view
-from webapp.views.public import problem_by_code
+from webapp.views.helpers import get_or_404, letters_view, read_session
 
 bp = Blueprint("people", __name__)
 helpers.register_template_helpers(bp)
@@ -123,12 +121,11 @@ def _group1_word_first(game: str) -> bool:
 
 @bp.route("/problemes/<code>/imprimer")
 def print_sheet(code: str) -> str:
-    with _session() as s:
-        prob = problem_by_code(s, code)
-        comp = s.get(Competition, prob.competition_id)
-    pz = readable_puzzle(prob)
-    if pz is None:
+    with read_session() as s:
+        page = public_pages.print_page(s, code, arbitre=current_arbitre() is not None)
+    if page is None:
         abort(404)
+    prob, comp, pz = page.problem, page.competition, page.puzzle
     svg = board_svg(pz.initial_board(), tileset=pz.tileset, title=gettext("Grille de départ"))
     return render_template(
         "people/print.html", problem=prob, competition=comp, puzzle=pz,

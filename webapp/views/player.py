@@ -13,30 +13,13 @@ from typing import Any
 from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 from flask_babel import gettext  # type: ignore[import-untyped]
-from sqlmodel import Session, col, select
 
 from webapp.auth import current_player, player_required
-from webapp.db import read_engine, session_scope
-from webapp.models import (
-    Appeal,
-    Channel,
-    Competition,
-    Player,
-    Problem,
-    ProblemStatus,
-    Registration,
-    Submission,
-    Verification,
-)
-from webapp.services import appeals, clock, rounds, sheets, submissions, versions
+from webapp.db import session_scope
+from webapp.models import Player
+from webapp.services import appeals, clock, player_space, rounds, sheets, submissions
 from webapp.services.problems import readable_puzzle
-from webapp.views.helpers import (
-    PUBLIC_STATUSES,
-    board_data,
-    board_moves,
-    get_or_404,
-    letters_view,
-)
+from webapp.views.helpers import board_data, board_moves, letters_view, read_session
 
 bp = Blueprint("player", __name__, url_prefix="/joueur")
 
@@ -73,59 +56,17 @@ def _me() -> Player:
     return me
 
 
-def _session() -> Session:
-    """A read-only session for a page (see :func:`webapp.db.read_engine`)."""
-    return Session(read_engine(), expire_on_commit=False)
-
-
 @bp.route("/")
 @player_required
 def index() -> str:
     me = _me()
-    with _session() as s:
-        comp_ids = [
-            r.competition_id
-            for r in s.exec(select(Registration).where(Registration.player_id == me.id)).all()
-        ]
-        comps = {c.id: c for c in s.exec(
-            select(Competition).where(col(Competition.id).in_(comp_ids))
-        ).all()}
-        open_problems = s.exec(
-            select(Problem)
-            .where(col(Problem.competition_id).in_(comp_ids))
-            .where(Problem.status == ProblemStatus.OPEN)
-            .order_by(col(Problem.deadline_at))
-        ).all()
-        subs = s.exec(
-            select(Submission)
-            .where(Submission.player_id == me.id)
-            .order_by(col(Submission.received_at).desc())
-            .limit(50)
-        ).all()
-        probs = {p.id: p for p in s.exec(
-            select(Problem).where(col(Problem.id).in_({x.problem_id for x in subs}))
-        ).all()}
-        reports = _my_reports(s, me)
-        my_appeals = s.exec(
-            select(Appeal).where(Appeal.player_id == me.id).order_by(col(Appeal.created_at).desc())
-        ).all()
+    with read_session() as s:
+        home = player_space.home(s, me.id or 0)
     return render_template(
-        "player/index.html", open_problems=open_problems, competitions=comps,
-        submissions=subs, problems=probs, reports=reports, appeals=my_appeals,
+        "player/index.html", open_problems=home.open_problems, competitions=home.competitions,
+        submissions=home.submissions, problems=home.problems, reports=home.reports,
+        appeals=home.appeals,
     )
-
-
-def _my_reports(s: Session, me: Player) -> list[dict[str, Any]]:
-    rows = s.exec(
-        select(Verification, Submission, Problem)
-        .join(Submission, col(Submission.id) == col(Verification.submission_id))
-        .join(Problem, col(Problem.id) == col(Submission.problem_id))
-        .where(Submission.player_id == me.id)
-        .where(col(Verification.superseded_at).is_(None))
-        .order_by(col(Verification.created_at).desc())
-        .limit(50)
-    ).all()
-    return [{"verification": v, "submission": sub, "problem": p} for v, sub, p in rows]
 
 
 def _read_upload() -> tuple[str | None, str | None]:
@@ -172,19 +113,13 @@ def submit(code: str) -> ResponseReturnValue:
         else:
             try:
                 with session_scope() as s:
-                    problem_row = s.exec(select(Problem).where(Problem.code == code)).first()
-                    if problem_row is None or problem_row.status not in PUBLIC_STATUSES:
-                        abort(404)
-                    # The row loaded by the sign-in check a moment ago, attached without a
-                    # second SELECT; submit_sheet locks it (UPDATE) before reading versions.
-                    player = s.merge(me, load=False)
-                    outcome = submissions.submit_sheet(
-                        session=s, player=player, problem=problem_row, text=text,
-                        channel=Channel.WEB, received_at=received_at,
-                    )
+                    outcome = player_space.submit(session=s, player=me, code=code, text=text,
+                                                  received_at=received_at)
                     sub_id = outcome.submission.id
                     late = outcome.late
                     n_errors = len(outcome.errors)
+            except player_space.NotFound:
+                abort(404)
             except submissions.SubmissionRefused as exc:
                 error = str(exc)
             else:
@@ -200,12 +135,12 @@ def submit(code: str) -> ResponseReturnValue:
                                   "courriel."), "success")
                 return redirect(url_for("player.receipt", submission_id=sub_id))
     # The form: shown first, or again with the text kept and the error when refused.
-    with _session() as s:
-        prob = s.exec(select(Problem).where(Problem.code == code)).first()
-        if prob is None or prob.status not in PUBLIC_STATUSES:
-            abort(404)
-        last = versions.latest_submission(session=s, player_id=me.id or 0,
-                                             problem_id=prob.id or 0)
+    try:
+        with read_session() as s:
+            form = player_space.submit_form(s, me.id or 0, code)
+    except player_space.NotFound:
+        abort(404)
+    prob, last = form.problem, form.last
     if request.method == "GET" and last is not None:
         text = last.raw_text
     pz = readable_puzzle(prob)
@@ -225,50 +160,40 @@ def submit(code: str) -> ResponseReturnValue:
 def board_reload(code: str) -> ResponseReturnValue:
     """The moves of the posted text as the interactive board replays them (its « Relire la
     feuille » button, after the player edited the text by hand). Reads only; stores nothing."""
-    with _session() as s:
-        prob = s.exec(select(Problem).where(Problem.code == code)).first()
-        if prob is None or prob.status not in PUBLIC_STATUSES:
-            abort(404)
+    try:
+        with read_session() as s:
+            prob = player_space.open_problem(s, code)
+    except player_space.NotFound:
+        abort(404)
     pz = readable_puzzle(prob)
     if pz is None:
         abort(404)
     return {"moves": board_moves(pz, request.form.get("feuille", ""))}
 
 
-def _unreadable_replacement(me: Player, code: str, text: str) -> Any:
+def _unreadable_replacement(me: Player, code: str,
+                            text: str) -> sheets.UnreadableReplacement | None:
     """The unreadable lines of ``text`` when it would replace a version read whole."""
-    with _session() as s:
-        prob = s.exec(select(Problem).where(Problem.code == code)).first()
-        if prob is None or prob.status not in PUBLIC_STATUSES:
-            abort(404)
-        return sheets.unreadable_replacement(session=s, player_id=me.id or 0, problem=prob,
-                                             text=text)
-
-
-def _own_submission(s: Session, submission_id: int) -> tuple[Submission, Problem]:
-    sub = get_or_404(s, Submission, submission_id)
-    me = _me()
-    if sub.player_id != me.id:
+    try:
+        with read_session() as s:
+            return player_space.unreadable_replacement(s, me.id or 0, code, text)
+    except player_space.NotFound:
         abort(404)
-    prob = get_or_404(s, Problem, sub.problem_id)
-    return sub, prob
 
 
 @bp.route("/feuilles/<int:submission_id>")
 @player_required
 def receipt(submission_id: int) -> str:
-    with _session() as s:
-        sub, prob = _own_submission(s, submission_id)
-        latest = versions.latest_submission(session=s, player_id=sub.player_id,
-                                               problem_id=prob.id or 0)
-        previous = (s.get(Submission, sub.previous_id)
-                    if sub.parse_errors and sub.previous_id else None)
-    moves = submissions.receipt_moves(sub.feuille)
+    me = _me()
+    try:
+        with read_session() as s:
+            rc = player_space.receipt(s, me.id or 0, submission_id)
+    except player_space.NotFound:
+        abort(404)
     return render_template(
-        "player/receipt.html", submission=sub, problem=prob, moves=moves,
-        errors=sub.parse_errors, is_latest=latest is not None and latest.id == sub.id,
-        replaced_readable=previous if previous is not None and not previous.parse_errors
-        else None,
+        "player/receipt.html", submission=rc.submission, problem=rc.problem, moves=rc.moves,
+        errors=rc.submission.parse_errors, is_latest=rc.is_latest,
+        replaced_readable=rc.replaced_readable,
     )
 
 
@@ -276,57 +201,42 @@ def receipt(submission_id: int) -> str:
 @player_required
 def history(code: str) -> str:
     me = _me()
-    with _session() as s:
-        prob = s.exec(select(Problem).where(Problem.code == code)).first()
-        if prob is None:
-            abort(404)
-        subs = s.exec(
-            select(Submission)
-            .where(Submission.problem_id == prob.id, Submission.player_id == me.id)
-            .order_by(col(Submission.version).desc())
-        ).all()
-        vers = {v.submission_id: v for v in s.exec(
-            select(Verification)
-            .where(col(Verification.submission_id).in_([x.id for x in subs]))
-            .where(col(Verification.superseded_at).is_(None))
-        ).all()}
-    return render_template("player/history.html", problem=prob, submissions=subs,
-                           verifications=vers)
+    try:
+        with read_session() as s:
+            hist = player_space.history(s, me.id or 0, code)
+    except player_space.NotFound:
+        abort(404)
+    return render_template("player/history.html", problem=hist.problem,
+                           submissions=hist.submissions, verifications=hist.verifications)
 
 
 @bp.route("/rapports/<int:verification_id>/appel", methods=["GET", "POST"])
 @player_required
 def appeal(verification_id: int) -> ResponseReturnValue:
     me = _me()
-    with _session() as s:
-        ver = get_or_404(s, Verification, verification_id)
-        sub, prob = _own_submission(s, ver.submission_id)
-        existing = s.exec(
-            select(Appeal).where(Appeal.verification_id == ver.id, Appeal.player_id == me.id)
-            .order_by(col(Appeal.created_at).desc())
-        ).all()
+    try:
+        with read_session() as s:
+            page = player_space.appeal_page(s, me.id or 0, verification_id)
+    except player_space.NotFound:
+        abort(404)
     error = None
     text = ""
     if request.method == "POST":
         text = request.form.get("texte", "")
         try:
             with session_scope() as s:
-                player = s.get(Player, me.id)
-                v = s.get(Verification, verification_id)
-                assert player is not None and v is not None
-                appeals.file_appeal(session=s, player=player, verification=v, text=text)
+                player_space.file_appeal(session=s, player_id=me.id or 0,
+                                         verification_id=verification_id, text=text)
+        except player_space.NotFound:
+            abort(404)
         except appeals.AppealRefused as exc:
             error = str(exc)
         else:
             flash(gettext("Votre appel est enregistré ; l'arbitre vous répondra par courriel et "
                           "sur cette page."), "success")
             return redirect(url_for("player.appeal", verification_id=verification_id))
-    window_open = (
-        prob.status == ProblemStatus.PROVISIONAL
-        and prob.appeals_until is not None
-        and clock.now() < prob.appeals_until
-    )
     return render_template(
-        "player/appeal.html", problem=prob, submission=sub, verification=ver,
-        appeals=existing, error=error, text=text, window_open=window_open,
+        "player/appeal.html", problem=page.problem, submission=page.submission,
+        verification=page.verification, appeals=page.appeals, error=error, text=text,
+        window_open=page.window_open,
     ), (400 if error else 200)

@@ -25,24 +25,17 @@ from flask import (
 from flask.typing import ResponseReturnValue
 from flask_babel import gettext  # type: ignore[import-untyped]
 from markupsafe import Markup
-from sqlmodel import Session, col, select
 
 from puzzles.championship import format_value
 from webapp.auth import current_arbitre, current_player
 from webapp.board_svg import board_svg
-from webapp.db import get_engine, read_engine
-from webapp.models import (
-    Competition,
-    Problem,
-    Ranking,
-    Submission,
-)
-from webapp.services import clock, people, rankings, reports, rounds, timefmt
+from webapp.db import get_engine
+from webapp.models import Ranking
 from webapp.services import problems as problems_service
-from webapp.services.problems import readable_puzzle
-from webapp.services.standings import championship_standings
+from webapp.services import public_pages, reports, timefmt
+from webapp.services.standings import Standings
 from webapp.views import helpers
-from webapp.views.helpers import PUBLIC_STATUSES, letters_view
+from webapp.views.helpers import letters_view, read_session
 
 bp = Blueprint("public", __name__)
 helpers.register_template_helpers(bp)
@@ -66,21 +59,13 @@ for _code in ERRORS:
     bp.app_errorhandler(_code)(_error_page)
 
 
-def _session() -> Session:
-    """A read-only session for a page (see :func:`webapp.db.read_engine`)."""
-    return Session(read_engine(), expire_on_commit=False)
+def _arbitre() -> bool:
+    return current_arbitre() is not None
 
 
-def visible(problem: Problem) -> bool:
-    """Published problems are public; drafts and scheduled ones only for the arbitre."""
-    return problem.status in PUBLIC_STATUSES or current_arbitre() is not None
-
-
-def problem_by_code(s: Session, code: str) -> Problem:
-    problem = s.exec(select(Problem).where(Problem.code == code)).first()
-    if problem is None or not visible(problem):
-        abort(404)
-    return problem
+def _viewer_id() -> int | None:
+    me = current_player()
+    return me.id if me is not None else None
 
 
 @bp.route("/favicon.ico")
@@ -92,7 +77,7 @@ def favicon() -> ResponseReturnValue:
 
 @bp.route("/")
 def index() -> str:
-    with _session() as s:
+    with read_session() as s:
         front = problems_service.front_page(s)
     return render_template(
         "public/index.html", competitions=front.competitions, open_problems=front.open_problems,
@@ -102,73 +87,50 @@ def index() -> str:
 
 @bp.route("/competitions/<slug>")
 def competition(slug: str) -> str:
-    with _session() as s:
-        comp = problems_service.competition_by_slug(s, slug)
-        if comp is None:
-            abort(404)
-        stages = {st.id: st for st in problems_service.stages_of(s, comp)}
-        problems = problems_service.public_problems(s, comp)
+    with read_session() as s:
+        page = public_pages.competition_page(s, slug)
+    if page is None:
+        abort(404)
     return render_template(
-        "public/competition.html", competition=comp, problems=problems, stages=stages
+        "public/competition.html", competition=page.competition, problems=page.problems,
+        stages=page.stages,
     )
 
 
 @bp.route("/problemes/<code>")
 def problem(code: str) -> str:
-    with _session() as s:
-        prob = problem_by_code(s, code)
-        comp = s.get(Competition, prob.competition_id)
-        pz = readable_puzzle(prob)
-        shown = prob.status in PUBLIC_STATUSES or current_arbitre() is not None
-        me = current_player()
-        mine = None
-        if me is not None:
-            mine = s.exec(
-                select(Submission)
-                .where(Submission.problem_id == prob.id, Submission.player_id == me.id)
-                .order_by(col(Submission.version).desc())
-            ).first()
-        ranking = rankings.published_ranking(s, prob)
+    with read_session() as s:
+        page = public_pages.problem_page(s, code, viewer_id=_viewer_id(), arbitre=_arbitre())
+    if page is None:
+        abort(404)
+    pz = page.puzzle
     svg = None
     view = None
-    if pz is not None and shown:
+    if pz is not None and page.shown:
         view = letters_view(pz)
         svg = board_svg(pz.initial_board(), tileset=pz.tileset, title=gettext("Grille de départ"))
-    reference = reports.reference_solution(prob, arbitre=current_arbitre() is not None)
-    reference_board = reports.reference_grid(pz, reference)
-    now = clock.now()
     return render_template(
-        "public/problem.html", problem=prob, competition=comp, puzzle=pz, letters=view,
-        board=svg, mine=mine, ranking=ranking, now=now, reference=reference,
-        reference_board=reference_board,
-        announced=rounds.announcements(prob, pz, now) if shown else [],
-        next_announcement=rounds.next_announcement(prob, now),
-        progressive=rounds.progressive(prob),
+        "public/problem.html", problem=page.problem, competition=page.competition, puzzle=pz,
+        letters=view, board=svg, mine=page.mine, ranking=page.ranking, now=page.now,
+        reference=page.reference, reference_board=page.reference_board,
+        announced=page.announced, next_announcement=page.next_announcement,
+        progressive=page.progressive,
     )
 
 
 @bp.route("/archives")
 def archive() -> str:
-    # bounded: a huge ?page= would overflow the SQL OFFSET (a 500 on PostgreSQL)
-    page = min(1_000_000, max(1, request.args.get("page", 1, type=int) or 1))
-    per_page = 30
-    with _session() as s:
-        problems, total = problems_service.archive_page(
-            s, rankings.RESULTS_STATUSES, page=page, per_page=per_page)
-        comps = {c.id: c for c in problems_service.competitions(s)}
-    pages = max(1, (total + per_page - 1) // per_page)
+    with read_session() as s:
+        page = public_pages.archive_page(s, request.args.get("page", 1, type=int) or 1)
     return render_template(
-        "public/archive.html", problems=problems, competitions=comps, page=page, pages=pages,
+        "public/archive.html", problems=page.problems, competitions=page.competitions,
+        page=page.page, pages=page.pages,
     )
 
 
 # --- rankings --------------------------------------------------------------------------------
 
 CSV_COLUMNS = ("rang", "joueur", "club", "score", "pourcentage", "reçue_le_utc")
-
-
-def ranking_rows(ranking: Ranking) -> list[dict[str, Any]]:
-    return [dict(r) for r in ranking.rows]
 
 
 def _percent(value: object) -> str:
@@ -201,9 +163,8 @@ def _ranking_table(db: str, schema: str, ranking_id: int, created_at: str, tz: s
     keeps a 5,000-player page well under its 300 ms budget (Jinja's per-cell escaping costs
     about 60 µs a line).
     """
-    with _session() as s:
-        rk = s.get(Ranking, ranking_id)
-        rows = list(rk.rows) if rk is not None else []
+    with read_session() as s:
+        rows = public_pages.ranking_rows(s, ranking_id)
     return _ranking_lines(rows, tz, report_prefix), len(rows)
 
 
@@ -237,17 +198,15 @@ def _ranking_lines(rows: list[dict[str, Any]], tz: str, report_prefix: str,
 @bp.route("/problemes/<code>/classement")
 def ranking(code: str) -> str:
     category = " ".join(request.args.get("serie", "").split())
-    with _session() as s:
-        prob = problem_by_code(s, code)
-        rk = rankings.published_ranking(s, prob, with_rows=bool(category))
-        if rk is None or rk.id is None:
-            abort(404)
-        categories = people.categories_of(s, rk)
-        if category:
-            rows, ranks = people.category_rows(s, rk, category)
+    with read_session() as s:
+        page = public_pages.ranking_page(s, code, arbitre=_arbitre(), category=category)
+    if page is None:
+        abort(404)
+    prob, rk = page.problem, page.ranking
     prefix = url_for("public.report", verification_id=0)[:-1]
     if category:  # a category's ranking: its rows only, ranked among themselves
-        body, count = _ranking_lines(rows, prob.timezone, prefix, ranks), len(rows)
+        body, count = (_ranking_lines(page.rows, prob.timezone, prefix, page.ranks),
+                       len(page.rows))
     else:
         body, count = ranking_table(rk, prob.timezone, prefix)
     me = current_player()
@@ -256,18 +215,17 @@ def ranking(code: str) -> str:
         body = body.replace(mark, f'<tr data-player="{int(me.id)}" class="me">', 1)
     return render_template(
         "public/ranking.html", problem=prob, ranking=rk, table_body=Markup(body), count=count,
-        categories=categories, category=category,
+        categories=page.categories, category=category,
     )
 
 
 @bp.route("/problemes/<code>/classement.csv")
 def ranking_csv(code: str) -> Response:
-    with _session() as s:
-        prob = problem_by_code(s, code)
-        rk = rankings.published_ranking(s, prob)
-        if rk is None:
-            abort(404)
-        rows = ranking_rows(rk)
+    with read_session() as s:
+        export = public_pages.ranking_export(s, code, arbitre=_arbitre())
+    if export is None:
+        abort(404)
+    prob, rk, rows = export.problem, export.ranking, export.rows
     buf = io.StringIO()
     # French spreadsheet conventions: ";" between fields, decimal comma, and a byte-order
     # mark so that Excel reads the UTF-8 names (ș, ț, é) right.
@@ -309,11 +267,13 @@ def csv_row(r: dict[str, Any]) -> list[str]:
 # --- championship standings ------------------------------------------------------------------
 
 
-def _standings_of(s: Session, slug: str) -> Any:
-    comp = s.exec(select(Competition).where(Competition.slug == slug)).first()
-    if comp is None:
+def _standings_of(slug: str) -> Standings:
+    with read_session() as s:
+        table = public_pages.standings_page(
+            s, slug, final_only=request.args.get("definitif") == "1")
+    if table is None:
         abort(404)
-    return championship_standings(s, comp, final_only=request.args.get("definitif") == "1")
+    return table
 
 
 def standings_cell(value: Any, *, played: bool, counted: bool, decimals: bool) -> str:
@@ -326,8 +286,7 @@ def standings_cell(value: Any, *, played: bool, counted: bool, decimals: bool) -
 
 @bp.route("/competitions/<slug>/classement")
 def standings(slug: str) -> str:
-    with _session() as s:
-        table = _standings_of(s, slug)
+    table = _standings_of(slug)
     places = [line.row.place for line in table.lines]
     shared = {p for p in places if places.count(p) > 1}
     me = current_player()
@@ -341,8 +300,7 @@ def standings(slug: str) -> str:
 
 @bp.route("/competitions/<slug>/classement.csv")
 def standings_csv(slug: str) -> Response:
-    with _session() as s:
-        table = _standings_of(s, slug)
+    table = _standings_of(slug)
     decimals = table.rule == "sum_percent"
     buf = io.StringIO()
     # the conventions of the problem rankings' CSV: ";", decimal comma, BOM, CRLF
@@ -375,7 +333,7 @@ def standings_csv(slug: str) -> Response:
 def report(verification_id: int) -> ResponseReturnValue:
     me = current_player()
     try:
-        with _session() as s:
+        with read_session() as s:
             page = reports.report_page(
                 s, verification_id, viewer_id=me.id if me is not None else None,
                 arbitre=current_arbitre() is not None,
@@ -400,7 +358,7 @@ def report_step(verification_id: int, index: int) -> ResponseReturnValue:
     """One move of a report's replay with its grid (the stepper fetches it)."""
     me = current_player()
     try:
-        with _session() as s:
+        with read_session() as s:
             st = reports.report_step(s, verification_id, index,
                                      viewer_id=me.id if me is not None else None,
                                      arbitre=current_arbitre() is not None)

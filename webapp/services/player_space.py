@@ -1,0 +1,253 @@
+"""What the player's own pages show and do (``/joueur``, ``webapp/views/player.py``), one
+function per page: his space (competitions, open problems, sheets, reports, appeals), the
+sending form of a problem, a sheet's receipt, the versions of his sheets, and an appeal.
+
+Storing a sheet is :func:`webapp.services.submissions.submit_sheet` and filing an appeal
+:func:`webapp.services.appeals.file_appeal`; the functions here find the rows by the
+request's code or id first. A player reaches only his own sheets and reports: another's, or
+a problem not published, is :class:`NotFound` (a 404 for the pages).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from webapp.models import (
+    Appeal,
+    Channel,
+    Competition,
+    Player,
+    Problem,
+    ProblemStatus,
+    Registration,
+    Submission,
+    Verification,
+)
+from webapp.services import appeals, clock, sheets, submissions, versions
+from webapp.services.public_pages import PUBLIC_STATUSES
+
+
+class NotFound(LookupError):
+    """No such row for this player (or not published): the pages answer 404."""
+
+
+def _public_problem(session: Session, code: str) -> Problem:
+    prob = session.exec(select(Problem).where(Problem.code == code)).first()
+    if prob is None or prob.status not in PUBLIC_STATUSES:
+        raise NotFound(code)
+    return prob
+
+
+# --- the player's space ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MyReport:
+    """A current verification of one of the player's sheets."""
+
+    verification: Verification
+    submission: Submission
+    problem: Problem
+
+
+@dataclass
+class Home:
+    open_problems: list[Problem]  # open in his competitions, by deadline
+    competitions: dict[int | None, Competition]  # those he is registered in
+    submissions: list[Submission]  # his 50 latest sheets, newest first
+    problems: dict[int | None, Problem]  # the problems of those sheets
+    reports: list[MyReport]  # his 50 latest current verifications
+    appeals: list[Appeal]  # newest first
+
+
+def home(session: Session, player_id: int) -> Home:
+    comp_ids = [r.competition_id for r in session.exec(
+        select(Registration).where(Registration.player_id == player_id)).all()]
+    comps = {c.id: c for c in session.exec(
+        select(Competition).where(col(Competition.id).in_(comp_ids))).all()}
+    open_problems = list(session.exec(
+        select(Problem)
+        .where(col(Problem.competition_id).in_(comp_ids))
+        .where(Problem.status == ProblemStatus.OPEN)
+        .order_by(col(Problem.deadline_at))
+    ).all())
+    subs = list(session.exec(
+        select(Submission)
+        .where(Submission.player_id == player_id)
+        .order_by(col(Submission.received_at).desc())
+        .limit(50)
+    ).all())
+    probs = {p.id: p for p in session.exec(
+        select(Problem).where(col(Problem.id).in_({x.problem_id for x in subs}))).all()}
+    reports = [MyReport(v, sub, p) for v, sub, p in session.exec(
+        select(Verification, Submission, Problem)
+        .join(Submission, col(Submission.id) == col(Verification.submission_id))
+        .join(Problem, col(Problem.id) == col(Submission.problem_id))
+        .where(Submission.player_id == player_id)
+        .where(col(Verification.superseded_at).is_(None))
+        .order_by(col(Verification.created_at).desc())
+        .limit(50)
+    ).all()]
+    my_appeals = list(session.exec(
+        select(Appeal).where(Appeal.player_id == player_id)
+        .order_by(col(Appeal.created_at).desc())
+    ).all())
+    return Home(open_problems, comps, subs, probs, reports, my_appeals)
+
+
+# --- sending a sheet -------------------------------------------------------------------------
+
+
+@dataclass
+class SubmitForm:
+    """The sending form of a published problem, and the player's version that counts."""
+
+    problem: Problem
+    last: Submission | None
+
+
+def submit_form(session: Session, player_id: int, code: str) -> SubmitForm:
+    prob = _public_problem(session, code)
+    return SubmitForm(prob, versions.latest_submission(
+        session=session, player_id=player_id, problem_id=prob.id or 0))
+
+
+def open_problem(session: Session, code: str) -> Problem:
+    """A published problem by its code (the board's « Relire la feuille »)."""
+    return _public_problem(session, code)
+
+
+def unreadable_replacement(session: Session, player_id: int, code: str,
+                           text: str) -> sheets.UnreadableReplacement | None:
+    """The unreadable lines of ``text`` when it would replace a version read whole
+    (:func:`webapp.services.sheets.unreadable_replacement`)."""
+    prob = _public_problem(session, code)
+    return sheets.unreadable_replacement(session=session, player_id=player_id, problem=prob,
+                                         text=text)
+
+
+def submit(*, session: Session, player: Player, code: str, text: str,
+           received_at: datetime) -> submissions.SubmissionOutcome:
+    """A sheet sent from the web form (:func:`submissions.submit_sheet`).
+
+    ``player``: the row the sign-in check loaded a moment ago, attached without a second
+    SELECT; ``submit_sheet`` locks it (UPDATE) before reading versions."""
+    prob = _public_problem(session, code)
+    attached = session.merge(player, load=False)
+    return submissions.submit_sheet(
+        session=session, player=attached, problem=prob, text=text, channel=Channel.WEB,
+        received_at=received_at,
+    )
+
+
+# --- receipts and versions -------------------------------------------------------------------
+
+
+def _own_submission(session: Session, player_id: int,
+                    submission_id: int) -> tuple[Submission, Problem]:
+    sub = session.get(Submission, submission_id)
+    if sub is None or sub.player_id != player_id:
+        raise NotFound(submission_id)
+    prob = session.get(Problem, sub.problem_id)
+    if prob is None:
+        raise NotFound(submission_id)
+    return sub, prob
+
+
+@dataclass
+class Receipt:
+    """A sheet's receipt: the moves read, whether it is the version that counts, and the
+    version read whole it replaced when it has unreadable lines."""
+
+    submission: Submission
+    problem: Problem
+    moves: list[dict[str, Any]]
+    is_latest: bool
+    replaced_readable: Submission | None
+
+
+def receipt(session: Session, player_id: int, submission_id: int) -> Receipt:
+    sub, prob = _own_submission(session, player_id, submission_id)
+    latest = versions.latest_submission(session=session, player_id=sub.player_id,
+                                        problem_id=prob.id or 0)
+    previous = (session.get(Submission, sub.previous_id)
+                if sub.parse_errors and sub.previous_id else None)
+    return Receipt(
+        sub, prob, submissions.receipt_moves(sub.feuille),
+        is_latest=latest is not None and latest.id == sub.id,
+        replaced_readable=previous if previous is not None and not previous.parse_errors
+        else None,
+    )
+
+
+@dataclass
+class History:
+    """Every version of the player's sheet for a problem (newest first) and the current
+    verification of each."""
+
+    problem: Problem
+    submissions: list[Submission]
+    verifications: dict[int, Verification]
+
+
+def history(session: Session, player_id: int, code: str) -> History:
+    prob = session.exec(select(Problem).where(Problem.code == code)).first()
+    if prob is None:
+        raise NotFound(code)
+    subs = list(session.exec(
+        select(Submission)
+        .where(Submission.problem_id == prob.id, Submission.player_id == player_id)
+        .order_by(col(Submission.version).desc())
+    ).all())
+    vers = {v.submission_id: v for v in session.exec(
+        select(Verification)
+        .where(col(Verification.submission_id).in_([x.id for x in subs]))
+        .where(col(Verification.superseded_at).is_(None))
+    ).all()}
+    return History(prob, subs, vers)
+
+
+# --- appeals ---------------------------------------------------------------------------------
+
+
+@dataclass
+class AppealPage:
+    """A verification of the player's sheet, his appeals on it (newest first) and whether
+    the appeal window is open."""
+
+    problem: Problem
+    submission: Submission
+    verification: Verification
+    appeals: list[Appeal]
+    window_open: bool
+
+
+def appeal_page(session: Session, player_id: int, verification_id: int) -> AppealPage:
+    ver = session.get(Verification, verification_id)
+    if ver is None:
+        raise NotFound(verification_id)
+    sub, prob = _own_submission(session, player_id, ver.submission_id)
+    existing = list(session.exec(
+        select(Appeal).where(Appeal.verification_id == ver.id, Appeal.player_id == player_id)
+        .order_by(col(Appeal.created_at).desc())
+    ).all())
+    window_open = (
+        prob.status == ProblemStatus.PROVISIONAL
+        and prob.appeals_until is not None
+        and clock.now() < prob.appeals_until
+    )
+    return AppealPage(prob, sub, ver, existing, window_open)
+
+
+def file_appeal(*, session: Session, player_id: int, verification_id: int,
+                text: str) -> Appeal:
+    """:func:`webapp.services.appeals.file_appeal` (``AppealRefused``, French)."""
+    player = session.get(Player, player_id)
+    ver = session.get(Verification, verification_id)
+    if player is None or ver is None:
+        raise NotFound(verification_id)
+    return appeals.file_appeal(session=session, player=player, verification=ver, text=text)
