@@ -14,6 +14,12 @@ only cost warnings). The annulments written on billet k (``Annuler coup(s) …``
 their own: a late annulment is ignored, a late word scores zero (and cascades, RULES §5.2).
 docs/PUZZLES.md §"Anticipation par correspondance" documents the rule.
 
+Played live (RULES §6.1, :func:`live_announcement_times`), the groups are displayed at the
+start, 60 min of reflection follow, then move k is announced when move k-1's time is over:
+10 min for moves 1–4, 8 for 5–8, 6 for 9–12, 4 for 13–14 (the timetable of
+:func:`puzzles.variants.anticipation_schedule`); the round of move k closes at the
+announcement of move k+1, move 14's at the end of its 4 minutes (the problem's deadline).
+
 Pure: no clock, no database; the caller passes the instants.
 """
 
@@ -25,6 +31,7 @@ from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from puzzles.feuille import Feuille, FeuilleMove
+from puzzles.variants import LiveSlot, anticipation_schedule
 
 #: Moves of an Anticipation (RULES §6.1).
 MOVES = 14
@@ -42,6 +49,27 @@ def announcement_times(
     if interval < timedelta(0):
         raise ValueError("interval must not be negative")
     return tuple(publish_at + k * interval for k in range(moves))
+
+
+def live_slots(start: datetime) -> list[LiveSlot]:
+    """The live timetable from ``start`` (the groups displayed): slot 0 the 60 min of
+    reflection, slot k move k (RULES §6.1)."""
+    if start.tzinfo is None:
+        raise ValueError("start must be timezone-aware")
+    return anticipation_schedule(start, moves=MOVES)
+
+
+def live_announcement_times(start: datetime) -> tuple[datetime, ...]:
+    """When the group of each move is announced in a live Anticipation: the end of the
+    reflection, then the end of each move's time (``start`` + 60, 70, 80, 90, 100, 108, …,
+    160 min)."""
+    return tuple(slot.start for slot in live_slots(start)[1:])
+
+
+def live_deadline(start: datetime) -> datetime:
+    """The end of move 14 in a live Anticipation: ``start`` + 60 + 4×10 + 4×8 + 4×6 + 2×4
+    = ``start`` + 164 min."""
+    return live_slots(start)[-1].deadline
 
 
 def announced_moves(announced: Sequence[datetime], now: datetime) -> int:

@@ -29,6 +29,12 @@ class Settings:
     # announced move by move, a billet first sent (or changed) after the announcement of the
     # next move scores zero, and a late annulment is ignored. Off: timing is not judged.
     anticipation_round_timing: bool = True
+    # RULES §6.1 played live (« Rythme : en direct » on the console): the server applies the
+    # rules' times, 60 min of reflection from the publication, then 10 min for moves 1–4, 8
+    # for 5–8, 6 for 9–12, 4 for 13–14 (puzzles.rounds.live_announcement_times; the deadline
+    # is the end of move 14, publication + 164 min). Off (the default): by correspondence,
+    # one announcement every ``round_interval_minutes`` of the problem.
+    anticipation_live: bool = False
     # RULES §6.1 (INFERRED): an "Annuler coup(s)" on a billet takes effect before that
     # billet's word; off, after it (the word may then rely on what it cancels and cascades).
     annulment_before_move: bool = True

@@ -101,6 +101,7 @@ def advance(problem_id: int, *, now: datetime) -> list[str]:
                     n = rounds.send_announcements(
                         session=s, problem=p, puzzle=problems.puzzle_of(p),
                         players=problems.registered_players(session=s, problem=p), now=now,
+                        mails=bool(_cfg("LIVE_ANNOUNCEMENT_MAILS")),
                     ) if rounds.progressive(p) else 0
                     if n:
                         audit.record(session=s, actor=audit.SYSTEM, action="problem.announce",
@@ -146,6 +147,7 @@ def publish(s: Session, p: Problem, now: datetime) -> str:
     notify.publication_notices(
         session=s, problem=p, players=problems.registered_players(session=s, problem=p),
         progressive=rounds.progressive(p),
+        live_first=rounds.schedule(p)[0] if rounds.is_live(p) else None,
     )
     return "publish"
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime
 from email.utils import make_msgid
 from typing import Any
 
@@ -209,14 +210,17 @@ def fan_out(
 
 
 def publication_notices(
-    *, session: Session, problem: Any, players: list[Player], progressive: bool = False
+    *, session: Session, problem: Any, players: list[Player], progressive: bool = False,
+    live_first: datetime | None = None,
 ) -> int:
     """One publication notice per player (idempotent); returns how many were new.
-    ``progressive``: the groups are announced move by move (``rounds.progressive``)."""
+    ``progressive``: the groups are announced move by move (``rounds.progressive``);
+    ``live_first``: played live, when move 1 is announced (the end of the reflection)."""
     shared = {
         "problem_title": f"{problem.title} ({problem.code})",
         "deadline": format_local(problem.deadline_at, problem.timezone),
-        "problem_text": problem_statement(problem, progressive=progressive),
+        "problem_text": problem_statement(problem, progressive=progressive,
+                                          live_first=live_first),
         "subject_hint": problem.code,
         "problem_url": problem_url(problem),
     }
@@ -326,9 +330,11 @@ def ranking_excerpt(
     return out
 
 
-def problem_statement(problem: Problem, *, progressive: bool = False) -> str:
+def problem_statement(problem: Problem, *, progressive: bool = False,
+                      live_first: datetime | None = None) -> str:
     """The letters of a problem as text, for the publication mail (``progressive``: the
-    later groups are announced move by move)."""
+    later groups are announced move by move; ``live_first``: played live, move 1 is
+    announced then, at the end of the reflection, RULES §6.1)."""
     p = problem.params
     lines = [f"Type : {problem.game.label}"]
     for key, label in (("stock", "Lettres"), ("row", "Rangée"), ("rack", "Tirage"),
@@ -338,7 +344,15 @@ def problem_statement(problem: Problem, *, progressive: bool = False) -> str:
     for i, g in enumerate(p.get("groups", []), start=1):
         lines.append(f"Groupe {i} : {g}")
     if p.get("order"):
-        if progressive:
+        if live_first is not None:
+            # live (RULES §6.1): nothing of the order before the end of the reflection
+            lines.append(
+                "En direct : 60 min de réflexion ; le coup 1 (groupe 1 et un groupe tiré au "
+                f"sort) sera annoncé le {format_local(live_first, problem.timezone)}, puis "
+                "chaque coup à la fin du précédent : 10 min pour les coups 1 à 4, 8 pour 5 à 8, "
+                "6 pour 9 à 12, 4 pour 13 et 14. Un coup reçu après la fin de son temps ne "
+                "compte pas (heure de réception du serveur).")
+        elif progressive:
             # the later groups are announced move by move (webapp.services.rounds)
             lines.append(f"Coup 1 : groupe 1 et groupe {p['order'][0]} ; le groupe de chaque "
                          "coup suivant sera annoncé par courriel et sur la page du problème.")

@@ -102,11 +102,14 @@ def create_problem(
     status: ProblemStatus = ProblemStatus.SCHEDULED,
     actor: str = audit.SYSTEM,
     round_interval_minutes: int = 0,
+    live: bool = False,
 ) -> Problem:
     """Store ``puzzle`` (a :class:`puzzles.problem.Problem`) with its schedule. The appeal
     window defaults to the ``APPEAL_DAYS`` setting (7 days). ``round_interval_minutes``
     (Anticipation family): the groups are announced move by move at that interval
-    (:mod:`webapp.services.rounds`); 0 publishes the whole draw order at once."""
+    (:mod:`webapp.services.rounds`); 0 publishes the whole draw order at once. ``live``
+    (Anticipation): played live with the rules' times (the setting ``anticipation_live``);
+    the deadline must then be the end of move 14, ``rounds.live_deadline_after(publish_at)``."""
     if publish_at.tzinfo is None or deadline_at.tzinfo is None:
         raise ValueError("publish_at and deadline_at must be timezone-aware")
     if deadline_at <= publish_at:
@@ -121,7 +124,7 @@ def create_problem(
 
     rounds.check_schedule(game=puzzle.game.value, publish_at=publish_at,
                           deadline_at=deadline_at, interval_minutes=round_interval_minutes,
-                          timezone=timezone)
+                          timezone=timezone, live=live)
     if appeal_days is None:
         appeal_days = int(current_app.config["APPEAL_DAYS"]) if has_app_context() else 7
     assert competition.id is not None
@@ -136,7 +139,8 @@ def create_problem(
         title=title or puzzle.title or puzzle.game.label,
         game=puzzle.game,
         lang=puzzle.lang,
-        params=puzzle.to_dict(),
+        params=({**puzzle.to_dict(), "settings": {"anticipation_live": True}} if live
+                else puzzle.to_dict()),
         tileset=puzzle.lang,
         lexicon_name=lex.name if lex else "default",
         lexicon_sha256=lex.sha256 if lex else None,
@@ -153,7 +157,7 @@ def create_problem(
     audit.record(
         session=session, actor=actor, action="problem.create", target=prob.code,
         game=prob.game, publish_at=publish_at.isoformat(), deadline_at=deadline_at.isoformat(),
-        round_interval_minutes=round_interval_minutes,
+        round_interval_minutes=round_interval_minutes, live=live,
     )
     return prob
 
@@ -192,7 +196,7 @@ def reschedule(
 
     rounds.check_schedule(game=problem.game, publish_at=publish_at, deadline_at=deadline_at,
                           interval_minutes=problem.round_interval_minutes,
-                          timezone=problem.timezone)
+                          timezone=problem.timezone, live=rounds.is_live(problem))
 
     old = (problem.publish_at, problem.deadline_at)
     problem.publish_at, problem.deadline_at = publish_at, deadline_at

@@ -13,6 +13,15 @@ the lifecycle when the problem is published (:func:`store_rounds`) and marked wh
 notice goes out; from then on the rows, not the interval, are the schedule. Before the
 publication (and for a problem published before the table existed) the schedule is
 computed from the interval.
+
+Played live (the named setting ``anticipation_live`` of the problem's settings, « Rythme :
+en direct » on the console; RULES §6.1): the groups are displayed at the publication, the
+60 min of reflection follow, then move k is announced when move k-1's time is over (10 min
+for moves 1–4, 8 for 5–8, 6 for 9–12, 4 for 13–14, :func:`puzzles.rounds.
+live_announcement_times`); the deadline is the end of move 14, publication + 164 min. The
+same rows, notices, round closes and scheduler instants serve both rhythms; live, move 1 is
+announced (and mailed) at the end of the reflection, and :func:`live_window` gives the
+problem page the window in progress.
 """
 
 from __future__ import annotations
@@ -20,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from flask import has_app_context
 from sqlalchemy.orm import object_session
@@ -27,12 +37,15 @@ from sqlmodel import Session, col, delete, select
 
 from puzzles.families import family_or_none
 from puzzles.feuille import Feuille
+from puzzles.problem import Problem as Puzzle
 from puzzles.rounds import (
     MOVES,
     RoundTimes,
     announcement_times,
     annul_commit_times,
     format_instant,
+    live_announcement_times,
+    live_deadline,
     move_commit_times,
 )
 from webapp.db import session_scope
@@ -56,17 +69,40 @@ def is_anticipation(game: str) -> bool:
     return fam is not None and fam.anticipation
 
 
+def is_live(problem: Problem) -> bool:
+    """An Anticipation played live: the rules' times (RULES §6.1) instead of an interval —
+    the named setting ``anticipation_live`` (:class:`puzzles.settings.Settings`) stored in
+    the problem's settings."""
+    if not is_anticipation(problem.game) or not isinstance(problem.params, dict):
+        return False
+    data = problem.params.get("settings")
+    return isinstance(data, dict) and data.get("anticipation_live") is True
+
+
 def progressive(problem: Problem) -> bool:
     """The groups are announced move by move (and moves are timed)."""
-    return is_anticipation(problem.game) and (problem.round_interval_minutes or 0) > 0
+    return is_anticipation(problem.game) and (
+        (problem.round_interval_minutes or 0) > 0 or is_live(problem))
 
 
 def check_schedule(
     *, game: str, publish_at: datetime, deadline_at: datetime, interval_minutes: int,
-    timezone: str | None = None,
+    timezone: str | None = None, live: bool = False,
 ) -> None:
     """French ``ValueError`` when the interval does not fit the problem's dates (shown in
-    ``timezone``)."""
+    ``timezone``). ``live``: the deadline must be the end of move 14, publication + 164 min
+    (:func:`puzzles.rounds.live_deadline`)."""
+    if live:
+        if not is_anticipation(game):
+            raise ValueError("Le rythme « en direct » ne concerne que les Anticipations.")
+        end = live_deadline(publish_at)
+        if deadline_at != end:
+            raise ValueError(
+                "En direct, la clôture est la fin du 14e coup : le "
+                f"{format_local(end, timezone)} (publication + 60 min de réflexion + 104 min "
+                "de jeu)."
+            )
+        return
     if interval_minutes < 0:
         raise ValueError("L'intervalle entre deux annonces ne peut pas être négatif.")
     if interval_minutes == 0:
@@ -85,6 +121,12 @@ def check_schedule(
         )
 
 
+def live_deadline_after(publish_at: datetime) -> datetime:
+    """The deadline of an Anticipation played live published at ``publish_at``: the end of
+    move 14, ``publish_at`` + 60 + 104 = 164 min (the console fills it in)."""
+    return live_deadline(publish_at)
+
+
 def schedule(problem: Problem) -> tuple[datetime, ...]:
     """When each move's group is announced (all at publication when not progressive): the
     stored rounds once published, else planned from the interval."""
@@ -92,6 +134,14 @@ def schedule(problem: Problem) -> tuple[datetime, ...]:
         stored = stored_rounds(problem)
         if len(stored) == MOVES:
             return tuple(r.announced_at for r in stored)
+    return planned_times(problem)
+
+
+def planned_times(problem: Problem) -> tuple[datetime, ...]:
+    """The announcements as planned from the start (:func:`start`): live, the rules' times;
+    by correspondence, one every interval (all at the start when not progressive)."""
+    if is_live(problem):
+        return live_announcement_times(start(problem))
     interval = timedelta(minutes=problem.round_interval_minutes if progressive(problem) else 0)
     return announcement_times(start(problem), interval)
 
@@ -116,20 +166,36 @@ def stored_rounds(problem: Problem) -> list[AnticipationRound]:
 
 def store_rounds(session: Session, problem: Problem, now: datetime) -> int:
     """At publication: the 14 announcement rounds of a progressive Anticipation, from the
-    actual start (:func:`start`) and the interval; move 1 is notified with the publication.
-    Replaces any earlier rows of the problem; returns the rows written."""
+    actual start (:func:`start`) and the interval, or live the rules' times; by
+    correspondence move 1 is notified with the publication, live at the end of the
+    reflection. Live, the deadline becomes the end of move 14 from the actual start (it
+    moves only when the arbitre published earlier by hand). Replaces any earlier rows of
+    the problem; returns the rows written."""
     if not progressive(problem):
         return 0
     assert problem.id is not None
     session.exec(delete(AnticipationRound).where(
         col(AnticipationRound.problem_id) == problem.id))
-    times = announcement_times(start(problem),
-                               timedelta(minutes=problem.round_interval_minutes))
+    live = is_live(problem)
+    times = planned_times(problem)
     for k, at in enumerate(times, start=1):
         session.add(AnticipationRound(problem_id=problem.id, number=k, announced_at=at,
-                                      notified_at=now if k == 1 else None))
+                                      notified_at=now if k == 1 and not live else None))
+    if live and problem.deadline_at != live_deadline(start(problem)):
+        _move_deadline(problem, live_deadline(start(problem)))
+        session.add(problem)
     session.flush()
     return len(times)
+
+
+def _move_deadline(problem: Problem, deadline_at: datetime) -> None:
+    """The deadline, in the row and in the statement players read."""
+    problem.deadline_at = deadline_at
+    params = dict(problem.params)
+    puzzle = Puzzle.from_dict(params).with_deadline(
+        deadline_at.astimezone(ZoneInfo(problem.timezone)))
+    params.update(puzzle.to_dict())
+    problem.params = params
 
 
 def _mark_notified(problem: Problem, upto: int, now: datetime) -> None:
@@ -207,6 +273,40 @@ def next_announcement(problem: Problem, now: datetime) -> tuple[int, datetime] |
     return None
 
 
+@dataclass(frozen=True)
+class LiveWindow:
+    """The window in progress of a live Anticipation: ``move`` 0 is the reflection (the
+    groups are displayed, no move announced yet), 1 to 14 a move whose group(s) are
+    ``groups`` (number, letters). ``end``: when it is over (the next announcement, or the
+    deadline after move 14); ``one_minute``: when « Une minute ! » is called (RULES §6.1)."""
+
+    move: int
+    start: datetime
+    end: datetime
+    groups: tuple[tuple[int, str], ...] = ()
+
+    @property
+    def minutes(self) -> int:
+        return int((self.end - self.start).total_seconds() // 60)
+
+    @property
+    def one_minute(self) -> datetime:
+        return self.end - timedelta(minutes=1)
+
+
+def live_window(problem: Problem, puzzle: Any, now: datetime) -> LiveWindow | None:
+    """The reflection or the move whose time runs at ``now`` (None: not live, not open, or
+    over). From the stored rounds, so a window the arbitre moved is the one shown."""
+    if not is_live(problem) or problem.status != ProblemStatus.OPEN:
+        return None
+    bounds = [start(problem), *schedule(problem), problem.deadline_at]
+    for k in range(len(bounds) - 1):
+        if bounds[k] <= now < bounds[k + 1]:
+            groups = tuple(_groups_of_move(puzzle, k)) if k and puzzle is not None else ()
+            return LiveWindow(k, bounds[k], bounds[k + 1], groups)
+    return None
+
+
 def round_close(problem: Problem, move: int) -> tuple[datetime, str]:
     """When round ``move`` closes, and what closes it (French)."""
     times = schedule(problem)
@@ -216,15 +316,21 @@ def round_close(problem: Problem, move: int) -> tuple[datetime, str]:
 
 
 def send_announcements(
-    *, session: Session, problem: Problem, puzzle: Any, players: list[Player], now: datetime
+    *, session: Session, problem: Problem, puzzle: Any, players: list[Player], now: datetime,
+    mails: bool = True,
 ) -> int:
-    """The notice of the latest announced move (2 to 14) to every registered player,
-    idempotent by ``announcement:<problem>:<move>:<player>``. Move 1 goes out with the
-    publication notice. After a downtime only the latest move is sent: it lists them all."""
+    """The notice of the latest announced move (2 to 14; live 1 to 14) to every registered
+    player, idempotent by ``announcement:<problem>:<move>:<player>``. By correspondence move
+    1 goes out with the publication notice; live, at the end of the reflection. After a
+    downtime only the latest move is sent: it lists them all. Live, the notices go out only
+    with the ``LIVE_ANNOUNCEMENT_MAILS`` setting (``mails``; on by default)."""
     if not progressive(problem) or problem.status != ProblemStatus.OPEN:
         return 0
+    live = is_live(problem)
+    if live and not mails:
+        return 0
     shown = announcements(problem, puzzle, now)
-    if len(shown) < 2 or now >= problem.deadline_at:
+    if len(shown) < (1 if live else 2) or now >= problem.deadline_at:
         return 0
     current = shown[-1]
     closes, what = round_close(problem, current.move)

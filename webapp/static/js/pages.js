@@ -50,6 +50,11 @@
         if (left <= 0) {
           el.textContent = T.over;
           el.classList.add("over");
+          // a live Anticipation's window: the next one is on the server's page
+          if (el.hasAttribute("data-reload") && !el.getAttribute("data-reloading")) {
+            el.setAttribute("data-reloading", "1");
+            setTimeout(function () { window.location.reload(); }, 1500);
+          }
           return;
         }
         var d = Math.floor(left / 86400);
@@ -57,6 +62,20 @@
         var m = Math.floor((left % 3600) / 60);
         var s = left % 60;
         el.textContent = T.left + (d ? d + T.day : "") + pad(h) + " h " + pad(m) + " min " + pad(s) + " s";
+      });
+    }
+    tick();
+    setInterval(tick, 1000);
+  }
+
+  // « Une minute ! » (RULES §6.1): shown during the last minute of a live window
+  function lastMinute() {
+    var els = document.querySelectorAll("[data-one-minute]");
+    if (!els.length) return;
+    function tick() {
+      els.forEach(function (el) {
+        var left = Date.parse(el.getAttribute("data-one-minute")) - Date.now();
+        el.hidden = !(left > 0 && left <= 60000);
       });
     }
     tick();
@@ -122,5 +141,5 @@
     if (document.readyState !== "loading") fn();
     else document.addEventListener("DOMContentLoaded", fn);
   }
-  ready(function () { localTimes(); countdowns(); replays(); });
+  ready(function () { localTimes(); countdowns(); lastMinute(); replays(); });
 })();
