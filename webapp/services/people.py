@@ -2,15 +2,19 @@
 round he played, with rank, score and percentage of the reference) and its chart, drawn as
 inline SVG on the server (no JavaScript library).
 
-``season(session, player)`` reads the published rankings (the one in force per problem:
+``player_page(session, player_id)`` is the player's page (his season, its chart and two
+figures); ``season(session, player)`` reads the published rankings (the one in force per problem:
 final before provisional, as the ranking page shows) and the published Duplicate rounds;
 ``season_svg(events)`` draws two panels: the percentage per event (bars) and the rank over
 time (a line, first place at the top). ``categories_of`` / ``category_rows``: a problem
-ranking by série. All are pure reads: nothing is written.
+ranking by série. ``player_calendar`` is his RFC 5545 feed. All of these are pure reads;
+the one write is ``update_profile`` (the arbitre edits a player's club, licence, série,
+country; audited).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from html import escape
@@ -30,6 +34,7 @@ from webapp.models import (
     RoundStatus,
     Submission,
 )
+from webapp.services import audit, calendar
 
 RESULTS_STATUSES = (ProblemStatus.PROVISIONAL, ProblemStatus.FINAL)
 
@@ -126,6 +131,80 @@ def _round_events(session: Session, player: Player) -> list[Event]:
             provisional=False, round_number=rnd.number,
         ))
     return out
+
+
+@dataclass
+class PlayerPage:
+    """A player's page: his season (oldest first), its chart as SVG, his mean percentage
+    (None without one) and best rank (None without an event)."""
+
+    player: Player
+    events: list[Event]
+    chart: str
+    mean_percent: float | None
+    best_rank: int | None
+
+
+def player_page(session: Session, player_id: int) -> PlayerPage | None:
+    player = session.get(Player, player_id)
+    if player is None:
+        return None
+    events = season(session, player)
+    percents = [e.percent for e in events if e.percent is not None]
+    return PlayerPage(
+        player, events, season_svg(events),
+        mean_percent=round(sum(percents) / len(percents), 2) if percents else None,
+        best_rank=min((e.rank for e in events), default=None),
+    )
+
+
+def player_calendar(session: Session, player_id: int, base_url: str) -> bytes | None:
+    """The player's calendar feed (:func:`webapp.services.calendar.player_ics`); None: no
+    such player."""
+    player = session.get(Player, player_id)
+    return calendar.player_ics(session, player, base_url) if player is not None else None
+
+
+# --- the profile the arbitre edits ----------------------------------------------------------
+
+#: the profile's fields: what each is called in a message, and its longest length
+PROFILE_LIMITS = {"club": ("le club", 120), "licence": ("le numéro de licence", 40),
+                  "category": ("la série", 20), "country": ("le pays", 60)}
+
+
+def profile(session: Session, player_id: int) -> Player | None:
+    return session.get(Player, player_id)
+
+
+def profile_values(form: Mapping[str, str]) -> dict[str, str]:
+    """The profile's fields from a form, spaces collapsed."""
+    return {k: " ".join(form.get(k, "").split()) for k in PROFILE_LIMITS}
+
+
+def profile_errors(values: Mapping[str, str]) -> list[str]:
+    """A French message per field too long."""
+    errors = []
+    for k, (what, most) in PROFILE_LIMITS.items():
+        if len(values[k]) > most:
+            errors.append(f"{what.capitalize()} est trop long : {most} caractères au "
+                          f"plus ({len(values[k])} saisis).")
+    return errors
+
+
+def update_profile(*, session: Session, player_id: int, values: Mapping[str, str],
+                   actor: str) -> bool:
+    """Store checked ``values`` (:func:`profile_errors`) and audit the change (before and
+    after); False when there is no such player."""
+    row = session.get(Player, player_id)
+    if row is None:
+        return False
+    before = {k: getattr(row, k) for k in PROFILE_LIMITS}
+    for k in PROFILE_LIMITS:
+        setattr(row, k, values[k])
+    session.add(row)
+    audit.record(session=session, actor=actor, action="player.profile", target=str(player_id),
+                 before=before, after=dict(values))
+    return True
 
 
 # --- rankings by série ----------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """What the public pages show, one function per page: a competition's calendar, a problem
-page, a problem's ranking (whole or by série), the championship standings, the archive and
-the printable sheet. Each reads the rows through the services that own them and returns one
-typed value; the pages (``webapp/views/public.py``, ``people.py``) only draw it.
+page, a problem's ranking (whole or by série), the championship standings, the archive,
+the printable sheet and a competition's calendar feed. Each reads the rows through the
+services that own them and returns one typed value; the pages (``webapp/views/public.py``,
+``people.py``) only draw it.
 
 Who sees what is decided here: a published problem is everyone's, a draft or scheduled one
 the arbitre's only (``arbitre=True``); results follow :data:`rankings.RESULTS_STATUSES`.
@@ -17,7 +18,7 @@ from sqlmodel import Session, col, select
 
 from puzzles.problem import Problem as PuzzleProblem
 from webapp.models import Competition, Problem, ProblemStatus, Ranking, Stage, Submission
-from webapp.services import clock, people, rankings, reports, rounds
+from webapp.services import calendar, clock, people, rankings, reports, rounds
 from webapp.services import problems as problems_service
 from webapp.services.standings import Standings, championship_standings
 
@@ -60,6 +61,13 @@ def competition_page(session: Session, slug: str) -> CompetitionPage | None:
         return None
     return CompetitionPage(comp, {st.id: st for st in problems_service.stages_of(session, comp)},
                            problems_service.public_problems(session, comp))
+
+
+def competition_calendar(session: Session, slug: str, base_url: str) -> bytes | None:
+    """The competition's RFC 5545 feed (:func:`webapp.services.calendar.competition_ics`);
+    None: no such competition."""
+    comp = problems_service.competition_by_slug(session, slug)
+    return calendar.competition_ics(session, comp, base_url) if comp is not None else None
 
 
 # --- a problem -------------------------------------------------------------------------------

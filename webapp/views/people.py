@@ -28,24 +28,18 @@ from flask import (
 from flask.typing import ResponseReturnValue
 from flask_babel import gettext  # type: ignore[import-untyped]
 from markupsafe import Markup
-from sqlmodel import Session
 
 from puzzles.families import MoveBound, family_or_none
 from webapp import game_rules
 from webapp.auth import arbitre_required, current_arbitre
 from webapp.board_svg import board_svg
-from webapp.db import read_engine, session_scope
-from webapp.models import Player
-from webapp.services import audit, calendar, people, problems, public_pages
+from webapp.db import session_scope
+from webapp.services import people, public_pages
 from webapp.views import helpers
-from webapp.views.helpers import get_or_404, letters_view, read_session
+from webapp.views.helpers import letters_view, read_session
 
 bp = Blueprint("people", __name__)
 helpers.register_template_helpers(bp)
-
-
-def _session() -> Session:
-    return Session(read_engine(), expire_on_commit=False)
 
 
 def _base_url() -> str:
@@ -57,15 +51,13 @@ def _base_url() -> str:
 
 @bp.route("/joueurs/<int:player_id>")
 def player(player_id: int) -> str:
-    with _session() as s:
-        pl = get_or_404(s, Player, player_id)
-        events = people.season(s, pl)
-    percents = [e.percent for e in events if e.percent is not None]
+    with read_session() as s:
+        page = people.player_page(s, player_id)
+    if page is None:
+        abort(404)
     return render_template(
-        "people/player.html", player=pl, events=events,
-        chart=Markup(people.season_svg(events)),
-        mean_percent=round(sum(percents) / len(percents), 2) if percents else None,
-        best_rank=min((e.rank for e in events), default=None),
+        "people/player.html", player=page.player, events=page.events,
+        chart=Markup(page.chart), mean_percent=page.mean_percent, best_rank=page.best_rank,
     )
 
 
@@ -76,19 +68,19 @@ def _ics(body: bytes, filename: str) -> Response:
 
 @bp.route("/joueurs/<int:player_id>/calendrier.ics")
 def player_calendar(player_id: int) -> Response:
-    with _session() as s:
-        pl = get_or_404(s, Player, player_id)
-        body = calendar.player_ics(s, pl, _base_url())
+    with read_session() as s:
+        body = people.player_calendar(s, player_id, _base_url())
+    if body is None:
+        abort(404)
     return _ics(body, f"arbitre-joueur-{player_id}.ics")
 
 
 @bp.route("/competitions/<slug>/calendrier.ics")
 def competition_calendar(slug: str) -> Response:
-    with _session() as s:
-        comp = problems.competition_by_slug(s, slug)
-        if comp is None:
-            abort(404)
-        body = calendar.competition_ics(s, comp, _base_url())
+    with read_session() as s:
+        body = public_pages.competition_calendar(s, slug, _base_url())
+    if body is None:
+        abort(404)
     return _ics(body, f"arbitre-{slug}.ics")
 
 
@@ -155,34 +147,26 @@ def rules(game: str) -> str:
 
 # --- the arbitre edits a player's profile -----------------------------------------------------
 
-LIMITS = {"club": ("le club", 120), "licence": ("le numéro de licence", 40),
-          "category": ("la série", 20), "country": ("le pays", 60)}
-
-
 @bp.route("/console/joueurs/<int:player_id>/fiche", methods=["GET", "POST"])
 @arbitre_required
 def edit_player(player_id: int) -> ResponseReturnValue:
-    with _session() as s:
-        pl = get_or_404(s, Player, player_id)
-    values = {k: getattr(pl, k) for k in LIMITS}
+    with read_session() as s:
+        pl = people.profile(s, player_id)
+    if pl is None:
+        abort(404)
+    values = {k: getattr(pl, k) for k in people.PROFILE_LIMITS}
     errors: list[str] = []
     if request.method == "POST":
-        values = {k: " ".join(request.form.get(k, "").split()) for k in LIMITS}
-        for k, (what, most) in LIMITS.items():
-            if len(values[k]) > most:
-                errors.append(f"{what.capitalize()} est trop long : {most} caractères au "
-                              f"plus ({len(values[k])} saisis).")
+        values = people.profile_values(request.form)
+        errors = people.profile_errors(values)
         if not errors:
             arbitre = current_arbitre()
             with session_scope() as s:
-                row = get_or_404(s, Player, player_id)
-                before = {k: getattr(row, k) for k in LIMITS}
-                for k, v in values.items():
-                    setattr(row, k, v)
-                s.add(row)
-                audit.record(session=s, actor=arbitre.username if arbitre else "?",
-                             action="player.profile", target=str(player_id),
-                             before=before, after=values)
+                found = people.update_profile(
+                    session=s, player_id=player_id, values=values,
+                    actor=arbitre.username if arbitre else "?")
+            if not found:
+                abort(404)
             flash("Fiche du joueur enregistrée.", "success")
             return redirect(url_for("people.player", player_id=player_id))
     return render_template("people/edit_player.html", player=pl, values=values,
