@@ -82,7 +82,7 @@ def run_due(*, now: datetime) -> list[str]:
 
 def advance(problem_id: int, *, now: datetime) -> list[str]:
     done: list[str] = []
-    for _ in range(len(ProblemStatus.ORDER) + 1):
+    for _ in range(len(ProblemStatus) + 1):
         with session_scope() as s:
             # the row lock (PostgreSQL) makes a console action and a scheduled step on the
             # same problem wait for each other instead of both acting on the same status
@@ -298,7 +298,7 @@ def steps_done(*, session: Session, problem: Problem) -> list[StepDone]:
         elif e.action == "problem.announce":
             detail = _mails(int(d.get("mails", 0)))
         elif e.action == "ranking.withheld":
-            detail = str(d.get("reason", ""))
+            detail = rankings.empty_reason(int(d.get("sheets", 0)))
         out.append(StepDone(label=STEP_LABELS[e.action], at=e.at, by=by, detail=detail))
     for kind, label in (("provisional", "provisoire"), ("final", "définitif")):
         mails = session.exec(

@@ -174,7 +174,7 @@ def publish_ranking(
     return ranking
 
 
-def _withhold(session: Session, problem: Problem, kind: str, actor: str) -> None:
+def _withhold(session: Session, problem: Problem, kind: RankingKind, actor: str) -> None:
     now = clock.now()
     withdrawn = []
     for cur in session.exec(select(Ranking).where(
@@ -182,10 +182,8 @@ def _withhold(session: Session, problem: Problem, kind: str, actor: str) -> None
         cur.superseded_at = now
         session.add(cur)
         withdrawn.append(cur.id)
-    received = sheets_received(session, problem)
     audit.record(session=session, actor=actor, action="ranking.withheld", target=problem.code,
-                 kind=kind, sheets=received, withdrawn=withdrawn,
-                 reason=str(_empty_reason(received, translate=False)))
+                 kind=kind, sheets=sheets_received(session, problem), withdrawn=withdrawn)
 
 
 def sheets_received(session: Session, problem: Problem) -> int:
@@ -194,14 +192,13 @@ def sheets_received(session: Session, problem: Problem) -> int:
         select(Submission.player_id).where(Submission.problem_id == problem.id)).all()))
 
 
-def _empty_reason(received: int, *, translate: bool = True) -> str:
+def empty_reason(received: int) -> str:
+    """Why a ranking is empty, in the reader's language: ``received`` players sent a sheet."""
     if received == 0:
-        msg = "Aucune feuille n'a été reçue : il n'y a pas de classement à publier."
-        return str(_l(msg)) if translate else msg
-    msg = ("Aucune des feuilles reçues (%(n)s joueur(s)) n'est classée — arrivées après la "
-           "clôture, écartées par une décision, illisibles ou d'un joueur non inscrit : il "
-           "n'y a pas de classement à publier.")
-    return str(_l(msg, n=received)) if translate else msg % {"n": received}
+        return str(_l("Aucune feuille n'a été reçue : il n'y a pas de classement à publier."))
+    return str(_l("Aucune des feuilles reçues (%(n)s joueur(s)) n'est classée — arrivées "
+                  "après la clôture, écartées par une décision, illisibles ou d'un joueur "
+                  "non inscrit : il n'y a pas de classement à publier.", n=received))
 
 
 def withheld_reason(session: Session, problem: Problem) -> str | None:
@@ -213,7 +210,7 @@ def withheld_reason(session: Session, problem: Problem) -> str | None:
         return None
     if compute_rows(session=session, problem=problem):
         return None  # verified, ranking not published yet: nothing to explain
-    return _empty_reason(sheets_received(session, problem))
+    return empty_reason(sheets_received(session, problem))
 
 
 def republish_after_rerun(
