@@ -10,12 +10,13 @@ a problem not published, is :class:`NotFound` (a 404 for the pages).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from sqlmodel import Session, col, select
 
+from puzzles.problem import Problem as Puzzle
 from webapp.models import (
     Appeal,
     Channel,
@@ -27,7 +28,8 @@ from webapp.models import (
     Submission,
     Verification,
 )
-from webapp.services import appeals, clock, sheets, submissions, versions
+from webapp.services import appeals, clock, rounds, sheets, submissions, versions
+from webapp.services.problems import readable_puzzle
 from webapp.services.public_pages import PUBLIC_STATUSES
 
 
@@ -104,21 +106,37 @@ def home(session: Session, player_id: int) -> Home:
 
 @dataclass
 class SubmitForm:
-    """The sending form of a published problem, and the player's version that counts."""
+    """The sending form of a published problem: its puzzle (None when its JSON cannot be
+    read), the player's version that counts, and the Anticipation announcements so far."""
 
     problem: Problem
+    puzzle: Puzzle | None
     last: Submission | None
+    announced: list[rounds.Announcement] = field(default_factory=list)
+    next_announcement: tuple[int, datetime] | None = None
+    progressive: bool = False
 
 
 def submit_form(session: Session, player_id: int, code: str) -> SubmitForm:
     prob = _public_problem(session, code)
-    return SubmitForm(prob, versions.latest_submission(
-        session=session, player_id=player_id, problem_id=prob.id or 0))
+    pz = readable_puzzle(prob)
+    now = clock.now()
+    return SubmitForm(
+        prob, pz, versions.latest_submission(session=session, player_id=player_id,
+                                             problem_id=prob.id or 0),
+        announced=rounds.announcements(prob, pz, now),
+        next_announcement=rounds.next_announcement(prob, now),
+        progressive=rounds.progressive(prob),
+    )
 
 
-def open_problem(session: Session, code: str) -> Problem:
-    """A published problem by its code (the board's « Relire la feuille »)."""
-    return _public_problem(session, code)
+def open_puzzle(session: Session, code: str) -> Puzzle:
+    """The puzzle of a published problem by its code (the board's « Relire la feuille »);
+    :class:`NotFound` when its JSON cannot be read either."""
+    pz = readable_puzzle(_public_problem(session, code))
+    if pz is None:
+        raise NotFound(code)
+    return pz
 
 
 def unreadable_replacement(session: Session, player_id: int, code: str,

@@ -17,8 +17,7 @@ from flask_babel import gettext  # type: ignore[import-untyped]
 from webapp.auth import current_player, player_required
 from webapp.db import session_scope
 from webapp.models import Player
-from webapp.services import appeals, clock, player_space, rounds, sheets, submissions
-from webapp.services.problems import readable_puzzle
+from webapp.services import appeals, clock, player_space, sheets, submissions
 from webapp.views.helpers import board_data, board_moves, letters_view, read_session
 
 bp = Blueprint("player", __name__, url_prefix="/joueur")
@@ -140,18 +139,16 @@ def submit(code: str) -> ResponseReturnValue:
             form = player_space.submit_form(s, me.id or 0, code)
     except player_space.NotFound:
         abort(404)
-    prob, last = form.problem, form.last
+    prob, last, pz = form.problem, form.last, form.puzzle
     if request.method == "GET" and last is not None:
         text = last.raw_text
-    pz = readable_puzzle(prob)
     return render_template(
         "player/submit.html", problem=prob, puzzle=pz, text=text, error=error, last=last,
         letters=letters_view(pz) if pz else None,
         board=board_data(pz, prob.code, text) if pz else None,
         max_kb=(current_app.config.get("MAX_CONTENT_LENGTH") or 0) // 1024,
-        announced=rounds.announcements(prob, pz, clock.now()),
-        next_announcement=rounds.next_announcement(prob, clock.now()),
-        progressive=rounds.progressive(prob), unreadable=unreadable,
+        announced=form.announced, next_announcement=form.next_announcement,
+        progressive=form.progressive, unreadable=unreadable,
     ), (400 if error else 200)
 
 
@@ -162,11 +159,8 @@ def board_reload(code: str) -> ResponseReturnValue:
     feuille » button, after the player edited the text by hand). Reads only; stores nothing."""
     try:
         with read_session() as s:
-            prob = player_space.open_problem(s, code)
+            pz = player_space.open_puzzle(s, code)
     except player_space.NotFound:
-        abort(404)
-    pz = readable_puzzle(prob)
-    if pz is None:
         abort(404)
     return {"moves": board_moves(pz, request.form.get("feuille", ""))}
 
