@@ -1,6 +1,8 @@
 """What the three page blueprints share: template filters (times, statuses, game names, a
 replayed grid as SVG), the view of a problem's letters per game type, the data of the
 interactive board, and the read-only session a page opens for the services.
+``get_or_404`` (a row by id or a 404) is left for the console views that still load rows
+themselves; the public, player and people pages ask their services.
 
 Nothing here decides anything about a competition: that is the services' job. These helpers
 only turn stored values into what a page shows.
@@ -57,6 +59,7 @@ def read_session() -> Session:
 
 
 def get_or_404(session: Session, model: type[T], ident: Any) -> T:
+    """The row, or a 404 (the console's; the other pages ask a service)."""
     row = session.get(model, ident)
     if row is None:
         abort(404)
