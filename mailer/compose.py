@@ -83,6 +83,12 @@ TEMPLATES: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("player_name", "open_problems"),
         ("original_subject", "submission_address", "note"),
     ),
+    # The arbitre answered an appeal (webapp.services.appeals). ``accepted``: bool;
+    # ``answer``: the arbitre's text; ``appeal_text``: the player's; ``filed_at``: when.
+    "appeal_answer": (
+        ("player_name", "problem_title", "accepted", "answer"),
+        ("appeal_text", "filed_at", "report_url"),
+    ),
     # Magic sign-in link. ``expires_minutes``: validity of the link.
     "login": (
         ("link",),

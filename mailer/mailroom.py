@@ -49,6 +49,7 @@ OUTBOX_KIND_FR: dict[str, Any] = {
     "refused": _l("feuille refusée"),
     "refused_too_large": _l("message trop volumineux"),
     "login": _l("lien de connexion"),
+    "appeal_answer": _l("réponse à un appel"),
     "announcement": _l("annonce de manche"),
     "duplicate_draw": _l("tirage duplicate"),
     "duplicate_results": _l("résultats du tour duplicate"),

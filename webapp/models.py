@@ -118,6 +118,7 @@ class OutboxKind(StrEnum):
     CORR_TURN = "corr_turn"
     CORR_REMINDER = "corr_reminder"
     CORR_FINAL = "corr_final"
+    APPEAL_ANSWER = "appeal_answer"  # the arbitre's answer to an appeal
 
 
 class RankingKind(StrEnum):

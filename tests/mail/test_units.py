@@ -158,6 +158,8 @@ def test_auth_results() -> None:
 
 
 MINIMAL = {
+    "appeal_answer": {"player_name": "Ana", "problem_title": "I3", "accepted": False,
+                      "answer": "Le mot est absent de la liste."},
     "receipt": {"player_name": "Ana", "problem_title": "I3", "received_at": "x"},
     "reminder": {"player_name": "Ana", "problem_title": "I3", "deadline": "x", "days_left": 3},
     "publication": {"player_name": "Ana", "problem_title": "I3", "deadline": "x"},

@@ -145,10 +145,14 @@ ANY: dict[str, Any] = {
     # the two-player correspondence game
     "move_no": 3, "last": "H8 MOT", "totals": "ROUGE 10 – BLEU 8", "refused": "(refus)",
     "result": "gagnée", "red": "Ana", "blue": "Bogdan", "red_total": 10, "blue_total": 8,
+    # the answer to an appeal
+    "accepted": True, "answer": "Le mot est admis.", "appeal_text": "WUS est valable.",
+    "filed_at": WHEN, "report_url": "http://x/rapports/1",
 }
 #: the other side of each yes/no branch
 OTHER = {"late": True, "channel": "web", "submitted": True, "previous_readable": False,
-         "replaces_previous": False, "days_left": 1, "rank": 2}
+         "replaces_previous": False, "days_left": 1, "rank": 2,
+         "accepted": False, "filed_at": None}
 MAILS = sorted(TEMPLATES)
 
 

@@ -21,7 +21,7 @@ from webapp.models import (
     Submission,
     Verification,
 )
-from webapp.services import audit, clock
+from webapp.services import audit, clock, notify
 
 
 class AppealRefused(Exception):
@@ -94,7 +94,17 @@ def answer_appeal(
     session.add(appeal)
     audit.record(session=session, actor=arbitre.username, action="appeal.answer",
                  target=f"appeal:{appeal.id}", status=appeal.status, answer=appeal.answer)
+    player = session.get(Player, appeal.player_id)
+    problem = _problem_of(session, appeal)
+    if player is not None and problem is not None:
+        notify.appeal_answer(session=session, appeal=appeal, player=player, problem=problem)
     return appeal
+
+
+def _problem_of(session: Session, appeal: Appeal) -> Problem | None:
+    verification = session.get(Verification, appeal.verification_id)
+    sub = session.get(Submission, verification.submission_id) if verification else None
+    return session.get(Problem, sub.problem_id) if sub else None
 
 
 def listing(session: Session) -> list[tuple[Appeal, Player, Verification, Problem]]:

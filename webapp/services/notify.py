@@ -290,6 +290,29 @@ def results_notices(
     )
 
 
+#: the outbox kind of the answer to an appeal
+KIND_APPEAL_ANSWER = OutboxKind.APPEAL_ANSWER
+
+
+def appeal_answer(*, session: Session, appeal: Any, player: Player, problem: Any) -> int:
+    """The arbitre's answer to ``appeal``, to the player who filed it (in his language);
+    one per appeal (``appeal:<id>``). Returns 1 when a mail was added, 0 when the player
+    gets no automatic mail (:func:`deliverable`) or it was already there."""
+    base = _setting("BASE_URL", None)
+    report_url = (f"{base.rstrip('/')}/rapports/{appeal.verification_id}" if base else None)
+    return fan_out(
+        session=session, players=[player], key=lambda p: f"appeal:{appeal.id}",
+        kind=KIND_APPEAL_ANSWER, template="appeal_answer",
+        context=lambda p: {
+            "player_name": p.name, "problem_title": f"{problem.title} ({problem.code})",
+            "accepted": appeal.status == "accepted", "answer": appeal.answer,
+            "appeal_text": appeal.text,
+            "filed_at": appeal.created_at,
+            "report_url": report_url,
+        },
+    )
+
+
 def existing_keys(session: Session, keys: list[str]) -> set[str]:
     """The dedupe keys among ``keys`` already in the outbox: one query per 500 keys, so a
     notice batch costs a few queries whatever the number of players."""
