@@ -137,9 +137,28 @@
     });
   }
 
+  // A board too wide for a phone (squares kept big enough to tap) scrolls inside its own box,
+  // centred on the star; its « Voir toute la grille » button fits it to the screen and back.
+  function zoomableBoards() {
+    Array.prototype.forEach.call(document.querySelectorAll(".zoom-toggle"), function (btn) {
+      var box = document.getElementById(btn.getAttribute("aria-controls"));
+      if (!box) return;
+      function centre() { box.scrollLeft = (box.scrollWidth - box.clientWidth) / 2; }
+      btn.hidden = false;
+      centre();
+      btn.addEventListener("click", function () {
+        var fit = !box.classList.contains("fit");
+        box.classList.toggle("fit", fit);
+        btn.setAttribute("aria-pressed", fit ? "true" : "false");
+        btn.textContent = btn.getAttribute(fit ? "data-zoom" : "data-fit");
+        centre();
+      });
+    });
+  }
+
   function ready(fn) {
     if (document.readyState !== "loading") fn();
     else document.addEventListener("DOMContentLoaded", fn);
   }
-  ready(function () { localTimes(); countdowns(); lastMinute(); replays(); });
+  ready(function () { localTimes(); countdowns(); lastMinute(); replays(); zoomableBoards(); });
 })();
