@@ -104,6 +104,9 @@ def test_the_answer_to_an_appeal_is_mailed_in_the_players_language(
         (f"appeal:{ids['Bogdan']}", "bogdan@example.net"),
     ]
 
+    from webapp.models import Appeal
+
+    ana_report = rows(app, Appeal, id=ids["Ana"])[0].verification_id
     send_pending(app)  # the receipts, the results of the provisional ranking and these two
     wait_for(lambda: [o.status for o in rows(app, OutboxMessage, kind="appeal_answer")]
              == ["sent", "sent"])
@@ -122,7 +125,7 @@ def test_the_answer_to_an_appeal_is_mailed_in_the_players_language(
         "WUS n'est pas dans la liste du problème : le coup reste nul.\n\n"
         "Votre résultat reste celui du classement publié.\n\n"
         "Votre appel :\n> WUS est dans mon dictionnaire.\n> Merci.\n\n"
-        f"Votre rapport de vérification : http://arbitre.test/rapports/"), text
+        f"Votre rapport de vérification : http://arbitre.test/rapports/{ana_report}\n"), text
     assert ana["X-Arbitre-Kind"] == "appeal_answer"
 
     bogdan = got["bogdan@example.net"]
