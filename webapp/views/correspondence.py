@@ -12,20 +12,20 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from scoring.tiles import tileset
 from webapp.auth import current_player, player_required
 from webapp.board_svg import board_svg
 from webapp.db import read_engine, session_scope
-from webapp.models import Channel, Competition, CorrespondenceGame, Player, Registration
-from webapp.services import clock, correspondence
+from webapp.models import Channel, CorrespondenceGame
+from webapp.services import clock, correspondence, correspondence_pages
 
 bp = Blueprint("correspondence", __name__)
 
 
 def _game(s: Session, code: str) -> CorrespondenceGame:
-    game = s.exec(select(CorrespondenceGame).where(CorrespondenceGame.code == code)).first()
+    game = correspondence_pages.game_by_code(s, code)
     if game is None:
         abort(404)
     return game
@@ -33,22 +33,14 @@ def _game(s: Session, code: str) -> CorrespondenceGame:
 
 def _page(s: Session, game: CorrespondenceGame, text: str = "",
           error: str | None = None) -> str:
-    state = correspondence.state_of(game)
-    red = s.get(Player, game.red_id)
-    blue = s.get(Player, game.blue_id)
     me = current_player()
-    colour = None
-    if me is not None and me.id in (game.red_id, game.blue_id):
-        colour = 0 if me.id == game.red_id else 1
+    view = correspondence_pages.game_view(s, game, me.id if me is not None else None)
     return render_template(
-        "correspondence/game.html", game=game, state=state, red=red, blue=blue,
-        sheet=correspondence.sheet(s, game), colour=colour,
-        my_rack=state.racks[colour] if colour is not None else None,
-        my_turn=me is not None and game.status == correspondence.PLAYING
-        and me.id == correspondence.to_move(game),
-        deadline=correspondence.deadline(game),
-        lost_at=correspondence.lost_on_time_at(game), text=text, error=error,
-        grid_svg=board_svg(state.board, tileset=tileset(game.lang), title="Grille"),
+        "correspondence/game.html", game=game, state=view.state, red=view.red,
+        blue=view.blue, sheet=view.sheet, colour=view.colour, my_rack=view.my_rack,
+        my_turn=view.my_turn, deadline=view.deadline, lost_at=view.lost_at, text=text,
+        error=error,
+        grid_svg=board_svg(view.state.board, tileset=tileset(game.lang), title="Grille"),
         timezone=correspondence.TIMEZONE)
 
 
@@ -82,17 +74,9 @@ def move(code: str) -> ResponseReturnValue:
 @bp.route("/correspondance/serie/<int:competition_id>")
 def series(competition_id: int) -> str:
     with Session(read_engine(), expire_on_commit=False) as s:
-        comp = s.get(Competition, competition_id)
-        if comp is None:
-            abort(404)
-        rows = correspondence.series(s, competition_id)
-        players = list(s.exec(select(Player).join(
-            Registration, col(Registration.player_id) == col(Player.id)).where(
-            Registration.competition_id == competition_id).order_by(col(Player.name))).all())
-        games = list(s.exec(select(CorrespondenceGame).where(
-            CorrespondenceGame.competition_id == competition_id).order_by(
-            col(CorrespondenceGame.id))).all())
-    pairings = correspondence.engine().round_robin([p.name for p in players])
-    return render_template("correspondence/series.html", competition=comp, rows=rows,
-                           pairings=pairings, games=games,
-                           names={p.id: p.name for p in players})
+        view = correspondence_pages.series_view(s, competition_id)
+    if view is None:
+        abort(404)
+    return render_template("correspondence/series.html", competition=view.competition,
+                           rows=view.rows, pairings=view.pairings, games=view.games,
+                           names=view.names)

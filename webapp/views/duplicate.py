@@ -13,7 +13,7 @@ from typing import Any
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from scoring.board import Board
 from scoring.layout import STANDARD_LAYOUT
@@ -23,14 +23,12 @@ from webapp.board_svg import board_svg
 from webapp.db import read_engine, session_scope
 from webapp.models import (
     Channel,
-    DuplicateEntry,
     DuplicateGame,
     DuplicateRound,
     DuplicateStatus,
-    Registration,
     RoundStatus,
 )
-from webapp.services import clock, duplicate
+from webapp.services import clock, duplicate, duplicate_pages
 
 bp = Blueprint("duplicate", __name__)
 
@@ -51,43 +49,25 @@ def _read() -> Session:
     return Session(read_engine(), expire_on_commit=False)
 
 
-def game_or_404(s: Session, code: str) -> DuplicateGame:
-    game = s.exec(select(DuplicateGame).where(DuplicateGame.code == code)).first()
+def game_or_404(s: Session, code: str, *, for_update: bool = False) -> DuplicateGame:
+    game = duplicate_pages.game_by_code(s, code, for_update=for_update)
     if game is None:
         abort(404)
     return game
 
 
-def _svg(game: DuplicateGame, cgp: str, title: str) -> str:
-    return board_svg(Board.from_cgp(cgp), tileset=tileset(game.lang), title=title)
-
-
-def page_data(s: Session, game: DuplicateGame, shown: int | None = None) -> dict[str, Any]:
-    """What the game's pages show; ``shown``: the published round whose grid is drawn (the
-    grid after its top), else the grid as it stands."""
-    rounds = duplicate.rounds_of(s, game)
-    current = rounds[-1] if rounds else None
-    published = [r for r in rounds if r.status == RoundStatus.PUBLISHED]
-    chosen = next((r for r in published if r.number == shown), None)
-    if chosen is not None:
-        grid = chosen.grid_after or chosen.grid_before
-        grid_title = f"Grille après le tour {chosen.number}"
-    elif current is not None and current.status != RoundStatus.PUBLISHED:
-        grid, grid_title = current.grid_before, f"Grille avant le tour {current.number}"
-    elif published:
-        grid = published[-1].grid_after or published[-1].grid_before
-        grid_title = f"Grille après le tour {published[-1].number}"
-    else:
-        grid, grid_title = None, ""
+def page_data(view: duplicate_pages.GameView) -> dict[str, Any]:
+    """What a game's pages (public and console) give their template: the view's values, the
+    grid drawn as SVG, the French status names."""
+    game = view.game
     return {
-        "game": game, "rounds": rounds, "current": current, "published": published,
-        "grid_svg": _svg(game, grid, grid_title) if grid else None, "grid_title": grid_title,
-        "standings": duplicate.standings(s, game) if published else [],
-        "rhythm": duplicate.describe_rhythm(game.rhythm),
-        "variant_label": duplicate.variant_label(game),
-        "variant_rule": duplicate.VARIANT_RULES_FR.get(game.variant),
-        "bulletin_example": duplicate.BULLETIN_EXAMPLES.get(game.variant, "H4 RESTAIt 70"),
-        "top_letters": duplicate.top_letters,
+        "game": game, "rounds": view.rounds, "current": view.current,
+        "published": view.published,
+        "grid_svg": board_svg(Board.from_cgp(view.grid), tileset=tileset(game.lang),
+                              title=view.grid_title) if view.grid else None,
+        "grid_title": view.grid_title, "standings": view.standings, "rhythm": view.rhythm,
+        "variant_label": view.variant_label, "variant_rule": view.variant_rule,
+        "bulletin_example": view.bulletin_example, "top_letters": duplicate.top_letters,
         "round_status": ROUND_STATUS_FR, "game_status": GAME_STATUS_FR,
     }
 
@@ -99,11 +79,7 @@ def page_data(s: Session, game: DuplicateGame, shown: int | None = None) -> dict
 def games() -> str:
     """Every Duplicate under way or finished, the round in progress and its deadline."""
     with _read() as s:
-        rows = list(s.exec(select(DuplicateGame).where(
-            col(DuplicateGame.status).in_((DuplicateStatus.RUNNING, DuplicateStatus.FINISHED)))
-            .order_by(col(DuplicateGame.status).desc(), col(DuplicateGame.starts_at).desc())
-        ).all())
-        current = {g.id: duplicate.current_round(s, g) for g in rows}
+        rows, current = duplicate_pages.public_games(s)
     return render_template("duplicate/index.html", games=rows, current=current,
                            game_status=GAME_STATUS_FR)
 
@@ -115,24 +91,18 @@ def game_page(code: str) -> str:
         game = game_or_404(s, code)
         if game.status == DuplicateStatus.SCHEDULED and current_arbitre() is None:
             abort(404)
-        data = page_data(s, game, request.args.get("tour", type=int))
-        registered = me is not None and s.exec(select(Registration.id).where(
-            Registration.competition_id == game.competition_id,
-            Registration.player_id == me.id)).first() is not None
-        mine: list[DuplicateEntry] = []
-        if me is not None and data["current"] is not None:
-            mine = list(s.exec(select(DuplicateEntry).where(
-                DuplicateEntry.round_id == data["current"].id,
-                DuplicateEntry.player_id == me.id).order_by(col(DuplicateEntry.version))).all())
-    my_results = [(r, x) for r in data["published"] for x in r.results
+        view = duplicate_pages.game_view(s, game, request.args.get("tour", type=int))
+        own = duplicate_pages.player_view(s, game, view.current,
+                                          me.id if me is not None else None)
+    my_results = [(r, x) for r in view.published for x in r.results
                   if me is not None and x["player_id"] == me.id]
-    cur = data["current"]
+    cur = view.current
     board = None
-    if registered and cur is not None and cur.status == RoundStatus.OPEN:
+    if own.registered and cur is not None and cur.status == RoundStatus.OPEN:
         board = _board_data(game, cur)
-    return render_template("duplicate/game.html", registered=registered, mine=mine,
+    return render_template("duplicate/game.html", registered=own.registered, mine=own.mine,
                            my_results=my_results, text="", error=None, board_data=board,
-                           **data)
+                           **page_data(view))
 
 
 def _board_data(game: DuplicateGame, rnd: DuplicateRound) -> dict[str, Any]:
@@ -179,9 +149,8 @@ def bulletin(code: str) -> ResponseReturnValue:
                       "courriel.", "success")
             return redirect(url_for("duplicate.game_page", code=code))
     with _read() as s:
-        game = game_or_404(s, code)
-        data = page_data(s, game)
-    cur = data["current"]
-    board = _board_data(game, cur) if cur and cur.status == RoundStatus.OPEN else None
+        view = duplicate_pages.game_view(s, game_or_404(s, code))
+    cur = view.current
+    board = _board_data(view.game, cur) if cur and cur.status == RoundStatus.OPEN else None
     return render_template("duplicate/game.html", registered=True, mine=[], my_results=[],
-                           text=text, error=error, board_data=board, **data), 400
+                           text=text, error=error, board_data=board, **page_data(view)), 400

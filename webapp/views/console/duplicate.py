@@ -12,19 +12,14 @@ from zoneinfo import ZoneInfo
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
-from sqlmodel import Session, col, select
 
 from webapp.db import session_scope
 from webapp.models import (
     DEFAULT_TIMEZONE,
     Competition,
-    DuplicateEntry,
-    DuplicateGame,
-    DuplicateRound,
-    Player,
     RoundStatus,
 )
-from webapp.services import duplicate
+from webapp.services import duplicate, duplicate_pages
 from webapp.views.console.common import _actor, _session
 from webapp.views.duplicate import GAME_STATUS_FR, game_or_404, page_data
 
@@ -71,13 +66,17 @@ def _settings_from_form(form: Any) -> Any:
 
 def _variant_settings(form: Any, dup: Any) -> Any:
     """A variant's own rules from the form (Tactique: the order of the groups, free or
-    imposed, RULES §9.1; Complétif/Superjoker: the Romanian joker rules, §9.3); the plain
-    Duplicate settings otherwise."""
+    imposed, RULES §9.1, the groups' refill and rejection, G14; Complétif/Superjoker: the
+    Romanian joker rules, §9.3, the unused chosen letters, G15); the plain Duplicate
+    settings otherwise."""
     variant = form.get("variant", "").strip()
     if variant not in ("tactique", "completif", "superjoker"):
         return dup
     data = {"tactique_order": form.get("tactique_order", "free") or "free",
-            "free_joker_rule": form.get("free_joker_rule", "none") or "none"}
+            "free_joker_rule": form.get("free_joker_rule", "none") or "none",
+            "tactique_refill": form.get("tactique_refill", "per_group") or "per_group",
+            "tactique_rejection": form.get("tactique_rejection", "group") or "group",
+            "free_unused": form.get("free_unused", "stock") or "stock"}
     try:
         return duplicate.variants().VariantSettings.from_json(
             {**data, "variant": variant, "duplicate": json.loads(dup.to_json())})
@@ -87,6 +86,11 @@ def _variant_settings(form: Any, dup: Any) -> Any:
 
 def _rhythm_from_form(form: Any) -> dict[str, Any]:
     kind = form.get("rhythm", "hours")
+    if kind == "live":
+        # empty: the variant's time, 6 min for the Tactique (RULES §9.1), 3 otherwise
+        minutes = ((form.get("live_minutes") or "").strip()
+                   or str(duplicate.live_minutes(form.get("variant", "").strip())))
+        return {"kind": kind, "minutes": minutes, "mails": form.get("live_mails") == "1"}
     if kind == "weekdays":
         return {"kind": kind, "days": form.getlist("days"), "time": form.get("time", "20:00")}
     return {"kind": kind, "hours": form.get("hours", "")}
@@ -97,8 +101,7 @@ def index() -> ResponseReturnValue:
     form = request.form
     error = None
     with _session() as s:
-        comps = list(s.exec(select(Competition).order_by(col(Competition.id))).all())
-        games = list(s.exec(select(DuplicateGame).order_by(col(DuplicateGame.id).desc())).all())
+        listing = duplicate_pages.console_list(s)
     if request.method == "POST":
         tz = form.get("timezone", DEFAULT_TIMEZONE).strip() or DEFAULT_TIMEZONE
         try:
@@ -126,7 +129,8 @@ def index() -> ResponseReturnValue:
         else:
             flash(f"Partie Duplicate {code} créée.", "success")
             return redirect(url_for("console.duplicate.game", code=code))
-    return render_template("duplicate/console_index.html", competitions=comps, games=games,
+    return render_template("duplicate/console_index.html", competitions=listing.competitions,
+                           games=listing.games,
                            variants=[(v, duplicate.label_of(v))
                                      for v in duplicate.SERVER_VARIANTS],
                            form=form, error=error, game_status=GAME_STATUS_FR,
@@ -137,23 +141,10 @@ def index() -> ResponseReturnValue:
 @bp.route("/duplicate/<code>")
 def game(code: str) -> str:
     with _session() as s:
-        data = page_data(s, game_or_404(s, code))
-        players = {p.id: p for p in s.exec(select(Player)).all()}
-        entries: dict[int, list[DuplicateEntry]] = {}
-        for r in data["rounds"]:
-            entries[r.id or 0] = duplicate.entries_of(s, r)
-    counting = {rid: {e.id for e in duplicate.counting_entries(es).values()}
-                for rid, es in entries.items()}
-    return render_template("duplicate/console_game.html", entries=entries, counting=counting,
-                           players=players, **data)
-
-
-def _round(s: Session, game: DuplicateGame, number: int) -> DuplicateRound:
-    rnd = s.exec(select(DuplicateRound).where(DuplicateRound.game_id == game.id,
-                                              DuplicateRound.number == number)).first()
-    if rnd is None:
-        abort(404)
-    return rnd
+        page = duplicate_pages.console_game(s, game_or_404(s, code))
+    return render_template("duplicate/console_game.html", entries=page.entries,
+                           counting=page.counting, players=page.players,
+                           **page_data(page.view))
 
 
 def _preview_or_apply(code: str, number: int, action: str) -> ResponseReturnValue:
@@ -164,11 +155,10 @@ def _preview_or_apply(code: str, number: int, action: str) -> ResponseReturnValu
     digest = form.get("digest", "")
     try:
         with session_scope() as s:
-            game = s.exec(select(DuplicateGame).where(DuplicateGame.code == code)
-                          .with_for_update()).first()
-            if game is None:
+            game = game_or_404(s, code, for_update=True)
+            rnd = duplicate_pages.round_by_number(s, game, number)
+            if rnd is None:
                 abort(404)
-            rnd = _round(s, game, number)
             if not digest:
                 preview = duplicate.preview_change(
                     session=s, game=game, rnd=rnd, action=action, ref=ref, word=word,

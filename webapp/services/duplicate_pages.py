@@ -1,0 +1,162 @@
+"""What the Duplicate's pages read (``webapp.views.duplicate`` and the console feature
+``webapp.views.console.duplicate``): a game by its code, the grid shown, the player's own
+bulletins, the console's lists. Reads only; the rules and the writes are
+``webapp.services.duplicate``'s. The views draw the grid (``webapp.board_svg``) from the CGP
+text given here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from webapp.models import (
+    Competition,
+    DuplicateEntry,
+    DuplicateGame,
+    DuplicateRound,
+    DuplicateStatus,
+    Player,
+    Registration,
+    RoundStatus,
+)
+from webapp.services import duplicate
+
+
+def game_by_code(session: Session, code: str, *, for_update: bool = False) \
+        -> DuplicateGame | None:
+    """The game with this public code; ``for_update``: its row locked until the end of the
+    transaction (the console's other top and re-correction)."""
+    query = select(DuplicateGame).where(DuplicateGame.code == code)
+    if for_update:
+        query = query.with_for_update()
+    return session.exec(query).first()
+
+
+def round_by_number(session: Session, game: DuplicateGame, number: int) \
+        -> DuplicateRound | None:
+    return session.exec(select(DuplicateRound).where(
+        DuplicateRound.game_id == game.id, DuplicateRound.number == number)).first()
+
+
+@dataclass
+class GameView:
+    """A game's rounds, the one in progress, the published ones, the grid to draw (CGP text
+    and its title), the running ranking, and the game's rules in words."""
+
+    game: DuplicateGame
+    rounds: list[DuplicateRound]
+    current: DuplicateRound | None
+    published: list[DuplicateRound]
+    grid: str | None
+    grid_title: str
+    standings: list[dict[str, Any]]
+    rhythm: str
+    variant_label: str
+    variant_rule: str | None
+    bulletin_example: str
+
+
+def game_view(session: Session, game: DuplicateGame, shown: int | None = None) -> GameView:
+    """``shown``: the published round whose grid is drawn (the grid after its top), else the
+    grid as it stands (before the round in progress, or after the last published one)."""
+    rounds = duplicate.rounds_of(session, game)
+    current = rounds[-1] if rounds else None
+    published = [r for r in rounds if r.status == RoundStatus.PUBLISHED]
+    chosen = next((r for r in published if r.number == shown), None)
+    grid: str | None
+    if chosen is not None:
+        grid = chosen.grid_after or chosen.grid_before
+        grid_title = f"Grille après le tour {chosen.number}"
+    elif current is not None and current.status != RoundStatus.PUBLISHED:
+        grid, grid_title = current.grid_before, f"Grille avant le tour {current.number}"
+    elif published:
+        grid = published[-1].grid_after or published[-1].grid_before
+        grid_title = f"Grille après le tour {published[-1].number}"
+    else:
+        grid, grid_title = None, ""
+    return GameView(
+        game=game, rounds=rounds, current=current, published=published, grid=grid or None,
+        grid_title=grid_title,
+        standings=duplicate.standings(session, game) if published else [],
+        rhythm=duplicate.describe_rhythm(game.rhythm),
+        variant_label=duplicate.variant_label(game),
+        variant_rule=duplicate.VARIANT_RULES_FR.get(game.variant),
+        bulletin_example=duplicate.BULLETIN_EXAMPLES.get(game.variant, "H4 RESTAIt 70"),
+    )
+
+
+def public_games(session: Session) -> tuple[list[DuplicateGame],
+                                             dict[int | None, DuplicateRound | None]]:
+    """Every game under way or finished (those under way first, newest first) and the round
+    in progress of each."""
+    games = list(session.exec(select(DuplicateGame).where(
+        col(DuplicateGame.status).in_((DuplicateStatus.RUNNING, DuplicateStatus.FINISHED)))
+        .order_by(col(DuplicateGame.status).desc(), col(DuplicateGame.starts_at).desc())
+    ).all())
+    return games, {g.id: duplicate.current_round(session, g) for g in games}
+
+
+@dataclass
+class PlayerView:
+    """What a signed-in player sees of his own: whether he plays (registered in the game's
+    competition) and his bulletins for the round in progress, in the order received."""
+
+    registered: bool = False
+    mine: list[DuplicateEntry] = field(default_factory=list)
+
+
+def player_view(session: Session, game: DuplicateGame, current: DuplicateRound | None,
+                player_id: int | None) -> PlayerView:
+    if player_id is None:
+        return PlayerView()
+    registered = session.exec(select(Registration.id).where(
+        Registration.competition_id == game.competition_id,
+        Registration.player_id == player_id)).first() is not None
+    mine: list[DuplicateEntry] = []
+    if current is not None:
+        mine = list(session.exec(select(DuplicateEntry).where(
+            DuplicateEntry.round_id == current.id,
+            DuplicateEntry.player_id == player_id).order_by(col(DuplicateEntry.version))).all())
+    return PlayerView(registered=registered, mine=mine)
+
+
+@dataclass
+class ConsoleList:
+    """The console's first Duplicate page: the competitions a game can be played in (by id)
+    and every game, newest first."""
+
+    competitions: list[Competition]
+    games: list[DuplicateGame]
+
+
+def console_list(session: Session) -> ConsoleList:
+    return ConsoleList(
+        competitions=list(session.exec(select(Competition).order_by(col(Competition.id)))
+                          .all()),
+        games=list(session.exec(select(DuplicateGame).order_by(col(DuplicateGame.id).desc()))
+                   .all()),
+    )
+
+
+@dataclass
+class ConsoleGame:
+    """The console's page of a game: its view, every bulletin of each round (by round id),
+    the ids of the bulletins that count, and the players who sent them (by id)."""
+
+    view: GameView
+    entries: dict[int, list[DuplicateEntry]]
+    counting: dict[int, set[int | None]]
+    players: dict[int | None, Player]
+
+
+def console_game(session: Session, game: DuplicateGame) -> ConsoleGame:
+    view = game_view(session, game)
+    entries = {r.id or 0: duplicate.entries_of(session, r) for r in view.rounds}
+    counting = {rid: {e.id for e in duplicate.counting_entries(es).values()}
+                for rid, es in entries.items()}
+    ids = {e.player_id for es in entries.values() for e in es}
+    players = {p.id: p for p in session.exec(
+        select(Player).where(col(Player.id).in_(ids))).all()} if ids else {}
+    return ConsoleGame(view=view, entries=entries, counting=counting, players=players)
