@@ -304,3 +304,37 @@ def test_live_deadline_is_checked_and_early_publication_moves_it(
     assert rounds.schedule(prob)[0] == datetime(2026, 5, 10, 10, 30, tzinfo=UTC)
     assert prob.deadline_at == datetime(2026, 5, 10, 12, 14, tzinfo=UTC)
     assert prob.params["deadline"].startswith("2026-05-10T15:14")  # the statement follows
+
+
+def test_console_sets_the_live_rhythm(
+    client: FlaskClient, db_session: Session, competition: Competition, frozen_clock: Any
+) -> None:
+    """« Rythme : en direct » (default: par correspondance). Published 01/06/2026 09:00 in
+    Bucharest (06:00 UTC): the server sets the deadline to 06:00 + 164 min = 08:44 UTC
+    (11:44 local); the form's Clôture is not needed."""
+    from tests.web.test_pages import login_arbitre, visible_text
+
+    login_arbitre(client, db_session)
+    page = visible_text(client.get("/console/problemes/nouveau"))
+    assert "Anticipation : rythme" in page
+    assert "par correspondance (une annonce par intervalle)" in page
+    assert "en direct (temps du règlement)" in page
+    assert '<option value="correspondance" selected>' in client.get(
+        "/console/problemes/nouveau").get_data(as_text=True)
+    form = {
+        "competition_id": competition.id, "source": "generate", "game": "anticipation",
+        "lang": "fr", "seed": "7", "timezone": "Europe/Bucharest",
+        "publish_at": "2026-06-01T09:00", "deadline_at": "", "code": "D1", "rhythm": "direct",
+    }
+    resp = client.post("/console/problemes/nouveau", data=form | {"game": "integral"})
+    assert resp.status_code == 400
+    assert "Le rythme « en direct » ne concerne que les Anticipations." in visible_text(resp)
+    resp = client.post("/console/problemes/nouveau", data=form)
+    assert resp.status_code == 302
+    db_session.expire_all()
+    prob = db_session.exec(select(Problem).where(Problem.code == "D1")).one()
+    assert rounds.is_live(prob) and prob.round_interval_minutes == 0
+    assert prob.deadline_at == datetime(2026, 6, 1, 8, 44, tzinfo=UTC)
+    shown = visible_text(client.get(f"/console/problemes/{prob.id}"))
+    assert "Rythme" in shown
+    assert "en direct : 60 min de réflexion, puis 10, 8, 6 et 4 min par coup" in shown

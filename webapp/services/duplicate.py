@@ -83,7 +83,7 @@ from webapp.services.verification import base_lexicon
 log = logging.getLogger(__name__)
 
 WEEKDAYS_FR = ("lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dimanche")
-RHYTHM_KINDS = ("hours", "weekdays", "all_answered")
+RHYTHM_KINDS = ("hours", "weekdays", "all_answered", "live")
 #: outbox kinds of the Duplicate notices (the receipt is an ordinary ``receipt``)
 KIND_DRAW, KIND_RESULTS, KIND_FINAL = (
     OutboxKind.DUPLICATE_DRAW, OutboxKind.DUPLICATE_RESULTS, OutboxKind.DUPLICATE_FINAL)
@@ -172,16 +172,37 @@ def draw_bag_order(lang: str, seed: int) -> str:
 # --- the round rhythm ------------------------------------------------------------------------
 
 
+def live_minutes(variant: str) -> int:
+    """The time of a round played live (rhythm ``live``): 6 min for the Tactique (RULES §9.1,
+    « Temps de réflexion: 6 minutes par coup »), 3 min otherwise (FISF 3.3, « trois minutes
+    par coup »; RULES §9: the variants' time is INFERRED)."""
+    return 6 if variant == "tactique" else 3
+
+
 def check_rhythm(rhythm: dict[str, Any], timezone: str) -> dict[str, Any]:
-    """The rhythm, normalised; :class:`DuplicateError` in French when it cannot work."""
+    """The rhythm, normalised; :class:`DuplicateError` in French when it cannot work.
+    ``{"kind": "live", "minutes": 6, "mails": False}``: played live, each round closes
+    ``minutes`` after its draw and the next is drawn as soon as the results are out;
+    ``mails`` (INFERRED, off): no draw or results mail each round (a round every few minutes
+    must not flood the players' mailboxes; the page is the game), the final ranking is
+    mailed all the same."""
     kind = rhythm.get("kind")
     if kind not in RHYTHM_KINDS:
         raise DuplicateError("Rythme des tours inconnu : choisissez « toutes les N heures », "
-                             "« jours fixes » ou « dès que tous ont répondu ».")
+                             "« jours fixes », « dès que tous ont répondu » ou « en direct ».")
     try:
         ZoneInfo(timezone)
     except (ZoneInfoNotFoundError, ValueError):
         raise DuplicateError(f"Fuseau horaire inconnu : « {timezone} ».") from None
+    if kind == "live":
+        try:
+            minutes = int(rhythm.get("minutes", 0))
+        except (TypeError, ValueError):
+            minutes = 0
+        if not 1 <= minutes <= 180:
+            raise DuplicateError("En direct, le temps d'un tour est un nombre de minutes entre 1 "
+                                 "et 180.")
+        return {"kind": kind, "minutes": minutes, "mails": rhythm.get("mails") is True}
     if kind in ("hours", "all_answered"):
         try:
             hours = int(rhythm.get("hours", 0))
@@ -211,6 +232,8 @@ def check_rhythm(rhythm: dict[str, Any], timezone: str) -> dict[str, Any]:
 def deadline_after(rhythm: dict[str, Any], opens_at: datetime, timezone: str) -> datetime:
     """The deadline of a round opened at ``opens_at``: N hours later, or the next listed
     weekday at the given local time (at least one hour after the opening)."""
+    if rhythm["kind"] == "live":
+        return opens_at + timedelta(minutes=int(rhythm["minutes"]))
     if rhythm["kind"] in ("hours", "all_answered"):
         return opens_at + timedelta(hours=int(rhythm["hours"]))
     zone = ZoneInfo(timezone)
@@ -226,7 +249,21 @@ def deadline_after(rhythm: dict[str, Any], opens_at: datetime, timezone: str) ->
     raise AssertionError("unreachable: a listed weekday comes within two weeks")
 
 
+def is_live(game: DuplicateGame) -> bool:
+    """Played live: a round every few minutes (rhythm ``live``)."""
+    return game.rhythm.get("kind") == "live"
+
+
+def round_mails(game: DuplicateGame) -> bool:
+    """Each round's draw and results are mailed: always by correspondence; live only with
+    the rhythm's ``mails`` setting."""
+    return not is_live(game) or game.rhythm.get("mails") is True
+
+
 def describe_rhythm(rhythm: dict[str, Any]) -> str:
+    if rhythm.get("kind") == "live":
+        return (f"en direct : {rhythm['minutes']} min par tour, le tirage suivant dès les "
+                "résultats")
     if rhythm.get("kind") == "hours":
         return f"un tour toutes les {rhythm['hours']} heures"
     if rhythm.get("kind") == "all_answered":
@@ -270,6 +307,9 @@ def create_game(
         raise DuplicateError("Donnez un titre à la partie.")
     if review_minutes < 0:
         raise DuplicateError("Le délai de revue du top ne peut pas être négatif.")
+    if rhythm["kind"] == "live" and review_minutes:
+        raise DuplicateError("En direct, les résultats et le tirage suivant suivent la clôture "
+                             "du tour : le délai de revue du top doit être 0.")
     code = (code or f"DUP-{secrets.token_hex(3)}").strip()
     if not code or any(c.isspace() for c in code):
         raise DuplicateError("Le code de la partie ne peut contenir d'espace.")
@@ -1378,6 +1418,8 @@ def variant_notice(game: DuplicateGame, rnd: DuplicateRound) -> dict[str, Any]:
 
 
 def draw_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> int:
+    if not round_mails(game):
+        return 0
     players = players_of(s, game)
     keys = {p.id: f"duplicate_draw:{game.code}:{rnd.number}:{p.id}" for p in players}
     sent = notify.existing_keys(s, list(keys.values()))
@@ -1427,6 +1469,8 @@ def total_label(game: DuplicateGame) -> str:
 
 
 def results_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> int:
+    if not round_mails(game):
+        return 0
     players = {p.id: p for p in players_of(s, game)}
     ranking = standings(s, game)
     rank_of = {r["player_id"]: r for r in ranking}

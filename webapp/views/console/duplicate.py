@@ -86,6 +86,11 @@ def _variant_settings(form: Any, dup: Any) -> Any:
 
 def _rhythm_from_form(form: Any) -> dict[str, Any]:
     kind = form.get("rhythm", "hours")
+    if kind == "live":
+        # empty: the variant's time, 6 min for the Tactique (RULES §9.1), 3 otherwise
+        minutes = ((form.get("live_minutes") or "").strip()
+                   or str(duplicate.live_minutes(form.get("variant", "").strip())))
+        return {"kind": kind, "minutes": minutes, "mails": form.get("live_mails") == "1"}
     if kind == "weekdays":
         return {"kind": kind, "days": form.getlist("days"), "time": form.get("time", "20:00")}
     return {"kind": kind, "hours": form.get("hours", "")}

@@ -106,7 +106,11 @@ def new() -> ResponseReturnValue:
             comp_id = id_arg(form.get("competition_id", type=int))
             tz = form.get("timezone", DEFAULT_TIMEZONE).strip() or DEFAULT_TIMEZONE
             publish_at = parse_local(form.get("publish_at", ""), tz)
-            deadline_at = parse_local(form.get("deadline_at", ""), tz)
+            # « Rythme » (Anticipation): by correspondence (the default), or live with the
+            # rules' times, whose deadline the server sets (publication + 164 min)
+            live = form.get("rhythm", "correspondance") == "direct"
+            deadline_at = (rounds.live_deadline_after(publish_at) if live
+                           else parse_local(form.get("deadline_at", ""), tz))
             if deadline_at <= publish_at:
                 raise ValueError("La clôture doit suivre la publication.")
             lang = form.get("lang", "fr")
@@ -142,7 +146,9 @@ def new() -> ResponseReturnValue:
                 puzzle = new_problem(game, seed=seed, lang=lang, lexicon=lexicon,
                                      n_groups=n_groups)
             status = ProblemStatus.DRAFT if form.get("draft") else ProblemStatus.SCHEDULED
-            interval = _round_interval(form, puzzle.game)
+            if live and not puzzle.game.is_anticipation:
+                raise ValueError("Le rythme « en direct » ne concerne que les Anticipations.")
+            interval = 0 if live else _round_interval(form, puzzle.game)
             with session_scope() as s:
                 comp = s.get(Competition, comp_id) if comp_id else None
                 if comp is None:
@@ -158,6 +164,7 @@ def new() -> ResponseReturnValue:
                     code=code or None, stage=stage,
                     appeal_days=appeal_days,
                     status=status, actor=_actor(), round_interval_minutes=interval,
+                    live=live,
                 )
                 if instructions:
                     prob.instructions = instructions
