@@ -302,9 +302,8 @@ def _sign_in(client: FlaskClient, world: dict[str, Any], audience: str) -> None:
 #: (webapp.game_rules), the championship's tie rule (puzzles.championship), the outbox kinds
 #: (mailer.mailroom), the new-problem form's game list (views.console)
 PENDING = {
-    "Accusé de réception", "Anticipation", "Avertissement", "Avertissements", "À total égal",
-    "Aucune épreuve classée pour l'instant", "Coup 1 en deux mots", "de la référence",
-    "Scrabble intégral", "Série de maximaux", "lettres tirées",
+    "Accusé de réception", "Avertissement", "Avertissements", "À total égal",
+    "Aucune épreuve classée pour l'instant", "de la référence", "Scrabble intégral",
 }
 
 
