@@ -149,3 +149,69 @@ def test_correspondence_game_end_to_end(
             '<td>1</td><td>0,0</td><td>-2</td><td>1490,0</td></tr>') in table
     # round robin of the two registered players: one round, Ana (first by name) RED
     assert "<li>Ana (ROUGE) – Bob (BLEU)</li>" in table
+
+
+def test_series_round_robin_in_one_step(
+    app: Flask, ctx: Flask, client: FlaskClient, db_session: Session, competition: Competition,
+    make_player: Callable[..., Player], frozen_clock: Any, tmp_path: Path,
+) -> None:
+    """The arbitre creates a whole series on the console: the row fixed once, four players
+    → 4 × 3 / 2 = 6 games, every pair once, all started now, RED to move in each. Colours
+    (puzzles.correspondence.round_robin, players in the order Ana, Bob, Cid, Dan):
+    round 1 Ana–Dan, Bob–Cid; round 2 Cid–Ana, Dan–Bob; round 3 Ana–Bob, Cid–Dan (RED
+    first): Ana and Cid RED twice, Bob and Dan once — 3 games each, RED in half ± 1. Six
+    « à vous de jouer » mails, one to each game's RED. A group of one, a pair that already
+    has a game in the series, a player not registered: French refusals, nothing created."""
+    words = tmp_path / "za.txt"
+    words.write_text("ZA\nZAS\n", "utf-8")
+    app.config["LEXICONS"] = {"za": str(words)}
+    group = [make_player(n, f"{n.lower()}@example.fr") for n in ("Ana", "Bob", "Cid", "Dan")]
+    frozen_clock.move_to(START)
+    login_arbitre(client, db_session)
+    page = client.get("/console/duplicate").get_data(as_text=True)
+    assert 'href="/console/correspondance">Correspondance</a>' in page  # the console menu
+    url = "/console/correspondance/serie"
+    form = {"series_competition_id": str(competition.id), "series_row": _row(),
+            "code_prefix": "S", "series_lexicon": "za", "series_move_hours": "72",
+            "series_reminder_hours": "24", "series_grace_hours": "24"}
+    one = client.post(url, data={**form, "player_ids": [str(group[0].id)]})
+    assert one.status_code == 400
+    assert "au moins deux joueurs" in one.get_data(as_text=True)
+    outsider = correspondence_outsider(db_session)
+    bad = client.post(url, data={**form, "player_ids": [str(p.id) for p in group]
+                                 + [str(outsider.id)]})
+    assert bad.status_code == 400 and "n&#39;est pas inscrit" in bad.get_data(as_text=True)
+    assert db_session.exec(select(CorrespondenceGame)).all() == []  # all or nothing
+
+    resp = client.post(url, data={**form, "player_ids": [str(p.id) for p in group]})
+    assert resp.status_code == 302
+    assert resp.headers["Location"].endswith(f"/correspondance/serie/{competition.id}")
+    db_session.expire_all()
+    games = db_session.exec(select(CorrespondenceGame).order_by(CorrespondenceGame.id)).all()
+    names = {p.id: p.name for p in group}
+    assert [(g.code, names[g.red_id], names[g.blue_id]) for g in games] == [
+        ("S-1-1", "Ana", "Dan"), ("S-1-2", "Bob", "Cid"), ("S-2-1", "Cid", "Ana"),
+        ("S-2-2", "Dan", "Bob"), ("S-3-1", "Ana", "Bob"), ("S-3-2", "Cid", "Dan")]
+    assert {g.row for g in games} == {_row()}
+    assert {g.turn_started_at for g in games} == {START} and all(not g.moves for g in games)
+    red = Counter(names[g.red_id] for g in games)
+    assert red == {"Ana": 2, "Cid": 2, "Bob": 1, "Dan": 1}
+    assert sorted(m.to_addr for m in _outbox(db_session, correspondence.KIND_TURN)) == sorted(
+        f"{names[g.red_id].lower()}@example.fr" for g in games)
+    assert games[0].title == "Tour 1 : Ana – Dan"
+    again = client.post(url, data={**form, "code_prefix": "T",
+                                   "player_ids": [str(group[0].id), str(group[1].id)]})
+    assert again.status_code == 400
+    assert "Ana et Bob ont déjà une partie dans la série" in again.get_data(as_text=True)
+    assert len(db_session.exec(select(CorrespondenceGame)).all()) == 6
+    series = client.get(f"/correspondance/serie/{competition.id}").get_data(as_text=True)
+    assert "S-3-2" in series
+
+
+def correspondence_outsider(db_session: Session) -> Player:
+    """A player registered in no series."""
+    from webapp.services import players
+
+    p = players.create_player(session=db_session, name="Eve", email="eve@example.fr")
+    db_session.commit()
+    return p

@@ -642,3 +642,176 @@ def test_superjoker_two_chosen_letters(
     [res] = [m for m in _outbox(db_session, duplicate.KIND_RESULTS)
              if m.to_addr == "cid@example.fr"]
     assert "Top : H6 ZAS +AS — 24 points." in res.body_text
+
+
+def test_tactique_console_retains_another_sequence(
+    app: Flask, ctx: Flask, client: FlaskClient, db_session: Session, competition: Competition,
+    make_player: Callable[..., Player], frozen_clock: Any, tmp_path: Path,
+) -> None:
+    """The arbitre retains his own Tactique sequence (like the Duplicate's « any legal move »
+    as top): a preview first, audited, then the game goes on from that grid.
+
+    Word list {ZA, ZAS, AS}. Round 1 groups ZAEIBCD / SEOUFGH: the engine's top is H7 ZA 22
+    + H7 ZAS 12 = 34 (Z A S on H7 H8 H9). The arbitre retains « H8 ZA + H8 ZAS »: ZA on the
+    star H8 and H9, (10 + 1) × 2 = 22, then S on H10 (no premium): 10 + 1 + 1 = 12, 34 too.
+    Ana's billet (the engine's sequence) is worth 34 against either top. Refused in French:
+    a word its group cannot form, a lone word while the other group can still play, no
+    reason.
+
+    Round 2 is drawn on the arbitre's grid (Z A S on H8 H9 H10): groups EIBCD+AA and
+    EOUFGH+A (each group's reliquat, then the bag's next letters, three A's). AS down onto
+    the S (column 10): A on G10 (no premium) + S = 1 + 1 = 2; ZA down from the Z (column
+    8): A on I8 (no premium), 10 + 1 = 11; sum 13, group 1 first (AS), group 2 (ZA) after.
+    On the engine's grid (Z A S on H7 H8 H9) the same words would have put the A's on G9
+    and I7, double letters: AS 2 + 1 = 3, ZA 10 + 2 = 12, sum 15. Tops 34 + 13 = 47."""
+    words = tmp_path / "zas.txt"
+    words.write_text("ZA\nZAS\nAS\n", "utf-8")
+    app.config["LEXICONS"] = {"zas": str(words)}
+    ana = make_player("Ana", "ana@example.ro")
+    game = duplicate.create_game(
+        session=db_session, competition=competition, title="Tactique", code="TA2",
+        settings=DuplicateSettings(lang="fr", rounds=2), rhythm={"kind": "hours", "hours": 24},
+        starts_at=START, lexicon_name="zas", bag_order=_bag("ZAEIBCDSEOUFGH" + "AAA"),
+        variant="tactique", review_minutes=60)
+    db_session.commit()
+    frozen_clock.move_to(START)
+    assert lifecycle.run_due(now=clock.now()) == ["draw:TA2:1"]
+    assert (_round(db_session, 1).top or {})["notation"] == "H7 ZA 22 + H7 ZAS 12 = 34"
+    duplicate.submit_bulletin(session=db_session, player=ana, game=game,
+                              text="H7 ZA 22 + H7 ZAS 12 = 34", channel="web",
+                              received_at=clock.now())
+    db_session.commit()
+    frozen_clock.move_to(START + DAY)
+    assert lifecycle.run_due(now=clock.now()) == ["close:TA2:1", "correct:TA2:1"]
+
+    login_arbitre(client, db_session)
+    url = "/console/duplicate/TA2/tours/1/top"
+    console = client.get("/console/duplicate/TA2").get_data(as_text=True)
+    assert "Autre suite de deux mots" in console
+    for data, message in (
+        ({"ref": "H8 + H8", "word": "ZAS + ZA", "reason": "essai"},
+         "n&#39;est pas jouable avec le groupe 1 (ZAEIBCD)"),
+        ({"ref": "H7", "word": "ZA", "reason": "essai"}, "il faut deux mots"),
+        ({"ref": "H8 + H8", "word": "ZA + ZAS", "reason": " "}, "Indiquez le motif"),
+    ):
+        resp = client.post(url, data=data, follow_redirects=True)
+        assert message in resp.get_data(as_text=True), data
+    preview = client.post(url, data={"ref": "H8 + H8", "word": "ZA + ZAS",
+                                     "reason": "choix de l'arbitre"}).get_data(as_text=True)
+    assert "H7 + H7 ZA + ZAS (34)" in preview and "H8 + H8 ZA + ZAS (34)" in preview
+    assert _round(db_session, 1).top_overridden_by is None  # a preview stores nothing
+    assert console_post(client, url, data={"ref": "H8 + H8", "word": "ZA + ZAS",
+                                           "reason": "choix de l'arbitre"}).status_code == 302
+    r1 = _round(db_session, 1)
+    top = r1.top or {}
+    assert (top["first_group"], top["notation"], top["score"]) == (
+        1, "H8 ZA 22 + H8 ZAS 12 = 34", 22 + 12)
+    assert r1.top_overridden_by is not None
+    assert [(x["name"], x["score"]) for x in r1.results] == [("Ana", 34)]
+    from webapp.models import AuditLog
+
+    assert db_session.exec(select(AuditLog).where(
+        AuditLog.action == "duplicate.override_top")).first() is not None
+
+    frozen_clock.move_to(START + DAY + timedelta(hours=1))
+    assert lifecycle.run_due(now=clock.now()) == ["publish:TA2:1", "draw:TA2:2"]
+    from scoring.board import Board
+
+    r1 = _round(db_session, 1)
+    board = Board.from_cgp(r1.grid_after or "")
+    assert [board.cells[7 * 15 + c] for c in (6, 7, 8, 9)] == ["", "Z", "A", "S"]
+    r2 = _round(db_session, 2)
+    assert r2.grid_before == r1.grid_after
+    assert [g["rack"] for g in r2.draw["groups"]] == ["EIBCDAA", "EOUFGHA"]
+    top2 = r2.top or {}
+    assert (top2["notation"], top2["score"]) == ("10G AS 2 + 8H ZA 11 = 13", 2 + 11)
+    frozen_clock.move_to(START + 2 * DAY + timedelta(hours=1))
+    assert lifecycle.run_due(now=clock.now()) == ["close:TA2:2", "correct:TA2:2"]
+    frozen_clock.move_to(START + 2 * DAY + timedelta(hours=2))  # the 60 min review
+    assert lifecycle.run_due(now=clock.now()) == ["publish:TA2:2", "finish:TA2:2"]
+    db_session.expire_all()
+    g = db_session.exec(select(DuplicateGame).where(DuplicateGame.code == "TA2")).one()
+    assert duplicate.tactique_of(g.state_text).game.tops_total == 34 + 13
+
+
+def test_g14_g15_settings_on_the_console_form(
+    app: Flask, ctx: Flask, client: FlaskClient, db_session: Session, competition: Competition,
+    tmp_path: Path,
+) -> None:
+    """G14 (Tactique refill and rejection) and G15 (Complétif/Superjoker unused chosen
+    letters) are chosen on the creation form: the defaults of RULES §11 when left alone, the
+    alternatives when chosen, a value outside the list refused in French."""
+    _words(app, tmp_path)
+    login_arbitre(client, db_session)
+    page = client.get("/console/duplicate").get_data(as_text=True)
+    for name in ("tactique_refill", "tactique_rejection", "free_unused"):
+        assert f'name="{name}"' in page
+    base = {"title": "G", "competition_id": str(competition.id), "lang": "fr", "rounds": "3",
+            "rhythm": "hours", "hours": "24", "starts_at": "2026-05-10T13:00",
+            "timezone": "Europe/Bucharest", "solo_rule": "auto", "solo_points": "10",
+            "warning_conversion_from": "4", "review_minutes": "0", "seed": "5",
+            "lexicon": "za"}
+    created = {
+        "GD": {**base, "variant": "tactique"},
+        "GT": {**base, "variant": "tactique", "tactique_refill": "pooled",
+               "tactique_rejection": "both"},
+        "GC": {**base, "variant": "completif"},
+        "GS": {**base, "variant": "superjoker", "free_unused": "reliquat"},
+    }
+    for code, form in created.items():
+        assert client.post("/console/duplicate", data={**form, "code": code}).status_code == 302
+    bad = client.post("/console/duplicate", data={**base, "code": "GX", "variant": "superjoker",
+                                                  "free_unused": "poubelle"})
+    assert bad.status_code == 400
+    assert "Réglage free_unused : valeur &#39;poubelle&#39; refusée" in bad.get_data(
+        as_text=True)
+    db_session.expire_all()
+    got = {}
+    for code in created:
+        g = db_session.exec(select(DuplicateGame).where(DuplicateGame.code == code)).one()
+        vs = duplicate.variant_settings_of(g)
+        got[code] = (vs.tactique_refill, vs.tactique_rejection, vs.free_unused)
+    assert got == {"GD": ("per_group", "group", "stock"), "GT": ("pooled", "both", "stock"),
+                   "GC": ("per_group", "group", "stock"),
+                   "GS": ("per_group", "group", "reliquat")}
+
+
+@pytest.mark.parametrize("free_unused", ["stock", "reliquat"])
+def test_superjoker_override_names_an_unused_letter(
+    app: Flask, ctx: Flask, client: FlaskClient, db_session: Session, competition: Competition,
+    make_player: Callable[..., Player], frozen_clock: Any, tmp_path: Path, free_unused: str,
+) -> None:
+    """G15 on the server: the arbitre retains « H7 ZA +AD » in a Superjoker (draw ZEIBC, 5
+    letters): ZA = (10 + 1) × 2 = 22 places the chosen A, not the D. Default (``stock``):
+    the D is no choice, it stays in the stock; round 2's reliquat is ZEIBC less Z = EIBC,
+    completed with one A (the bag's next letter) to 5: EIBCA. ``reliquat``: the D leaves the
+    stock and stays on the rack: EIBC + D = 5 letters, nothing new drawn."""
+    _words(app, tmp_path)
+    make_player("Ana", "ana@example.ro")
+    game = duplicate.create_game(
+        session=db_session, competition=competition, title="SJ", code="SJ9",
+        settings=VariantSettings(variant="superjoker", free_unused=free_unused,  # type: ignore[arg-type]
+                                 duplicate=DuplicateSettings(lang="fr", rounds=2)),
+        rhythm={"kind": "hours", "hours": 24}, starts_at=START, lexicon_name="za",
+        bag_order=_bag("ZEIBC" + "AAA"), variant="superjoker", review_minutes=60)
+    db_session.commit()
+    frozen_clock.move_to(START)
+    assert lifecycle.run_due(now=clock.now()) == ["draw:SJ9:1"]
+    rnd = _round(db_session, 1)
+    assert rnd.draw["rack"] == "ZEIBC"
+    top = duplicate.override_top(session=db_session, game=game, rnd=rnd, ref="H7",
+                                 word="ZA +AD", actor="juge", reason="essai G15")
+    db_session.commit()
+    assert (top["word"], top["score"], top["chosen"]) == (
+        "ZA", 22, "AD" if free_unused == "reliquat" else "A")
+    frozen_clock.move_to(START + DAY + timedelta(hours=1))
+    assert lifecycle.run_due(now=clock.now()) == [
+        "close:SJ9:1", "correct:SJ9:1", "publish:SJ9:1", "draw:SJ9:2"]
+    r2 = _round(db_session, 2)
+    d_left = r2.draw["stock"].count("D")
+    if free_unused == "reliquat":
+        assert (r2.draw["reliquat"], r2.draw["new"], r2.draw["rack"]) == ("EIBCD", "", "EIBCD")
+        assert d_left == 3 - 1  # French set: 3 D, one kept on the rack
+    else:
+        assert (r2.draw["reliquat"], r2.draw["new"], r2.draw["rack"]) == ("EIBC", "A", "EIBCA")
+        assert d_left == 3

@@ -156,6 +156,53 @@ def create_game(
     return game
 
 
+def create_round_robin(
+    *, session: Session, competition: Competition, players: list[Player], row: str,
+    starts_at: datetime, code_prefix: str = "", lang: str = "fr",
+    lexicon_name: str = "default", move_hours: int = 72, reminder_hours: int = 24,
+    grace_hours: int = 24, actor: str = audit.SYSTEM,
+) -> list[CorrespondenceGame]:
+    """A whole series in one step (RULES §8.1: the row « is shared by a series of games »;
+    pairings: a round robin within the group): every pair of ``players`` meets once, on
+    the same row, each game started at ``starts_at`` (correspondence games of a series run
+    side by side); the pairings and colours of ``puzzles.correspondence.round_robin`` (each
+    player RED in half of his games, ± 1), in the order the players are given. Codes
+    ``{prefix}-{round}-{board}`` (the prefix defaults to ``SERIE{competition id}``),
+    titles « Tour r : ROUGE – BLEU ». Nothing is created when anything is refused (a player
+    twice or not registered, a pair that already has a game in this series, the row)."""
+    if len({p.id for p in players}) != len(players):
+        raise CorrespondenceError("Un joueur est choisi deux fois.")
+    if len(players) < 2:
+        raise CorrespondenceError("Choisissez au moins deux joueurs pour le tournoi "
+                                  "toutes rondes.")
+    by_key = {str(p.id): p for p in players}
+    existing = {frozenset((g.red_id, g.blue_id)) for g in session.exec(
+        select(CorrespondenceGame).where(
+            CorrespondenceGame.competition_id == competition.id)).all()}
+    rounds = engine().round_robin([str(p.id) for p in players])
+    for pairs in rounds:
+        for red_key, blue_key in pairs:
+            red, blue = by_key[red_key], by_key[blue_key]
+            if frozenset((red.id, blue.id)) in existing:
+                raise CorrespondenceError(f"{red.name} et {blue.name} ont déjà une partie dans "
+                                          f"la série « {competition.name} ».")
+    prefix = (code_prefix or f"SERIE{competition.id}").strip()
+    games: list[CorrespondenceGame] = []
+    for number, pairs in enumerate(rounds, 1):
+        for board, (red_key, blue_key) in enumerate(pairs, 1):
+            red, blue = by_key[red_key], by_key[blue_key]
+            games.append(create_game(
+                session=session, competition=competition, red=red, blue=blue, row=row,
+                starts_at=starts_at, title=f"Tour {number} : {red.name} – {blue.name}",
+                code=f"{prefix}-{number}-{board}", lang=lang, lexicon_name=lexicon_name,
+                move_hours=move_hours, reminder_hours=reminder_hours,
+                grace_hours=grace_hours, actor=actor))
+    audit.record(session=session, actor=actor, action="correspondence.round_robin",
+                 target=str(competition.id), players=[p.id for p in players],
+                 games=[g.code for g in games], row=games[0].row if games else row)
+    return games
+
+
 # --- moves -----------------------------------------------------------------------------------
 
 

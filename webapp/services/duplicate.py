@@ -1011,7 +1011,8 @@ def publish_round(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, 
         state = eng.GameState.from_text(rnd.state_before)
         if is_free(game):
             state = variants().apply_variant_top(state, rnd.draw["rack"],
-                                                 variant_top_of(rnd.top))
+                                                 variant_top_of(rnd.top),
+                                                 variant_settings_of(game))
         else:
             state = eng.apply_top(state, draw_of(rnd.draw), top_of(rnd.top))
         game.state_text = state.to_text()
@@ -1124,8 +1125,8 @@ def override_top(*, session: Session, game: DuplicateGame, rnd: DuplicateRound, 
         raise DuplicateError("Les résultats de ce tour sont publiés : son top ne peut plus "
                              "changer.")
     if game.variant == "tactique":
-        raise DuplicateError("Tactique : le choix d'une autre suite de deux mots par "
-                             "l'arbitre n'est pas encore possible depuis la console.")
+        return _choose_sequence(session=session, game=game, rnd=rnd, ref=ref, word=word,
+                                actor=actor, reason=reason)
     if game.variant == SUPERSCRABBLE:
         return _choose_scrabble(session=session, game=game, rnd=rnd, ref=ref, word=word,
                                 actor=actor, reason=reason)
@@ -1143,13 +1144,61 @@ def override_top(*, session: Session, game: DuplicateGame, rnd: DuplicateRound, 
 
         base = rack[:len(rack) - len(letters["chosen"])]
         used = "".join(sorted((Counter(move.letters) - Counter(base)).elements()))
-        letters = {"chosen": used, "swapped": letters["swapped"] if used else ""}
+        # G15: a named letter the move does not place returns to the stock (it is no
+        # choice), unless the game keeps it on the rack (free_unused="reliquat")
+        kept = letters["chosen"] if variant_settings_of(game).free_unused == "reliquat" \
+            else used
+        letters = {"chosen": kept, "swapped": letters["swapped"] if used else ""}
     else:
         move = legal_move(state, rnd.draw["rack"], config, ref, word)
     old = rnd.top
     assert old is not None
     rnd.top = {**move_dict(move), "ties": [], **letters,
                "reason": f"Top choisi par l'arbitre ({actor}) : {reason.strip()}"}
+    rnd.top_overridden_by = actor
+    if rnd.status == RoundStatus.CORRECTED:
+        rnd.results = compute_results(session, game, rnd)
+    session.add(rnd)
+    schedule_changed(session)
+    audit.record(session=session, actor=actor, action="duplicate.override_top",
+                 target=game.code, round=rnd.number, old=old, new=rnd.top,
+                 reason=reason.strip())
+    return rnd.top
+
+
+def tactique_text_of(ref: str, word: str) -> str:
+    """The arbitre's Tactique sequence from the console's two fields: ``ref`` « H4 + 8C »
+    and ``word`` « RESTAIT + MOTS » (paired in order), or the whole sequence in either
+    field (« H4 RESTAIT + 8C MOTS »)."""
+    m = re.match(r"\s*(groupe\s*[12]|g[12])\s*:?\s*", ref, re.IGNORECASE)
+    lead = f"groupe {m.group(1)[-1]} : " if m else ""
+    rest = ref[m.end():] if m else ref
+    refs = [r.strip() for r in rest.split("+")]
+    words = [w.strip() for w in word.split("+")]
+    if len(refs) == len(words) == 2 and all(len(x.split()) == 1 for x in refs + words):
+        return f"{lead}{refs[0]} {words[0]} + {refs[1]} {words[1]}"
+    return f"{lead}{rest.strip()} {word.strip()}".strip()
+
+
+def _choose_sequence(*, session: Session, game: DuplicateGame, rnd: DuplicateRound, ref: str,
+                     word: str, actor: str, reason: str) -> dict[str, Any]:
+    """Tactique (RULES §9.1): the arbitre retains another legal two-word sequence of the
+    round (``puzzles.variants.tactique_sequence``: the first word legal with one group, the
+    second, on the grid it leaves, with the other; the order allowed by the game). The
+    bulletins are corrected again when the round is; its publication places both words
+    and the game goes on from that grid, each group keeping its unused letters."""
+    if not reason.strip():
+        raise DuplicateError("Indiquez le motif du changement de top.")
+    ts = tactique_of(rnd.state_before)
+    try:
+        top = variants().tactique_sequence(ts.game.board, tuple(ts.reliquats),
+                                           tactique_text_of(ref, word), config_of(game),
+                                           variant_settings_of(game))
+    except ValueError as exc:
+        raise DuplicateError(str(exc)) from None
+    old = rnd.top
+    rnd.top = {**tactique_top_dict(top),
+               "reason": f"Suite choisie par l'arbitre ({actor}) : {reason.strip()}"}
     rnd.top_overridden_by = actor
     if rnd.status == RoundStatus.CORRECTED:
         rnd.results = compute_results(session, game, rnd)

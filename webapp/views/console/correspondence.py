@@ -1,5 +1,6 @@
 """The two-player correspondence game in the console (``webapp.services.correspondence``):
-``/console/correspondance`` — the games and a new one."""
+``/console/correspondance`` — the games and a new one; ``POST /console/correspondance/serie``
+— a series' whole round robin in one step (``create_round_robin``)."""
 
 from __future__ import annotations
 
@@ -44,11 +45,46 @@ def index() -> ResponseReturnValue:
         else:
             flash(f"Partie par correspondance {code} créée : ROUGE joue.", "success")
             return redirect(url_for("correspondence.game_page", code=code))
+    return _console_page(form, error)
+
+
+def _console_page(form: Any, error: str | None = None,
+                  series_error: str | None = None) -> ResponseReturnValue:
     with _session() as s:
         listing = correspondence_pages.console_list(s)
     return render_template("correspondence/console.html", competitions=listing.competitions,
                            players=listing.players, games=listing.games, form=form,
-                           error=error), (400 if error else 200)
+                           error=error, series_error=series_error), (
+        400 if error or series_error else 200)
+
+
+@bp.route("/correspondance/serie", methods=["POST"])
+def round_robin() -> ResponseReturnValue:
+    """Every game of a series' round robin created at once (RED/BLUE balanced), all started
+    now on the same row; then the series page."""
+    form = request.form
+    try:
+        with session_scope() as s:
+            comp = s.get(Competition, _int(form, "series_competition_id"))
+            if comp is None:
+                raise correspondence.CorrespondenceError("Choisissez la série.")
+            chosen = [s.get(Player, _int({"id": v}, "id")) for v in
+                      form.getlist("player_ids")]
+            players = [p for p in chosen if p is not None]
+            games = correspondence.create_round_robin(
+                session=s, competition=comp, players=players,
+                row=form.get("series_row", ""), starts_at=clock.now(),
+                code_prefix=form.get("code_prefix", "").strip(),
+                lexicon_name=form.get("series_lexicon", "default").strip() or "default",
+                move_hours=_int(form, "series_move_hours", 72),
+                reminder_hours=_int(form, "series_reminder_hours", 24),
+                grace_hours=_int(form, "series_grace_hours", 24), actor=_actor())
+            comp_id, count = comp.id, len(games)
+    except correspondence.CorrespondenceError as exc:
+        return _console_page(form, series_error=str(exc))
+    flash(f"Série : {count} parties créées (toutes rondes) ; dans chacune, ROUGE joue.",
+          "success")
+    return redirect(url_for("correspondence.series", competition_id=comp_id))
 
 
 def _int(form: Any, name: str, default: int = 0) -> int:
