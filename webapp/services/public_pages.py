@@ -10,14 +10,22 @@ the arbitre's only (``arbitre=True``); results follow :data:`rankings.RESULTS_ST
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from sqlmodel import Session, col, select
 
 from puzzles.problem import Problem as PuzzleProblem
-from webapp.models import Competition, Problem, ProblemStatus, Ranking, Stage, Submission
+from webapp.models import (
+    Competition,
+    Player,
+    Problem,
+    ProblemStatus,
+    Ranking,
+    Stage,
+    Submission,
+)
 from webapp.services import calendar, clock, people, rankings, reports, rounds
 from webapp.services import problems as problems_service
 from webapp.services.standings import Standings, championship_standings
@@ -225,3 +233,35 @@ def standings_page(session: Session, slug: str, *, final_only: bool) -> Standing
     if comp is None:
         return None
     return championship_standings(session, comp, final_only=final_only)
+
+
+@dataclass(frozen=True)
+class CategoryStandings:
+    """The championship standings seen through a série (category): ``standings`` keeps the
+    lines of that série's players only, in the same order, each with its ``places`` rank
+    within the série (one more than the number of them placed strictly ahead, so players
+    *ex æquo* share one); ``categories`` are the séries of every ranked player (the filter's
+    choices). Without a série, everything is as computed and ``places`` is empty."""
+
+    standings: Standings
+    categories: list[str]
+    category: str
+    places: dict[int, int] = field(default_factory=dict)
+
+
+def category_standings(session: Session, table: Standings, category: str) -> CategoryStandings:
+    """The standings of one série: the championship values are those of the whole field
+    (each problem's points or percentage as ranked among everyone), the ranks are counted
+    among the série's players."""
+    ids = [line.row.player_id for line in table.lines]
+    series = dict(session.exec(select(Player.id, Player.category)
+                               .where(col(Player.id).in_(ids))).all()) if ids else {}
+    categories = sorted({c for c in series.values() if c})
+    if not category:
+        return CategoryStandings(table, categories, "")
+    lines = [line for line in table.lines if series.get(line.row.player_id) == category]
+    places: dict[int, int] = {}
+    for i, line in enumerate(lines):  # in place order: a tie keeps the first one's rank
+        tied = i > 0 and line.row.place == lines[i - 1].row.place
+        places[line.row.player_id] = (places[lines[i - 1].row.player_id] if tied else i + 1)
+    return CategoryStandings(replace(table, lines=tuple(lines)), categories, category, places)

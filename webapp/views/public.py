@@ -286,13 +286,21 @@ def standings_cell(value: Any, *, played: bool, counted: bool, decimals: bool) -
 
 @bp.route("/competitions/<slug>/classement")
 def standings(slug: str) -> str:
-    table = _standings_of(slug)
-    places = [line.row.place for line in table.lines]
-    shared = {p for p in places if places.count(p) > 1}
+    category = " ".join(request.args.get("serie", "").split())
+    whole = _standings_of(slug)
+    with read_session() as s:
+        view = public_pages.category_standings(s, whole, category)
+    table = view.standings
+    # a série's ranks are counted among its players (view.places); else the field's
+    ranks = {line.row.player_id: view.places.get(line.row.player_id, line.row.place)
+             for line in table.lines}
+    counts = list(ranks.values())
+    shared = {r for r in counts if counts.count(r) > 1}
     me = current_player()
     return render_template(
         "public/standings.html", competition=table.competition, standings=table,
-        shared=shared, me_id=me.id if me is not None else None,
+        shared=shared, me_id=me.id if me is not None else None, ranks=ranks,
+        categories=view.categories, category=view.category,
         final_only=request.args.get("definitif") == "1",
         decimals=table.rule == "sum_percent", format_value=format_value, cell=standings_cell,
     )
