@@ -157,7 +157,8 @@ def test_live_windows_are_the_rules_times(
 
 
 def test_the_page_shows_the_window_in_progress_with_its_countdown(
-    ctx: Flask, client: FlaskClient, db_session: Session, live: Problem, frozen_clock: Any,
+    ctx: Flask, client: FlaskClient, db_session: Session, live: Problem,
+    make_player: Callable[..., Player], frozen_clock: Any,
 ) -> None:
     frozen_clock.move_to(PUBLISH)
     assert lifecycle.run_due(now=clock.now()) == ["publish:LIV1"]
@@ -179,6 +180,12 @@ def test_the_page_shows_the_window_in_progress_with_its_countdown(
     assert 'data-countdown="2026-05-10T11:48:00Z"' in box
     assert "Il reste 00 h 07 min" in box  # 11:48 − 11:41
     assert "10/05/2026 à 14:48" in box  # local time of the end (UTC+03:00)
+    # the sending form shows the same box
+    from tests.web.test_pages import login_player
+
+    login_player(client, make_player("Ana", "ana@example.ro"))
+    form = client.get("/joueur/problemes/LIV1/envoyer").get_data(as_text=True)
+    assert "Coup 5 en cours (8 min) :" in form and 'data-countdown="2026-05-10T11:48:00Z"' in form
     # move 14 (12:40 → 12:44, 4 min), then nothing once the deadline is past
     frozen_clock.move_to(ANNOUNCED[13])
     box = _live_box(client)

@@ -88,6 +88,9 @@ def test_live_tactique_rounds_last_six_minutes_and_follow_each_other(
     page = client.get("/duplicate/TL1").get_data(as_text=True)
     assert ("Duplicate Tactique en direct · TL1 · en direct : 6 min par tour, le tirage "
             "suivant dès les résultats") in page
+    # the round's countdown reloads the page when it ends; « Une minute ! » in its last one
+    assert 'data-countdown="2026-05-10T10:06:00Z" data-reload="3000"' in page
+    assert 'data-one-minute="2026-05-10T10:06:00Z" hidden>Une minute !' in page
 
     # Ana's billet 10 s before the close counts
     duplicate.submit_bulletin(session=db_session, player=ana, game=g,

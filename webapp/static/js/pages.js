@@ -50,10 +50,12 @@
         if (left <= 0) {
           el.textContent = T.over;
           el.classList.add("over");
-          // a live Anticipation's window: the next one is on the server's page
+          // a live window (Anticipation move, Duplicate round): the next one is on the
+          // server's page (data-reload: the wait in ms, 1500 when empty)
           if (el.hasAttribute("data-reload") && !el.getAttribute("data-reloading")) {
             el.setAttribute("data-reloading", "1");
-            setTimeout(function () { window.location.reload(); }, 1500);
+            var wait = parseInt(el.getAttribute("data-reload"), 10) || 1500;
+            setTimeout(function () { window.location.reload(); }, wait);
           }
           return;
         }
