@@ -1085,11 +1085,11 @@ def tactique_sequence(
     body = text.strip()
     named: int | None = None
     low = body.lower()
-    for prefix in ("groupe ", "g"):
-        if low.startswith(prefix) and low[len(prefix):len(prefix) + 1] in ("1", "2"):
-            named = int(low[len(prefix)]) - 1
-            body = body[len(prefix) + 1:].lstrip(" :")
-            break
+    # « groupe 2 : » only (a bare « G2 » is a reference: row G, column 2)
+    prefix = "groupe "
+    if low.startswith(prefix) and low[len(prefix):len(prefix) + 1] in ("1", "2"):
+        named = int(low[len(prefix)]) - 1
+        body = body[len(prefix) + 1:].lstrip(" :")
     body = body.split("=", 1)[0]
     parts: list[tuple[str, str]] = []
     for chunk in body.split("+"):

@@ -677,3 +677,20 @@ def test_tactique_sequence_chosen_by_the_arbitre() -> None:
     # nor ZAS, so « H7 ZA » = 22 is a whole sequence
     alone = tactique_sequence(Board(), ("ZABCDFG", "BCDFGHJ"), "H7 ZA", cfg, vs)
     assert (alone.first_group, alone.score, alone.second) == (1, 22, None)
+
+
+def test_tactique_sequence_names_the_group_played_first() -> None:
+    """Both groups hold Z, A and S: « H8 ZA + H8 ZAS » is legal in either order, read group
+    1 first; « groupe 2 : » makes group 2 play ZA and group 1 the S. Same grid, same 34
+    (22 + 12), but each group keeps other letters: (SBCDF, ZABCDG) against (ZABCDF, SBCDG)."""
+    from puzzles.variants import tactique_sequence
+
+    cfg = cfg_of("ZA", "ZAS")
+    vs = VariantSettings(variant="tactique")
+    groups = ("ZASBCDF", "ZASBCDG")
+    start = TactiqueState(GameState(Board().to_cgp(), ()), groups)
+    one = tactique_sequence(Board(), groups, "H8 ZA + H8 ZAS", cfg, vs)
+    two = tactique_sequence(Board(), groups, "groupe 2 : H8 ZA + H8 ZAS", cfg, vs)
+    assert (one.first_group, one.score, two.first_group, two.score) == (1, 34, 2, 34)
+    assert apply_tactique_top(start, one).reliquats == ("SBCDF", "ZABCDG")
+    assert apply_tactique_top(start, two).reliquats == ("ZABCDF", "SBCDG")

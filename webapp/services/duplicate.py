@@ -1170,7 +1170,7 @@ def tactique_text_of(ref: str, word: str) -> str:
     """The arbitre's Tactique sequence from the console's two fields: ``ref`` « H4 + 8C »
     and ``word`` « RESTAIT + MOTS » (paired in order), or the whole sequence in either
     field (« H4 RESTAIT + 8C MOTS »)."""
-    m = re.match(r"\s*(groupe\s*[12]|g[12])\s*:?\s*", ref, re.IGNORECASE)
+    m = re.match(r"\s*(groupe\s*[12])\s*:?\s*", ref, re.IGNORECASE)
     lead = f"groupe {m.group(1)[-1]} : " if m else ""
     rest = ref[m.end():] if m else ref
     refs = [r.strip() for r in rest.split("+")]
