@@ -201,3 +201,180 @@ def test_a_rerun_that_empties_the_ranking_withdraws_it(
     assert rankings.current_ranking(db_session, prob) is None
     assert rankings.published_ranking(db_session, prob) is None
     assert db_session.get(Ranking, published.id).superseded_at == clock.now()  # type: ignore[union-attr]
+
+
+# --- d. « Clore maintenant » ------------------------------------------------------------------
+
+
+def test_close_now_moves_the_deadline_and_is_audited(
+    ctx, db_session: Session, make_player, make_problem, frozen_clock
+) -> None:
+    from webapp.models import AuditLog
+
+    ana = make_player("Ana", "ana@example.ro")
+    bob = make_player("Bob", "bob@example.fr")
+    prob = make_problem(code="P1", deadline=timedelta(days=5))
+    _submit(db_session, ana, prob, FULL, clock.now())
+    db_session.commit()
+    frozen_clock.shift(timedelta(hours=2))
+    before = lifecycle.close_now_preview(session=db_session, problem=prob)
+    # 2 registered, Ana sent a sheet: Bob is the one who can no longer send his
+    assert (before.registered, before.senders, before.without) == (2, 1, 1)
+    assert before.deadline == prob.deadline_at
+    with pytest.raises(ValueError, match="Indiquez le motif"):
+        lifecycle.close_now(session=db_session, problem=prob, actor="juge", reason=" ",
+                            now=clock.now())
+    announced = prob.deadline_at
+    lifecycle.close_now(session=db_session, problem=prob, actor="juge",
+                        reason="énoncé divulgué sur un forum", now=clock.now())
+    db_session.commit()
+    db_session.expire_all()
+    prob = db_session.get(type(prob), prob.id)
+    assert prob is not None
+    assert (prob.status, prob.closed_at, prob.deadline_at) == (
+        ProblemStatus.CLOSED, clock.now(), clock.now())
+    entry = db_session.exec(select(AuditLog).where(
+        AuditLog.action == "problem.close_early")).one()
+    assert (entry.actor, entry.target, entry.details["reason"]) == (
+        "juge", "P1", "énoncé divulgué sur un forum")
+    assert entry.details["deadline_announced"] == announced.isoformat()
+    steps = [(st.label, st.by, st.detail)
+             for st in lifecycle.steps_done(session=db_session, problem=prob)]
+    assert ("Clos avant l'échéance", "arbitre juge", "motif : énoncé divulgué sur un forum") \
+        in steps
+    # Bob's sheet now arrives after the (new) deadline: it is late
+    bob_sheet = _submit(db_session, bob, prob, FULL, clock.now() + timedelta(seconds=1))
+    assert bob_sheet.late is True
+    db_session.commit()
+    # and the scheduler goes on from there (verification, provisional ranking)
+    assert lifecycle.run_due(now=clock.now()) == ["verify:P1", "provisional:P1"]
+    with pytest.raises(ValueError, match="Seul un problème ouvert"):
+        lifecycle.close_now(session=db_session, problem=prob, actor="juge", reason="encore",
+                            now=clock.now())
+
+
+# --- e. editing a player ------------------------------------------------------------------
+
+
+def test_the_arbitre_edits_a_player_and_sees_his_competitions_and_address(
+    ctx, db_session: Session, competition, make_player, make_problem, frozen_clock
+) -> None:
+    from webapp.models import AuditLog
+    from webapp.services import players, problems
+
+    ana = make_player("Ana", "ana@example.ro")
+    bob = make_player("Bob", "bob@example.fr")
+    other = problems.create_competition(session=db_session, slug="open26", name="Open 2026")
+    other.open_registration = True
+    db_session.commit()
+    prob = make_problem(code="P1")
+    _submit(db_session, ana, prob, FULL, clock.now())
+    db_session.commit()
+
+    values = {"name": "  Ana   Popescu ", "email": "Ana.Popescu@Example.RO", "club": "Iași",
+              "licence": "RO-123", "category": "A", "country": "Roumanie", "locale": "ro"}
+    with pytest.raises(players.PlayerRefused) as refused:
+        players.update_player(session=db_session, player=ana, actor="juge",
+                              values={**values, "email": "bob@example.fr", "name": "",
+                                      "locale": "de"})
+    assert refused.value.errors == [
+        "Le nom est obligatoire.",
+        "Langue inconnue : « de » (français fr ou roumain ro).",
+        "L'adresse « bob@example.fr » est déjà celle de Bob.",
+    ]
+    changed = players.update_player(session=db_session, player=ana, values=values,
+                                    actor="juge")
+    db_session.commit()
+    assert changed == {"name": ("Ana", "Ana Popescu"),
+                       "email": ("ana@example.ro", "ana.popescu@example.ro"),
+                       "club": ("", "Iași"), "licence": ("", "RO-123"), "category": ("", "A"),
+                       "country": ("", "Roumanie"), "locale": ("", "ro")}
+    entry = db_session.exec(select(AuditLog).where(AuditLog.action == "player.profile")).one()
+    assert (entry.target, entry.details["before"]["name"], entry.details["after"]["locale"]) \
+        == (str(ana.id), "Ana", "ro")
+    # the same values again change nothing and write no audit entry
+    assert players.update_player(session=db_session, player=ana, values=values,
+                                 actor="juge") == {}
+    assert len(db_session.exec(select(AuditLog).where(
+        AuditLog.action == "player.profile")).all()) == 1
+
+    view = players.player_console(db_session, ana)
+    # the token-based address does not change with the e-mail
+    assert view.submission_address == f"feuilles+{ana.token}@arbitre.test"
+    assert [(c.competition.name, c.registered, c.problems_sent) for c in view.competitions] \
+        == [("Championnat par correspondance 2026", True, 1)]
+    assert [c.competition.slug for c in players.player_console(db_session, bob).competitions] \
+        == ["cn2026"]
+
+
+# --- f. the final ranking previewed --------------------------------------------------------
+
+
+def test_final_preview_warns_while_appeals_are_open(
+    ctx, db_session: Session, make_player, make_problem, frozen_clock
+) -> None:
+    from webapp.services import appeals, rankings
+    from webapp.models import Submission, Verification
+    from sqlmodel import col
+
+    ana = make_player("Ana", "ana@example.ro")
+    bob = make_player("Bob", "bob@example.fr")
+    prob = make_problem(code="P1", deadline=timedelta(hours=1), appeal_days=7)
+    _submit(db_session, ana, prob, FULL, clock.now())
+    _submit(db_session, bob, prob, FIRST_ONLY, clock.now() + timedelta(minutes=1))
+    db_session.commit()
+    frozen_clock.shift(timedelta(hours=1))
+    lifecycle.run_due(now=clock.now())  # closed, verified, provisional: appeals for 7 days
+    db_session.expire_all()
+    prob = db_session.get(type(prob), prob.id)
+    assert prob is not None and prob.status == ProblemStatus.PROVISIONAL
+    bob_v = db_session.exec(select(Verification).join(
+        Submission, col(Submission.id) == col(Verification.submission_id)).where(
+        Submission.player_id == bob.id)).one()
+    appeals.file_appeal(session=db_session, player=bob, verification=bob_v,
+                        text="Mon second coup manque.")
+    db_session.commit()
+    preview = rankings.final_preview(db_session, prob, now=clock.now(),
+                                     open_appeals=lifecycle.open_appeals(db_session, prob))
+    # the rows as they would be published: Ana 166 then Bob 82, nothing changed since the
+    # provisional ranking
+    assert [(r["rank"], r["name"], r["score"]) for r in preview.rows] == [
+        (1, "Ana", 166), (2, "Bob", 82)]
+    assert preview.changes == []
+    assert (preview.open_appeals, preview.window_open, preview.warning) == (1, True, True)
+    assert preview.appeals_until == clock.now() + timedelta(days=7)
+    assert preview.digest == rankings.rows_digest(preview.rows)
+    # a ruling excluding Bob's sheet, re-run: the preview shows Bob leaving the ranking
+    verification.add_ruling(session=db_session, problem=prob, kind=RulingKind.EXCLUDE_SHEET,
+                            submission=db_session.get(Submission, bob_v.submission_id),
+                            actor="juge", comment="copie")
+    db_session.commit()
+    moved = rankings.final_preview(db_session, prob, now=clock.now(), open_appeals=0)
+    assert moved.changes == [{"name": "Bob", "old_rank": 2, "new_rank": None,
+                              "old_score": 82, "new_score": None}]
+    assert moved.digest != preview.digest
+    # once the window is over and no appeal waits, no warning
+    frozen_clock.shift(timedelta(days=7))
+    calm = rankings.final_preview(db_session, prob, now=clock.now(), open_appeals=0)
+    assert (calm.window_open, calm.warning) == (False, False)
+
+
+# --- c. the ranking rule in words ----------------------------------------------------------
+
+
+def test_the_ranking_rule_in_words(ctx, make_problem) -> None:
+    from webapp.services import rankings
+
+    prob = make_problem(code="P1")
+    assert rankings.rule_sentences(prob) == [
+        "Classement par total corrigé ; à égalité, la feuille reçue la première passe devant.",
+        "Les pourcentages se calculent sur le meilleur résultat reçu.",
+    ]
+    prob.reference_score = 1450
+    serie = make_problem(code="P2", game="serie_maximaux")
+    assert rankings.rule_sentences(prob)[1] == (
+        "Les pourcentages se calculent sur la solution de référence (1450).")
+    assert rankings.rule_sentences(serie)[0] == (
+        "Classement par les scores corrigés coup par coup, comparés dans l'ordre (le premier "
+        "coup d'abord, puis le deuxième…) ; à égalité, le moins de points de pénalité, puis la "
+        "feuille reçue la première passe devant.")

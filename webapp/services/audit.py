@@ -52,6 +52,7 @@ ACTIONS: dict[str, Any] = {
     "players.import": _l("Joueurs importés"),
     "problem.announce": _l("Manche annoncée"),
     "problem.close": _l("Problème clos"),
+    "problem.close_early": _l("Problème clos avant l'échéance"),
     "problem.create": _l("Problème créé"),
     "problem.finalise": _l("Classement définitif publié"),
     "problem.provisional": _l("Classement provisoire publié"),

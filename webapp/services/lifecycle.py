@@ -159,6 +159,44 @@ def close(s: Session, p: Problem, now: datetime) -> str:
     return "close"
 
 
+@dataclass(frozen=True)
+class CloseNow:
+    """What closing a problem now means, for the arbitre's confirmation page."""
+
+    deadline: datetime  # the announced deadline, still ahead
+    registered: int  # players who may send a sheet
+    senders: int  # players who sent one
+    without: int  # registered players without a sheet: they can no longer send one
+
+
+def close_now_preview(*, session: Session, problem: Problem) -> CloseNow:
+    """The facts the arbitre confirms before :func:`close_now`."""
+    senders = set(session.exec(
+        select(Submission.player_id).where(Submission.problem_id == problem.id)).all())
+    registered = {pl.id for pl in problems.registered_players(session=session, problem=problem)}
+    return CloseNow(deadline=problem.deadline_at, registered=len(registered),
+                    senders=len(senders), without=len(registered - senders))
+
+
+def close_now(*, session: Session, problem: Problem, actor: str, reason: str,
+              now: datetime) -> None:
+    """Close an open problem before its deadline (the console's « Clore maintenant »): the
+    deadline becomes ``now`` (a sheet received afterwards is late, the reminders and the
+    announcements stop), the problem is closed, and the audit log keeps who, why and the
+    deadline first announced (``problem.close_early``). French ``ValueError`` otherwise."""
+    if problem.status != ProblemStatus.OPEN:
+        raise ValueError("Seul un problème ouvert peut être clos.")
+    if not reason.strip():
+        raise ValueError("Indiquez le motif de la clôture anticipée (il figure au journal).")
+    announced = problem.deadline_at
+    if now < _aware(announced):
+        problem.deadline_at = now
+    close(session, problem, now)
+    audit.record(session=session, actor=actor, action="problem.close_early",
+                 target=problem.code, reason=reason.strip(),
+                 deadline_announced=_aware(announced).isoformat(), at=now.isoformat())
+
+
 def verify(s: Session, p: Problem, now: datetime) -> str:
     verification.verify_problem(session=s, problem=p, actor=audit.SYSTEM)
     p.status = ProblemStatus.VERIFIED
@@ -259,6 +297,7 @@ STEP_LABELS = {
     "problem.remind": "Rappel envoyé",
     "problem.announce": "Tirage annoncé",
     "problem.close": "Clos",
+    "problem.close_early": "Clos avant l'échéance",
     "problem.verify": "Feuilles vérifiées",
     "problem.provisional": "Classement provisoire publié",
     "problem.finalise": "Classement définitif publié",
@@ -297,6 +336,8 @@ def steps_done(*, session: Session, problem: Problem) -> list[StepDone]:
             detail = f"J-{d.get('days')} : {_mails(int(d.get('mails', 0)))}"
         elif e.action == "problem.announce":
             detail = _mails(int(d.get("mails", 0)))
+        elif e.action == "problem.close_early":
+            detail = f"motif : {d.get('reason', '')}"
         elif e.action == "ranking.withheld":
             detail = rankings.empty_reason(int(d.get("sheets", 0)))
         out.append(StepDone(label=STEP_LABELS[e.action], at=e.at, by=by, detail=detail))

@@ -11,15 +11,15 @@ from __future__ import annotations
 import csv
 import io
 import secrets
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
 import sqlalchemy as sa
 from sqlmodel import Session, col, func, select
 
-from webapp.models import Competition, Player
-from webapp.services import addresses, audit, problems
+from webapp.models import Competition, Player, Problem, Registration, Submission
+from webapp.services import addresses, audit, notify, problems
 
 _HEADERS = {
     "name": ("nom", "name", "joueur", "nom complet"),
@@ -191,6 +191,103 @@ def _read(text: str, report: ImportReport) -> list[Row]:
     except csv.Error as exc:
         report.errors.append((reader.line_num, f"ligne CSV illisible ({exc})."))
     return rows
+
+
+# --- the arbitre's page of one player --------------------------------------------------------
+
+#: what the arbitre edits on a player's console page: what each field is called in a
+#: message, and its longest length
+EDITABLE = {"name": ("le nom", 200), "email": ("l'adresse électronique", 254),
+            "club": ("le club", 120), "licence": ("le numéro de licence", 40),
+            "category": ("la série", 20), "country": ("le pays", 60),
+            "locale": ("la langue", 2)}
+#: the languages a player may read ("": the visitor's, French by default)
+LOCALES = ("", "fr", "ro")
+
+
+class PlayerRefused(ValueError):
+    """The form cannot be stored: every French reason in ``errors``."""
+
+    def __init__(self, errors: list[str]) -> None:
+        super().__init__(" ".join(errors))
+        self.errors = errors
+
+
+def update_player(*, session: Session, player: Player, values: Mapping[str, str],
+                  actor: str) -> dict[str, tuple[str, str]]:
+    """Check and store the arbitre's edit of ``player`` (every key of :data:`EDITABLE`;
+    spaces collapsed, the address checked and unique); returns the changed fields (before,
+    after), audited as ``player.profile``. :class:`PlayerRefused` lists what is wrong and
+    nothing is stored. The personal submission address does not change (it is the token's)."""
+    new = {k: " ".join((values.get(k) or "").split()) for k in EDITABLE}
+    errors = []
+    for k, (what, most) in EDITABLE.items():
+        if len(new[k]) > most:
+            errors.append(f"{what.capitalize()} est trop long : {most} caractères au plus "
+                          f"({len(new[k])} saisis).")
+    if not new["name"]:
+        errors.append("Le nom est obligatoire.")
+    if new["locale"] not in LOCALES:
+        errors.append(f"Langue inconnue : « {new['locale']} » (français fr ou roumain ro).")
+    try:
+        new["email"] = addresses.validate(new["email"])
+    except ValueError as exc:
+        errors.append(str(exc))
+    else:
+        other = session.exec(select(Player).where(
+            sa.func.lower(Player.email) == new["email"].lower(), Player.id != player.id)).first()
+        if other is not None:
+            errors.append(f"L'adresse « {new['email']} » est déjà celle de {other.name}.")
+    if errors:
+        raise PlayerRefused(errors)
+    changed = {k: (getattr(player, k), v) for k, v in new.items() if getattr(player, k) != v}
+    if changed:
+        for k, (_before, after) in changed.items():
+            setattr(player, k, after)
+        session.add(player)
+        audit.record(session=session, actor=actor, action="player.profile",
+                     target=str(player.id), before={k: b for k, (b, _a) in changed.items()},
+                     after={k: a for k, (_b, a) in changed.items()})
+    return changed
+
+
+@dataclass(frozen=True)
+class CompetitionPlayed:
+    """One competition of a player: whether he is registered, and his sheets there."""
+
+    competition: Competition
+    registered: bool
+    problems_sent: int  # problems he sent at least one sheet for
+
+
+@dataclass(frozen=True)
+class PlayerConsole:
+    player: Player
+    submission_address: str
+    competitions: list[CompetitionPlayed]
+
+
+def player_console(session: Session, player: Player) -> PlayerConsole:
+    """What the arbitre sees of ``player``: his personal submission address and each
+    competition he is registered in or sent a sheet to (by name)."""
+    registered = set(session.exec(select(Registration.competition_id)
+                                  .where(Registration.player_id == player.id)).all())
+    sent: dict[int, int] = {}
+    for comp_id, n in session.exec(
+        select(Problem.competition_id, func.count(sa.distinct(col(Submission.problem_id))))
+        .join(Submission, col(Submission.problem_id) == col(Problem.id))
+        .where(Submission.player_id == player.id)
+        .group_by(col(Problem.competition_id))
+    ).all():
+        sent[comp_id] = int(n)
+    ids = registered | set(sent)
+    comps = session.exec(select(Competition).where(col(Competition.id).in_(ids))
+                         .order_by(col(Competition.name))).all() if ids else []
+    return PlayerConsole(
+        player=player, submission_address=notify.submission_address(player),
+        competitions=[CompetitionPlayed(c, c.id in registered, sent.get(c.id or 0, 0))
+                      for c in comps],
+    )
 
 
 def page(session: Session, *, page: int = 1, per_page: int = 50) -> tuple[list[Player], int]:

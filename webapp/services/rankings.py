@@ -4,14 +4,18 @@ rows, and announced to the players through the outbox (personal report + ranking
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from flask_babel import lazy_gettext as _l  # type: ignore[import-untyped]
 from sqlalchemy.orm import defer
 from sqlmodel import Session, col, select
 
+from puzzles.families import RankBy, Unit, family_or_none
 from puzzles.ranking import RankEntry, rank
 from puzzles.verify import Report
 from webapp.models import (
@@ -211,6 +215,83 @@ def withheld_reason(session: Session, problem: Problem) -> str | None:
     if compute_rows(session=session, problem=problem):
         return None  # verified, ranking not published yet: nothing to explain
     return empty_reason(sheets_received(session, problem))
+
+
+def rule_sentences(problem: Problem) -> list[str]:
+    """How ``problem`` is ranked, in words (the console shows them; the reader's language):
+    what orders the sheets (``puzzles.ranking.performance_key`` of its family), the
+    tie-break, and what the percentages are of."""
+    fam = family_or_none(problem.game)
+    rank_by = fam.rank_by if fam is not None else RankBy.SCORE
+    if rank_by is RankBy.SCORE_VECTOR:
+        first = _l("Classement par les scores corrigés coup par coup, comparés dans l'ordre "
+                   "(le premier coup d'abord, puis le deuxième…) ; à égalité, le moins de "
+                   "points de pénalité, puis la feuille reçue la première passe devant.")
+    elif rank_by is RankBy.CONSTRUCTION:
+        first = _l("Classement par nombre de scrabbles valides, moins la pénalité ; à "
+                   "égalité, le moins de lettres posées pour la construction, puis la feuille "
+                   "reçue la première passe devant.")
+    elif rank_by is RankBy.ELIMINATION:
+        first = _l("Classement par nombre de scrabbles ; à égalité, le joueur éliminé le plus "
+                   "tard, puis la feuille reçue la première passe devant.")
+    elif fam is not None and fam.unit is Unit.SCRABBLES:
+        first = _l("Classement par nombre de scrabbles valides, moins la pénalité ; à "
+                   "égalité, la feuille reçue la première passe devant.")
+    else:
+        first = _l("Classement par total corrigé ; à égalité, la feuille reçue la première "
+                   "passe devant.")
+    if problem.reference_score:
+        second = _l("Les pourcentages se calculent sur la solution de référence "
+                    "(%(score)s).", score=problem.reference_score)
+    else:
+        second = _l("Les pourcentages se calculent sur le meilleur résultat reçu.")
+    return [str(first), str(second)]
+
+
+@dataclass(frozen=True)
+class FinalPreview:
+    """The final ranking as it would be published now, before the arbitre confirms."""
+
+    rows: list[dict[str, Any]]
+    changes: list[dict[str, Any]]  # players whose rank or score differs from the provisional
+    open_appeals: int  # appeals without an answer (they hold the final ranking back)
+    appeals_until: datetime | None
+    window_open: bool  # the appeal window has not ended: players may still appeal
+    digest: str  # what the confirmation must carry (the rows did not change in between)
+
+    @property
+    def warning(self) -> bool:
+        return self.window_open or self.open_appeals > 0
+
+
+def rows_digest(rows: list[dict[str, Any]]) -> str:
+    blob = json.dumps([(r["player_id"], r["rank"], r["score"]) for r in rows])
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def final_preview(session: Session, problem: Problem, *, now: datetime,
+                  open_appeals: int) -> FinalPreview:
+    """The final ranking ``problem`` would get now, what differs from the provisional one
+    in force, and whether appeals are still open (window or unanswered appeals)."""
+    rows = compute_rows(session=session, problem=problem)
+    provisional = current_ranking(session, problem, RankingKind.PROVISIONAL)
+    before = {r["player_id"]: r for r in (provisional.rows if provisional else [])}
+    after = {r["player_id"]: r for r in rows}
+    changes = []
+    for pid in sorted(set(before) | set(after)):
+        o, n = before.get(pid), after.get(pid)
+        if (o and (o["rank"], o["score"])) != (n and (n["rank"], n["score"])):
+            changes.append({"name": (n or o or {}).get("name", "?"),
+                            "old_rank": o["rank"] if o else None,
+                            "new_rank": n["rank"] if n else None,
+                            "old_score": o["score"] if o else None,
+                            "new_score": n["score"] if n else None})
+    until = problem.appeals_until
+    if until is not None and until.tzinfo is None:
+        until = until.replace(tzinfo=UTC)
+    return FinalPreview(rows=rows, changes=changes, open_appeals=open_appeals,
+                        appeals_until=until, window_open=until is not None and now < until,
+                        digest=rows_digest(rows))
 
 
 def republish_after_rerun(
