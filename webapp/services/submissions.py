@@ -275,6 +275,9 @@ def receipt_moves(feuille: dict[str, Any] | None) -> list[dict[str, Any]]:
         moves.append(
             {
                 "number": m["number"],
+                # the group number the player wrote (« 3 G7 »), None when he wrote none:
+                # the receipts of a game played with groups show it in its own column
+                "group": m.get("group"),
                 "letters": m.get("letters") or "",
                 "word": word,
                 "ref": describe_ref(m.get("ref")) if not m.get("passed") else "",
@@ -321,6 +324,8 @@ def _enqueue_receipt(
             "late": sub.late,
             "channel": sub.channel,
             "moves": moves,
+            # Anticipation and the other games played with numbered groups: a Groupe column
+            "group_column": problem.game.uses_groups,
             "declared_total": declared,
             "errors": errors,
             "sheet_text": sub.raw_text,
