@@ -118,7 +118,8 @@ def build_world(app: Flask, tmp_path: Path) -> dict[str, Any]:
             row=CORR_HEAD + "".join(sorted(rest.elements()))[:30],
             starts_at=now - timedelta(hours=3))
         s.commit()
-        ids: dict[str, Any] = {"ana": ana.id, "bob": bob.id, "sent": sent.submission.id}
+        ids: dict[str, Any] = {"ana": ana.id, "bob": bob.id, "sent": sent.submission.id,
+                               "competition": comp.id}
     with app.app_context():
         lifecycle.run_due(now=now - timedelta(days=2) + timedelta(minutes=1))
     with app.app_context(), Session(get_engine(app), expire_on_commit=False) as s:
@@ -146,4 +147,13 @@ def build_world(app: Flask, tmp_path: Path) -> dict[str, Any]:
         "duplicate": "/duplicate/D1",
         "correspondence": "/correspondance/CO1",
     }
+    #: the other pages a player or a visitor reads
+    ids["other_pages"] = [
+        "/problemes/P0", "/problemes/P1", "/problemes/A1", "/problemes/P0/classement",
+        "/competitions/cn2026", "/competitions/cn2026/classement", "/archives",
+        f"/joueurs/{ids['ana']}", "/regles", "/regles/anticipation", "/duplicate",
+        "/duplicate/D1?tour=1", f"/correspondance/serie/{ids['competition']}",
+        "/joueur/problemes/P1/versions", "/joueur/problemes/A1/envoyer",
+        f"/joueur/rapports/{zeroed}/appel",
+    ]
     return ids

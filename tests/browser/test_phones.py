@@ -1,13 +1,14 @@
 """Phones (issue 13.5), in Chromium at 390 × 844 CSS pixels (a phone held upright, touch,
 mobile viewport), in French and in Romanian (the browser's Accept-Language): the public home,
 the player's home, the submit page with its interactive board, the receipt, a report with a
-zeroed move, the Duplicate page with its master grid and the correspondence game page fit the
-screen — the document is never wider than the window (``scrollWidth <= clientWidth = 390``) —,
-the reasons of the zero are on screen, and every square of a board the player taps is at
-least 32 × 32 CSS pixels (the interactive board: 34 px squares, min-width 1.2rem + 15 × 36 px
-= 559.2 px with 2 px gaps -> (559.2 − 19.2 − 30) / 15 = 34; the Duplicate grid: 520 px for
-504 units, 32 units a square -> 32 × 520 / 504 = 33.0 px), the board scrolling inside its own
-box and « Voir toute la grille » fitting it to the screen.
+zeroed move, the Duplicate page with its master grid, the correspondence game page (and every
+other page a player or a visitor reads) fit the screen — the document is never wider than
+the window (``scrollWidth <= clientWidth = 390``) —, the reasons of the zero are on screen,
+and every square of a board the player taps is at least 32 × 32 CSS pixels (the interactive
+board: 34 px squares, min-width 1.2rem + 15 × 36 px = 559.2 px with 2 px gaps ->
+(559.2 − 19.2 − 30) / 15 = 34; the Duplicate grid: 520 px for 504 units, 32 units a square
+-> 32 × 520 / 504 = 33.0 px), the board scrolling inside its own box and « Voir toute la
+grille » fitting it to the screen.
 
 The data: tests/browser/phone_world.py (Ana's sheet on P0 plays SWU, not a word: move 2
 counts 0 with the verifier's two reasons).
@@ -177,3 +178,11 @@ def test_pages_fit_a_390px_phone(app: Flask, live_server: Any, phone: Any,
     visit("correspondence")
     on_screen(page.locator("main svg").first)
     no_horizontal_scroll(page)
+
+    # every other page a player or a visitor reads (problem pages, rankings, the player page
+    # and its season chart, rules, archives, versions, an Anticipation's submit page, appeal)
+    for path in world["other_pages"]:
+        page.goto(base + path)
+        expect(page.locator("html")).to_have_attribute("lang", lang)
+        expect(page.locator("h1").first).to_be_visible()
+        no_horizontal_scroll(page)
