@@ -28,6 +28,7 @@ from webapp.db import session_scope
 from webapp.models import Arbitre, Channel, Competition, Player, Problem, ProblemStatus
 from webapp.services import audit, clock, problems, rankings, verification
 from webapp.services.players import create_player
+from webapp.services.stored import puzzle_of
 from webapp.services.submissions import submit_sheet
 
 DEMO_SLUG = "demo"
@@ -145,7 +146,7 @@ def greedy_sheet(stock: str, lexicon: object, *, seed: int, max_moves: int = 12)
 def _play_finished(
     s: Session, problem: Problem, players: list[Player], lexicon: object, now: datetime
 ) -> None:
-    stock = problem.params["stock"]
+    stock = puzzle_of(problem).stock
     for i, p in enumerate(players[:3]):
         text = f"Problème: {problem.code}\n" + greedy_sheet(stock, lexicon, seed=i)
         submit_sheet(session=s, player=p, problem=problem, text=text, channel=Channel.WEB,

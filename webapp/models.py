@@ -54,6 +54,14 @@ def _json(default: Any = dict, *, nullable: bool = False) -> Any:
     return Field(default_factory=default, sa_type=sa.JSON, nullable=False)
 
 
+class RankingRule(StrEnum):
+    """How a championship ranks its problems together (``puzzles.championship``)."""
+
+    SUM_PERCENT = "sum_percent"  # total of the % of each problem's reference score
+    SUM_SCORES = "sum_scores"  # total of corrected scores
+    FRSC_POINTS = "frsc_points"  # FRSc place points (RULES §10) summed across problems
+
+
 class ProblemStatus(StrEnum):
     """A problem's life, in this order (``list(ProblemStatus)``)."""
 
@@ -141,7 +149,7 @@ class RulingKind(StrEnum):
 # --- competitions and problems ------------------------------------------------------------
 
 
-class Competition(SQLModel, table=True):
+class Competition(StrEnumColumns, table=True):
     """A championship: stages of problems, ranked together by ``ranking_rule``."""
 
     __tablename__ = "competition"
@@ -150,9 +158,7 @@ class Competition(SQLModel, table=True):
     slug: str = Field(unique=True, index=True)
     name: str
     description: str = ""
-    # "sum_scores": total of corrected scores; "sum_percent": total of % of the reference;
-    # "frsc_points": FRSc place points (RULES §10) summed across problems.
-    ranking_rule: str = "sum_percent"
+    ranking_rule: RankingRule = _enum(RankingRule, RankingRule.SUM_PERCENT)
     # puzzles.championship.ChampionshipSettings.to_dict() (best N of M, FRSc places beyond
     # 10, ex-aequo sharing, tie-break); None: the documented defaults
     standings_settings: dict[str, Any] | None = _json(nullable=True)

@@ -85,7 +85,7 @@ def test_completif_end_to_end(
     # the bag given whole (a recorded game), so the draws are known
     game.bag_order = _bag("ZEIBCDS")
     game.state_text = duplicate.engine().GameState.initial(
-        duplicate.settings_of(game), game.bag_order).to_text()
+        duplicate.duplicate_settings_of(game), game.bag_order).to_text()
     db_session.add(game)
     db_session.commit()
     with client.session_transaction() as sess:

@@ -28,6 +28,7 @@ from webapp.models import (
     Problem,
     ProblemStatus,
     RankingKind,
+    RankingRule,
     RoundStatus,
     RulingKind,
     Submission,
@@ -51,6 +52,7 @@ def test_every_status_kind_channel_game_and_variant_column_is_an_enum_column() -
         if isinstance(c.type, StrEnumType)
     }
     assert typed == {
+        "competition.ranking_rule": RankingRule,
         "problem.game": GameType,
         "problem.status": ProblemStatus,
         "submission.channel": Channel,

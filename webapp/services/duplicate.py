@@ -77,6 +77,7 @@ from webapp.models import (
 )
 from webapp.services import audit, changes, notify
 from webapp.services.audit import PROCESS
+from webapp.services.stored import duplicate_settings_of, variant_settings_of
 from webapp.services.timefmt import format_local
 from webapp.services.verification import base_lexicon
 
@@ -129,13 +130,6 @@ def is_free(game: DuplicateGame) -> bool:
     return game.variant in FREE_VARIANTS
 
 
-def variant_settings_of(game: DuplicateGame) -> Any:
-    """The ``puzzles.variants.VariantSettings`` of a variant game."""
-    data = {k: v for k, v in game.settings.items() if k != SUPERSCRABBLE}
-    variant = "top" if game.variant == SUPERSCRABBLE else game.variant
-    return variants().VariantSettings.from_json({**data, "variant": variant})
-
-
 def tactique_text(ts: Any) -> str:
     """A ``puzzles.variants.TactiqueState`` as stored: JSON of the Duplicate state's text and
     the two groups' reliquats."""
@@ -147,12 +141,6 @@ def tactique_of(text: str) -> Any:
     data = json.loads(text)
     return variants().TactiqueState(engine().GameState.from_text(data["state"]),
                                     tuple(data["tactique"]))
-
-
-def settings_of(game: DuplicateGame) -> Any:
-    if game.variant:
-        return variant_settings_of(game).duplicate
-    return engine().DuplicateSettings.from_json(game.settings)
 
 
 def config_of(game: DuplicateGame) -> Any:
@@ -743,7 +731,7 @@ def draw_next(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, int]
     opens it when it comes back, so the players still get a whole round); or end the game
     (RULES §4.9: bag over, no vowel or consonant left, the round limit reached)."""
     eng = engine()
-    settings = settings_of(game)
+    settings = duplicate_settings_of(game)
     config = config_of(game)
     last = current_round(s, game)
     number = (last.number + 1) if last else 1
@@ -902,7 +890,7 @@ def compute_results(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> lis
     else:
         verdicts = eng.correct_all(state, rnd.draw["rack"], bulletins, config_of(game),
                                    round_no=rnd.number, top_score=int(rnd.top["score"]),
-                                   settings=settings_of(game), n_players=len(players))
+                                   settings=duplicate_settings_of(game), n_players=len(players))
     if game.variant == "top":  # Duplicate Top: ranked by tops, no solo (RULES §9.2)
         verdicts = [replace(v, solo=0) for v in verdicts]
     by_player = {v.player: v for v in verdicts}
@@ -1343,7 +1331,7 @@ def standings(session: Session, game: DuplicateGame) -> list[dict[str, Any]]:
                for r in rounds]
     per_round = {r.number: {x["player_id"]: x for x in r.results} for r in rounds}
     rows: list[dict[str, Any]] = []
-    for row in eng.rank_game(results, settings_of(game)):
+    for row in eng.rank_game(results, duplicate_settings_of(game)):
         pid = int(row.player)
         p = names.get(pid)
         rows.append({

@@ -12,7 +12,6 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from flask import current_app, has_app_context
 from sqlmodel import Session, col, func, select
 
-from puzzles.problem import Problem as Puzzle
 from webapp.models import (
     DEFAULT_TIMEZONE,
     Appeal,
@@ -21,6 +20,7 @@ from webapp.models import (
     Problem,
     ProblemStatus,
     Ranking,
+    RankingRule,
     Registration,
     Ruling,
     Stage,
@@ -28,17 +28,23 @@ from webapp.models import (
     Verification,
 )
 from webapp.services import audit, rounds
+from webapp.services.stored import puzzle_of as puzzle_of  # the one reader, re-exported
+from webapp.services.stored import readable_puzzle as readable_puzzle
+from webapp.services.stored import store_deadline
 
 
 def create_competition(
-    *, session: Session, slug: str, name: str, ranking_rule: str = "sum_percent",
+    *, session: Session, slug: str, name: str,
+    ranking_rule: RankingRule | str = RankingRule.SUM_PERCENT,
     lang: str = "fr", description: str = "", actor: str = audit.SYSTEM,
 ) -> Competition:
-    """A new competition; French ``ValueError`` when the slug is taken."""
+    """A new competition; French ``ValueError`` when the slug is taken (``ranking_rule``
+    may be the console form's string: an unknown one raises ``UnknownEnumValue``)."""
     if competition_by_slug(session, slug) is not None:
         raise ValueError(f"Une compétition a déjà l'identifiant « {slug} ».")
     comp = Competition(
-        slug=slug, name=name, ranking_rule=ranking_rule, lang=lang, description=description
+        slug=slug, name=name, ranking_rule=RankingRule(ranking_rule), lang=lang,
+        description=description,
     )
     session.add(comp)
     session.flush()
@@ -122,7 +128,7 @@ def create_problem(
     except (ZoneInfoNotFoundError, ValueError):
         raise ValueError(f"Fuseau horaire inconnu : « {timezone} ».") from None
 
-    rounds.check_schedule(game=puzzle.game.value, publish_at=publish_at,
+    rounds.check_schedule(game=puzzle.game, publish_at=publish_at,
                           deadline_at=deadline_at, interval_minutes=round_interval_minutes,
                           timezone=timezone, live=live)
     if appeal_days is None:
@@ -162,21 +168,6 @@ def create_problem(
     return prob
 
 
-def puzzle_of(problem: Problem) -> Puzzle:
-    """The :class:`puzzles.problem.Problem` a stored problem holds (``ValueError``,
-    ``KeyError`` or ``TypeError`` when its JSON cannot be read)."""
-    return Puzzle.from_dict(dict(problem.params))
-
-
-def readable_puzzle(problem: Problem) -> Puzzle | None:
-    """:func:`puzzle_of`, or None when the row's JSON cannot be read (so that a damaged row
-    still shows its page with a notice instead of failing)."""
-    try:
-        return puzzle_of(problem)
-    except (ValueError, KeyError, TypeError):
-        return None
-
-
 def reschedule(
     *, session: Session, problem: Problem, publish_at: datetime, deadline_at: datetime,
     actor: str, reason: str,
@@ -199,11 +190,8 @@ def reschedule(
                           timezone=problem.timezone, live=rounds.is_live(problem))
 
     old = (problem.publish_at, problem.deadline_at)
-    problem.publish_at, problem.deadline_at = publish_at, deadline_at
-    params = dict(problem.params)
-    puzzle = puzzle_of(problem).with_deadline(deadline_at.astimezone(ZoneInfo(problem.timezone)))
-    params.update(puzzle.to_dict())
-    problem.params = params
+    problem.publish_at = publish_at
+    store_deadline(problem, deadline_at)
     session.add(problem)
     changed = []
     for sub in session.exec(select(Submission).where(Submission.problem_id == problem.id)):

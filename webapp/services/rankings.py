@@ -17,7 +17,6 @@ from sqlmodel import Session, col, select
 
 from puzzles.families import RankBy, Unit, family_or_none
 from puzzles.ranking import RankEntry, rank
-from puzzles.verify import Report
 from webapp.models import (
     Competition,
     Player,
@@ -30,7 +29,7 @@ from webapp.models import (
     Verification,
 )
 from webapp.services import audit, clock, notify
-from webapp.services.problems import puzzle_of
+from webapp.services.stored import puzzle_of, report_from
 from webapp.services.versions import eligible_submissions, excluded_submissions
 
 #: what :func:`compute_rows` accepts instead of the stored report of a submission
@@ -96,7 +95,7 @@ def rank_entries(problem: Problem, entries: list[dict[str, Any]]) -> list[dict[s
     rank_input = []
     for e in entries:
         try:
-            report = Report.from_dict(e["report"])
+            report = report_from(e["report"])
         except (KeyError, ValueError, TypeError):
             continue  # an unreadable sheet has no report to rank
         rank_input.append(RankEntry(entry_id=str(e["submission_id"]), report=report,

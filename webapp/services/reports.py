@@ -20,15 +20,14 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from puzzles.families import family_or_none
 from puzzles.problem import Problem as PuzzleProblem
 from scoring.board import Board
 from scoring.errors import EngineError
 from scoring.move import Placement
 from scoring.tiles import TileSet
 from webapp.models import Appeal, Player, Problem, Ruling, Submission, Verification
-from webapp.services.problems import readable_puzzle
 from webapp.services.rankings import RESULTS_STATUSES
+from webapp.services.stored import readable_puzzle, reference_data_of
 
 STATUS_CLASS = {
     "valide": "ok",
@@ -122,8 +121,7 @@ def replay(pz: PuzzleProblem | None, moves: list[dict[str, Any]], *,
 
 def _answers_only(problem: Problem) -> bool:
     """Superscrabble: every answer on the given grid."""
-    fam = family_or_none(problem.game)
-    return fam is not None and fam.answers_only
+    return problem.game.family.answers_only
 
 
 def can_see_report(problem: Problem, submission: Submission, *, viewer_id: int | None,
@@ -250,8 +248,7 @@ def reference_solution(problem: Problem, *, arbitre: bool) -> dict[str, Any] | N
     the arbitre always)."""
     if problem.status not in RESULTS_STATUSES and not arbitre:
         return None
-    ref = problem.params.get("reference") if isinstance(problem.params, dict) else None
-    return ref if isinstance(ref, dict) else None
+    return reference_data_of(problem)
 
 
 def reference_grid(pz: PuzzleProblem | None, reference: dict[str, Any] | None) -> Grid | None:

@@ -29,15 +29,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from flask import has_app_context
 from sqlalchemy.orm import object_session
 from sqlmodel import Session, col, delete, select
 
-from puzzles.families import family_or_none
+from puzzles.families import GameType
 from puzzles.feuille import Feuille
-from puzzles.problem import Problem as Puzzle
 from puzzles.rounds import (
     MOVES,
     RoundTimes,
@@ -58,42 +56,35 @@ from webapp.models import (
     Submission,
 )
 from webapp.services import notify
+from webapp.services.stored import feuille_from, rule_settings_of, store_deadline
 from webapp.services.timefmt import format_local
 
 #: the interval the console proposes for a new Anticipation (one move a day)
 DEFAULT_INTERVAL_MINUTES = 24 * 60
 
 
-def is_anticipation(game: str) -> bool:
-    fam = family_or_none(game)
-    return fam is not None and fam.anticipation
-
-
 def is_live(problem: Problem) -> bool:
     """An Anticipation played live: the rules' times (RULES §6.1) instead of an interval —
     the named setting ``anticipation_live`` (:class:`puzzles.settings.Settings`) stored in
     the problem's settings."""
-    if not is_anticipation(problem.game) or not isinstance(problem.params, dict):
-        return False
-    data = problem.params.get("settings")
-    return isinstance(data, dict) and data.get("anticipation_live") is True
+    return problem.game.is_anticipation and rule_settings_of(problem).anticipation_live
 
 
 def progressive(problem: Problem) -> bool:
     """The groups are announced move by move (and moves are timed)."""
-    return is_anticipation(problem.game) and (
+    return problem.game.is_anticipation and (
         (problem.round_interval_minutes or 0) > 0 or is_live(problem))
 
 
 def check_schedule(
-    *, game: str, publish_at: datetime, deadline_at: datetime, interval_minutes: int,
+    *, game: GameType, publish_at: datetime, deadline_at: datetime, interval_minutes: int,
     timezone: str | None = None, live: bool = False,
 ) -> None:
     """French ``ValueError`` when the interval does not fit the problem's dates (shown in
     ``timezone``). ``live``: the deadline must be the end of move 14, publication + 164 min
     (:func:`puzzles.rounds.live_deadline`)."""
     if live:
-        if not is_anticipation(game):
+        if not game.is_anticipation:
             raise ValueError("Le rythme « en direct » ne concerne que les Anticipations.")
         end = live_deadline(publish_at)
         if deadline_at != end:
@@ -107,7 +98,7 @@ def check_schedule(
         raise ValueError("L'intervalle entre deux annonces ne peut pas être négatif.")
     if interval_minutes == 0:
         return
-    if not is_anticipation(game):
+    if not game.is_anticipation:
         raise ValueError(
             "L'annonce coup par coup ne concerne que les Anticipations (intervalle 0 sinon)."
         )
@@ -190,12 +181,7 @@ def store_rounds(session: Session, problem: Problem, now: datetime) -> int:
 
 def _move_deadline(problem: Problem, deadline_at: datetime) -> None:
     """The deadline, in the row and in the statement players read."""
-    problem.deadline_at = deadline_at
-    params = dict(problem.params)
-    puzzle = Puzzle.from_dict(params).with_deadline(
-        deadline_at.astimezone(ZoneInfo(problem.timezone)))
-    params.update(puzzle.to_dict())
-    problem.params = params
+    store_deadline(problem, deadline_at)
 
 
 def _mark_notified(problem: Problem, upto: int, now: datetime) -> None:
@@ -252,7 +238,7 @@ def _groups_of_move(puzzle: Any, move: int) -> list[tuple[int, str]]:
 
 def announcements(problem: Problem, puzzle: Any, now: datetime) -> list[Announcement]:
     """Every move whose group is public at ``now`` (none before publication)."""
-    if puzzle is None or not is_anticipation(problem.game):
+    if puzzle is None or not problem.game.is_anticipation:
         return []
     if problem.status in (ProblemStatus.DRAFT, ProblemStatus.SCHEDULED):
         return []
@@ -374,7 +360,7 @@ def round_times_for(
     for player_id, version, received_at, feuille in rows:
         if feuille is None or version > wanted[player_id].version:
             continue
-        chains.setdefault(player_id, []).append((received_at, Feuille.from_dict(dict(feuille))))
+        chains.setdefault(player_id, []).append((received_at, feuille_from(feuille)))
     out: dict[int, RoundTimes] = {}
     for player_id, sub in wanted.items():
         assert sub.id is not None
@@ -398,7 +384,7 @@ def receipt_notes(
         .where(Submission.problem_id == problem.id, Submission.player_id == player_id)
         .where(col(Submission.received_at) <= received_at)
     ).all()
-    chain = [(t, Feuille.from_dict(dict(f))) for t, f in rows if f is not None]
+    chain = [(t, feuille_from(f)) for t, f in rows if f is not None]
     times = _round_times(problem, chain, end=problem.deadline_at)
     zone = problem.timezone
     notes: list[str] = []

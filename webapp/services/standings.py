@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from sqlmodel import Session, col, select
 
 from puzzles.championship import (
-    RULES,
     ChampionshipSettings,
     ProblemRanking,
     ProblemResult,
@@ -20,9 +19,18 @@ from puzzles.championship import (
     describe,
     standings,
 )
-from webapp.models import Competition, Player, Problem, ProblemStatus, RankingKind, Stage
+from webapp.models import (
+    Competition,
+    Player,
+    Problem,
+    ProblemStatus,
+    RankingKind,
+    RankingRule,
+    Stage,
+)
 from webapp.services import audit
 from webapp.services.rankings import current_ranking
+from webapp.services.stored import standings_settings_of
 
 #: statuses whose ranking is public, hence counted
 COUNTED_STATUSES = (ProblemStatus.PROVISIONAL, ProblemStatus.FINAL)
@@ -69,11 +77,16 @@ class Standings:
         return describe(self.rule, self.settings)
 
 
+#: the column's rule as ``puzzles.championship`` names it
+_RULE: dict[RankingRule, Rule] = {
+    RankingRule.SUM_PERCENT: "sum_percent",
+    RankingRule.SUM_SCORES: "sum_scores",
+    RankingRule.FRSC_POINTS: "frsc_points",
+}
+
+
 def competition_rule(competition: Competition) -> Rule:
-    if competition.ranking_rule not in RULES:
-        raise ValueError(f"Règle de classement général inconnue : "
-                         f"« {competition.ranking_rule} ».")
-    return competition.ranking_rule
+    return _RULE[competition.ranking_rule]
 
 
 def championship_standings(
@@ -82,7 +95,7 @@ def championship_standings(
     """The standings as they stand. ``final_only`` counts only problems whose final ranking
     is published; otherwise a problem with a provisional ranking counts with it."""
     rule = competition_rule(competition)
-    settings = ChampionshipSettings.from_dict(competition.standings_settings)
+    settings = standings_settings_of(competition)
     problems = session.exec(
         select(Problem)
         .where(Problem.competition_id == competition.id)
@@ -150,9 +163,11 @@ def update_settings(
     the console form (``ranking_rule``, ``best_of`` — empty for all —, ``frsc_beyond_table``,
     ``frsc_ex_aequo``, ``tie_break``, ``event_value_<problem id>``). Everything is checked
     before anything changes; a bad value raises ValueError with a French message."""
-    rule = form.get("ranking_rule", competition.ranking_rule)
-    if rule not in RULES:
-        raise ValueError(f"Règle de classement général inconnue : « {rule} ».")
+    raw_rule = form.get("ranking_rule", competition.ranking_rule)
+    try:
+        rule = RankingRule(raw_rule)
+    except ValueError:
+        raise ValueError(f"Règle de classement général inconnue : « {raw_rule} ».") from None
     best = form.get("best_of", "").strip()
     defaults = ChampionshipSettings()
     settings = ChampionshipSettings(

@@ -28,7 +28,6 @@ from typing import Any
 from flask import current_app, has_app_context
 from sqlmodel import Session, col, select
 
-from puzzles.feuille import Feuille
 from puzzles.problem import LexiconRef
 from puzzles.settings import Settings
 from puzzles.verify import MoveStatus, verify
@@ -43,7 +42,7 @@ from webapp.models import (
     Verification,
 )
 from webapp.services import audit, clock, rankings, rounds
-from webapp.services.problems import puzzle_of
+from webapp.services.stored import feuille_of, puzzle_of, rule_settings_of
 from webapp.services.versions import eligible_submissions
 
 
@@ -176,9 +175,9 @@ class VerifierResult:
     text: str
 
 
-def settings_for(problem: Problem) -> Any:
-    data = problem.params.get("settings") if isinstance(problem.params, dict) else None
-    return Settings.from_dict(data) if data else Settings()
+def settings_for(problem: Problem) -> Settings:
+    """The problem's rule settings (:func:`webapp.services.stored.rule_settings_of`)."""
+    return rule_settings_of(problem)
 
 
 def run_verifier(
@@ -187,7 +186,8 @@ def run_verifier(
     """``puzzles.verify.verify`` on one stored sheet (it never raises; neither does this).
     ``round_times``: the sheet's :class:`puzzles.rounds.RoundTimes` when the groups of an
     Anticipation were announced move by move (:func:`webapp.services.rounds.round_times_for`)."""
-    if submission.feuille is None:
+    feuille = feuille_of(submission)
+    if feuille is None:
         return VerifierResult(
             False, 0, {"error": "feuille illisible"},
             "La feuille n'a pas pu être lue ; aucun coup n'est retenu.",
@@ -198,7 +198,7 @@ def run_verifier(
         # the published list was checked in base_lexicon(); the rulings make a new identity
         i = lexicon.identity
         puzzle = replace(puzzle, lexicon=LexiconRef(i.name, i.sha256, i.word_count))
-    report = verify(puzzle, Feuille.from_dict(submission.feuille), lexicon, settings_for(problem),
+    report = verify(puzzle, feuille, lexicon, rule_settings_of(problem),
                     round_times=round_times)
     return VerifierResult(
         valid=sheet_is_valid(report), final_score=int(report.final_score),

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from flask import (
     Blueprint,
     abort,
@@ -24,6 +22,7 @@ from webapp.services import (
     audit,
     problems,
     standings,
+    stored,
 )
 from webapp.views.console.common import CODE_RE, LANGS, MAX_TEXT, _actor, _session
 
@@ -130,8 +129,8 @@ def show(slug: str) -> ResponseReturnValue:
     )
 
 
-def _standings_settings(comp: Competition) -> Any:
+def _standings_settings(comp: Competition) -> ChampionshipSettings:
     try:
-        return ChampionshipSettings.from_dict(comp.standings_settings)
+        return stored.standings_settings_of(comp)
     except (TypeError, ValueError):
         return ChampionshipSettings()
