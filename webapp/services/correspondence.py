@@ -436,18 +436,20 @@ def _reminder(session: Session, game: CorrespondenceGame) -> None:
 def _final_notices(session: Session, game: CorrespondenceGame, state: Any) -> None:
     red, blue = _players(session, game)
     red_total, blue_total = state.totals
-    for p, mine in ((red, game.result_red), (blue, game.result_blue)):
-        if not notify.deliverable(p):
-            continue
-        notify.enqueue(
-            session=session, kind=KIND_FINAL, to_addr=p.email, template="corr_final",
-            context={"player_name": p.name, "game_title": _title(game),
-                     "reason": game.end_reason, "red": red.name, "blue": blue.name,
-                     "red_total": red_total, "blue_total": blue_total,
-                     "result": {1.0: "gagnée", 0.5: "nulle", 0.0: "perdue"}.get(
-                         mine if mine is not None else -1, ""),
-                     "game_url": game_url(game)},
-            dedupe_key=f"corr_final:{game.code}:{p.id}", player_id=p.id)
+    result_of = {red.id: game.result_red, blue.id: game.result_blue}
+
+    def context(p: Player) -> dict[str, Any]:
+        mine = result_of[p.id]
+        return {"player_name": p.name, "game_title": _title(game),
+                "reason": game.end_reason, "red": red.name, "blue": blue.name,
+                "red_total": red_total, "blue_total": blue_total,
+                "result": {1.0: "gagnée", 0.5: "nulle", 0.0: "perdue"}.get(
+                    mine if mine is not None else -1, ""),
+                "game_url": game_url(game)}
+
+    notify.fan_out(session=session, players=(red, blue),
+                   key=lambda p: f"corr_final:{game.code}:{p.id}", kind=KIND_FINAL,
+                   template="corr_final", context=context)
 
 
 # --- the score sheet and the series ----------------------------------------------------------

@@ -1457,9 +1457,6 @@ def variant_notice(game: DuplicateGame, rnd: DuplicateRound) -> dict[str, Any]:
 def draw_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> int:
     if not round_mails(game):
         return 0
-    players = players_of(s, game)
-    keys = {p.id: f"duplicate_draw:{game.code}:{rnd.number}:{p.id}" for p in players}
-    sent = notify.existing_keys(s, list(keys.values()))
     shared = {
         "game_title": f"{game.title} ({game.code})", "round_no": rnd.number,
         "rack": rnd.draw["rack"], "draw_notation": rnd.draw.get("notation", rnd.draw["rack"]),
@@ -1467,17 +1464,12 @@ def draw_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> int:
         "grid": text_grid(rnd.grid_before), "game_url": game_url(game),
         "subject_hint": game.code, **variant_notice(game, rnd),
     }
-    new = 0
-    for p in players:
-        if not notify.deliverable(p) or keys[p.id] in sent:
-            continue
-        notify.enqueue(session=s, kind=KIND_DRAW, to_addr=p.email,
-                       template="duplicate_draw",
-                       context={**shared, "player_name": p.name,
-                                "submission_address": notify.submission_address(p)},
-                       dedupe_key=keys[p.id], player_id=p.id)
-        new += 1
-    return new
+    return notify.fan_out(
+        session=s, players=players_of(s, game),
+        key=lambda p: f"duplicate_draw:{game.code}:{rnd.number}:{p.id}", kind=KIND_DRAW,
+        template="duplicate_draw",
+        context=lambda p: {**shared, "player_name": p.name,
+                           "submission_address": notify.submission_address(p)})
 
 
 def top_words(top: dict[str, Any]) -> dict[str, str]:
@@ -1511,29 +1503,24 @@ def results_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> int
     players = {p.id: p for p in players_of(s, game)}
     ranking = standings(s, game)
     rank_of = {r["player_id"]: r for r in ranking}
-    keys = {pid: f"duplicate_results:{game.code}:{rnd.number}:{pid}" for pid in players}
-    sent = notify.existing_keys(s, list(keys.values()))
-    assert rnd.top is not None
-    new = 0
-    for res in rnd.results:
-        p = players.get(res["player_id"])
-        if p is None or not notify.deliverable(p) or keys[p.id] in sent:
-            continue
-        mine = rank_of.get(p.id, {})
-        notify.enqueue(
-            session=s, kind=KIND_RESULTS, to_addr=p.email,
-            template="duplicate_results",
-            context={"player_name": p.name, "game_title": f"{game.title} ({game.code})",
-                     "round_no": rnd.number, **top_words(rnd.top), "top_score": rnd.top["score"],
-                     "top_letters": top_letters(rnd.top), "total_label": total_label(game),
-                     **scrabble_notice(game, rnd),
-                     "score": res["score"], "solo": res.get("solo", 0),
-                     "reason": res["reason"],
-                     "total": mine.get("total"), "rank": mine.get("rank"),
-                     "participants": len(ranking), "game_url": game_url(game)},
-            dedupe_key=keys[p.id], player_id=p.id)
-        new += 1
-    return new
+    result_of = {res["player_id"]: res for res in rnd.results}
+    top = rnd.top
+    assert top is not None
+
+    def context(p: Player) -> dict[str, Any]:
+        res, mine = result_of[p.id], rank_of.get(p.id, {})
+        return {"player_name": p.name, "game_title": f"{game.title} ({game.code})",
+                "round_no": rnd.number, **top_words(top), "top_score": top["score"],
+                "top_letters": top_letters(top), "total_label": total_label(game),
+                **scrabble_notice(game, rnd),
+                "score": res["score"], "solo": res.get("solo", 0), "reason": res["reason"],
+                "total": mine.get("total"), "rank": mine.get("rank"),
+                "participants": len(ranking), "game_url": game_url(game)}
+
+    return notify.fan_out(  # in the order of the round's results
+        session=s, players=[players[pid] for pid in result_of if pid in players],
+        key=lambda p: f"duplicate_results:{game.code}:{rnd.number}:{p.id}",
+        kind=KIND_RESULTS, template="duplicate_results", context=context)
 
 
 def corrected_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound,
@@ -1543,30 +1530,27 @@ def corrected_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound,
     and rank) to each player in ``changed``."""
     players = {p.id: p for p in players_of(s, game)}
     rank_of = {r["player_id"]: r for r in standings(s, game)}
-    keys = {pid: f"{KIND_CORRECTED}:{game.code}:{rnd.number}:{pid}:{key}" for pid in changed}
-    sent = notify.existing_keys(s, list(keys.values()))
-    assert rnd.top is not None
-    new = 0
-    for res in rnd.results:
-        p = players.get(res["player_id"])
-        if (p is None or p.id not in changed or not notify.deliverable(p)
-                or keys[p.id] in sent):
-            continue
-        mine = rank_of.get(p.id, {})
-        was = before.get(p.id) or {}
-        notify.enqueue(
-            session=s, kind=KIND_CORRECTED, to_addr=p.email, template="duplicate_corrected",
-            context={"player_name": p.name, "game_title": f"{game.title} ({game.code})",
-                     "round_no": rnd.number, **top_words(rnd.top), "top_score": rnd.top["score"],
-                     "top_letters": top_letters(rnd.top), "score": res["score"],
-                     "solo": res.get("solo", 0), "reason": res["reason"],
-                     "old_score": int(was.get("score", 0)) + int(was.get("solo", 0)),
-                     "why": reason, "total": mine.get("total"), "rank": mine.get("rank"),
-                     "participants": len(rank_of), "total_label": total_label(game),
-                     "game_url": game_url(game)},
-            dedupe_key=keys[p.id], player_id=p.id)
-        new += 1
-    return new
+    result_of = {res["player_id"]: res for res in rnd.results}
+    top = rnd.top
+    assert top is not None
+
+    def context(p: Player) -> dict[str, Any]:
+        res, mine = result_of[p.id], rank_of.get(p.id, {})
+        was = before.get(p.id or 0) or {}
+        return {"player_name": p.name, "game_title": f"{game.title} ({game.code})",
+                "round_no": rnd.number, **top_words(top), "top_score": top["score"],
+                "top_letters": top_letters(top), "score": res["score"],
+                "solo": res.get("solo", 0), "reason": res["reason"],
+                "old_score": int(was.get("score", 0)) + int(was.get("solo", 0)),
+                "why": reason, "total": mine.get("total"), "rank": mine.get("rank"),
+                "participants": len(rank_of), "total_label": total_label(game),
+                "game_url": game_url(game)}
+
+    return notify.fan_out(  # in the order of the round's results
+        session=s, players=[players[pid] for pid in result_of
+                            if pid in players and pid in changed],
+        key=lambda p: f"{KIND_CORRECTED}:{game.code}:{rnd.number}:{p.id}:{key}",
+        kind=KIND_CORRECTED, template="duplicate_corrected", context=context)
 
 
 def final_notices(s: Session, game: DuplicateGame) -> int:
@@ -1574,27 +1558,23 @@ def final_notices(s: Session, game: DuplicateGame) -> int:
     players = {p.id: p for p in players_of(s, game)}
     rounds = [r for r in rounds_of(s, game) if r.status == RoundStatus.PUBLISHED]
     tops = sum(int(r.top["score"]) for r in rounds if r.top)
-    keys = {pid: f"duplicate_final:{game.code}:{pid}" for pid in players}
-    sent = notify.existing_keys(s, list(keys.values()))
-    new = 0
-    for row in ranking:
-        p = players.get(row["player_id"])
-        if p is None or not notify.deliverable(p) or keys[p.id] in sent:
-            continue
-        notify.enqueue(
-            session=s, kind=KIND_FINAL, to_addr=p.email,
-            template="duplicate_final",
-            context={"player_name": p.name, "game_title": f"{game.title} ({game.code})",
-                     "rounds": len(rounds), "tops_total": tops, "total": row["total"],
-                     "rank": row["rank"], "percent": row["percent"],
-                     "total_label": total_label(game),
-                     "ranking": notify.ranking_excerpt(
-                         [{"rank": r["rank"], "name": r["name"], "score": r["total"],
-                           "percent": r["percent"]} for r in ranking], row["rank"]),
-                     "game_url": game_url(game)},
-            dedupe_key=keys[p.id], player_id=p.id)
-        new += 1
-    return new
+    row_of = {row["player_id"]: row for row in ranking}
+    excerpt_rows = [{"rank": r["rank"], "name": r["name"], "score": r["total"],
+                     "percent": r["percent"]} for r in ranking]
+
+    def context(p: Player) -> dict[str, Any]:
+        row = row_of[p.id]
+        return {"player_name": p.name, "game_title": f"{game.title} ({game.code})",
+                "rounds": len(rounds), "tops_total": tops, "total": row["total"],
+                "rank": row["rank"], "percent": row["percent"],
+                "total_label": total_label(game),
+                "ranking": notify.ranking_excerpt(excerpt_rows, row["rank"]),
+                "game_url": game_url(game)}
+
+    return notify.fan_out(  # in the order of the ranking
+        session=s, players=[players[pid] for pid in row_of if pid in players],
+        key=lambda p: f"duplicate_final:{game.code}:{p.id}", kind=KIND_FINAL,
+        template="duplicate_final", context=context)
 
 
 def upcoming_instants(*, now: datetime) -> list[datetime]:
