@@ -27,13 +27,14 @@ from __future__ import annotations
 import gettext
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import jinja2
 
+from puzzles.timefmt import format_utc
 from webapp.services import phrasebook
 
 TEMPLATE_DIR = Path(__file__).with_name("templates")
@@ -182,14 +183,10 @@ _UNITS = {"fr": ("octets", "Ko", "Mo"), "ro": ("octeți", "KiB", "MiB")}
 
 
 def format_datetime(value: object, locale: str = "fr") -> str:
-    """``datetime`` -> ``29/11/2026 à 23:17 UTC`` (Romanian: ``29/11/2026 ora 23:17 UTC``);
-    strings pass through unchanged."""
-    if isinstance(value, datetime):
-        if value.tzinfo is None:
-            # Naive datetimes in this project are UTC (database convention).
-            value = value.replace(tzinfo=UTC)
-        at = _AT.get(locale, _AT["fr"])
-        return value.astimezone(UTC).strftime(f"%d/%m/%Y {at} %H:%M UTC")
+    """``datetime`` -> ``29/11/2026 à 23:17 UTC`` (Romanian: ``29/11/2026 ora 23:17 UTC``;
+    :func:`puzzles.timefmt.format_utc`); strings pass through unchanged."""
+    if isinstance(value, datetime):  # naive: UTC, the database convention
+        return format_utc(value, seconds=False, at=_AT.get(locale, _AT["fr"]))
     return "" if value is None else str(value)
 
 

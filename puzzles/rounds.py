@@ -27,10 +27,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
-from zoneinfo import ZoneInfo
+from datetime import datetime, timedelta
 
 from puzzles.feuille import Feuille, FeuilleMove
+from puzzles.timefmt import format_instant
 from puzzles.variants import LiveSlot, anticipation_schedule
 
 #: Moves of an Anticipation (RULES §6.1).
@@ -134,13 +134,6 @@ def annul_commit_times(versions: Sequence[tuple[datetime, Feuille]]) -> dict[int
     final = max(versions, key=lambda v: v[0])[1]
     numbers = {m.number for m in final.moves if m.annul}
     return _earliest(versions, final, numbers, annul_key)
-
-
-def format_instant(dt: datetime, zone: str) -> str:
-    """``14/05/2026 à 18:00:05 (Europe/Bucharest ; 15:00:05 UTC)``."""
-    loc = dt.astimezone(ZoneInfo(zone))
-    utc = dt.astimezone(UTC)
-    return f"{loc:%d/%m/%Y à %H:%M:%S} ({zone} ; {utc:%H:%M:%S} UTC)"
 
 
 @dataclass(frozen=True)

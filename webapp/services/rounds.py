@@ -41,11 +41,11 @@ from puzzles.rounds import (
     RoundTimes,
     announcement_times,
     annul_commit_times,
-    format_instant,
     live_announcement_times,
     live_deadline,
     move_commit_times,
 )
+from puzzles.timefmt import format_instant
 from webapp.db import session_scope
 from webapp.models import (
     AnticipationRound,
