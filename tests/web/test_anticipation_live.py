@@ -345,3 +345,18 @@ def test_console_sets_the_live_rhythm(
     shown = visible_text(client.get(f"/console/problemes/{prob.id}"))
     assert "Rythme" in shown
     assert "en direct : 60 min de réflexion, puis 10, 8, 6 et 4 min par coup" in shown
+
+
+def test_live_announcement_mails_can_be_switched_off(
+    app: Flask, ctx: Flask, client: FlaskClient, db_session: Session, live: Problem,
+    make_player: Callable[..., Player], frozen_clock: Any,
+) -> None:
+    """``LIVE_ANNOUNCEMENT_MAILS = False``: the page only; the publication mail still goes."""
+    app.config["LIVE_ANNOUNCEMENT_MAILS"] = False
+    make_player("Ana", "ana@example.ro")
+    frozen_clock.move_to(PUBLISH)
+    assert lifecycle.run_due(now=clock.now()) == ["publish:LIV1"]
+    frozen_clock.move_to(ANNOUNCED[0])
+    assert lifecycle.run_due(now=clock.now()) == []
+    assert [m.kind for m in _outbox(db_session)] == ["publication"]
+    assert "Coup 1 en cours (10 min) :" in _live_box(client)
