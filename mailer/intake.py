@@ -337,7 +337,17 @@ def start_listener(app: Flask, listen: str, *, lmtp: bool, executor: ThreadPoolE
     handler = IntakeHandler(app, channel, executor, batcher, processor)
     controller = _Controller(handler, lmtp=lmtp, hostname=host, port=port,
                              data_size_limit=settings.max_size * HARD_CAP_FACTOR)
-    controller.start()
+    try:
+        controller.start()
+    except BaseException:
+        # a port already taken: aiosmtpd leaves its thread's event loop open; close it here
+        # (and the loop's sockets with it) rather than leave them to the garbage collector
+        thread = controller._thread
+        if thread is not None:
+            thread.join(30)
+        if not controller.loop.is_running() and not controller.loop.is_closed():
+            controller.loop.close()
+        raise
     return controller
 
 

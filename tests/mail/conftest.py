@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import socket
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -23,14 +22,10 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
 from flask import Flask
 
+from tests.ports import free_port
+
 EML_DIR = Path(__file__).with_name("eml")
 DEADLINE = datetime(2099, 12, 31, 18, 0, tzinfo=UTC)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def wait_for(cond: Callable[[], Any], timeout: float = 60.0, step: float = 0.05) -> Any:

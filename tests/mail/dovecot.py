@@ -16,6 +16,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.ports import free_port
+
 CONF = """\
 protocols = imap
 listen = 127.0.0.1
@@ -80,12 +82,6 @@ class Dovecot:
             self.process.wait(5)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _user_or(name: str, fallback: str) -> str:
     try:
         pwd.getpwnam(name)
@@ -116,7 +112,7 @@ def start(root: Path, user: str = "arbitre", password: str = "secret") -> Doveco
             break
         for d in ("mail", "home"):
             os.chown(root / d, uid, gid)
-    port = _free_port()
+    port = free_port()
     (root / "passwd").write_text(f"{user}:{{PLAIN}}{password}::::::\n")
     (root / "dovecot.conf").write_text(CONF.format(
         root=root, port=port, uid=uid, gid=gid,

@@ -55,3 +55,31 @@ def test_sheet_by_mail_is_stored_submitted_and_acknowledged(
     assert "FICHERA" in text and "WUS" in text
     out = wait_for(lambda: [o for o in rows(app, OutboxMessage) if o.status == "sent"])
     assert out[0].message_id == msg["Message-ID"]
+
+
+def test_a_listener_on_a_taken_port_fails_cleanly(app: Flask, smtp_port: int) -> None:
+    """A port already taken ends ``start_embedded`` with the bind error and leaves nothing
+    behind: aiosmtpd's thread had left its event loop (and the loop's socket pair) open, and
+    the garbage collector's « unclosed event loop » warnings then failed whichever test ran
+    next (seen in a full run under load, issue 14)."""
+    import errno
+    import gc
+    import socket
+    import sys
+
+    from mailer.intake import start_embedded
+
+    seen: list[Any] = []
+    old_hook = sys.unraisablehook
+    sys.unraisablehook = seen.append
+    try:
+        with socket.socket() as squatter:
+            squatter.bind(("127.0.0.1", smtp_port))
+            squatter.listen()
+            with pytest.raises(OSError) as raised:
+                start_embedded(app)
+            assert raised.value.errno == errno.EADDRINUSE
+        gc.collect()
+    finally:
+        sys.unraisablehook = old_hook
+    assert [str(u.exc_value) for u in seen] == []

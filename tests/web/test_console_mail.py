@@ -14,7 +14,6 @@ from __future__ import annotations
 import email.policy
 import html
 import re
-import socket
 from collections.abc import Callable
 from email.message import EmailMessage
 from typing import Any
@@ -382,10 +381,9 @@ def test_failed_outbox_row_is_retried_now(
     from aiosmtpd.controller import Controller
 
     from mailer.outbox import send_pending
+    from tests.ports import free_port
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = int(sock.getsockname()[1])
+    port = free_port()
     handler = RefusingRelay()
     controller = Controller(handler, hostname="127.0.0.1", port=port)
     controller.start()

@@ -22,19 +22,15 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
+from tests.ports import free_port
+
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_serve_on_an_empty_instance(tmp_path: Path) -> None:
-    port, smtp_port = _free_port(), _free_port()
+    port, smtp_port = free_port(), free_port()
     env = dict(os.environ, ARBITRE_INSTANCE_PATH=str(tmp_path / "instance"),
                ARBITRE_MAIL_SMTP_LISTEN=f"127.0.0.1:{smtp_port}")
     env.pop("ARBITRE_DATABASE_URL", None)
@@ -129,7 +125,7 @@ def _banner(proc: subprocess.Popen[str]) -> str:
 
 def test_production_banner_comes_once_gunicorn_answers(tmp_path: Path) -> None:
     """gunicorn binds in a child process: the banner must still mean "it answers now"."""
-    port = _free_port()
+    port = free_port()
     proc = _serve(tmp_path, "--production", "--workers", "1", "--no-mail", "--port", str(port))
     try:
         out = _banner(proc)
@@ -162,7 +158,7 @@ def test_web_port_taken_is_a_french_message_not_a_traceback(tmp_path: Path) -> N
 def test_smtp_port_taken_is_a_french_message_not_a_traceback(tmp_path: Path) -> None:
     with socket.create_server(("127.0.0.1", 0)) as taken:
         smtp_port = taken.getsockname()[1]
-        proc = _serve(tmp_path, "--port", str(_free_port()), smtp_port=smtp_port)
+        proc = _serve(tmp_path, "--port", str(free_port()), smtp_port=smtp_port)
         out, err = proc.communicate(timeout=120)
     assert proc.returncode == 1, (out, err)
     assert "Traceback" not in err and "Arbitre en service" not in out
@@ -178,7 +174,7 @@ def test_default_instance_is_the_users_data_directory_and_the_banner_names_the_p
     into the source tree), and the start-up message names the real instance folder, database
     file and local mailbox. The folder has an accented name: a URL-quoted letter (« %C3%A9 »)
     in the database URL once broke the migrations (alembic reads its URL through configparser)."""
-    port, smtp_port = _free_port(), _free_port()
+    port, smtp_port = free_port(), free_port()
     xdg = tmp_path / "données"
     env = dict(os.environ, HOME=str(tmp_path / "home"), XDG_DATA_HOME=str(xdg),
                ARBITRE_MAIL_SMTP_LISTEN=f"127.0.0.1:{smtp_port}")
