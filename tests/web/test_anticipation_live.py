@@ -21,6 +21,7 @@ in the order 2, 3, 4, ...; word list RAT, RATS, ZA, OZA; RAT at H7 = 6, ZA at 8G
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -360,3 +361,39 @@ def test_live_announcement_mails_can_be_switched_off(
     assert lifecycle.run_due(now=clock.now()) == []
     assert [m.kind for m in _outbox(db_session)] == ["publication"]
     assert "Coup 1 en cours (10 min) :" in _live_box(client)
+
+
+@pytest.mark.slow
+def test_the_job_planned_at_the_end_of_the_reflection_announces_move_one(
+    app: Flask, ctx: Flask, db_session: Session, competition: Competition,
+    make_player: Callable[..., Player],
+) -> None:
+    """Real clock, no tick and no change-counter poll for an hour: only the job planned at
+    the row's instant can announce move 1 — within 2 s of it, by the outbox's own record."""
+    app.config.update(SCHEDULER_TICK_SECONDS=3600, SCHEDULER_POLL_SECONDS=3600)
+    ana = make_player("Ana", "ana@example.ro")
+    start = clock.now() - 60 * MIN + 8 * SEC  # the reflection ends 8 s from now
+    prob = problems.create_problem(
+        session=db_session, competition=competition, puzzle=anticipation_problem({}),
+        code="LIV3", publish_at=start, deadline_at=rounds.live_deadline_after(start), live=True,
+    )
+    db_session.commit()
+    sched = get_scheduler(app)
+    sched.start()
+    try:
+        assert sched.is_leader
+        first = start + 60 * MIN
+        limit = time.monotonic() + 60
+        while not _outbox(db_session, "announcement"):
+            assert time.monotonic() < limit, "move 1 was not announced within 60 s"
+            time.sleep(0.05)
+        [notice] = _outbox(db_session, "announcement")
+        assert notice.dedupe_key == f"announcement:LIV3:1:{ana.id}"
+        assert 0 <= (notice.created_at - first).total_seconds() < 2
+        limit = time.monotonic() + 30
+        while start + 70 * MIN not in sched.planned():  # move 2, 10 min later
+            assert time.monotonic() < limit, "move 2 was not planned"
+            time.sleep(0.05)
+        assert prob.id is not None
+    finally:
+        sched.shutdown()
