@@ -226,6 +226,8 @@ def _env(autoescape: bool, locale: str = "fr") -> jinja2.Environment:
     env.install_gettext_translations(translations(locale), newstyle=True)  # type: ignore[attr-defined]
     # the French messages of puzzles/ and scoring/ (sheet errors, reasons) in the mail's language
     env.filters["tr_msg"] = lambda text: phrasebook.translate(text, translations(locale).gettext)
+    env.filters["tr_report"] = lambda text: phrasebook.report_text(
+        text, translations(locale).gettext)
     env.filters["dt"] = lambda value: format_datetime(value, locale)
     env.filters["size"] = lambda value: format_size(value, locale)
     env.globals["locale"] = locale

@@ -125,6 +125,8 @@ def init_app(app: Flask) -> None:
     # the French messages of puzzles/ and scoring/ (sheet errors, verdict reasons) in the
     # page's language: {{ reason|tr_msg }}
     app.jinja_env.filters["tr_msg"] = lambda text: phrasebook.translate(text, gettext)
+    # the text report of a verification (puzzles.verify), line by line: {{ text|tr_report }}
+    app.jinja_env.filters["tr_report"] = lambda text: phrasebook.report_text(text, gettext)
 
     @app.context_processor
     def _languages() -> dict[str, object]:

@@ -63,19 +63,22 @@ _FALLBACK_FIELDS = (
 
 
 def _compose(template: str, ctx: dict[str, Any],
-             locale: str | None = None) -> tuple[str, str, str | None]:
+             locale: str | None = None) -> tuple[str, str, str | None, str]:
     """Render with ``mailer.compose`` in ``locale``; should a template fail, a plain French
     message with the essential facts goes out instead, so that the caller's transaction (a
-    sheet and its receipt) is never lost to a template error."""
+    sheet and its receipt) is never lost to a template error. The last item is the language
+    the mail was written in (its ``Content-Language``)."""
+    lang = locale if locale in compose.LANGUAGES else "fr"
     try:
-        mail = compose.render(template, locale=locale or "fr", **ctx)
+        mail = compose.render(template, locale=lang, **ctx)
     except Exception:
         log.exception("template %s failed; sending the plain fallback", template)
         lines = [f"Bonjour {ctx['player_name']}," if ctx.get("player_name") else "Bonjour,", ""]
         lines += [f"{label} : {ctx[key]}" for key, label in _FALLBACK_FIELDS if ctx.get(key)]
         lines += ["", "(Message automatique d'Arbitre.)"]
-        return _FALLBACK_SUBJECTS.get(template, "Message d'Arbitre"), "\n".join(lines) + "\n", None
-    return mail.subject, mail.text, mail.html
+        return (_FALLBACK_SUBJECTS.get(template, "Message d'Arbitre"), "\n".join(lines) + "\n",
+                None, "fr")
+    return mail.subject, mail.text, mail.html, lang
 
 
 def enqueue(
@@ -111,8 +114,10 @@ def enqueue(
     if locale is None and player_id is not None:
         recipient = session.get(Player, player_id)
         locale = recipient.locale if recipient is not None else None
-    subject, text, html = _compose(template, ctx, locale)
-    hdrs = {"Auto-Submitted": "auto-generated"}
+    subject, text, html, lang = _compose(template, ctx, locale)
+    # the mail's language (RFC 3282): mail programs use it, and the console marks the
+    # subject it lists with it (a French subject on a Romanian console page is a quotation)
+    hdrs = {"Auto-Submitted": "auto-generated", "Content-Language": lang}
     if kind == OutboxKind.RECEIPT and headers and "In-Reply-To" in headers:
         hdrs["Auto-Submitted"] = "auto-replied"
     hdrs.update(headers or {})

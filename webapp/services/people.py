@@ -14,7 +14,7 @@ country; audited).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from html import escape
@@ -35,6 +35,7 @@ from webapp.models import (
     Submission,
 )
 from webapp.services import audit, calendar
+from webapp.services.phrasebook import N_
 
 RESULTS_STATUSES = (ProblemStatus.PROVISIONAL, ProblemStatus.FINAL)
 
@@ -145,14 +146,16 @@ class PlayerPage:
     best_rank: int | None
 
 
-def player_page(session: Session, player_id: int) -> PlayerPage | None:
+def player_page(session: Session, player_id: int,
+                gettext: Callable[[str], str] = str) -> PlayerPage | None:
+    """``gettext``: the page's catalogue, for the chart's words (French by default)."""
     player = session.get(Player, player_id)
     if player is None:
         return None
     events = season(session, player)
     percents = [e.percent for e in events if e.percent is not None]
     return PlayerPage(
-        player, events, season_svg(events),
+        player, events, season_svg(events, gettext),
         mean_percent=round(sum(percents) / len(percents), 2) if percents else None,
         best_rank=min((e.rank for e in events), default=None),
     )
@@ -246,17 +249,27 @@ def _fr(value: float) -> str:
     return f"{value:.2f}".replace(".", ",")
 
 
-def season_svg(events: list[Event]) -> str:
+#: the chart's words, catalogue msgids (the page passes its ``gettext``)
+CHART_TITLE = N_("Saison : pourcentage de la référence par épreuve et rang au fil du temps "
+                 "(%(count)s épreuve(s))")
+CHART_PERCENT = N_("Pourcentage de la référence")
+CHART_RANK = N_("Rang (1 en haut)")
+CHART_RANK_OF = N_("%(event)s : %(rank)se sur %(entrants)s")
+CHART_EMPTY = N_("Aucune épreuve classée pour l'instant.")
+
+
+def season_svg(events: list[Event], gettext: Callable[[str], str] = str) -> str:
     """The season as an SVG: the percentage of the reference per event (bars, the 100 %
     line dashed) above the rank over time (a line; first place at the top). Every value is
-    escaped; each bar and point carries a ``<title>`` naming its event."""
+    escaped; each bar and point carries a ``<title>`` naming its event. ``gettext``
+    translates the chart's words (French by default)."""
     height = TOP + PANEL + GAP + PANEL + BOTTOM
     n = len(events)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" '
         f'width="{WIDTH}" height="{height}" role="img" class="season-chart" '
-        f'aria-labelledby="saison-titre"><title id="saison-titre">Saison : pourcentage de la '
-        f'référence par épreuve et rang au fil du temps ({n} épreuve(s))</title>',
+        f'aria-labelledby="saison-titre"><title id="saison-titre">'
+        f'{escape(gettext(CHART_TITLE) % {"count": n})}</title>',
         '<style>text{font:12px sans-serif;fill:#333}.axis{stroke:#888;stroke-width:1}'
         '.grid{stroke:#ddd;stroke-width:1}.bar{fill:#3b6ea5}.ref{stroke:#c0392b;'
         'stroke-dasharray:4 3}.rank{fill:none;stroke:#2e7d32;stroke-width:2}'
@@ -268,7 +281,7 @@ def season_svg(events: list[Event]) -> str:
     top_pct = max([100.0] + [e.percent for e in events if e.percent is not None])
     top_pct = float(int((top_pct + 19.999) // 20) * 20)
     y0 = TOP + PANEL
-    parts.append(f'<text x="{LEFT}" y="{TOP - 10}">Pourcentage de la référence</text>')
+    parts.append(f'<text x="{LEFT}" y="{TOP - 10}">{escape(gettext(CHART_PERCENT))}</text>')
     for tick in range(0, int(top_pct) + 1, 20):
         y = y0 - PANEL * tick / top_pct
         parts.append(f'<line class="grid" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y:.1f}" '
@@ -291,7 +304,7 @@ def season_svg(events: list[Event]) -> str:
     r_top = TOP + PANEL + GAP
     r_bottom = r_top + PANEL
     worst = max([2] + [e.rank for e in events])
-    parts.append(f'<text x="{LEFT}" y="{r_top - 10}">Rang (1 en haut)</text>')
+    parts.append(f'<text x="{LEFT}" y="{r_top - 10}">{escape(gettext(CHART_RANK))}</text>')
 
     def ry(rank: int) -> float:
         return r_top + PANEL * (rank - 1) / (worst - 1)
@@ -304,12 +317,14 @@ def season_svg(events: list[Event]) -> str:
                      f'y2="{y:.1f}"/><text x="{LEFT - 6}" y="{y + 4:.1f}" '
                      f'text-anchor="end">{tick}</text>')
     points = [(LEFT + i * slot + slot / 2, ry(e.rank), e) for i, e in enumerate(events)]
+    rank_of = gettext(CHART_RANK_OF)
     if len(points) > 1:
         path = " ".join(f"{x:.1f},{y:.1f}" for x, y, _ in points)
         parts.append(f'<polyline class="rank" points="{path}"/>')
     for i, (x, y, e) in enumerate(points):
+        label = rank_of % {"event": e.title, "rank": e.rank, "entrants": e.entrants}
         parts.append(f'<circle class="pt" data-event="{i + 1}" cx="{x:.1f}" cy="{y:.1f}" '
-                     f'r="4"><title>{escape(e.title)} : {e.rank}e sur {e.entrants}</title>'
+                     f'r="4"><title>{escape(label)}</title>'
                      f'</circle>')
     parts.append(f'<line class="axis" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{r_bottom}" '
                  f'y2="{r_bottom}"/>')
@@ -320,6 +335,6 @@ def season_svg(events: list[Event]) -> str:
                      f'style="font-size:10px">{e.at:%d/%m}</text>')
     if not events:
         parts.append(f'<text x="{WIDTH / 2}" y="{TOP + PANEL / 2}" text-anchor="middle">'
-                     'Aucune épreuve classée pour l\'instant.</text>')
+                     f'{escape(gettext(CHART_EMPTY))}</text>')
     parts.append("</svg>")
     return "".join(parts)

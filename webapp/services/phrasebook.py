@@ -124,6 +124,44 @@ MESSAGES: tuple[str, ...] = (
     N_("Scrabble exclusif – fond"), N_("Anticipation aveugle"), N_("Série de maximaux"),
     N_("Série de maximaux (consonnes annoncées)"), N_("Superscrabble incomplet"),
     N_("N-Scrabble (consonnes annoncées)"), N_("Partie de Superscrabble"),
+    # the text report (puzzles.verify.report.Report.to_text), line by line: report_text
+    N_("Problème %(problem)s — %(game)s"), N_("Joueur : %(player)s"), N_("Envoyé : %(sent)s"),
+    N_("Lexique : %(lexicon)s (%(count)s mots, sha256 %(sha256)s)"),
+    N_("Réglages modifiés : %(settings)s"), N_("Total : %(total)s %(unit)s"),
+    N_("Pénalité : %(penalty)s %(unit)s"), N_("Scores par coup : %(scores)s"),
+    N_("Lettres de construction : %(count)s"), N_("Éliminé au coup %(move)s"),
+    N_("Score final : %(score)s %(unit)s"), N_("annule les coups %(moves)s"),
+    N_("avertissement : %(warning)s"), N_("Scrabbles :"),
+    N_("points"), N_("scrabbles"),
+    # how warnings count on a problem (puzzles.problem.Problem.warning_rule)
+    N_("%(points)s points de pénalité par avertissement technique à partir du %(start)se."),
+    N_("%(points)s points de pénalité par avertissement technique à partir du %(start)se "
+       "(partie originale)."),
+    N_("Un point de classement au 4e avertissement technique, puis un de plus tous les 3 "
+       "avertissements."),
+    N_("Départage : un point de classement au 4e avertissement technique, puis un de plus "
+       "tous les 3 avertissements."),
+    # the championship rule in words (puzzles.championship.describe)
+    N_("Total des scores corrigés obtenus à chaque problème."),
+    N_("Total des pourcentages obtenus à chaque problème, la référence du problème "
+       "(solution de l'arbitre, sinon la meilleure feuille) valant 100 %."),
+    N_("Points FRSc par place, additionnés sur les problèmes ; pour une épreuve de valeur "
+       "100 : %(table)s (proportionnels à la valeur de l'épreuve)."),
+    N_("Au-delà de la 10e place, aucun point."),
+    N_("Au-delà de la 10e place, %(step)s points de moins par place (valeur 100), jusqu'à 0."),
+    N_("Des joueurs ex aequo à un problème se partagent la moyenne des points des places "
+       "qu'ils occupent."),
+    N_("Des joueurs ex aequo à un problème reçoivent les points de leur place publiée (la "
+       "feuille reçue la première devant)."),
+    N_("Un problème non joué compte 0."),
+    N_("Seuls les %(best_of)s meilleurs résultats de chaque joueur comptent ; les autres "
+       "sont entre parenthèses."),
+    N_("À total égal, passe devant le joueur qui a joué le plus de problèmes, puis celui qui "
+       "a le meilleur résultat (puis le deuxième, etc.)."),
+    N_("À total égal, les joueurs partagent la place."),
+    # a move's verdict (puzzles.verify.report.MoveStatus)
+    N_("valide"), N_("avertissement"), N_("pénalité"), N_("zéro"), N_("zéro en cascade"),
+    N_("annulé"), N_("passe"), N_("doublon"), N_("hors jeu"), N_("non joué"),
     N_("brouillon"), N_("programmé"), N_("ouvert"), N_("clos"), N_("vérifié"),
     N_("classement provisoire"), N_("classement définitif"), N_("appel en cours"),
     N_("rejeté"), N_("en attente"), N_("en cours d'envoi"), N_("envoyé"), N_("échec"),
@@ -149,7 +187,8 @@ def _one(text: str, gettext: Callable[[str], str]) -> str | None:
     for regex, msgid in _patterns():
         m = regex.fullmatch(text)
         if m:
-            values = {k: translate(v, gettext) if k in ("reason", "warning", "warnings")
+            values = {k: translate(v, gettext) if k in ("reason", "warning", "warnings",
+                                                        "game", "unit")
                       else dates(v, gettext) if k == "date"
                       else v for k, v in m.groupdict().items()}
             try:
@@ -174,6 +213,36 @@ def translate(text: object, gettext: Callable[[str], str]) -> str:
     if len(parts) == 1:
         return text
     return " ".join(_one(p, gettext) or p for p in parts)
+
+
+#: the column titles of the text report's moves (puzzles.verify.report)
+REPORT_HEADER = N_("Coup  Réf.  Mot              Annoncé  Exact  Compté  Cumul  Écrit  Verdict")
+_VERDICTS = ("zéro en cascade", "valide", "avertissement", "pénalité", "zéro", "annulé",
+             "passe", "doublon", "hors jeu", "non joué")
+_MOVE_LINE = re.compile(r"(\s*\d+\s.*\s)(" + "|".join(map(re.escape, _VERDICTS)) + r")\Z")
+
+
+def report_text(text: object, gettext: Callable[[str], str]) -> str:
+    """The French text report of ``puzzles.verify`` in the language of ``gettext``, line by
+    line: its headings and totals, each move's verdict and the reasons under it (indented
+    ``- …``); the columns of a move line (numbers, references, words) stay as they are."""
+    if not isinstance(text, str):
+        return "" if text is None else str(text)
+    out = []
+    for line in text.split("\n"):
+        body = line.strip()
+        indent = line[: len(line) - len(line.lstrip())]
+        if not body:
+            out.append(line)
+        elif body == REPORT_HEADER:
+            out.append(indent + gettext(REPORT_HEADER))
+        elif body.startswith("- "):
+            out.append(indent + "- " + translate(body[2:], gettext))
+        elif m := _MOVE_LINE.fullmatch(line):
+            out.append(m.group(1) + gettext(m.group(2)))
+        else:
+            out.append(indent + translate(body, gettext))
+    return "\n".join(out)
 
 
 _DATE = re.compile(r"(\d\d/\d\d/\d{4}) à (\d\d:\d\d(?::\d\d)?)")

@@ -54,7 +54,7 @@ def _base_url() -> str:
 @bp.route("/joueurs/<int:player_id>")
 def player(player_id: int) -> str:
     with read_session() as s:
-        page = people.player_page(s, player_id)
+        page = people.player_page(s, player_id, gettext)
     if page is None:
         abort(404)
     return render_template(
