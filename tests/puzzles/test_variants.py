@@ -351,6 +351,25 @@ def test_tactique_end_of_game() -> None:
     assert draw is not None and draw.racks == ("AEIO", "BC") and not st.game.finished
 
 
+def test_tactique_end_of_game_consonants_and_one_group_alone() -> None:
+    """The other two sentences of « En fin de partie » (S2, DUPLICATE TACTIQUE): « Si les
+    deux groupes ne contiennent que des voyelles ou que des consonnes, la partie est
+    terminée » — reliquats BCD and FG, empty bag: consonants only, the game ends; « s'il n'y
+    a plus de voyelles ou de consonnes dans le stock, cette condition peut être remplie par
+    un seul groupe » — reliquats AE and IO (vowels only), the stock B C (2 tiles, fewer than
+    the 2 + 2 both groups would need): group 1 takes both, AE + BC = AEBC (a vowel and a
+    consonant), group 2 stays IO (vowels only); one group meets the condition: play goes on."""
+    vs = VariantSettings(variant="tactique")
+    consonants = TactiqueState(GameState(Board().to_cgp(), (), round_no=9), ("BCD", "FG"))
+    draw, st = draw_tactique(consonants, vs)
+    assert draw is None and st.game.finished
+    assert "que des voyelles ou que des consonnes" in st.game.end_reason
+    alone = TactiqueState(GameState(Board().to_cgp(), ("B", "C"), round_no=9), ("AE", "IO"))
+    draw, st = draw_tactique(alone, vs)
+    assert draw is not None and draw.racks == ("AEBC", "IO")
+    assert not st.game.finished and st.game.bag == ()
+
+
 def test_tactique_billet_correction() -> None:
     """« Est punie d'un avertissement technique toute erreur ou omission de score ou de
     cumul. » 22 + 12 = 34."""
@@ -362,6 +381,11 @@ def test_tactique_billet_correction() -> None:
         "ZA 22 + H7 ZAS 12 = 35": ("avertissement", 1),
         "ZA 22 + H7 ZAS 12": ("avertissement", 1),
         "ZA 22 + H7 ZAS 10 = 32": ("avertissement", 1),
+        # « omission de score »: the first score left out, the second, both (and the sum):
+        # the true scores 22 and 12 are credited, one warning for the billet (S1 5.5)
+        "ZA + H7 ZAS 12 = 34": ("avertissement", 1),
+        "ZA 22 + H7 ZAS = 34": ("avertissement", 1),
+        "ZA + H7 ZAS": ("avertissement", 1),
     }
     for text, (kind, warnings) in cases.items():
         billet = parse_tactique_billet(text, player="ann")
