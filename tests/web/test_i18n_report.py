@@ -1,0 +1,87 @@
+"""Issue 13.1: what the pure packages write in French reaches a Romanian reader in
+Romanian — the text report of a verification (line by line), the season chart's words,
+the championship rule and the warning rule; a mail says its language (Content-Language)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from sqlmodel import Session
+
+from mailer.compose import translations
+from puzzles.championship import describe
+from webapp.services.people import season_svg
+from webapp.services.phrasebook import report_text, translate
+
+RO = translations("ro").gettext
+
+REPORT = (
+    "Problème P0 — Scrabble intégral\n"
+    "Lexique : fr-comprehensive (405840 mots, sha256 ab12)\n"
+    "\n"
+    "Coup  Réf.  Mot              Annoncé  Exact  Compté  Cumul  Écrit  Verdict\n"
+    "   1  H8    FICHERA               82     82      82     82     82  valide\n"
+    "   2  15F   WUSS                  90      —       0     82    172  zéro\n"
+    "      - Erreur de mot : WUSS n'est pas admis.\n"
+    "      - avertissement : score écrit 90, score exact 84.\n"
+    "\n"
+    "Total : 82 points\n"
+    "Avertissements : 1\n"
+    "Pénalité : 0 points\n"
+    "Score final : 82 points\n"
+)
+
+
+def test_the_text_report_in_romanian() -> None:
+    lines = report_text(REPORT, RO).split("\n")
+    assert lines[:2] == ["Problema P0 — Scrabble integral",
+                         "Lexic: fr-comprehensive (405840 cuvinte, sha256 ab12)"]
+    assert lines[3].startswith("Mut.  Ref.  Cuvânt")
+    # the columns stay, the verdict is translated
+    assert lines[4] == "   1  H8    FICHERA               82     82      82     82     82  valabil"
+    assert lines[5].endswith("172  zero")
+    assert lines[6].startswith("      - ") and "WUSS" in lines[6]
+    assert "n'est pas admis" not in lines[6]
+    assert lines[7].startswith("      - avertisment: ")
+    assert lines[9:13] == ["Total: 82 puncte", "Avertismente: 1", "Penalizare: 0 puncte",
+                           "Punctaj final: 82 puncte"]
+    # French stays French
+    assert report_text(REPORT, lambda s: s) == REPORT
+
+
+def test_the_season_chart_and_the_rules_in_romanian() -> None:
+    svg = season_svg([], RO)
+    assert "Procentul din referință" in svg and "Locul (1 sus)" in svg
+    assert "Deocamdată nicio probă clasată." in svg and "Pourcentage" not in svg
+    assert "Pourcentage de la référence" in season_svg([])
+    assert [translate(s, RO) for s in describe("sum_percent")] == [
+        "Totalul procentelor obținute la fiecare problemă, referința problemei (soluția "
+        "arbitrului, altfel cea mai bună foaie) valorând 100 %.",
+        "O problemă nejucată contează 0.",
+        "La total egal, trece înainte jucătorul care a jucat mai multe probleme, apoi cel cu "
+        "cel mai bun rezultat (apoi al doilea etc.).",
+    ]
+    assert translate("5 points de pénalité par avertissement technique à partir du 4e.", RO) == (
+        "5 puncte de penalizare pentru fiecare avertisment tehnic începând cu al 4-lea.")
+
+
+@pytest.mark.db
+def test_a_mail_says_its_language(db_session: Session, make_player: Any) -> None:
+    from webapp.models import OutboxKind, Player
+    from webapp.services import notify
+
+    ana = make_player("Ana Popescu", "ana@example.ro")
+    bob = make_player("Bob Martin", "bob@example.fr")
+    row = db_session.get(Player, ana.id)
+    assert row is not None
+    row.locale = "ro"
+    db_session.add(row)
+    db_session.flush()
+    ro = notify.enqueue(session=db_session, kind=OutboxKind.LOGIN, to_addr=ana.email,
+                        template="login", context={"link": "http://x/l", "expires_minutes": 15},
+                        player_id=ana.id)
+    fr = notify.enqueue(session=db_session, kind=OutboxKind.LOGIN, to_addr=bob.email,
+                        template="login", context={"link": "http://x/l", "expires_minutes": 15},
+                        player_id=bob.id)
+    assert (ro.headers["Content-Language"], fr.headers["Content-Language"]) == ("ro", "fr")
