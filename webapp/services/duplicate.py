@@ -52,6 +52,8 @@ from sqlmodel import Session, col, select
 
 import puzzles.duplicate as engine_module
 import puzzles.variants as variants_module
+from puzzles.duplicate import Bulletin, Draw, TopChoice, Verdict
+from puzzles.variants import FreeMove, TactiqueState, TactiqueTop, VariantTop
 from scoring.board import Board
 from scoring.config import GameConfig
 from scoring.move import Placement
@@ -137,10 +139,11 @@ def tactique_text(ts: Any) -> str:
                       ensure_ascii=False)
 
 
-def tactique_of(text: str) -> Any:
+def tactique_of(text: str) -> TactiqueState:
+    """The Tactique master game ``state_text``/``state_before`` hold (:func:`tactique_text`)."""
     data = json.loads(text)
-    return variants().TactiqueState(engine().GameState.from_text(data["state"]),
-                                    tuple(data["tactique"]))
+    return TactiqueState(engine_module.GameState.from_text(data["state"]),
+                         tuple(data["tactique"]))
 
 
 def config_of(game: DuplicateGame) -> Any:
@@ -599,10 +602,10 @@ def bulletin_dict(b: Any) -> dict[str, Any]:
             "claimed": b.claimed}
 
 
-def bulletin_of(d: dict[str, Any], player: str, received_at: datetime | None) -> Any:
-    return engine().Bulletin(player=player, word=d["word"], ref=d.get("ref"),
-                             raccord=d.get("raccord"), claimed=d.get("claimed"),
-                             received_at=received_at)
+def bulletin_of(d: dict[str, Any], player: str, received_at: datetime | None) -> Bulletin:
+    return Bulletin(player=player, word=d["word"], ref=d.get("ref"),
+                    raccord=d.get("raccord"), claimed=d.get("claimed"),
+                    received_at=received_at)
 
 
 def _bulletin_line(b: dict[str, Any] | None) -> str | None:
@@ -735,7 +738,7 @@ def draw_next(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, int]
     config = config_of(game)
     last = current_round(s, game)
     number = (last.number + 1) if last else 1
-    if game.variant == "tactique":
+    if game.variant == DuplicateVariant.TACTIQUE:
         return _draw_tactique(s, game, now, number)
     if game.variant == SUPERSCRABBLE:
         return _draw_superscrabble(s, game, now, number)
@@ -864,7 +867,7 @@ def compute_results(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> lis
     assert rnd.top is not None
     counting = counting_entries(entries_of(s, rnd))
     players = players_of(s, game)
-    if game.variant == "tactique":
+    if game.variant == DuplicateVariant.TACTIQUE:
         return _tactique_results(s, game, rnd, counting, players)
     if game.variant == SUPERSCRABBLE:
         return _superscrabble_results(game, rnd, counting, players)
@@ -891,7 +894,7 @@ def compute_results(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> lis
         verdicts = eng.correct_all(state, rnd.draw["rack"], bulletins, config_of(game),
                                    round_no=rnd.number, top_score=int(rnd.top["score"]),
                                    settings=duplicate_settings_of(game), n_players=len(players))
-    if game.variant == "top":  # Duplicate Top: ranked by tops, no solo (RULES §9.2)
+    if game.variant == DuplicateVariant.TOP:  # Duplicate Top: ranked by tops, no solo (RULES §9.2)
         verdicts = [replace(v, solo=0) for v in verdicts]
     by_player = {v.player: v for v in verdicts}
     return [result_dict(p, counting.get(p.id or 0), by_player[str(p.id)]) for p in players]
@@ -974,10 +977,10 @@ def result_dict(p: Player, entry: DuplicateEntry | None, v: Any) -> dict[str, An
             "solo": int(v.solo), "reason": v.reason_fr, "ref": v.ref, "word": v.word}
 
 
-def verdict_of(r: dict[str, Any]) -> Any:
-    return engine().Verdict(player=str(r["player_id"]), score=int(r["score"]), kind=r["kind"],
-                            warnings=int(r["warnings"]), reason_fr=r["reason"],
-                            ref=r.get("ref"), word=r.get("word"), solo=int(r.get("solo", 0)))
+def verdict_of(r: dict[str, Any]) -> Verdict:
+    return Verdict(player=str(r["player_id"]), score=int(r["score"]), kind=r["kind"],
+                   warnings=int(r["warnings"]), reason_fr=r["reason"],
+                   ref=r.get("ref"), word=r.get("word"), solo=int(r.get("solo", 0)))
 
 
 def publish_round(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, int]:
@@ -985,7 +988,7 @@ def publish_round(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, 
     rnd = current_round(s, game)
     assert rnd is not None and rnd.status == RoundStatus.CORRECTED and rnd.top is not None
     eng = engine()
-    if game.variant == "tactique":
+    if game.variant == DuplicateVariant.TACTIQUE:
         ts = variants().apply_tactique_top(tactique_of(rnd.state_before),
                                            tactique_top_of(rnd.top))
         game.state_text = tactique_text(ts)
@@ -1032,9 +1035,9 @@ def draw_dict(d: Any) -> dict[str, Any]:
             "minimum": d.minimum, "notation": d.notation}
 
 
-def draw_of(d: dict[str, Any]) -> Any:
-    return engine().Draw(reliquat=d["reliquat"], new=d["new"], rack=d["rack"],
-                         rejected=tuple(d["rejected"]), minimum=int(d.get("minimum", 0)))
+def draw_of(d: dict[str, Any]) -> Draw:
+    return Draw(reliquat=d["reliquat"], new=d["new"], rack=d["rack"],
+                rejected=tuple(d["rejected"]), minimum=int(d.get("minimum", 0)))
 
 
 def move_dict(m: Any) -> dict[str, Any]:
@@ -1042,7 +1045,7 @@ def move_dict(m: Any) -> dict[str, Any]:
             "move": [int(m.score), bool(m.horizontal), int(m.start), m.word, int(m.new_mask)]}
 
 
-def move_of(d: dict[str, Any]) -> Any:
+def move_of(d: dict[str, Any]) -> GeneratedMove:
     score, horizontal, start, word, mask = d["move"]
     return GeneratedMove(int(score), bool(horizontal), int(start), str(word), int(mask))
 
@@ -1063,11 +1066,10 @@ def variant_top_dict(t: Any) -> dict[str, Any]:
     return out
 
 
-def variant_top_of(d: dict[str, Any]) -> Any:
-    v = variants()
-    return v.VariantTop(v.FreeMove(move_of(d), d.get("chosen", ""), d.get("swapped", "")),
-                        ref=d["ref"], word=d["word"], score=int(d["score"]),
-                        reason_fr=d.get("reason", ""))
+def variant_top_of(d: dict[str, Any]) -> VariantTop:
+    return VariantTop(FreeMove(move_of(d), d.get("chosen", ""), d.get("swapped", "")),
+                      ref=d["ref"], word=d["word"], score=int(d["score"]),
+                      reason_fr=d.get("reason", ""))
 
 
 def tactique_top_dict(t: Any) -> dict[str, Any]:
@@ -1082,8 +1084,8 @@ def tactique_top_dict(t: Any) -> dict[str, Any]:
             "notation": t.notation, "reason": t.reason_fr, "ties": [], "tied": int(t.ties)}
 
 
-def tactique_top_of(d: dict[str, Any]) -> Any:
-    return variants().TactiqueTop(
+def tactique_top_of(d: dict[str, Any]) -> TactiqueTop:
+    return TactiqueTop(
         int(d["first_group"]), move_of(d["first"]) if d.get("first") else None,
         move_of(d["second"]) if d.get("second") else None, int(d["score"]))
 
@@ -1096,10 +1098,10 @@ def top_letters(top: dict[str, Any] | None) -> str:
     return out + (f" +{top['chosen']}" if top.get("chosen") else "")
 
 
-def top_of(d: dict[str, Any]) -> Any:
-    return engine().TopChoice(move=move_of(d), ref=d["ref"], word=d["word"],
-                              score=int(d["score"]), ties=tuple(move_of(x) for x in d["ties"]),
-                              reason_fr=d.get("reason", ""))
+def top_of(d: dict[str, Any]) -> TopChoice:
+    return TopChoice(move=move_of(d), ref=d["ref"], word=d["word"],
+                     score=int(d["score"]), ties=tuple(move_of(x) for x in d["ties"]),
+                     reason_fr=d.get("reason", ""))
 
 
 # --- console actions -------------------------------------------------------------------------
@@ -1112,7 +1114,7 @@ def override_top(*, session: Session, game: DuplicateGame, rnd: DuplicateRound, 
     if rnd.status == RoundStatus.PUBLISHED:
         raise DuplicateError("Les résultats de ce tour sont publiés : son top ne peut plus "
                              "changer.")
-    if game.variant == "tactique":
+    if game.variant == DuplicateVariant.TACTIQUE:
         return _choose_sequence(session=session, game=game, rnd=rnd, ref=ref, word=word,
                                 actor=actor, reason=reason)
     if game.variant == SUPERSCRABBLE:
@@ -1127,7 +1129,7 @@ def override_top(*, session: Session, game: DuplicateGame, rnd: DuplicateRound, 
     if is_free(game):
         rack, word, letters = free_rack(game, state, rnd.draw["rack"], word)
         move = legal_move(state, rack, config, ref, word)
-        if game.variant == "elliptique" and bin(move.new_mask).count("1") > 7:
+        if game.variant == DuplicateVariant.ELLIPTIQUE and bin(move.new_mask).count("1") > 7:
             raise DuplicateError("En Elliptique, un coup pose au plus 7 lettres.")
 
         base = rack[:len(rack) - len(letters["chosen"])]
@@ -1245,10 +1247,11 @@ def free_rack(game: DuplicateGame, state: Any, drawn: str,
     if len(word_parts) != 1:
         raise DuplicateError("Écrivez le mot puis les lettres choisies, par exemple "
                              "« RESTAIT +T » (Métagramme : « KETAMINE -N +K »).")
-    limit = 1 if game.variant == "metagramme" else vs.free
-    if len(chosen) > limit or len(swapped) > (1 if game.variant == "metagramme" else 0):
+    metagramme = game.variant == DuplicateVariant.METAGRAMME
+    limit = 1 if metagramme else vs.free
+    if len(chosen) > limit or len(swapped) > (1 if metagramme else 0):
         raise DuplicateError(f"{variant_label(game)} : {limit} lettre(s) choisie(s) au plus.")
-    if game.variant == "metagramme" and bool(chosen) != bool(swapped):
+    if game.variant == DuplicateVariant.METAGRAMME and bool(chosen) != bool(swapped):
         raise DuplicateError("En Métagramme, la lettre rendue et la lettre choisie vont "
                              "ensemble (« -N +K »).")
     stock = Counter(state.bag)
@@ -1317,7 +1320,7 @@ def standings(session: Session, game: DuplicateGame) -> list[dict[str, Any]]:
     rounds = [r for r in rounds_of(session, game)
               if r.status == RoundStatus.PUBLISHED and r.top is not None]
     names = {p.id: p for p in players_of(session, game)}
-    if rounds and game.variant == "top":
+    if rounds and game.variant == DuplicateVariant.TOP:
         return top_standings(game, rounds, names)
     if rounds and game.variant == SUPERSCRABBLE:
         return scrabble_standings(game, rounds, names)
@@ -1447,7 +1450,8 @@ def variant_notice(game: DuplicateGame, rnd: DuplicateRound) -> dict[str, Any]:
         return {}
     out: dict[str, Any] = {"variant_label": variant_label(game),
                            "variant_rule": VARIANT_RULES_FR.get(game.variant)}
-    if game.variant in ("completif", "superjoker", "metagramme"):
+    if game.variant in (DuplicateVariant.COMPLETIF, DuplicateVariant.SUPERJOKER,
+                        DuplicateVariant.METAGRAMME):
         out["stock"] = rnd.draw.get("stock", "")
     if game.variant in BULLETIN_EXAMPLES:
         out["bulletin_example"] = BULLETIN_EXAMPLES[game.variant]
@@ -1494,7 +1498,9 @@ def scrabble_notice(game: DuplicateGame, rnd: DuplicateRound) -> dict[str, Any]:
 def total_label(game: DuplicateGame) -> str:
     if game.variant == SUPERSCRABBLE:
         return "Vos scrabbles valables (total)"
-    return "Vos points de classement (tours topés)" if game.variant == "top" else "Votre total"
+    if game.variant == DuplicateVariant.TOP:
+        return "Vos points de classement (tours topés)"
+    return "Votre total"
 
 
 def results_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> int:

@@ -20,7 +20,15 @@ from sqlalchemy.orm import make_transient_to_detached
 from sqlmodel import Session, col, select
 
 from mailer import compose
-from webapp.models import OutboxKind, OutboxMessage, OutboxStatus, Player, Problem
+from webapp.models import (
+    AppealStatus,
+    OutboxKind,
+    OutboxMessage,
+    OutboxStatus,
+    Player,
+    Problem,
+    RankingKind,
+)
 from webapp.services import clock
 from webapp.services.timefmt import format_local
 
@@ -269,7 +277,7 @@ def results_notices(
         for r in ranking.rows
     ]
     title = f"{problem.title} ({problem.code})"
-    if ranking.kind == "provisional":
+    if ranking.kind == RankingKind.PROVISIONAL:
         title += " — classement provisoire"
     if revision is not None:
         title += " (révisé)"
@@ -310,7 +318,7 @@ def appeal_answer(*, session: Session, appeal: Any, player: Player, problem: Any
         kind=KIND_APPEAL_ANSWER, template="appeal_answer",
         context=lambda p: {
             "player_name": p.name, "problem_title": f"{problem.title} ({problem.code})",
-            "accepted": appeal.status == "accepted", "answer": appeal.answer,
+            "accepted": appeal.status == AppealStatus.ACCEPTED, "answer": appeal.answer,
             "appeal_text": appeal.text,
             "filed_at": appeal.created_at,
             "report_url": report_url,

@@ -31,6 +31,7 @@ from webapp.models import (
     Problem,
     ProblemStatus,
     Ranking,
+    RankingKind,
     RoundStatus,
     Submission,
 )
@@ -93,7 +94,7 @@ def _problem_events(session: Session, player: Player) -> list[Event]:
             rank=int(mine["rank"]), entrants=len(ranking.rows), score=int(mine["score"]),
             unit=str(mine.get("unit") or "points"),
             percent=float(pct) if isinstance(pct, int | float) else None,
-            provisional=ranking.kind != "final",
+            provisional=ranking.kind != RankingKind.FINAL,
             verification_id=mine.get("verification_id"),
         ))
     return out
