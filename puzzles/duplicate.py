@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import datetime
 from typing import Any, Literal, cast, get_args
@@ -46,6 +46,26 @@ STATE_HEADER = "arbitre-duplicate-etat 1"
 
 class DuplicateError(ValueError):
     """A game file, draw list or state that cannot be used (French message)."""
+
+
+def read_object(
+    source: str | Mapping[str, Any], label: str, *, blank_is_empty: bool = False,
+    with_line: bool = False,
+) -> dict[str, Any]:
+    """A JSON object from text or a mapping (settings, a GAME.json); French errors named by
+    ``label`` (« Réglages », « Partie ») raise :class:`DuplicateError`. ``blank_is_empty``:
+    blank text reads as ``{}``; ``with_line``: the error names the line."""
+    if isinstance(source, str):
+        try:
+            data = json.loads(source) if source.strip() or not blank_is_empty else {}
+        except json.JSONDecodeError as exc:
+            where = f", ligne {exc.lineno}" if with_line else ""
+            raise DuplicateError(f"{label} : JSON illisible ({exc.msg}{where}).") from None
+    else:
+        data = dict(source)
+    if not isinstance(data, dict):
+        raise DuplicateError(f"{label} : un objet JSON est attendu.")
+    return data
 
 
 # --- settings -----------------------------------------------------------------------------
@@ -91,15 +111,7 @@ class DuplicateSettings:
     def from_json(cls, text: str | Mapping[str, Any]) -> DuplicateSettings:
         """Read settings from JSON text or a mapping (missing keys take their default);
         unknown keys or bad values raise :class:`DuplicateError` with a French message."""
-        if isinstance(text, str):
-            try:
-                data = json.loads(text) if text.strip() else {}
-            except json.JSONDecodeError as exc:
-                raise DuplicateError(f"Réglages : JSON illisible ({exc.msg}).") from None
-        else:
-            data = dict(text)
-        if not isinstance(data, dict):
-            raise DuplicateError("Réglages : un objet JSON est attendu.")
+        data = read_object(text, "Réglages", blank_is_empty=True)
         known = {f.name: f for f in fields(cls)}
         unknown = sorted(set(data) - set(known))
         if unknown:
@@ -1343,50 +1355,98 @@ class ReplayResult:
         return "\n".join(lines) + "\n"
 
 
+def game_players(
+    data: Mapping[str, Any], bulletins: Mapping[int, Mapping[str, object]]
+) -> list[str]:
+    """The players of a replayed game: ``players`` of the GAME.json, then anyone who sent a
+    bulletin, in round order."""
+    players = [str(p) for p in data.get("players") or []]
+    for rnd in sorted(bulletins):
+        for name in bulletins[rnd]:
+            if name not in players:
+                players.append(name)
+    return players
+
+
+def initial_state(
+    settings: DuplicateSettings, data: Mapping[str, Any], *, draws_example: str,
+    bag_as_list: bool = True, empty_draws: bool = True,
+) -> tuple[GameState, list[str] | None]:
+    """The initial state of a GAME.json and its listed draws (None when the bag order is
+    given): exactly one of ``bag``, ``seed``, ``draws``. With ``draws`` the bag is the whole
+    set (every draw names its tiles). ``draws_example`` ends the error on a bad ``draws``;
+    ``bag_as_list``: a ``bag`` may be a list of tiles; ``empty_draws``: ``draws`` may be
+    empty (the game ends before its first round)."""
+    given = [k for k in ("bag", "seed", "draws") if k in data]
+    if len(given) != 1:
+        raise DuplicateError("Partie : donnez exactement une des clés bag, seed ou draws.")
+    if "bag" in data:
+        bag = data["bag"]
+        if bag_as_list and isinstance(bag, list):
+            bag = "".join(str(x) for x in bag)
+        if not isinstance(bag, str):
+            raise DuplicateError("Partie : bag est une chaîne de lettres (? pour un joker).")
+        return GameState.initial(settings, bag.replace(" ", "")), None
+    if "seed" in data:
+        if not isinstance(data["seed"], int):
+            raise DuplicateError("Partie : seed est un entier.")
+        return GameState.initial(settings, shuffled_bag(settings.lang, data["seed"])), None
+    raw = data["draws"]
+    if not isinstance(raw, list) or not all(isinstance(d, str) for d in raw) or not (
+        raw or empty_draws
+    ):
+        raise DuplicateError(f"Partie : draws est une liste de tirages ({draws_example}).")
+    full = sorted(tileset(settings.lang).bag().elements())
+    return GameState.initial(settings, full), list(raw)
+
+
 def load_game(
     game_json: str | Mapping[str, Any],
 ) -> tuple[DuplicateSettings, GameState, list[str] | None, dict[str, Any]]:
     """Read a GAME.json (docs/DUPLICATE.md): settings, the initial state, the listed draws
     (None when the bag order is given), the raw mapping."""
-    if isinstance(game_json, str):
-        try:
-            data = json.loads(game_json)
-        except json.JSONDecodeError as exc:
-            raise DuplicateError(
-                f"Partie : JSON illisible ({exc.msg}, ligne {exc.lineno})."
-            ) from None
-    else:
-        data = dict(game_json)
-    if not isinstance(data, dict):
-        raise DuplicateError("Partie : un objet JSON est attendu.")
+    data = read_object(game_json, "Partie", with_line=True)
     known = {"settings", "bag", "seed", "draws", "players", "n_players", "lexicon", "title"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise DuplicateError(f"Partie : clés inconnues {', '.join(unknown)}.")
     settings = DuplicateSettings.from_json(cast(Mapping[str, Any], data.get("settings") or {}))
-    given = [k for k in ("bag", "seed", "draws") if k in data]
-    if len(given) != 1:
-        raise DuplicateError("Partie : donnez exactement une des clés bag, seed ou draws.")
-    draws: list[str] | None = None
-    if "bag" in data:
-        bag = data["bag"]
-        if isinstance(bag, list):
-            bag = "".join(str(x) for x in bag)
-        if not isinstance(bag, str):
-            raise DuplicateError("Partie : bag est une chaîne de lettres (? pour un joker).")
-        state = GameState.initial(settings, bag.replace(" ", ""))
-    elif "seed" in data:
-        if not isinstance(data["seed"], int):
-            raise DuplicateError("Partie : seed est un entier.")
-        state = GameState.initial(settings, shuffled_bag(settings.lang, data["seed"]))
-    else:
-        raw = data["draws"]
-        if not isinstance(raw, list) or not all(isinstance(d, str) for d in raw):
-            raise DuplicateError("Partie : draws est une liste de tirages (« RU+ZXTEU »).")
-        draws = list(raw)
-        full = sorted(tileset(settings.lang).bag().elements())
-        state = GameState.initial(settings, full)
+    state, draws = initial_state(settings, data, draws_example="« RU+ZXTEU »")
     return settings, state, draws, data
+
+
+DRAWS_USED_UP = "Fin des tirages donnés."
+
+
+def listed_draws_over(state: GameState, settings: DuplicateSettings, draws: Sequence[str]) -> bool:
+    """With listed draws: the list is used up, or ``settings.rounds`` rounds are played."""
+    return state.round_no > len(draws) or (
+        settings.rounds is not None and state.round_no > settings.rounds
+    )
+
+
+def next_draw(
+    state: GameState,
+    settings: DuplicateSettings,
+    draws: Sequence[str] | None,
+    draw_from_bag: Callable[[GameState], tuple[Draw | None, GameState]],
+    *,
+    rack_size: int = RACK_SIZE,
+) -> tuple[Draw | None, GameState]:
+    """A replayed round's draw: ``draw_from_bag`` when no draws are listed, else the next
+    listed one (:func:`draw_listed`); None and the finished state at the end."""
+    if draws is None:
+        return draw_from_bag(state)
+    if listed_draws_over(state, settings, draws):
+        return None, replace(state, finished=True, end_reason=DRAWS_USED_UP)
+    return draw_listed(state, settings, draws[state.round_no - 1], rack_size=rack_size)
+
+
+def no_move_end(state: GameState, rack: str) -> GameState:
+    """The finished state when no word can be played with ``rack``."""
+    return replace(
+        state, finished=True, end_reason=f"Aucun mot ne peut être joué avec le tirage {rack}."
+    )
 
 
 def replay(
@@ -1401,32 +1461,18 @@ def replay(
     settings, state, draws, data = load_game(game_json)
     cfg = config or GameConfig.default(settings.lang)
     bulletins = bulletins_by_round or {}
-    players: list[str] = [str(p) for p in data.get("players") or []]
-    for rnd in sorted(bulletins):
-        for name in bulletins[rnd]:
-            if name not in players:
-                players.append(name)
+    players = game_players(data, bulletins)
     n_players = int(data.get("n_players") or len(players))
     results: list[RoundResult] = []
     while True:
-        draw: Draw | None
-        if draws is None:
-            draw, state = draw_round(state, settings, config=cfg)
-        elif state.round_no > len(draws) or (
-            settings.rounds is not None and state.round_no > settings.rounds
-        ):
-            draw, state = None, replace(state, finished=True, end_reason="Fin des tirages donnés.")
-        else:
-            draw, state = draw_listed(state, settings, draws[state.round_no - 1])
+        draw, state = next_draw(
+            state, settings, draws, lambda s: draw_round(s, settings, config=cfg)
+        )
         if draw is None:
             break
         top = find_top(state, draw.rack, cfg, round_no=state.round_no, settings=settings)
         if top is None:
-            state = replace(
-                state,
-                finished=True,
-                end_reason=f"Aucun mot ne peut être joué avec le tirage {draw.rack}.",
-            )
+            state = no_move_end(state, draw.rack)
             break
         round_bulletins = bulletins.get(state.round_no, {})
         sheet: dict[str, Bulletin | str | None] = {p: round_bulletins.get(p) for p in players}

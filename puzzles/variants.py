@@ -50,6 +50,7 @@ from puzzles.duplicate import (
     parse_bulletin,
     prepare_round,
     rank_moves,
+    read_object,
     round_config,
     top_key,
 )
@@ -58,8 +59,9 @@ from scoring.board import Board
 from scoring.config import GameConfig
 from scoring.errors import EngineError
 from scoring.layout import SIZE
+from scoring.move import Placement
 from scoring.movegen import GeneratedMove
-from scoring.notation import format_ref, parse_ref
+from scoring.notation import format_ref, parse_ref, parse_word
 from scoring.tiles import JOKER, TileSet, tileset
 
 Variant = Literal["tactique", "top", "completif", "superjoker", "metagramme", "elliptique"]
@@ -145,15 +147,7 @@ class VariantSettings:
         """Read settings from JSON (or a mapping): the variant keys of this class, the
         Duplicate keys either flat or under ``duplicate``. French errors raise
         :class:`~puzzles.duplicate.DuplicateError`."""
-        if isinstance(text, str):
-            try:
-                data = json.loads(text) if text.strip() else {}
-            except json.JSONDecodeError as exc:
-                raise DuplicateError(f"Réglages : JSON illisible ({exc.msg}).") from None
-        else:
-            data = dict(text)
-        if not isinstance(data, dict):
-            raise DuplicateError("Réglages : un objet JSON est attendu.")
+        data = read_object(text, "Réglages", blank_is_empty=True)
         mine = {f.name for f in fields(cls)} - {"duplicate"}
         dup_keys = {f.name for f in fields(DuplicateSettings)}
         nested = data.pop("duplicate", None) or {}
@@ -593,6 +587,15 @@ def parse_free_bulletin(text: str, *, player: str = "") -> FreeBulletin | list[s
     return FreeBulletin(b, chosen, swapped)
 
 
+def _tiles_placed(board: Board, ref: str, word: str) -> int:
+    """How many tiles the word written at ``ref`` puts on the grid (0 when it cannot be read
+    or placed there: the correction says why)."""
+    try:
+        return len(Placement.from_notation(board, parse_ref(ref), parse_word(word)))
+    except EngineError:
+        return 0
+
+
 def correct_free(
     state: GameState,
     drawn: str,
@@ -624,6 +627,13 @@ def correct_free(
             who, 0, "nul", reason_fr="Nul : en Métagramme, la lettre rendue et la lettre "
             "choisie vont ensemble (« -A +T »)."
         )
+    if v == "elliptique" and fb.bulletin.ref:
+        tiles = _tiles_placed(state.board, fb.bulletin.ref, fb.bulletin.word)
+        if tiles > RACK_SIZE:
+            return Verdict(
+                who, 0, "nul", reason_fr=f"Nul : en Elliptique, un coup pose au plus "
+                f"{RACK_SIZE} lettres ({fb.bulletin.word} en pose {tiles})."
+            )
     base = drawn
     if fb.swapped:
         rest = _minus(drawn, fb.swapped)

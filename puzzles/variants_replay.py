@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, cast
 
 from puzzles.duplicate import (
+    DRAWS_USED_UP,
     Draw,
     DuplicateError,
     GameState,
@@ -21,10 +22,14 @@ from puzzles.duplicate import (
     TopChoice,
     Verdict,
     apply_solos,
-    draw_listed,
+    game_players,
+    initial_state,
+    listed_draws_over,
+    next_draw,
+    no_move_end,
     rank_game,
+    read_object,
     replay,
-    shuffled_bag,
 )
 from puzzles.variants import (
     VARIANTS,
@@ -58,7 +63,6 @@ from scoring.config import GameConfig
 from scoring.errors import EngineError
 from scoring.move import Placement
 from scoring.notation import format_ref
-from scoring.tiles import tileset
 
 SUPERSCRABBLE = "superscrabble"
 ALL_VARIANTS = (*VARIANTS, SUPERSCRABBLE)
@@ -157,17 +161,7 @@ class VariantReplay:
 
 
 def _load(game_json: str | Mapping[str, Any]) -> dict[str, Any]:
-    if isinstance(game_json, str):
-        try:
-            data = json.loads(game_json)
-        except json.JSONDecodeError as exc:
-            raise DuplicateError(
-                f"Partie : JSON illisible ({exc.msg}, ligne {exc.lineno})."
-            ) from None
-    else:
-        data = dict(game_json)
-    if not isinstance(data, dict):
-        raise DuplicateError("Partie : un objet JSON est attendu.")
+    data = read_object(game_json, "Partie", with_line=True)
     variant = data.get("variant")
     if variant not in ALL_VARIANTS:
         raise DuplicateError(
@@ -176,46 +170,17 @@ def _load(game_json: str | Mapping[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _players(data: Mapping[str, Any], bulletins: Mapping[int, Mapping[str, Any]]) -> list[str]:
-    players = [str(p) for p in data.get("players") or []]
-    for rnd in sorted(bulletins):
-        for name in bulletins[rnd]:
-            if name not in players:
-                players.append(name)
-    return players
-
-
 def _initial(settings: VariantSettings, data: Mapping[str, Any]) -> tuple[GameState,
                                                                          list[str] | None]:
     """The initial state and the listed draws (None when the bag order is given): exactly
-    one of ``bag``, ``seed``, ``draws``. With ``draws`` the bag is the whole set (its order
-    does not matter: every draw names its tiles; the stock of a letter-choice variant is
-    the set less the grid and the drawn letters)."""
-    given = [k for k in ("bag", "seed", "draws") if k in data]
-    if len(given) != 1:
-        raise DuplicateError("Partie : donnez exactement une des clés bag, seed ou draws.")
-    if "bag" in data:
-        bag = data["bag"]
-        if not isinstance(bag, str):
-            raise DuplicateError("Partie : bag est une chaîne de lettres (? pour un joker).")
-        return GameState.initial(settings.duplicate, bag.replace(" ", "")), None
-    if "draws" in data:
-        raw = data["draws"]
-        if not isinstance(raw, list) or not all(isinstance(d, str) for d in raw) or not raw:
-            raise DuplicateError("Partie : draws est une liste de tirages (« RU+ZXTEU » ; "
-                                 "Tactique « BC+DEFGH / MN+AEIRS »).")
-        full = sorted(tileset(settings.duplicate.lang).bag().elements())
-        return GameState.initial(settings.duplicate, full), list(raw)
-    if not isinstance(data["seed"], int):
-        raise DuplicateError("Partie : seed est un entier.")
-    return GameState.initial(settings.duplicate, shuffled_bag(settings.duplicate.lang,
-                                                              data["seed"])), None
-
-
-def _listed_end(state: GameState, settings: VariantSettings, draws: list[str]) -> bool:
-    dup = settings.duplicate
-    return state.round_no > len(draws) or (dup.rounds is not None
-                                           and state.round_no > dup.rounds)
+    one of ``bag`` (a string), ``seed``, ``draws`` (not empty). With ``draws`` the bag is
+    the whole set (its order does not matter: every draw names its tiles; the stock of a
+    letter-choice variant is the set less the grid and the drawn letters)."""
+    return initial_state(
+        settings.duplicate, data,
+        draws_example="« RU+ZXTEU » ; Tactique « BC+DEFGH / MN+AEIRS »",
+        bag_as_list=False, empty_draws=False,
+    )
 
 
 def replay_variant(
@@ -228,7 +193,7 @@ def replay_variant(
     data = _load(game_json)
     variant = str(data["variant"])
     bulletins = bulletins_by_round or {}
-    players = _players(data, bulletins)
+    players = game_players(data, bulletins)
     if variant == SUPERSCRABBLE:
         return _replay_superscrabble(data, bulletins, players, config)
     known = {"variant", "settings", "bag", "seed", "draws", "players", "n_players", "lexicon",
@@ -263,23 +228,13 @@ def replay_variant(
     out: list[VariantRound] = []
     results: list[RoundResult] = []
     while True:
-        draw: Draw | None
-        if draws is None:
-            draw, state = draw_variant(state, settings)
-        elif _listed_end(state, settings, draws):
-            draw, state = None, replace(state, finished=True,
-                                        end_reason="Fin des tirages donnés.")
-        else:
-            draw, state = draw_listed(state, settings.duplicate, draws[state.round_no - 1],
-                                      rack_size=settings.drawn)
+        draw, state = next_draw(state, settings.duplicate, draws,
+                                lambda s: draw_variant(s, settings), rack_size=settings.drawn)
         if draw is None:
             break
         top = variant_top(state, draw.rack, cfg, settings)
         if top is None:
-            state = replace(
-                state, finished=True,
-                end_reason=f"Aucun mot ne peut être joué avec le tirage {draw.rack}.",
-            )
+            state = no_move_end(state, draw.rack)
             break
         round_b = bulletins.get(state.round_no, {})
         verdicts = correct_free_round(
@@ -323,9 +278,9 @@ def _replay_tactique(
         draw: TactiqueDraw | None
         if draws is None:
             draw, ts = draw_tactique(ts, settings)
-        elif _listed_end(ts.game, settings, draws):
+        elif listed_draws_over(ts.game, settings.duplicate, draws):
             draw, ts = None, replace(ts, game=replace(ts.game, finished=True,
-                                                      end_reason="Fin des tirages donnés."))
+                                                      end_reason=DRAWS_USED_UP))
         else:
             draw, ts = draw_tactique_listed(ts, settings, draws[ts.game.round_no - 1])
         if draw is None:
