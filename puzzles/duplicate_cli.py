@@ -9,9 +9,19 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from puzzles.duplicate import DuplicateError, load_game, parse_bulletins_file, replay
+from puzzles.duplicate import (
+    DuplicateError,
+    ReplayResult,
+    load_game,
+    parse_bulletins_file,
+    replay,
+)
+
+if TYPE_CHECKING:
+    from puzzles.variants_replay import VariantReplay
+    from scoring.config import GameConfig
 
 
 class _Parser(argparse.ArgumentParser):
@@ -38,30 +48,23 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
     """Run ``duplicate replay``; returns the exit status (2 on bad input, French message)."""
     args = _build().parse_args(sys.argv[1:] if argv is None else argv)
     stream = out or sys.stdout
+    result: ReplayResult | VariantReplay
     try:
         game_text = Path(args.game).read_text(encoding="utf-8")
         if _is_variant(game_text):
-            return _variant_main(args, game_text, stream)
-        settings, _, _, data = load_game(game_text)
-        bulletins = (
-            parse_bulletins_file(Path(args.bulletins).read_text(encoding="utf-8"))
-            if args.bulletins
-            else {}
-        )
-        from scoring.config import GameConfig
-        from scoring.lexicon import Lexicon
+            from puzzles.variants_replay import replay_variant
 
-        lexicon_path = args.lexicon or data.get("lexicon")
-        if lexicon_path:
-            path = Path(lexicon_path)
-            if not path.is_absolute() and not args.lexicon:
-                path = Path(args.game).parent / path
-            config = GameConfig.default(settings.lang, Lexicon.load(path))
-        elif settings.lang != "fr":
-            raise DuplicateError("Partie en roumain : donnez la liste de mots (--lexicon).")
+            data = json.loads(game_text)
+            settings = data.get("settings") or {}
+            lang = settings.get("lang", "fr") if isinstance(settings, dict) else "fr"
+            result = replay_variant(
+                game_text, _bulletins(args), config=_config(args, lang, data.get("lexicon"))
+            )
         else:
-            config = GameConfig.default("fr")
-        result = replay(game_text, bulletins, config=config)
+            plain, _, _, data = load_game(game_text)
+            result = replay(
+                game_text, _bulletins(args), config=_config(args, plain.lang, data.get("lexicon"))
+            )
     except DuplicateError as exc:
         print(f"Erreur : {exc}", file=sys.stderr)
         return 2
@@ -80,36 +83,25 @@ def _is_variant(game_text: str) -> bool:
     return isinstance(data, dict) and "variant" in data
 
 
-def _variant_main(args: argparse.Namespace, game_text: str, stream: TextIO) -> int:
-    from puzzles.variants_replay import replay_variant
+def _bulletins(args: argparse.Namespace) -> dict[int, dict[str, str]]:
+    """The BULLETINS file named on the command line, if any."""
+    if not args.bulletins:
+        return {}
+    return parse_bulletins_file(Path(args.bulletins).read_text(encoding="utf-8"))
+
+
+def _config(args: argparse.Namespace, lang: str, game_lexicon: Any) -> GameConfig:
+    """The engine configuration: ``--lexicon``, else the GAME.json's ``lexicon`` (relative to
+    the GAME.json), else the French list shipped (a Romanian game must name its list)."""
     from scoring.config import GameConfig
     from scoring.lexicon import Lexicon
 
-    try:
-        data = json.loads(game_text)
-        settings = data.get("settings") or {}
-        lang = settings.get("lang", "fr") if isinstance(settings, dict) else "fr"
-        bulletins = (
-            parse_bulletins_file(Path(args.bulletins).read_text(encoding="utf-8"))
-            if args.bulletins
-            else {}
-        )
-        lexicon_path = args.lexicon or data.get("lexicon")
-        if lexicon_path:
-            path = Path(lexicon_path)
-            if not path.is_absolute() and not args.lexicon:
-                path = Path(args.game).parent / path
-            config = GameConfig.default(lang, Lexicon.load(path))
-        elif lang != "fr":
-            raise DuplicateError("Partie en roumain : donnez la liste de mots (--lexicon).")
-        else:
-            config = GameConfig.default("fr")
-        result = replay_variant(game_text, bulletins, config=config)
-    except DuplicateError as exc:
-        print(f"Erreur : {exc}", file=sys.stderr)
-        return 2
-    except (OSError, UnicodeDecodeError) as exc:
-        print(f"Erreur : fichier illisible ({exc}).", file=sys.stderr)
-        return 2
-    stream.write(result.to_json() + "\n" if args.json else result.to_text())
-    return 0
+    lexicon_path = args.lexicon or game_lexicon
+    if lexicon_path:
+        path = Path(lexicon_path)
+        if not path.is_absolute() and not args.lexicon:
+            path = Path(args.game).parent / path
+        return GameConfig.default(lang, Lexicon.load(path))
+    if lang != "fr":
+        raise DuplicateError("Partie en roumain : donnez la liste de mots (--lexicon).")
+    return GameConfig.default("fr")
