@@ -34,6 +34,7 @@ from webapp.models import (
     Registration,
 )
 from webapp.services import audit, notify
+from webapp.services.duplicate import text_grid
 from webapp.services.timefmt import format_local
 
 log = logging.getLogger(__name__)
@@ -401,8 +402,6 @@ def _turn_notice(session: Session, game: CorrespondenceGame, last: Any = None) -
     if not notify.deliverable(p):
         return
     state = state_of(game)
-    from webapp.services.duplicate import text_grid
-
     colour = 0 if p.id == game.red_id else 1
     notify.enqueue(
         session=session, kind=KIND_TURN, to_addr=p.email, template="corr_turn",

@@ -1,0 +1,243 @@
+"""The FISF Duplicate by correspondence: games stored round by round, driven by the scheduler.
+
+A :class:`~webapp.models.DuplicateGame` is played by the players registered in its
+competition. Each round is one :class:`~webapp.models.DuplicateRound` row: the draw, the master
+grid before and after, the retained top, the corrected results. Bulletins are
+:class:`~webapp.models.DuplicateEntry` rows (every version kept; the one that counts is the
+last received on time; late ones are kept and flagged).
+
+:func:`advance` moves one game forward, one step per transaction, each step guarded by the
+round's (or game's) status under the game row lock, every mail through the outbox's
+``dedupe_key``; so running it twice, in two processes, or after a long downtime is safe:
+
+    scheduled ──starts_at──► draw round 1 (open) ──deadline──► closed ──► corrected
+        ──review_minutes──► published (top placed, results mailed) ──► draw round n+1 …
+        ──last round──► finished (final ranking mailed)
+
+The game rules (draws, top, correction, solos, ranking) are ``puzzles.duplicate``'s; this
+module stores, schedules and mails.
+
+Variants (``DuplicateGame.variant``, docs/VARIANTS.md): the same rounds and steps, the rules
+of ``puzzles.variants``: Duplicate Top (plain rounds, no solo, ranked by rounds topped:
+``rank_duplicate_top``) and the letter-choice variants Complétif, Superjoker, Métagramme and
+Elliptique (``draw_variant``, ``variant_top``, ``parse_free_bulletin``,
+``correct_free_round``, ``apply_variant_top``; the draw stores the stock the players choose
+from, the bulletin names the chosen letters: ``H4 RESTAIT 70 +T``, ``-N +K``), and
+Tactique (two groups per round, ``draw_tactique``, ``tactique_top``, the two-word billet
+``H4 RESTAIT 70 + 8C MOTS 25 = 95`` corrected by ``correct_tactique``; the stored state is
+the Duplicate state plus the groups' reliquats, :func:`tactique_text`), and the Partie de
+Superscrabble (RULES §7.7: the arbitre's 2-letter word and racks, stored in
+``settings["superscrabble"]``; each sheet lists scrabbles with references and their count,
+``correct_scrabble_sheet``; the engine's choice, ``choose_scrabble``, is placed unless the
+arbitre retains another; ranked by ``rank_superscrabble``).
+
+A package, one module per concern, each importing only those before it: ``game`` (the
+engine and variants, rhythm, creation, queries, JSON forms, bulletin text, ranking) →
+``notices`` (the mails) → ``correction`` (results, the arbitre's other top and
+re-correction with their preview) → ``bulletins`` (a player's bulletin) → ``steps`` (the
+scheduled steps). Callers use the package's names: ``duplicate.create_game``,
+``duplicate.submit_bulletin``, ``duplicate.run_due``, ``duplicate.preview_change``…
+"""
+
+from __future__ import annotations
+
+from webapp.services.duplicate.bulletins import (
+    BulletinOutcome,
+    claim_mail,
+    submit_bulletin,
+)
+from webapp.services.duplicate.correction import (
+    ChangePreview,
+    apply_change,
+    compute_results,
+    free_rack,
+    legal_move,
+    override_top,
+    preview_change,
+    recorrect,
+    result_dict,
+    round_scrabbles,
+    tactique_text_of,
+)
+from webapp.services.duplicate.game import (
+    BULLETIN_EXAMPLES,
+    FREE_VARIANTS,
+    KIND_CORRECTED,
+    KIND_DRAW,
+    KIND_FINAL,
+    KIND_RESULTS,
+    RHYTHM_KINDS,
+    SERVER_VARIANTS,
+    SUPERSCRABBLE,
+    VARIANT_RULES_FR,
+    WEEKDAYS_FR,
+    DuplicateError,
+    all_answered,
+    bulletin_dict,
+    bulletin_line,
+    bulletin_of,
+    check_rhythm,
+    config_of,
+    counting_entries,
+    create_game,
+    current_round,
+    deadline_after,
+    describe_rhythm,
+    draw_bag_order,
+    draw_dict,
+    draw_of,
+    engine,
+    entries_of,
+    first_line,
+    game_url,
+    is_free,
+    is_live,
+    label_of,
+    live_minutes,
+    move_dict,
+    move_of,
+    parse_line,
+    parse_text,
+    players_of,
+    round_mails,
+    rounds_of,
+    schedule_changed,
+    scrabble_standings,
+    scrabble_top_dict,
+    standings,
+    superscrabble_start,
+    tactique_of,
+    tactique_text,
+    tactique_top_dict,
+    tactique_top_of,
+    text_grid,
+    top_dict,
+    top_letters,
+    top_of,
+    top_standings,
+    variant_label,
+    variant_top_dict,
+    variant_top_of,
+    variants,
+    verdict_of,
+)
+from webapp.services.duplicate.notices import (
+    corrected_notices,
+    draw_notices,
+    final_notices,
+    results_notices,
+    scrabble_notice,
+    top_words,
+    total_label,
+    variant_notice,
+)
+from webapp.services.duplicate.steps import (
+    advance,
+    close_round,
+    correct_round,
+    draw_next,
+    finish,
+    next_step,
+    publish_round,
+    run_due,
+    upcoming_instants,
+)
+
+# the stored settings' readers, as callers found them here before the split
+from webapp.services.stored import duplicate_settings_of, variant_settings_of
+
+__all__ = [
+    "BULLETIN_EXAMPLES",
+    "BulletinOutcome",
+    "ChangePreview",
+    "DuplicateError",
+    "FREE_VARIANTS",
+    "KIND_CORRECTED",
+    "KIND_DRAW",
+    "KIND_FINAL",
+    "KIND_RESULTS",
+    "RHYTHM_KINDS",
+    "SERVER_VARIANTS",
+    "SUPERSCRABBLE",
+    "VARIANT_RULES_FR",
+    "WEEKDAYS_FR",
+    "advance",
+    "all_answered",
+    "apply_change",
+    "bulletin_dict",
+    "bulletin_line",
+    "bulletin_of",
+    "check_rhythm",
+    "claim_mail",
+    "close_round",
+    "compute_results",
+    "config_of",
+    "correct_round",
+    "corrected_notices",
+    "counting_entries",
+    "create_game",
+    "current_round",
+    "deadline_after",
+    "describe_rhythm",
+    "draw_bag_order",
+    "duplicate_settings_of",
+    "draw_dict",
+    "draw_next",
+    "draw_notices",
+    "draw_of",
+    "engine",
+    "entries_of",
+    "final_notices",
+    "finish",
+    "first_line",
+    "free_rack",
+    "game_url",
+    "is_free",
+    "is_live",
+    "label_of",
+    "legal_move",
+    "live_minutes",
+    "move_dict",
+    "move_of",
+    "next_step",
+    "override_top",
+    "parse_line",
+    "parse_text",
+    "players_of",
+    "preview_change",
+    "publish_round",
+    "recorrect",
+    "result_dict",
+    "results_notices",
+    "round_mails",
+    "round_scrabbles",
+    "rounds_of",
+    "run_due",
+    "schedule_changed",
+    "scrabble_notice",
+    "scrabble_standings",
+    "scrabble_top_dict",
+    "standings",
+    "submit_bulletin",
+    "superscrabble_start",
+    "tactique_of",
+    "tactique_text",
+    "tactique_text_of",
+    "tactique_top_dict",
+    "tactique_top_of",
+    "text_grid",
+    "top_dict",
+    "top_letters",
+    "top_of",
+    "top_standings",
+    "top_words",
+    "total_label",
+    "upcoming_instants",
+    "variant_label",
+    "variant_notice",
+    "variant_top_dict",
+    "variant_settings_of",
+    "variant_top_of",
+    "variants",
+    "verdict_of",
+]

@@ -1,0 +1,179 @@
+"""A player's Duplicate bulletin, by web or mail: stored raw first, parsed, flagged late,
+acknowledged; a bulletin received on time but stored after the close still counts."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+import sqlalchemy as sa
+from sqlmodel import Session, col, select
+
+from webapp.models import (
+    Channel,
+    DuplicateEntry,
+    DuplicateGame,
+    DuplicateRound,
+    DuplicateStatus,
+    OutboxKind,
+    Player,
+    Problem,
+    ProblemStatus,
+    Registration,
+    RoundStatus,
+)
+from webapp.services import audit, notify
+from webapp.services.duplicate.correction import compute_results
+from webapp.services.duplicate.game import (
+    DuplicateError,
+    all_answered,
+    bulletin_line,
+    first_line,
+    game_url,
+    parse_line,
+    parse_text,
+    schedule_changed,
+)
+from webapp.services.timefmt import format_local
+
+
+@dataclass
+class BulletinOutcome:
+    entry: DuplicateEntry
+    round: DuplicateRound
+    late: bool
+    errors: list[str]
+
+
+def submit_bulletin(
+    *,
+    session: Session,
+    player: Player,
+    game: DuplicateGame,
+    text: str,
+    channel: Channel,
+    received_at: datetime,
+    inbound_message_id: int | None = None,
+    in_reply_to: str | None = None,
+) -> BulletinOutcome:
+    """Store one bulletin for the round in progress at ``received_at`` (raw text first),
+    parse it, flag it late when received after the round's deadline, enqueue its receipt.
+    Does not commit. :class:`DuplicateError` (French) when no round has been drawn yet or
+    the player is not registered."""
+    if received_at.tzinfo is None:
+        raise ValueError("received_at must be timezone-aware")
+    assert player.id is not None and game.id is not None
+    registered = session.exec(select(Registration.id).where(
+        Registration.competition_id == game.competition_id,
+        Registration.player_id == player.id)).first()
+    if registered is None:
+        raise DuplicateError(f"Vous n'êtes pas inscrit à la partie « {game.title} » "
+                             f"({game.code}).")
+    # A shared lock on the game row (PostgreSQL): a scheduled step (which takes it FOR UPDATE)
+    # waits until this bulletin is in, so a correction never misses an on-time bulletin
+    # still being written.
+    session.exec(select(DuplicateGame.id).where(DuplicateGame.id == game.id)
+                 .with_for_update(read=True)).first()
+    rnd = session.exec(
+        select(DuplicateRound).where(DuplicateRound.game_id == game.id,
+                                     DuplicateRound.opens_at <= received_at)
+        .order_by(col(DuplicateRound.number).desc()).limit(1)
+    ).first()
+    if rnd is None:
+        raise DuplicateError(
+            f"La partie « {game.title} » ({game.code}) n'a pas encore commencé : le premier "
+            f"tirage sera publié le {format_local(game.starts_at, game.timezone)}.")
+    # serialise two bulletins of one player (web and mail at once) before reading the version
+    session.execute(sa.update(Player).where(col(Player.id) == player.id)
+                    .values(bounce_count=Player.bounce_count))
+    last = session.exec(
+        select(DuplicateEntry).where(DuplicateEntry.round_id == rnd.id,
+                                     DuplicateEntry.player_id == player.id)
+        .order_by(col(DuplicateEntry.version).desc()).limit(1)
+    ).first()
+    late = received_at > rnd.closes_at
+    entry = DuplicateEntry(
+        round_id=rnd.id or 0, player_id=player.id, version=(last.version + 1) if last else 1,
+        channel=channel, received_at=received_at, raw_text=text,
+        sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(), late=late,
+        inbound_message_id=inbound_message_id,
+    )
+    session.add(entry)
+    session.flush()  # the raw text is in before anything that could fail
+    errors, bulletin = parse_text(text, game.variant)
+    entry.parse_errors, entry.bulletin = errors, bulletin
+    session.add(entry)
+    audit.record(session=session, actor=f"player:{player.id}", action="duplicate.bulletin",
+                 target=f"duplicate_entry:{entry.id}", game=game.code, round=rnd.number,
+                 version=entry.version, channel=channel, late=late, errors=len(errors))
+    headers = {"In-Reply-To": in_reply_to, "References": in_reply_to} if in_reply_to else {}
+    notify.enqueue(
+        session=session, kind=OutboxKind.RECEIPT, to_addr=player.email,
+        template="duplicate_receipt",
+        context={
+            "player_name": player.name, "game_title": f"{game.title} ({game.code})",
+            "round_no": rnd.number, "rack": rnd.draw.get("rack", ""),
+            "received_at": format_local(received_at, game.timezone, seconds=True),
+            "deadline": format_local(rnd.closes_at, game.timezone, seconds=True),
+            "late": late, "channel": channel, "bulletin": bulletin_line(bulletin),
+            "errors": errors, "text": text, "replaces_previous": last is not None,
+            "entry_ref": f"n° {entry.id}, version {entry.version}", "sha256": entry.sha256,
+            "game_url": game_url(game),
+        },
+        dedupe_key=f"duplicate_receipt:{entry.id}", fresh_key=True, player_id=player.id,
+        headers=headers,
+    )
+    session.flush()
+    if (not late and rnd.status == RoundStatus.OPEN
+            and game.rhythm.get("kind") == "all_answered" and all_answered(session, game, rnd)):
+        # the last awaited bulletin: the round closes early, so the scheduler's leader (in
+        # whichever process) must replan now, not at the deadline (webapp.services.changes)
+        schedule_changed(session)
+    if not late and rnd.status != RoundStatus.OPEN:
+        # received on time, stored after the close (a slow request): it still counts
+        if rnd.status == RoundStatus.CORRECTED:
+            rnd.results = compute_results(session, game, rnd)
+            session.add(rnd)
+        audit.record(session=session, actor=audit.SYSTEM, action="duplicate.bulletin_after_close",
+                     target=f"duplicate_entry:{entry.id}", game=game.code, round=rnd.number,
+                     status=rnd.status, recorrected=rnd.status == RoundStatus.CORRECTED)
+    return BulletinOutcome(entry=entry, round=rnd, late=late, errors=errors)
+
+
+def claim_mail(*, session: Session, player: Player, subject: str, text: str,
+               received_at: datetime, inbound_message_id: int | None,
+               in_reply_to: str | None) -> BulletinOutcome | None:
+    """The mail pipeline's hook: when the message is a bulletin for a running Duplicate (its
+    code in the subject, or the player is in exactly one running Duplicate and no open problem
+    is named), store it and return the outcome; otherwise ``None`` (the sheet path goes on)."""
+    games = list(session.exec(
+        select(DuplicateGame)
+        .join(Registration, col(Registration.competition_id) == col(DuplicateGame.competition_id))
+        .where(Registration.player_id == player.id,
+               col(DuplicateGame.status).in_((DuplicateStatus.RUNNING,
+                                              DuplicateStatus.FINISHED)))
+        .order_by(col(DuplicateGame.id))
+    ).all())
+    if not games:
+        return None
+    words = {w.upper() for w in re.findall(r"[\w-]+", subject or "")}
+    named = [g for g in games if g.code.upper() in words]
+    if len(named) == 1:
+        game = named[0]
+    else:
+        # no code in the subject: a message whose first line reads as a bulletin, from a
+        # player in exactly one running Duplicate, naming no problem that takes sheets
+        if named or words & {c.upper() for c in session.exec(select(Problem.code).where(
+                col(Problem.status).in_((ProblemStatus.OPEN, ProblemStatus.CLOSED)))).all()}:
+            return None
+        running = [g for g in games if g.status == DuplicateStatus.RUNNING]
+        line = first_line(text)
+        if (len(running) != 1 or not line
+                or isinstance(parse_line(running[0].variant, line), list)):
+            return None
+        game = running[0]
+    return submit_bulletin(session=session, player=player, game=game, text=text.strip(),
+                           channel=Channel.EMAIL, received_at=received_at,
+                           inbound_message_id=inbound_message_id, in_reply_to=in_reply_to)

@@ -1,0 +1,288 @@
+"""The Duplicate's scheduled steps (:func:`advance`, one per transaction under the game's row
+lock): draw → close → correct → publish → next draw or finish; :func:`run_due` for every
+game, :func:`upcoming_instants` for the scheduler."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from scoring.board import Board
+from webapp.db import session_scope
+from webapp.models import (
+    DuplicateGame,
+    DuplicateRound,
+    DuplicateStatus,
+    RoundStatus,
+)
+from webapp.services import audit
+from webapp.services.audit import PROCESS
+from webapp.services.duplicate.correction import compute_results
+from webapp.services.duplicate.game import (
+    SUPERSCRABBLE,
+    all_answered,
+    config_of,
+    current_round,
+    deadline_after,
+    draw_dict,
+    draw_of,
+    engine,
+    is_free,
+    log,
+    move_of,
+    scrabble_top_dict,
+    tactique_of,
+    tactique_text,
+    tactique_top_dict,
+    tactique_top_of,
+    top_dict,
+    top_of,
+    variant_top_dict,
+    variant_top_of,
+    variants,
+)
+from webapp.services.duplicate.notices import (
+    draw_notices,
+    final_notices,
+    results_notices,
+)
+from webapp.services.stored import duplicate_settings_of, variant_settings_of
+
+
+def run_due(*, now: datetime) -> list[str]:
+    """Every due step of every unfinished game; ``"<action>:<code>:<round>"`` per step."""
+    with session_scope() as s:
+        ids = list(s.exec(select(DuplicateGame.id).where(
+            col(DuplicateGame.status).in_((DuplicateStatus.SCHEDULED, DuplicateStatus.RUNNING))
+        ).order_by(col(DuplicateGame.id))).all())
+    done: list[str] = []
+    for gid in ids:
+        assert gid is not None
+        try:
+            done += advance(gid, now=now)
+        except Exception:
+            log.exception("duplicate %s: scheduled step failed", gid)
+    return done
+
+
+def advance(game_id: int, *, now: datetime, max_steps: int = 10_000) -> list[str]:
+    """Do the due steps of one game, each in its own transaction (game row locked)."""
+    done: list[str] = []
+    for _ in range(max_steps):
+        with session_scope() as s:
+            game = s.get(DuplicateGame, game_id, with_for_update=True)
+            if game is None:
+                return done
+            step = next_step(s, game, now)
+            if step is None:
+                return done
+            name, number = step(s, game, now)
+            audit.record(session=s, actor=audit.SYSTEM, action=f"duplicate.{name}",
+                         target=game.code, round=number, at=now.isoformat(), process=PROCESS)
+            done.append(f"{name}:{game.code}:{number}")
+    return done
+
+
+def next_step(s: Session, game: DuplicateGame, now: datetime) -> Any:
+    if game.status == DuplicateStatus.FINISHED:
+        return None
+    rnd = current_round(s, game)
+    if rnd is None:
+        return draw_next if now >= game.starts_at else None
+    if rnd.status == RoundStatus.OPEN:
+        if now >= rnd.closes_at or (game.rhythm.get("kind") == "all_answered"
+                                    and all_answered(s, game, rnd)):
+            return close_round
+        return None
+    if rnd.status == RoundStatus.CLOSED:
+        return correct_round
+    if rnd.status == RoundStatus.CORRECTED:
+        assert rnd.closed_at is not None
+        if now >= rnd.closed_at + timedelta(minutes=game.review_minutes):
+            return publish_round
+        return None
+    # published: the next draw (which ends the game when the bag or the rounds are over)
+    return draw_next
+
+
+def draw_next(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, int]:
+    """Draw round n+1 on the master game and open it at ``now`` (a server that was down
+    opens it when it comes back, so the players still get a whole round); or end the game
+    (RULES §4.9: bag over, no vowel or consonant left, the round limit reached)."""
+    eng = engine()
+    settings = duplicate_settings_of(game)
+    config = config_of(game)
+    last = current_round(s, game)
+    number = (last.number + 1) if last else 1
+    if game.variant == "tactique":
+        return _draw_tactique(s, game, now, number)
+    if game.variant == SUPERSCRABBLE:
+        return _draw_superscrabble(s, game, now, number)
+    state = eng.GameState.from_text(game.state_text)
+    top: Any
+    if is_free(game):  # the variant's number of letters; the top over every choice
+        vs = variant_settings_of(game)
+        draw, state = variants().draw_variant(state, vs)
+        top = None if draw is None else variants().variant_top(state, draw.rack, config, vs)
+    else:
+        draw, state = eng.draw_round(state, settings, config=config)
+        top = None if draw is None else eng.find_top(state, draw.rack, config,
+                                                     round_no=number, settings=settings)
+    if draw is None or top is None:
+        game.state_text = state.to_text()
+        return finish(s, game, now)
+    rnd = DuplicateRound(
+        game_id=game.id or 0, number=number, opens_at=now,
+        closes_at=deadline_after(game.rhythm, now, game.timezone), status=RoundStatus.OPEN,
+        draw=draw_dict(draw), state_before=state.to_text(), grid_before=state.board_cgp,
+        top=variant_top_dict(top) if is_free(game) else top_dict(top),
+    )
+    if is_free(game):  # what the players choose from
+        rnd.draw = {**rnd.draw, "stock": "".join(sorted(state.bag))}
+    return _open_round(s, game, rnd, number)
+
+
+def _open_round(s: Session, game: DuplicateGame, rnd: DuplicateRound,
+                number: int) -> tuple[str, int]:
+    """Store a freshly drawn round, mark the game running, send the draw notices."""
+    s.add(rnd)
+    if game.status == DuplicateStatus.SCHEDULED:
+        game.status = DuplicateStatus.RUNNING
+        s.add(game)
+    s.flush()
+    draw_notices(s, game, rnd)
+    return "draw", number
+
+
+def _draw_tactique(s: Session, game: DuplicateGame, now: datetime,
+                   number: int) -> tuple[str, int]:
+    """Tactique: both groups drawn (``draw_tactique``), the best two-word sequence searched
+    (``tactique_top``)."""
+    v = variants()
+    vs = variant_settings_of(game)
+    config = config_of(game)
+    ts = tactique_of(game.state_text)
+    draw, ts = v.draw_tactique(ts, vs)
+    top = None if draw is None else v.tactique_top(ts.game.board, draw.racks, config, vs)
+    if draw is None or top is None or (top.first is None and top.second is None):
+        game.state_text = tactique_text(ts)
+        return finish(s, game, now)
+    d1, d2 = draw.groups
+    rnd = DuplicateRound(
+        game_id=game.id or 0, number=number, opens_at=now,
+        closes_at=deadline_after(game.rhythm, now, game.timezone), status=RoundStatus.OPEN,
+        draw={"groups": [draw_dict(d1), draw_dict(d2)], "rack": f"{d1.rack}/{d2.rack}",
+              "notation": draw.notation},
+        state_before=tactique_text(ts), grid_before=ts.game.board_cgp,
+        top=tactique_top_dict(top),
+    )
+    return _open_round(s, game, rnd, number)
+
+
+def _draw_superscrabble(s: Session, game: DuplicateGame, now: datetime,
+                        number: int) -> tuple[str, int]:
+    """The arbitre's rack of this round on the grid as it stands; every scrabble listed, the
+    engine's choice (``choose_scrabble``) retained until the arbitre picks another."""
+    racks = game.settings[SUPERSCRABBLE]["racks"]
+    if number > len(racks):
+        return finish(s, game, now)
+    rack = racks[number - 1]
+    board = Board.from_cgp(game.state_text)
+    config = config_of(game)
+    answers = variants().list_scrabbles(board, rack, config)
+    chosen = variants().choose_scrabble(board, answers, config)
+    rnd = DuplicateRound(
+        game_id=game.id or 0, number=number, opens_at=now,
+        closes_at=deadline_after(game.rhythm, now, game.timezone), status=RoundStatus.OPEN,
+        draw={"reliquat": "", "new": rack, "rack": rack, "rejected": [], "minimum": 0,
+              "notation": rack},
+        state_before=game.state_text, grid_before=game.state_text,
+        top=scrabble_top_dict(chosen, answers, "Scrabble choisi par le moteur : le meilleur "
+                              "score, puis l'ordre FISF."),
+    )
+    return _open_round(s, game, rnd, number)
+
+
+def close_round(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, int]:
+    """No bulletin counts after this; a late one is still stored (and flagged)."""
+    rnd = current_round(s, game)
+    assert rnd is not None and rnd.status == RoundStatus.OPEN
+    rnd.status = RoundStatus.CLOSED
+    # closed early (every player answered): the deadline becomes that instant
+    rnd.closed_at = rnd.closes_at if now >= rnd.closes_at else now
+    if now < rnd.closes_at:
+        rnd.closes_at = now
+    s.add(rnd)
+    return "close", rnd.number
+
+
+def correct_round(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, int]:
+    rnd = current_round(s, game)
+    assert rnd is not None and rnd.status == RoundStatus.CLOSED
+    rnd.results = compute_results(s, game, rnd)
+    rnd.status = RoundStatus.CORRECTED
+    rnd.corrected_at = now
+    s.add(rnd)
+    return "correct", rnd.number
+
+
+def publish_round(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, int]:
+    """Place the retained top on the master grid and send every player his result."""
+    rnd = current_round(s, game)
+    assert rnd is not None and rnd.status == RoundStatus.CORRECTED and rnd.top is not None
+    eng = engine()
+    if game.variant == "tactique":
+        ts = variants().apply_tactique_top(tactique_of(rnd.state_before),
+                                           tactique_top_of(rnd.top))
+        game.state_text = tactique_text(ts)
+        rnd.grid_after = ts.game.board_cgp
+    elif game.variant == SUPERSCRABBLE:
+        board = Board.from_cgp(rnd.grid_before)
+        if rnd.top.get("move"):
+            move_of(rnd.top).placement.apply(board)
+        game.state_text = rnd.grid_after = str(board.to_cgp())
+    else:
+        state = eng.GameState.from_text(rnd.state_before)
+        if is_free(game):
+            state = variants().apply_variant_top(state, rnd.draw["rack"],
+                                                 variant_top_of(rnd.top),
+                                                 variant_settings_of(game))
+        else:
+            state = eng.apply_top(state, draw_of(rnd.draw), top_of(rnd.top))
+        game.state_text = state.to_text()
+        rnd.grid_after = state.board_cgp
+    rnd.status = RoundStatus.PUBLISHED
+    rnd.published_at = now
+    s.add(rnd)
+    s.add(game)
+    s.flush()
+    results_notices(s, game, rnd)
+    return "publish", rnd.number
+
+
+def finish(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, int]:
+    last = current_round(s, game)
+    game.status = DuplicateStatus.FINISHED
+    game.finished_at = now
+    s.add(game)
+    s.flush()
+    final_notices(s, game)
+    return "finish", last.number if last else 0
+
+
+def upcoming_instants(*, now: datetime) -> list[datetime]:
+    """Future instants at which :func:`run_due` has a Duplicate step to do."""
+    out: set[datetime] = set()
+    with session_scope() as s:
+        for game in s.exec(select(DuplicateGame).where(col(DuplicateGame.status).in_(
+                (DuplicateStatus.SCHEDULED, DuplicateStatus.RUNNING)))).all():
+            rnd = current_round(s, game)
+            if rnd is None:
+                out.add(game.starts_at)
+            elif rnd.status == RoundStatus.OPEN:
+                out.add(rnd.closes_at)
+            elif rnd.status == RoundStatus.CORRECTED and rnd.closed_at is not None:
+                out.add(rnd.closed_at + timedelta(minutes=game.review_minutes))
+    return sorted(t for t in out if t > now)
