@@ -61,6 +61,17 @@ OUTBOX_KIND_FR: dict[str, Any] = {
 }
 
 
+def sheet_source_label(source: str) -> str:
+    """Where the sheet was found in a message (``parse.ExtractedSheet.source``), in words."""
+    if source == "text/plain":
+        return str(_l("le texte du message"))
+    if source == "text/html":
+        return str(_l("le message mis en forme (HTML)"))
+    if source.startswith("attachment:"):
+        return str(_l("la pièce jointe « %(name)s »", name=source.partition(":")[2]))
+    return source
+
+
 def outbox_kind(kind: str) -> str:
     """The French name of an outbox kind (the code itself for one the table lacks)."""
     label = OUTBOX_KIND_FR.get(kind)

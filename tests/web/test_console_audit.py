@@ -88,8 +88,8 @@ def test_log_shows_names_french_actions_and_local_time(
     audit.record(session=db_session, actor=audit.SYSTEM, action="problem.close", target="P1")
     db_session.commit()
     text = html.unescape(arbitre_client.get("/console/journal").get_data(as_text=True))
-    rows = re.findall(r'<tr><td>(.*?)</td><td>(.*?)</td><td>(.*?) <span class="mono muted">'
-                      r"[a-z_.]+</span></td><td>(.*?)</td>", text)
+    rows = re.findall(r'<tr><td>(.*?)</td><td>(.*?)</td><td><span title="[a-z_.]+">(.*?)'
+                      r"</span></td><td>(.*?)</td>", text)
     # FROZEN_START 10:00 UTC on 10/05/2026 = 13:00 in Bucharest (summer time, UTC+3)
     when = "10/05/2026 à 13:00:00 (Europe/Bucharest, UTC+03:00)"
     # newest first: the same instant, so by id descending

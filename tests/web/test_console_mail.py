@@ -154,7 +154,7 @@ def test_detail_page_shows_headers_signals_sheet_and_error(
     sheet = re.search(r'<pre id="sheet">(.*?)</pre>', shown, re.S)
     # mailer.parse drops the last newline
     assert sheet is not None and sheet.group(1) == SHEET.rstrip("\n")
-    assert "Source : text/plain" in shown
+    assert "Source : le texte du message" in shown  # its text/plain body part
     assert f'href="/console/courrier/recu/{quarantined}/brut"' in resp.get_data(as_text=True)
     assert "Rejouer le message" in shown and "Écarter le message" in shown
 
@@ -200,7 +200,8 @@ def test_replay_after_the_fix_gives_one_submission_and_one_receipt(
     shown = text_of(page)
     assert f"Message n° {quarantined} rejoué : traité." in shown
     assert f"feuille n° {sub.id}, version 1" in shown
-    assert re.search(rf"<td>{receipt.id}</td><td>[^<]+</td><td>receipt</td>", shown)
+    assert re.search(rf"<td>{receipt.id}</td><td>[^<]+</td><td>accusé de réception</td>",
+                     html.unescape(shown))
     assert 'id="quarantine-badge"' not in page.get_data(as_text=True)
     listed = client.get("/console/courrier/recu?statut=processed").get_data(as_text=True)
     assert f'data-id="{quarantined}"' in listed

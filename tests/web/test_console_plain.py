@@ -313,9 +313,10 @@ def test_the_arbitre_edits_a_player_and_sees_his_competitions_and_address(
 def test_final_preview_warns_while_appeals_are_open(
     ctx, db_session: Session, make_player, make_problem, frozen_clock
 ) -> None:
-    from webapp.services import appeals, rankings
-    from webapp.models import Submission, Verification
     from sqlmodel import col
+
+    from webapp.models import Submission, Verification
+    from webapp.services import appeals, rankings
 
     ana = make_player("Ana", "ana@example.ro")
     bob = make_player("Bob", "bob@example.fr")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+from datetime import datetime
 from typing import Any
 
 from flask_babel import lazy_gettext as _l  # type: ignore[import-untyped]
@@ -11,6 +12,7 @@ from sqlmodel import Session, col, func, select
 
 from webapp.models import Arbitre, AuditLog, Player
 from webapp.services import clock
+from webapp.services.timefmt import format_local
 
 SYSTEM = "system"
 
@@ -138,7 +140,93 @@ def page(session: Session, *, action: str = "", target: str = "", page: int = 1,
 
 
 def target_label(entry: AuditLog, names: dict[str, str]) -> str:
-    """The target as people read it: a player's or an arbitre's name, else the code."""
+    """The target as people read it: a player's or an arbitre's name, an appeal by its
+    number, else the code (a problem's, a game's, a competition's)."""
     if entry.action == "player.profile" or entry.action.startswith("arbitre."):
         return names.get(entry.target, entry.target)
+    kind, _sep, number = entry.target.partition(":")
+    if number.isdigit() and kind in _TARGET_KINDS:
+        return str(_TARGET_KINDS[kind]) % {"n": number}
     return entry.target
+
+
+#: ``<kind>:<id>`` targets, in words
+_TARGET_KINDS: dict[str, Any] = {
+    "appeal": _l("appel n° %(n)s"), "player": _l("joueur n° %(n)s"),
+    "submission": _l("feuille n° %(n)s"), "inbound": _l("courriel reçu n° %(n)s"),
+    "outbox": _l("courriel sortant n° %(n)s"),
+}
+
+#: every detail key the log records -> its name on the page (French msgid, translated)
+DETAIL_KEYS: dict[str, Any] = {
+    "after": _l("après"), "answer": _l("réponse"), "at": _l("heure prévue"),
+    "attempts": _l("tentatives"), "before": _l("avant"), "blue": _l("bleu"),
+    "change": _l("changement"), "changed": _l("modifié"), "changes": _l("changements"),
+    "channel": _l("canal"), "comment": _l("commentaire"), "created": _l("créés"),
+    "days": _l("jours avant la clôture"), "deadline_announced": _l("clôture annoncée"),
+    "deadline_at": _l("clôture"), "digest": _l("empreinte"), "entries": _l("joueurs classés"),
+    "error": _l("erreur"), "errors": _l("erreurs"), "event_values": _l("valeur des épreuves"),
+    "game": _l("partie"), "games": _l("parties"), "grace_hours": _l("heures de grâce"),
+    "ip": _l("adresse IP"), "kind": _l("type"), "last_error": _l("dernière erreur"),
+    "late": _l("en retard"), "late_changed": _l("retard modifié"), "lexicon": _l("liste de mots"),
+    "live": _l("en direct"), "loser": _l("perdant"), "mailed": _l("envoyés"),
+    "mails": _l("courriels"), "manual": _l("à la main"), "move": _l("coup"),
+    "move_hours": _l("heures par coup"), "name": _l("nom"), "new": _l("nouveau"),
+    "old": _l("ancien"), "open_registration": _l("ouverte à tous"), "players": _l("joueurs"),
+    "previous_error": _l("erreur précédente"), "previous_status": _l("état précédent"),
+    "problem": _l("problème"), "process": _l("processus"), "publish_at": _l("publication"),
+    "ranking": _l("classement n°"), "reason": _l("motif"), "recorrected": _l("recorrigé"),
+    "red": _l("rouge"), "ref": _l("référence"), "rhythm": _l("rythme"), "round": _l("tour"),
+    "round_interval_minutes": _l("minutes entre deux annonces"), "row": _l("rangée"),
+    "rule": _l("règle"), "score": _l("score"), "seed": _l("graine"),
+    "settings": _l("réglages"), "sheets": _l("joueurs ayant envoyé une feuille"),
+    "source": _l("source"), "starts_at": _l("début"), "status": _l("décision"),
+    "submission": _l("feuille n°"), "submission_id": _l("feuille n°"), "to_addr": _l("à"),
+    "total": _l("total"), "unchanged": _l("inchangés"), "updated": _l("mis à jour"),
+    "variant": _l("variante"), "version": _l("version"), "withdrawn": _l("classements retirés"),
+    "word": _l("mot"), "lexicon_sha256": None,
+}
+
+#: coded values of the details, in words
+DETAIL_VALUES: dict[str, Any] = {
+    "accept_word": _l("mot admis"), "reject_word": _l("mot refusé"),
+    "exclude_sheet": _l("feuille écartée"), "accepted": _l("accepté"),
+    "rejected": _l("rejeté"), "open": _l("en attente"), "provisional": _l("provisoire"),
+    "final": _l("définitif"), "web": _l("site"), "email": _l("courriel"),
+    "quarantined": _l("en quarantaine"), "failed": _l("échec"), "sent": _l("envoyé"),
+    "pending": _l("en attente d'envoi"),
+}
+
+
+def details_text(details: dict[str, Any], tz: str | None = None) -> list[tuple[str, str]]:
+    """An entry's details as (name, value) pairs in words: keys named by
+    :data:`DETAIL_KEYS` (``None``: not shown), codes by :data:`DETAIL_VALUES`, instants in
+    the server's zone, yes/no, lists of changes counted."""
+    out = []
+    for key, value in details.items():
+        label = DETAIL_KEYS.get(key, key)
+        if label is None or value is None or value == "" or value == []:
+            continue
+        out.append((str(label), _value_text(value, tz)))
+    return out
+
+
+def _value_text(value: Any, tz: str | None) -> str:
+    if isinstance(value, bool):
+        return str(_l("oui") if value else _l("non"))
+    if isinstance(value, dict):
+        return ", ".join(f"{k} : {v}" for k, v in details_text(value, tz))
+    if isinstance(value, list):
+        if value and all(isinstance(v, dict) for v in value):
+            return str(len(value))
+        return ", ".join(_value_text(v, tz) for v in value)
+    if isinstance(value, str):
+        coded = DETAIL_VALUES.get(value)
+        if coded is not None:
+            return str(coded)
+        if len(value) >= 19 and value[4:5] == "-" and value[10:11] == "T":
+            try:
+                return format_local(datetime.fromisoformat(value), tz)
+            except ValueError:
+                return value
+    return str(value)

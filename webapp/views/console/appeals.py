@@ -11,6 +11,7 @@ from flask import (
     url_for,
 )
 from flask.typing import ResponseReturnValue
+from flask_babel import gettext  # type: ignore[import-untyped]
 
 from webapp.auth import current_arbitre
 from webapp.db import session_scope
@@ -67,9 +68,14 @@ def answer(appeal_id: int) -> ResponseReturnValue:
 
 @bp.route("/problemes/<int:problem_id>/finaliser", methods=["GET", "POST"])
 def finalise(problem_id: int) -> ResponseReturnValue:
+    """The final ranking: a preview of what will be published (and what changed since the
+    provisional one), a warning while the appeal window is open (publishing then needs an
+    explicit confirmation; unanswered appeals still hold it back), then the publication."""
     with _session() as s:
         prob = get_or_404(s, Problem, problem_id)
         n_open = lifecycle.open_appeals(s, prob)
+        preview = rankings.final_preview(s, prob, now=clock.now(), open_appeals=n_open)
+    comment = ""
     if request.method == "POST":
         comment = request.form.get("comment", "").strip()
         try:
@@ -79,6 +85,12 @@ def finalise(problem_id: int) -> ResponseReturnValue:
                 raise ValueError(f"{n_open} appel(s) attendent encore une réponse.")
             if not comment:
                 raise ValueError("Un commentaire accompagne le classement définitif.")
+            if request.form.get("digest") != preview.digest:
+                raise ValueError(gettext("Le classement a changé depuis l'aperçu : vérifiez "
+                                         "le nouvel aperçu avant de publier."))
+            if preview.window_open and request.form.get("early") != "1":
+                raise ValueError(gettext("Le délai d'appel n'est pas écoulé : cochez la case "
+                                         "pour publier quand même le classement définitif."))
             with session_scope() as s:
                 p = get_or_404(s, Problem, problem_id)
                 # Publishing the final ranking with its comment first makes the lifecycle
@@ -93,4 +105,5 @@ def finalise(problem_id: int) -> ResponseReturnValue:
         else:
             flash("Classement définitif publié.", "success")
             return redirect(url_for("console.problems.show", problem_id=problem_id))
-    return render_template("console/finalise.html", problem=prob, open_appeals=n_open)
+    return render_template("console/finalise.html", problem=prob, open_appeals=n_open,
+                           preview=preview, comment=comment)

@@ -24,7 +24,8 @@ def index() -> str:
                                     per_page=PER_PAGE)
         names = audit.people(s, entries)
         rows = [(e, audit.action_label(e.action), names.get(e.actor, e.actor),
-                 audit.target_label(e, names)) for e in entries]
+                 audit.target_label(e, names), audit.details_text(e.details or {}))
+                for e in entries]
     return render_template(
         "console/audit.html", rows=rows, page=page, action=action, target=target,
         pages=max(1, (total + PER_PAGE - 1) // PER_PAGE), total=total,

@@ -63,6 +63,7 @@ def _detail_page(inbound_id: int, *, error: str | None = None,
         "console/inbound_message.html", d=detail, m=detail.message,
         status_fr=mailroom.INBOUND_STATUS_FR, replayable=mailroom.REPLAYABLE,
         discardable=mailroom.DISCARDABLE, error=error, kept=kept or {},
+        kind_fr=mailroom.outbox_kind, source_fr=mailroom.sheet_source_label,
     )
 
 

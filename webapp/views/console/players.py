@@ -11,16 +11,19 @@ from flask import (
     url_for,
 )
 from flask.typing import ResponseReturnValue
+from flask_babel import gettext  # type: ignore[import-untyped]
 
 from webapp.db import session_scope
 from webapp.models import (
     Competition,
+    Player,
 )
 from webapp.services import (
     players,
     problems,
 )
 from webapp.views.console.common import PER_PAGE, _actor, _session, id_arg, page_arg
+from webapp.views.helpers import get_or_404
 
 bp = Blueprint("players", __name__)
 
@@ -64,3 +67,31 @@ def index() -> ResponseReturnValue:
         "console/players.html", players=plist, competitions=comps, report=report, text=text,
         page=page, pages=max(1, (total + PER_PAGE - 1) // PER_PAGE), total=total,
     ), status
+
+
+@bp.route("/joueurs/<int:player_id>", methods=["GET", "POST"])
+def show(player_id: int) -> ResponseReturnValue:
+    """One player: his details to edit (name, e-mail, licence, club, série, country,
+    language), his personal submission address and his competitions."""
+    errors: list[str] = []
+    values: dict[str, str] = {}
+    if request.method == "POST":
+        values = {k: request.form.get(k, "") for k in players.EDITABLE}
+        try:
+            with session_scope() as s:
+                pl = get_or_404(s, Player, player_id)
+                changed = players.update_player(session=s, player=pl, values=values,
+                                                actor=_actor())
+        except players.PlayerRefused as exc:
+            errors = exc.errors
+        else:
+            flash(gettext("Fiche enregistrée : %(n)s champ(s) modifié(s).", n=len(changed)),
+                  "success")
+            return redirect(url_for("console.players.show", player_id=player_id))
+    with _session() as s:
+        pl = get_or_404(s, Player, player_id)
+        view = players.player_console(s, pl)
+    if not values:
+        values = {k: getattr(pl, k) for k in players.EDITABLE}
+    return render_template("console/player.html", player=pl, view=view, values=values,
+                           errors=errors, locales=players.LOCALES), 400 if errors else 200

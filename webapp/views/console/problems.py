@@ -16,6 +16,7 @@ from flask import (
     url_for,
 )
 from flask.typing import ResponseReturnValue
+from flask_babel import gettext  # type: ignore[import-untyped]
 
 from puzzles.families import FAMILIES
 from puzzles.generate import new_problem
@@ -40,6 +41,7 @@ from webapp.services import (
     rounds,
     submissions,
 )
+from webapp.services import rankings as ranking_service
 from webapp.services import reference as reference_service
 from webapp.services.problems import readable_puzzle
 from webapp.views.console.common import (
@@ -197,6 +199,7 @@ def problem_page(problem_id: int, *, errors: list[str] | None = None,
         overview = problems.problem_overview(s, prob)
         rulings, rankings, prob_appeals = overview.rulings, overview.rankings, overview.appeals
         steps = lifecycle.steps_done(session=s, problem=prob)
+        withheld = ranking_service.withheld_reason(s, prob)
     pz = readable_puzzle(prob)
     svg = board_svg(pz.initial_board(), tileset=pz.tileset) if pz else None
     return render_template(
@@ -204,8 +207,37 @@ def problem_page(problem_id: int, *, errors: list[str] | None = None,
         rankings=rankings, appeals=prob_appeals, puzzle=pz,
         letters=letters_view(pz) if pz else None, board=svg, auto=request.args.get("auto"),
         ruling_kinds=RulingKind, form_errors=errors or [], kept=kept or {}, now=clock.now(),
-        steps=steps,
+        steps=steps, ranking_rule=ranking_service.rule_sentences(prob), withheld=withheld,
     )
+
+
+@bp.route("/problemes/<int:problem_id>/clore", methods=["GET", "POST"])
+def close_now(problem_id: int) -> ResponseReturnValue:
+    """« Clore maintenant »: a confirmation page (what closing early means: the announced
+    deadline, who has not sent a sheet), then the early close with its reason (audited)."""
+    back = url_for("console.problems.show", problem_id=problem_id)
+    error = None
+    reason = request.form.get("reason", "").strip()
+    if request.method == "POST" and request.form.get("confirm") == "1":
+        try:
+            with session_scope() as s:
+                prob = get_or_404(s, Problem, problem_id)
+                lifecycle.close_now(session=s, problem=prob, actor=_actor(), reason=reason,
+                                    now=clock.now())
+        except ValueError as exc:
+            error = str(exc)
+        else:
+            flash(gettext("Problème clos maintenant : les feuilles reçues désormais sont hors "
+                          "délai."), "success")
+            return redirect(back)
+    with _session() as s:
+        prob = get_or_404(s, Problem, problem_id)
+        if prob.status != ProblemStatus.OPEN:
+            flash(gettext("Seul un problème ouvert peut être clos."), "error")
+            return redirect(back)
+        facts = lifecycle.close_now_preview(session=s, problem=prob)
+    return render_template("console/close_now.html", problem=prob, facts=facts, error=error,
+                           reason=reason), 400 if error else 200
 
 
 @bp.route("/problemes/<int:problem_id>/etape", methods=["POST"])

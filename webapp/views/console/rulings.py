@@ -16,6 +16,7 @@ from flask import (
     url_for,
 )
 from flask.typing import ResponseReturnValue
+from flask_babel import gettext  # type: ignore[import-untyped]
 
 from webapp.auth import current_arbitre
 from webapp.db import session_scope
@@ -67,8 +68,10 @@ def rerun(problem_id: int) -> ResponseReturnValue:
                 else:
                     verification.apply_rerun(session=s, problem=p, preview=preview,
                                              actor=_actor())
-                    flash(f"Nouvelle vérification appliquée : {len(preview.changes)} "
-                          "changement(s) de classement.", "success")
+                    flash(gettext("Nouvelle vérification appliquée : %(ranks)s changement(s) "
+                                  "de classement, %(scores)s score(s) modifié(s) sans "
+                                  "changement de place.", ranks=len(preview.rank_changes),
+                                  scores=len(preview.score_only_changes)), "success")
                     return redirect(url_for("console.problems.show", problem_id=problem_id))
             names = players.names(s)
     except verification.VerificationError as exc:
