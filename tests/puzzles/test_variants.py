@@ -147,6 +147,17 @@ def test_elliptique_uses_seven_of_eight() -> None:
     assert top.move.tiles == 7
     after = apply_variant_top(state, "AEEINRST", top)
     assert after.reliquat == "E"
+    # a bulletin placing the 8 is a zero that says why; ENTRAIS at H2 is the top's 66
+    eight = parse_free_bulletin("H1 AERIENTS 74", player="ann")
+    assert isinstance(eight, FreeBulletin)
+    v = correct_free(state, "AEEINRST", eight, cfg, top_score=66, settings=vs)
+    assert (v.score, v.kind) == (0, "nul")
+    assert v.reason_fr == (
+        "Nul : en Elliptique, un coup pose au plus 7 lettres (AERIENTS en pose 8).")
+    seven = parse_free_bulletin("H2 ENTRAIS 66", player="ann")
+    assert isinstance(seven, FreeBulletin)
+    v = correct_free(state, "AEEINRST", seven, cfg, top_score=66, settings=vs)
+    assert (v.score, v.kind) == (66, "valide")
 
 
 def test_variant_draw_sizes() -> None:
