@@ -20,6 +20,7 @@ from webapp.models import (
     DuplicateEntry,
     DuplicateGame,
     DuplicateRound,
+    DuplicateVariant,
     Player,
     RoundStatus,
 )
@@ -56,7 +57,7 @@ def compute_results(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> lis
     assert rnd.top is not None
     counting = counting_entries(entries_of(s, rnd))
     players = players_of(s, game)
-    if game.variant == "tactique":
+    if game.variant == DuplicateVariant.TACTIQUE:
         return _tactique_results(s, game, rnd, counting, players)
     if game.variant == SUPERSCRABBLE:
         return _superscrabble_results(game, rnd, counting, players)
@@ -83,7 +84,7 @@ def compute_results(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> lis
         verdicts = eng.correct_all(state, rnd.draw["rack"], bulletins, config_of(game),
                                    round_no=rnd.number, top_score=int(rnd.top["score"]),
                                    settings=duplicate_settings_of(game), n_players=len(players))
-    if game.variant == "top":  # Duplicate Top: ranked by tops, no solo (RULES §9.2)
+    if game.variant == DuplicateVariant.TOP:  # Duplicate Top: ranked by tops, no solo (RULES §9.2)
         verdicts = [replace(v, solo=0) for v in verdicts]
     by_player = {v.player: v for v in verdicts}
     return [result_dict(p, counting.get(p.id or 0), by_player[str(p.id)]) for p in players]
@@ -173,7 +174,7 @@ def override_top(*, session: Session, game: DuplicateGame, rnd: DuplicateRound, 
     if rnd.status == RoundStatus.PUBLISHED:
         raise DuplicateError("Les résultats de ce tour sont publiés : son top ne peut plus "
                              "changer.")
-    if game.variant == "tactique":
+    if game.variant == DuplicateVariant.TACTIQUE:
         return _choose_sequence(session=session, game=game, rnd=rnd, ref=ref, word=word,
                                 actor=actor, reason=reason)
     if game.variant == SUPERSCRABBLE:
@@ -188,7 +189,7 @@ def override_top(*, session: Session, game: DuplicateGame, rnd: DuplicateRound, 
     if is_free(game):
         rack, word, letters = free_rack(game, state, rnd.draw["rack"], word)
         move = legal_move(state, rack, config, ref, word)
-        if game.variant == "elliptique" and bin(move.new_mask).count("1") > 7:
+        if game.variant == DuplicateVariant.ELLIPTIQUE and bin(move.new_mask).count("1") > 7:
             raise DuplicateError("En Elliptique, un coup pose au plus 7 lettres.")
 
         base = rack[:len(rack) - len(letters["chosen"])]
@@ -306,10 +307,11 @@ def free_rack(game: DuplicateGame, state: Any, drawn: str,
     if len(word_parts) != 1:
         raise DuplicateError("Écrivez le mot puis les lettres choisies, par exemple "
                              "« RESTAIT +T » (Métagramme : « KETAMINE -N +K »).")
-    limit = 1 if game.variant == "metagramme" else vs.free
-    if len(chosen) > limit or len(swapped) > (1 if game.variant == "metagramme" else 0):
+    metagramme = game.variant == DuplicateVariant.METAGRAMME
+    limit = 1 if metagramme else vs.free
+    if len(chosen) > limit or len(swapped) > (1 if metagramme else 0):
         raise DuplicateError(f"{variant_label(game)} : {limit} lettre(s) choisie(s) au plus.")
-    if game.variant == "metagramme" and bool(chosen) != bool(swapped):
+    if game.variant == DuplicateVariant.METAGRAMME and bool(chosen) != bool(swapped):
         raise DuplicateError("En Métagramme, la lettre rendue et la lettre choisie vont "
                              "ensemble (« -N +K »).")
     stock = Counter(state.bag)

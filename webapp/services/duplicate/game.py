@@ -19,6 +19,8 @@ from sqlmodel import Session, col, select
 
 import puzzles.duplicate as engine_module
 import puzzles.variants as variants_module
+from puzzles.duplicate import Bulletin, Draw, TopChoice, Verdict
+from puzzles.variants import FreeMove, TactiqueState, TactiqueTop, VariantTop
 from scoring.board import Board
 from scoring.config import GameConfig
 from scoring.move import Placement
@@ -106,10 +108,11 @@ def tactique_text(ts: Any) -> str:
                       ensure_ascii=False)
 
 
-def tactique_of(text: str) -> Any:
+def tactique_of(text: str) -> TactiqueState:
+    """The Tactique master game ``state_text``/``state_before`` hold (:func:`tactique_text`)."""
     data = json.loads(text)
-    return variants().TactiqueState(engine().GameState.from_text(data["state"]),
-                                    tuple(data["tactique"]))
+    return TactiqueState(engine_module.GameState.from_text(data["state"]),
+                         tuple(data["tactique"]))
 
 
 def config_of(game: DuplicateGame) -> Any:
@@ -453,10 +456,10 @@ def bulletin_dict(b: Any) -> dict[str, Any]:
             "claimed": b.claimed}
 
 
-def bulletin_of(d: dict[str, Any], player: str, received_at: datetime | None) -> Any:
-    return engine().Bulletin(player=player, word=d["word"], ref=d.get("ref"),
-                             raccord=d.get("raccord"), claimed=d.get("claimed"),
-                             received_at=received_at)
+def bulletin_of(d: dict[str, Any], player: str, received_at: datetime | None) -> Bulletin:
+    return Bulletin(player=player, word=d["word"], ref=d.get("ref"),
+                    raccord=d.get("raccord"), claimed=d.get("claimed"),
+                    received_at=received_at)
 
 
 def bulletin_line(b: dict[str, Any] | None) -> str | None:
@@ -493,10 +496,10 @@ def scrabble_top_dict(chosen: Any, answers: Sequence[Any], reason: str) -> dict[
     return {**move_dict(chosen), "ties": [], "scrabbles": listed, "reason": reason}
 
 
-def verdict_of(r: dict[str, Any]) -> Any:
-    return engine().Verdict(player=str(r["player_id"]), score=int(r["score"]), kind=r["kind"],
-                            warnings=int(r["warnings"]), reason_fr=r["reason"],
-                            ref=r.get("ref"), word=r.get("word"), solo=int(r.get("solo", 0)))
+def verdict_of(r: dict[str, Any]) -> Verdict:
+    return Verdict(player=str(r["player_id"]), score=int(r["score"]), kind=r["kind"],
+                   warnings=int(r["warnings"]), reason_fr=r["reason"],
+                   ref=r.get("ref"), word=r.get("word"), solo=int(r.get("solo", 0)))
 
 
 def draw_dict(d: Any) -> dict[str, Any]:
@@ -504,9 +507,9 @@ def draw_dict(d: Any) -> dict[str, Any]:
             "minimum": d.minimum, "notation": d.notation}
 
 
-def draw_of(d: dict[str, Any]) -> Any:
-    return engine().Draw(reliquat=d["reliquat"], new=d["new"], rack=d["rack"],
-                         rejected=tuple(d["rejected"]), minimum=int(d.get("minimum", 0)))
+def draw_of(d: dict[str, Any]) -> Draw:
+    return Draw(reliquat=d["reliquat"], new=d["new"], rack=d["rack"],
+                rejected=tuple(d["rejected"]), minimum=int(d.get("minimum", 0)))
 
 
 def move_dict(m: Any) -> dict[str, Any]:
@@ -514,7 +517,7 @@ def move_dict(m: Any) -> dict[str, Any]:
             "move": [int(m.score), bool(m.horizontal), int(m.start), m.word, int(m.new_mask)]}
 
 
-def move_of(d: dict[str, Any]) -> Any:
+def move_of(d: dict[str, Any]) -> GeneratedMove:
     score, horizontal, start, word, mask = d["move"]
     return GeneratedMove(int(score), bool(horizontal), int(start), str(word), int(mask))
 
@@ -535,11 +538,10 @@ def variant_top_dict(t: Any) -> dict[str, Any]:
     return out
 
 
-def variant_top_of(d: dict[str, Any]) -> Any:
-    v = variants()
-    return v.VariantTop(v.FreeMove(move_of(d), d.get("chosen", ""), d.get("swapped", "")),
-                        ref=d["ref"], word=d["word"], score=int(d["score"]),
-                        reason_fr=d.get("reason", ""))
+def variant_top_of(d: dict[str, Any]) -> VariantTop:
+    return VariantTop(FreeMove(move_of(d), d.get("chosen", ""), d.get("swapped", "")),
+                      ref=d["ref"], word=d["word"], score=int(d["score"]),
+                      reason_fr=d.get("reason", ""))
 
 
 def tactique_top_dict(t: Any) -> dict[str, Any]:
@@ -554,8 +556,8 @@ def tactique_top_dict(t: Any) -> dict[str, Any]:
             "notation": t.notation, "reason": t.reason_fr, "ties": [], "tied": int(t.ties)}
 
 
-def tactique_top_of(d: dict[str, Any]) -> Any:
-    return variants().TactiqueTop(
+def tactique_top_of(d: dict[str, Any]) -> TactiqueTop:
+    return TactiqueTop(
         int(d["first_group"]), move_of(d["first"]) if d.get("first") else None,
         move_of(d["second"]) if d.get("second") else None, int(d["score"]))
 
@@ -568,10 +570,10 @@ def top_letters(top: dict[str, Any] | None) -> str:
     return out + (f" +{top['chosen']}" if top.get("chosen") else "")
 
 
-def top_of(d: dict[str, Any]) -> Any:
-    return engine().TopChoice(move=move_of(d), ref=d["ref"], word=d["word"],
-                              score=int(d["score"]), ties=tuple(move_of(x) for x in d["ties"]),
-                              reason_fr=d.get("reason", ""))
+def top_of(d: dict[str, Any]) -> TopChoice:
+    return TopChoice(move=move_of(d), ref=d["ref"], word=d["word"],
+                     score=int(d["score"]), ties=tuple(move_of(x) for x in d["ties"]),
+                     reason_fr=d.get("reason", ""))
 
 
 def standings(session: Session, game: DuplicateGame) -> list[dict[str, Any]]:
@@ -581,7 +583,7 @@ def standings(session: Session, game: DuplicateGame) -> list[dict[str, Any]]:
     rounds = [r for r in rounds_of(session, game)
               if r.status == RoundStatus.PUBLISHED and r.top is not None]
     names = {p.id: p for p in players_of(session, game)}
-    if rounds and game.variant == "top":
+    if rounds and game.variant == DuplicateVariant.TOP:
         return top_standings(game, rounds, names)
     if rounds and game.variant == SUPERSCRABBLE:
         return scrabble_standings(game, rounds, names)

@@ -10,6 +10,7 @@ from sqlmodel import Session
 from webapp.models import (
     DuplicateGame,
     DuplicateRound,
+    DuplicateVariant,
     Player,
     RoundStatus,
 )
@@ -40,7 +41,8 @@ def variant_notice(game: DuplicateGame, rnd: DuplicateRound) -> dict[str, Any]:
         return {}
     out: dict[str, Any] = {"variant_label": variant_label(game),
                            "variant_rule": VARIANT_RULES_FR.get(game.variant)}
-    if game.variant in ("completif", "superjoker", "metagramme"):
+    if game.variant in (DuplicateVariant.COMPLETIF, DuplicateVariant.SUPERJOKER,
+                        DuplicateVariant.METAGRAMME):
         out["stock"] = rnd.draw.get("stock", "")
     if game.variant in BULLETIN_EXAMPLES:
         out["bulletin_example"] = BULLETIN_EXAMPLES[game.variant]
@@ -87,7 +89,9 @@ def scrabble_notice(game: DuplicateGame, rnd: DuplicateRound) -> dict[str, Any]:
 def total_label(game: DuplicateGame) -> str:
     if game.variant == SUPERSCRABBLE:
         return "Vos scrabbles valables (total)"
-    return "Vos points de classement (tours topés)" if game.variant == "top" else "Votre total"
+    if game.variant == DuplicateVariant.TOP:
+        return "Vos points de classement (tours topés)"
+    return "Votre total"
 
 
 def results_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> int:

@@ -15,6 +15,7 @@ from webapp.models import (
     DuplicateGame,
     DuplicateRound,
     DuplicateStatus,
+    DuplicateVariant,
     RoundStatus,
 )
 from webapp.services import audit
@@ -116,7 +117,7 @@ def draw_next(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, int]
     config = config_of(game)
     last = current_round(s, game)
     number = (last.number + 1) if last else 1
-    if game.variant == "tactique":
+    if game.variant == DuplicateVariant.TACTIQUE:
         return _draw_tactique(s, game, now, number)
     if game.variant == SUPERSCRABBLE:
         return _draw_superscrabble(s, game, now, number)
@@ -233,7 +234,7 @@ def publish_round(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, 
     rnd = current_round(s, game)
     assert rnd is not None and rnd.status == RoundStatus.CORRECTED and rnd.top is not None
     eng = engine()
-    if game.variant == "tactique":
+    if game.variant == DuplicateVariant.TACTIQUE:
         ts = variants().apply_tactique_top(tactique_of(rnd.state_before),
                                            tactique_top_of(rnd.top))
         game.state_text = tactique_text(ts)
