@@ -22,6 +22,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
+from puzzles.families import GameType
 from webapp.models import (
     Competition,
     DuplicateEntry,
@@ -50,7 +51,7 @@ class Event:
     code: str  # problem code, or the Duplicate game's code
     title: str  # problem title, or "<game title> — coup n"
     competition: str
-    game: str  # puzzles GameType value, or "duplicate"
+    game: GameType | None  # the problem's game type; None for a Duplicate round
     rank: int
     entrants: int  # how many were ranked
     score: int
@@ -126,7 +127,7 @@ def _round_events(session: Session, player: Player) -> list[Event]:
         out.append(Event(
             kind="round", at=rnd.closes_at, code=game.code,
             title=f"{game.title} — coup {rnd.number}",
-            competition=comps.get(game.competition_id, ""), game="duplicate",
+            competition=comps.get(game.competition_id, ""), game=None,
             rank=1 + sum(1 for r in rnd.results if total(r) > total(mine)),
             entrants=len(rnd.results), score=total(mine), unit="points",
             percent=round(100.0 * score / top, 2) if top > 0 else None,

@@ -20,7 +20,7 @@ from flask_babel import gettext  # type: ignore[import-untyped]
 from markupsafe import Markup
 from sqlmodel import Session, SQLModel
 
-from puzzles.families import Supply, family
+from puzzles.families import GameType, Supply
 from puzzles.feuille import parse_feuille
 from puzzles.problem import Problem as PuzzleProblem
 from scoring.layout import STANDARD_LAYOUT
@@ -115,11 +115,9 @@ def status_fr(status: str) -> str:
     return STATUS_FR.get(status, status)
 
 
-def game_label(game: str) -> str:
-    try:
-        return family(game).label
-    except ValueError:
-        return game
+def game_label(game: GameType) -> str:
+    """The French name of a game type (the pages translate it: ``webapp.i18n``)."""
+    return game.label
 
 
 @dataclass
