@@ -26,6 +26,7 @@ from mailer.outbox import read_local_mailbox
 from webapp.db import session_scope
 from webapp.models import (
     AuditLog,
+    InboundChannel,
     InboundMessage,
     InboundStatus,
     OutboxMessage,
@@ -122,12 +123,12 @@ class InboundRow:
 
     id: int
     received_at: datetime
-    channel: str
+    channel: InboundChannel
     envelope_from: str
     from_header: str
     subject: str
     size: int
-    status: str
+    status: InboundStatus
     error: str | None
     player: Player | None
     problem: Problem | None

@@ -134,3 +134,14 @@ def test_an_unknown_stored_value_fails_loudly_when_the_row_is_loaded(
     # what was stored is kept as it was: nothing rewrote it
     with get_engine(ctx).connect() as conn:
         assert conn.execute(sa.text(f"SELECT {column} FROM problem")).scalar_one() == stored
+
+
+def test_every_outbox_kind_has_its_french_name_on_the_console() -> None:
+    from mailer.mailroom import OUTBOX_KIND_FR
+
+    # a new kind cannot reach the outbox without its console name: 4 problem mails (receipt,
+    # reminder, publication, results) + 5 answers to a mail (instructions, ambiguity,
+    # parse_errors, refused, refused_too_large) + login + announcement + 4 Duplicate + 3
+    # correspondence + appeal_answer = 19
+    assert len(OutboxKind) == 4 + 5 + 1 + 1 + 4 + 3 + 1 == 19
+    assert set(OUTBOX_KIND_FR) == {k.value for k in OutboxKind}
