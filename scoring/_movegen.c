@@ -456,6 +456,76 @@ static int read_bytes(Py_buffer *buf, Py_ssize_t need, const char *what) {
     return 1;
 }
 
+static void rack_summary(const Gen *g, int *rack_values, uint32_t *rack_letters) {
+    int nv = 0;
+    *rack_letters = g->rack[0] ? ALL_LETTERS : 0;
+    for (int i = 0; i < 27; i++)
+        for (int k = 0; k < g->rack[i] && nv < SIZE; k++) rack_values[nv++] = g->values[i];
+    for (int i = 1; i < 27; i++)
+        if (g->rack[i]) *rack_letters |= 1u << (i - 1);
+    sort_desc(rack_values, nv);
+    for (int i = nv; i < SIZE + 12; i++) rack_values[i] = 0;
+}
+
+#define TSQ(sq) (((sq) % SIZE) * SIZE + (sq) / SIZE)
+
+/* The buffers generate() and followups() share: 1 when the DAWG, the grid, the rack, the
+ * letter values and the multipliers have their sizes, else 0 with a ValueError set. */
+static int read_buffers(Py_buffer *edges, Py_buffer *cells, Py_buffer *rack, Py_buffer *values,
+                        Py_buffer *lm, Py_buffer *wm) {
+    if (edges->len < 4 || edges->len % 4 || !read_bytes(cells, NSQ, "cells") ||
+        !read_bytes(rack, 27, "rack") || !read_bytes(values, 27, "values") ||
+        !read_bytes(lm, NSQ, "letter_mult") || !read_bytes(wm, NSQ, "word_mult")) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "edges: bad DAWG buffer");
+        return 0;
+    }
+    return 1;
+}
+
+/* Fill g from the buffers read by read_buffers() and the rules: the DAWG, the rack and
+ * letter values, the grid and its multipliers in both orientations (pass 1 transposed),
+ * empty_board. 0 with a ValueError set on a bad DAWG root or tile code. */
+static int load_position(Gen *g, const Py_buffer *edges, const uint8_t *cells,
+                         const uint8_t *rack, const uint8_t *values, const uint8_t *lm,
+                         const uint8_t *wm, int first_min, int max_tiles, int bingo_tiles,
+                         int bingo_bonus) {
+    g->edges = (const uint32_t *)edges->buf;
+    g->nedges = edges->len / 4;
+    g->root = g->edges[0] >> CHILD_SHIFT;
+    if (g->root >= (uint32_t)g->nedges) {
+        PyErr_SetString(PyExc_ValueError, "edges: bad DAWG root");
+        return 0;
+    }
+    for (int i = 0; i < 27; i++) {
+        g->rack[i] = rack[i];
+        g->values[i] = values[i];
+        g->rack_len += rack[i];
+    }
+    g->values[0] = 0;
+    g->first_min_tiles = first_min;
+    g->max_tiles = max_tiles;
+    g->bingo_tiles = bingo_tiles;
+    g->bingo_bonus = bingo_bonus;
+    g->empty_board = 1;
+    for (int sq = 0; sq < NSQ; sq++) {
+        int t = cells[sq];
+        int code = t & ~JOKER_FLAG;
+        if (t && (code < 1 || code > 26)) {
+            PyErr_SetString(PyExc_ValueError, "cells: bad tile code");
+            return 0;
+        }
+        if (t) g->empty_board = 0;
+        int tsq = TSQ(sq);
+        g->cells[0][sq] = (uint8_t)t;
+        g->lm[0][sq] = lm[sq];
+        g->wm[0][sq] = wm[sq];
+        g->cells[1][tsq] = (uint8_t)t;
+        g->lm[1][tsq] = lm[sq];
+        g->wm[1][tsq] = wm[sq];
+    }
+    return 1;
+}
+
 static PyObject *generate(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer edges_buf, cells_buf, rack_buf, values_buf, lm_buf, wm_buf;
@@ -471,56 +541,19 @@ static PyObject *generate(PyObject *self, PyObject *args) {
         PyErr_NoMemory();
         goto done;
     }
-    if (edges_buf.len < 4 || edges_buf.len % 4 || !read_bytes(&cells_buf, NSQ, "cells") ||
-        !read_bytes(&rack_buf, 27, "rack") || !read_bytes(&values_buf, 27, "values") ||
-        !read_bytes(&lm_buf, NSQ, "letter_mult") || !read_bytes(&wm_buf, NSQ, "word_mult")) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "edges: bad DAWG buffer");
+    if (!read_buffers(&edges_buf, &cells_buf, &rack_buf, &values_buf, &lm_buf, &wm_buf))
         goto done;
-    }
     if (mode < MODE_ALL || mode > MODE_TOP || (mode == MODE_TOP && n < 1) || center < 0 ||
         center >= NSQ) {
         PyErr_SetString(PyExc_ValueError, "bad mode, n or centre");
         goto done;
     }
-    g->edges = (const uint32_t *)edges_buf.buf;
-    g->nedges = edges_buf.len / 4;
-    g->root = g->edges[0] >> CHILD_SHIFT;
-    if (g->root >= (uint32_t)g->nedges) {
-        PyErr_SetString(PyExc_ValueError, "edges: bad DAWG root");
+    if (!load_position(g, &edges_buf, cells_buf.buf, rack_buf.buf, values_buf.buf, lm_buf.buf,
+                       wm_buf.buf, first_min, max_tiles, bingo_tiles, bingo_bonus))
         goto done;
-    }
-    const uint8_t *cells = cells_buf.buf, *lm = lm_buf.buf, *wm = wm_buf.buf;
-    const uint8_t *rack = rack_buf.buf, *values = values_buf.buf;
-    for (int i = 0; i < 27; i++) {
-        g->rack[i] = rack[i];
-        g->values[i] = values[i];
-        g->rack_len += rack[i];
-    }
-    g->values[0] = 0;
-    g->first_min_tiles = first_min;
-    g->max_tiles = max_tiles;
-    g->bingo_tiles = bingo_tiles;
-    g->bingo_bonus = bingo_bonus;
     g->mode = mode;
     g->n = n;
     g->top = INT32_MIN;
-    g->empty_board = 1;
-    for (int sq = 0; sq < NSQ; sq++) {
-        int t = cells[sq];
-        int code = t & ~JOKER_FLAG;
-        if (t && (code < 1 || code > 26)) {
-            PyErr_SetString(PyExc_ValueError, "cells: bad tile code");
-            goto done;
-        }
-        if (t) g->empty_board = 0;
-        int r = sq / SIZE, c = sq % SIZE, tsq = c * SIZE + r;
-        g->cells[0][sq] = (uint8_t)t;
-        g->lm[0][sq] = lm[sq];
-        g->wm[0][sq] = wm[sq];
-        g->cells[1][tsq] = (uint8_t)t;
-        g->lm[1][tsq] = lm[sq];
-        g->wm[1][tsq] = wm[sq];
-    }
     g->center[0] = center;
     g->center[1] = (center % SIZE) * SIZE + center / SIZE;
     if (mode != MODE_COUNT) {
@@ -542,14 +575,8 @@ static PyObject *generate(PyObject *self, PyObject *args) {
     }
     int nanchors = 0;
     int rack_values[SIZE + 12];
-    int nv = 0;
-    uint32_t rack_letters = g->rack[0] ? ALL_LETTERS : 0;
-    for (int i = 0; i < 27; i++)
-        for (int k = 0; k < g->rack[i] && nv < SIZE; k++) rack_values[nv++] = g->values[i];
-    for (int i = 1; i < 27; i++)
-        if (g->rack[i]) rack_letters |= 1u << (i - 1);
-    sort_desc(rack_values, nv);
-    for (int i = nv; i < SIZE + 12; i++) rack_values[i] = 0;
+    uint32_t rack_letters;
+    rack_summary(g, rack_values, &rack_letters);
 
     for (int p = 0; p < npasses; p++) {
         cross_sets(g, p);
@@ -673,18 +700,6 @@ static int search_best(Gen *g, Anchor *anchors, const int *rack_values, uint32_t
     return g->found;
 }
 
-static void rack_summary(const Gen *g, int *rack_values, uint32_t *rack_letters) {
-    int nv = 0;
-    *rack_letters = g->rack[0] ? ALL_LETTERS : 0;
-    for (int i = 0; i < 27; i++)
-        for (int k = 0; k < g->rack[i] && nv < SIZE; k++) rack_values[nv++] = g->values[i];
-    for (int i = 1; i < 27; i++)
-        if (g->rack[i]) *rack_letters |= 1u << (i - 1);
-    sort_desc(rack_values, nv);
-    for (int i = nv; i < SIZE + 12; i++) rack_values[i] = 0;
-}
-
-#define TSQ(sq) (((sq) % SIZE) * SIZE + (sq) / SIZE)
 
 /* Cross-sets of B + one new tile: the square q (pass p) at the end of a perpendicular run
  * that holds a single tile of the first move, on `side` (0: before q, 1: after), coded
@@ -872,57 +887,21 @@ static PyObject *followups(PyObject *self, PyObject *args) {
         PyErr_NoMemory();
         goto done;
     }
-    if (edges_buf.len < 4 || edges_buf.len % 4 || !read_bytes(&cells_buf, NSQ, "cells") ||
-        !read_bytes(&rack_buf, 27, "rack") || !read_bytes(&values_buf, 27, "values") ||
-        !read_bytes(&lm_buf, NSQ, "letter_mult") || !read_bytes(&wm_buf, NSQ, "word_mult") ||
-        !read_bytes(&first_buf, 27, "first_rack")) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "edges: bad DAWG buffer");
+    if (!read_buffers(&edges_buf, &cells_buf, &rack_buf, &values_buf, &lm_buf, &wm_buf) ||
+        !read_bytes(&first_buf, 27, "first_rack"))
         goto done;
-    }
     if (!PyList_Check(firsts)) {
         PyErr_SetString(PyExc_TypeError, "firsts: a list of raw moves expected");
         goto done;
     }
     (void)center;
     (void)first_h;
-    g->edges = (const uint32_t *)edges_buf.buf;
-    g->nedges = edges_buf.len / 4;
-    g->root = g->edges[0] >> CHILD_SHIFT;
-    if (g->root >= (uint32_t)g->nedges) {
-        PyErr_SetString(PyExc_ValueError, "edges: bad DAWG root");
+    if (!load_position(g, &edges_buf, cells_buf.buf, rack_buf.buf, values_buf.buf, lm_buf.buf,
+                       wm_buf.buf, first_min, max_tiles, bingo_tiles, bingo_bonus))
         goto done;
-    }
-    const uint8_t *cells = cells_buf.buf, *lm = lm_buf.buf, *wm = wm_buf.buf;
-    const uint8_t *rack = rack_buf.buf, *values = values_buf.buf, *first_rack = first_buf.buf;
-    for (int i = 0; i < 27; i++) {
-        g->rack[i] = rack[i];
-        g->values[i] = values[i];
-        g->rack_len += rack[i];
-    }
-    g->values[0] = 0;
-    g->first_min_tiles = first_min;
-    g->max_tiles = max_tiles;
-    g->bingo_tiles = bingo_tiles;
-    g->bingo_bonus = bingo_bonus;
+    const uint8_t *first_rack = first_buf.buf;
     g->mode = MODE_BEST;
     g->n = 1;
-    g->empty_board = 1;
-    for (int sq = 0; sq < NSQ; sq++) {
-        int t = cells[sq];
-        int code = t & ~JOKER_FLAG;
-        if (t && (code < 1 || code > 26)) {
-            PyErr_SetString(PyExc_ValueError, "cells: bad tile code");
-            goto done;
-        }
-        if (t) g->empty_board = 0;
-        int tsq = TSQ(sq);
-        g->cells[0][sq] = (uint8_t)t;
-        g->lm[0][sq] = lm[sq];
-        g->wm[0][sq] = wm[sq];
-        g->cells[1][tsq] = (uint8_t)t;
-        g->lm[1][tsq] = lm[sq];
-        g->wm[1][tsq] = wm[sq];
-    }
     const int board_empty = g->empty_board;
     /* The cross-sets of B, kept: a first move M only changes those of the empty squares
      * whose perpendicular run reaches one of its tiles — the squares of Q below, recomputed
