@@ -7,11 +7,12 @@ import socket
 from datetime import datetime
 from typing import Any
 
-from flask_babel import lazy_gettext as _l  # type: ignore[import-untyped]
+from flask_babel import gettext  # type: ignore[import-untyped]
+from flask_babel import lazy_gettext as _l
 from sqlmodel import Session, col, func, select
 
 from webapp.models import Arbitre, AuditLog, Player
-from webapp.services import clock
+from webapp.services import clock, phrasebook
 from webapp.services.timefmt import format_local
 
 SYSTEM = "system"
@@ -226,7 +227,9 @@ def _value_text(value: Any, tz: str | None) -> str:
             return str(coded)
         if len(value) >= 19 and value[4:5] == "-" and value[10:11] == "T":
             try:
-                return format_local(datetime.fromisoformat(value), tz)
+                # in the page's language (« 12/05/2026, ora 19:00 » in Romanian)
+                return phrasebook.dates(format_local(datetime.fromisoformat(value), tz),
+                                        gettext)
             except ValueError:
                 return value
     return str(value)
