@@ -63,6 +63,7 @@ from scoring.move import Placement
 from scoring.movegen import GeneratedMove
 from scoring.notation import format_ref, parse_ref, parse_word
 from scoring.tiles import JOKER, TileSet, tileset
+from scoring.validate import check_move
 
 Variant = Literal["tactique", "top", "completif", "superjoker", "metagramme", "elliptique"]
 TactiqueOrder = Literal["free", "group1_first", "group2_first"]
@@ -644,11 +645,11 @@ def correct_free(
             )
         base = rest
     stock = Counter(state.bag)
-    ts = config.tileset
     rack = base
-    deduct = 0
     word = fb.bulletin.word
     marked_joker = {ch.upper() for ch in word if ch.islower()}
+    deemed: list[str] = []  # letters written as letters that count as jokers (E12)
+    marked_none_left: set[str] = set()  # marked as jokers when none remains (E12)
     for ch in fb.chosen:
         if ch != JOKER and stock.get(ch, 0) > 0 and ch not in marked_joker:
             stock[ch] -= 1
@@ -664,22 +665,27 @@ def correct_free(
             )
         jokers_left = stock.get(JOKER, 0) > 0
         if ch in marked_joker or ch == JOKER:
+            # marked as a joker: a joker (0) while one remains; when none remains the letter
+            # « its value deducted » — it counts 0 all the same, the mark stays
             if jokers_left:
                 stock[JOKER] -= 1
-                rack += JOKER
-            else:  # marked as a joker with none left: the letter, its value deducted
-                rack += ch
-                deduct += ts.value(ch)
-                word = "".join(c.upper() if c.upper() == ch else c for c in word)
-        elif jokers_left:  # not in the stock, not marked: deemed the joker, value deducted
+            elif ch != JOKER:
+                marked_none_left.add(ch)
+            rack += JOKER
+        elif jokers_left:  # not in the stock, not marked: deemed the joker
             stock[JOKER] -= 1
-            rack += ch
-            deduct += ts.value(ch)
+            rack += JOKER
+            deemed.append(ch)
         else:
             return Verdict(
                 who, 0, "nul", reason_fr=f"Nul : la lettre {ch} n'est plus dans le stock et "
                 "il ne reste aucun joker."
             )
+    b = replace(fb.bulletin, word=word)
+    deduct = 0
+    if deemed or marked_none_left:
+        b, deduct = _deemed_jokers(state.board, b, deemed, set(deemed) | marked_none_left,
+                                   config)
     ctx_map = contexts if contexts is not None else {}
     ctx = ctx_map.get(rack)
     if ctx is None:
@@ -688,9 +694,6 @@ def correct_free(
             settings=settings.duplicate,
         )
         ctx_map[rack] = ctx
-    b = replace(fb.bulletin, word=word)
-    if deduct and b.claimed is not None:
-        b = replace(b, claimed=b.claimed + deduct)  # the claim is the score after deduction
     verdict = correct(
         state, rack, b, config, round_no=state.round_no, top_score=top_score,
         context=ctx, player=who,
@@ -698,10 +701,65 @@ def correct_free(
     if deduct and verdict.kind not in ("nul", "absent"):
         verdict = replace(
             verdict,
-            score=verdict.score - deduct,
             reason_fr=verdict.reason_fr + f" Valeur de la lettre hors stock déduite : −{deduct}.",
         )
     return verdict
+
+
+def _deemed_jokers(
+    board: Board, b: Bulletin, deemed: list[str], zeroed: set[str], config: GameConfig
+) -> tuple[Bulletin, int]:
+    """The Romanian online rules (RULES §9.3, E12): a chosen letter outside the stock written
+    as a letter is « deemed the joker and the letter's value is deducted » (and one marked as
+    a joker when none remains has « the letter's value deducted » too) — the word is
+    scored with that tile as a joker (of its occurrences, the one least advantageous to the
+    player, as for an unclear joker mark, S1 5.6). The player may write the score with the
+    letter's value (the arbitre deducts it) or without; returns the bulletin to correct (the
+    joker marked, the claim read as the joker score when it was the letter score) and the
+    points deducted (the letter score less the joker score)."""
+    letters = b.word  # the word as the player may have scored it: those letters real
+    for ch in zeroed:
+        letters = "".join(c.upper() if c.upper() == ch else c for c in letters)
+    if b.ref is not None:
+        refs = [b.ref]
+    else:  # no reference written: wherever the word fits (the correction locates it)
+        rack = "".join(c for c in letters if c.isupper()) + "?" * sum(
+            1 for c in letters if c.islower())
+        refs = sorted({format_ref(m.ref) for m in movegen.generate(board, rack, config)
+                       if m.word == letters})
+    best: tuple[int, str] | None = None
+    letter_scores: list[int] = []
+    for ref in refs:
+        as_letter = check_move(board, ref, letters, config)
+        if as_letter.ok:
+            letter_scores.append(as_letter.score)
+        for cand in _mark_deemed(b.word, deemed):
+            v = check_move(board, ref, cand, config)
+            if v.ok and (best is None or v.score < best[0]):
+                best = (v.score, cand)
+    if best is None:
+        return replace(b, word=next(iter(_mark_deemed(b.word, deemed)), b.word)), 0
+    joker_score, word = best
+    letter_score = min(letter_scores) if letter_scores else joker_score
+    claimed = b.claimed
+    if claimed is not None and claimed == letter_score:
+        claimed = joker_score
+    return replace(b, word=word, claimed=claimed), letter_score - joker_score
+
+
+def _mark_deemed(word: str, deemed: list[str]) -> list[str]:
+    """Every way of writing ``deemed`` letters of ``word`` as jokers (lowercase), in order."""
+    out = [word]
+    for ch in deemed:
+        nxt: list[str] = []
+        for w in out:
+            for i, c in enumerate(w):
+                if c == ch:
+                    cand = w[:i] + c.lower() + w[i + 1:]
+                    if cand not in nxt:
+                        nxt.append(cand)
+        out = nxt
+    return out
 
 
 # --- Tactique --------------------------------------------------------------------------------

@@ -240,8 +240,10 @@ def test_constrained_joker_rescoring_is_exact(french: Lexicon) -> None:
 # --- free-letter bulletins --------------------------------------------------------------------
 def test_completif_bulletin_names_its_letter() -> None:
     """The bulletin names the chosen letter (« +Z »); a letter no longer in the stock is a
-    zero; under the Romanian online rules (RULES §9.3) a letter not in the stock, not marked,
-    while a joker remains is the joker with its value deducted: 22 − 10 = 12."""
+    zero. Under the Romanian online rules (RULES §9.3, E12) a letter not in the stock, not
+    marked, while a joker remains is « deemed the joker and the letter's value is deducted »:
+    ZA with the Z a joker on the centre, (0 + 1) × 2 = 2, i.e. 22 − 2 = 20 deducted (the Z's
+    10 doubled by the DW). The player may write 22 (the arbitre deducts) or 2; 12 is wrong."""
     cfg = cfg_of("ZA", "LA")
     vs = VariantSettings(variant="completif")
     state = in_play("AEIOUL", "ZB?")
@@ -253,18 +255,51 @@ def test_completif_bulletin_names_its_letter() -> None:
     v = correct_free(no_z, "AEIOUL", fb, cfg, top_score=22, settings=vs)
     assert (v.score, v.kind) == (0, "nul") and "plus dans le stock" in v.reason_fr
     ro = replace(vs, free_joker_rule="ro_online")
-    fb12 = parse_free_bulletin("ZA 12 +Z", player="ann")
-    assert isinstance(fb12, FreeBulletin)
-    v = correct_free(no_z, "AEIOUL", fb12, cfg, top_score=22, settings=ro)
-    assert (v.score, v.kind) == (22 - 10, "valide")
-    # marked as a joker while one remains: a joker, (0 + 1) × 2 = 2
+    for written, kind in (("H7 ZA 22 +Z", "valide"), ("H7 ZA 2 +Z", "valide"),
+                          ("ZA 22 +Z", "valide"), ("H7 ZA 12 +Z", "avertissement")):
+        fbz = parse_free_bulletin(written, player="ann")
+        assert isinstance(fbz, FreeBulletin)
+        v = correct_free(no_z, "AEIOUL", fbz, cfg, top_score=22, settings=ro)
+        assert (v.score, v.kind, v.word) == ((0 + 1) * 2, kind, "zA"), written
+        assert v.reason_fr.endswith("Valeur de la lettre hors stock déduite : −20."), written
+    # marked as a joker while one remains: a joker, (0 + 1) × 2 = 2, nothing deducted
     fbj = parse_free_bulletin("zA 2 +Z", player="ann")
     assert isinstance(fbj, FreeBulletin)
     v = correct_free(no_z, "AEIOUL", fbj, cfg, top_score=22, settings=ro)
+    assert (v.score, v.kind, v.reason_fr) == (2, "valide", "Valide.")
+    # marked as a joker when none remains (the Z still in the stock): the letter's value
+    # deducted all the same, 2
+    v = correct_free(in_play("AEIOUL", "ZB"), "AEIOUL", fbj, cfg, top_score=22, settings=ro)
     assert (v.score, v.kind) == (2, "valide")
     # no joker left and the letter gone: the move is void
+    fb12 = parse_free_bulletin("ZA 22 +Z", player="ann")
+    assert isinstance(fb12, FreeBulletin)
     v = correct_free(in_play("AEIOUL", "B"), "AEIOUL", fb12, cfg, top_score=22, settings=ro)
     assert v.kind == "nul"
+
+
+def test_ro_online_deemed_joker_never_beats_the_top() -> None:
+    """The letter « deemed the joker » is scored as the joker, so the player cannot beat the
+    room's top by leaving it unmarked. Word list {KAKI, KA}; drawn KAEIBC (the only K
+    among them, so no K in the stock; the stock's 2 jokers remain). The top takes a stock
+    joker: KAKI over the star, one K a joker, H5 (K H5 … I H8, no DL reached):
+    (0 + 1 + 10 + 1) × 2 = 24. « H5 KAKI 44 +K » (the second K outside the stock, written
+    as a letter: 44 = (10 + 1 + 10 + 1) × 2) is the least advantageous joker K: 24, the
+    value 10 × 2 = 20 deducted; before, 44 − 10 = 34 beat the top by 10."""
+    cfg = cfg_of("KAKI", "KA")
+    ro = VariantSettings(variant="completif", free_joker_rule="ro_online")
+    stock = "".join(sorted((french().bag() - Counter("KAEIBC")).elements()))
+    state = in_play("KAEIBC", stock)
+    top = variant_top(state, "KAEIBC", cfg, ro)
+    assert top is not None and (top.ref, top.word, top.score, top.choice.chosen) == (
+        "H5", "kAKI", 24, "?")
+    # the stock's letters alone (no joker) give no second K: KA, (10 + 1) × 2 = 22
+    assert brute_force_free_top(state.board, "KAEIBC", 1, stock, cfg) == 22
+    for written in ("H5 KAKI 44 +K", "H5 KAKI 24 +K", "H5 KAkI 24 +?"):
+        fb = parse_free_bulletin(written, player="x")
+        assert isinstance(fb, FreeBulletin)
+        v = correct_free(state, "KAEIBC", fb, cfg, top_score=24, settings=ro)
+        assert (v.score, v.kind) == (24, "valide"), (written, v)
 
 
 def test_metagramme_bulletin_swap() -> None:
