@@ -134,3 +134,60 @@ def test_elliptique_by_web_and_mail(
     assert [(r["rank"], r["name"], r["total"], r["percent"]) for r in rows] == [
         (1, "Ana", 66 + 11, 100.0), (2, "Cid", 66, 85.71), (3, "Bob", 0, 0.0)]
     assert len(_outbox(db_session, duplicate.KIND_FINAL)) == 3
+
+
+def test_completif_romanian_joker_rules_by_web_and_mail(
+    app: Flask, ctx: Flask, client: FlaskClient, db_session: Session, competition: Competition,
+    make_player: Callable[..., Player], frozen_clock: Any, tmp_path: Path,
+) -> None:
+    """Complétif with the console's « règles roumaines en ligne (joker du stock) »
+    (``free_joker_rule="ro_online"``, RULES §9.3, E12). Word list {KAKI, KA}; the draw
+    KAEIBC holds the only K (K = 10), so no K is in the stock; its 2 jokers are.
+    - The top takes a stock joker: KAKI over the star, H5 (K H5, A H6, K H7, I on the star
+      H8; no DL reached), one K a joker: (0 + 1 + 10 + 1) × 2 = 24, « H5 kAKI 24 +? ».
+    - Ana (web): « H5 KAkI 24 +? » → 24.
+    - Bob (mail): « H5 KAKI 44 +K » — a K outside the stock, not marked, jokers remain: deemed
+      the joker, the letter's value deducted: 44 = (10 + 1 + 10 + 1) × 2 as written, less
+      10 × 2 = 20 → 24, no warning (the arbitre deducts).
+    - Cid (mail): « H8 KA 22 » (no letter chosen): (10 + 1) × 2 = 22.
+    Three players: no solo. One round: the results are the final ranking, 24, 24, 22."""
+    words = tmp_path / "w.txt"
+    words.write_text("KAKI\nKA\n", "utf-8")
+    app.config["LEXICONS"] = {"w": str(words)}
+    ana = make_player("Ana", "ana@example.ro")
+    bob = make_player("Bob", "bob@example.fr")
+    cid = make_player("Cid", "cid@example.fr")
+    game = _create(client, db_session, competition, "RO1", "completif", 1, _bag("KAEIBC"),
+                   free_joker_rule="ro_online")
+    assert duplicate.variant_settings_of(game).free_joker_rule == "ro_online"
+
+    frozen_clock.move_to(START)
+    assert lifecycle.run_due(now=clock.now()) == ["draw:RO1:1"]
+    r1 = _round(db_session, 1)
+    assert r1.draw["rack"] == "KAEIBC" and "K" not in r1.draw["stock"]
+    assert r1.draw["stock"].count("?") == 2
+    top = r1.top or {}
+    assert (top["ref"], top["word"], top["score"], top["chosen"]) == ("H5", "kAKI", 24, "?")
+
+    login_player(client, ana)
+    assert client.post("/duplicate/RO1/bulletin",
+                       data={"bulletin": "H5 KAkI 24 +?"}).status_code == 302
+    assert _mail(app, bob, "RO1", "H5 KAKI 44 +K")[1] == "processed"
+    assert _mail(app, cid, "RO1", "H8 KA 22")[1] == "processed"
+
+    frozen_clock.move_to(START + DAY)
+    assert lifecycle.run_due(now=clock.now()) == [
+        "close:RO1:1", "correct:RO1:1", "publish:RO1:1", "finish:RO1:1"]
+    r1 = _round(db_session, 1)
+    assert [(x["name"], x["score"], x["kind"]) for x in r1.results] == [
+        ("Ana", 24, "valide"), ("Bob", 24, "valide"), ("Cid", 22, "valide")]
+    assert "Valeur de la lettre hors stock déduite : −20." in r1.results[1]["reason"]
+    [res_bob] = [m for m in _outbox(db_session, duplicate.KIND_RESULTS)
+                 if m.to_addr == "bob@example.fr"]
+    assert "Top : H5 kAKI +? — 24 points." in res_bob.body_text
+    db_session.expire_all()
+    g = db_session.get(DuplicateGame, game.id)
+    assert g is not None and g.status == DuplicateStatus.FINISHED
+    rows = duplicate.standings(db_session, g)
+    assert [(r["rank"], r["name"], r["total"]) for r in rows] == [
+        (1, "Ana", 24), (1, "Bob", 24), (3, "Cid", 22)]
