@@ -199,15 +199,17 @@ AVEUGLE_GROUP_COUNT = 15
 
 
 def board_data(pz: PuzzleProblem, code: str | None = None, text: str = "") -> dict[str, Any]:
-    """The JSON the interactive board reads (see static/js/board.js). ``text``: the sheet
-    shown in the text area (the version that counts, or the text just refused); its moves
-    are read by ``puzzles.feuille`` and put back on the board, so the board goes on from
-    there instead of starting empty."""
+    """The JSON the interactive board reads (see static/js/board.js): the letters a move
+    may take (the stock left, the group played, the next letters of a rangée's row, the
+    rack of a Superscrabble), so that the board refuses a word made of other letters.
+    ``text``: the sheet shown in the text area (the version that counts, or the text just
+    refused); its moves are read by ``puzzles.feuille`` and put back on the board, so the
+    board goes on from there instead of starting empty."""
     ts = tileset(pz.lang)
     layout = STANDARD_LAYOUT
     fam = pz.game.family
     if fam.supply is Supply.ROW:
-        stock: Counter[str] | None = Counter(pz.row)
+        stock: Counter[str] | None = None  # the board shows the next letters of the row
     elif fam.supply is Supply.GROUPS:
         stock = Counter("".join(pz.groups) + pz.pool)
     elif fam.answers_only:
@@ -225,6 +227,12 @@ def board_data(pz: PuzzleProblem, code: str | None = None, text: str = "") -> di
         "bingo_tiles": 7,
         "bingo_bonus": 50,
         "stock": dict(sorted(stock.items())) if stock is not None else None,
+        # Intégral sur rangée: each move takes the next letters of the row, in order
+        "row": pz.row if fam.supply is Supply.ROW else "",
+        # the consonant variants: the letters every group is completed from
+        "pool": pz.pool,
+        # Superscrabble (and the answers of an incomplet): the 7 letters each scrabble uses
+        "rack": pz.rack if (fam.answers_only or fam.construction_then_answers) else "",
         # In Superscrabble every scrabble is placed on the same given grid.
         "accumulate": not fam.answers_only,
         "groups": _board_groups(pz),

@@ -10,7 +10,18 @@
  *   {cgp, layout: {letter_mult, word_mult, center}, values, bingo_tiles, bingo_bonus,
  *    stock: {letter: count} | null, accumulate: bool, header: [lines], groups: [letters],
  *    first_move_two_words: bool, pass_allowed: bool, answers: bool,
+ *    row: the rangée's row ("" otherwise), pool: the consonant variants' completion letters,
+ *    rack: the Superscrabble's 7 letters ("" otherwise),
  *    moves: [{number, group, ref, word, passed, annul, score, answer}]}
+ *
+ * The messages come from <script type="application/json" id="board-messages"> (the page's
+ * language: French or Romanian), with the French ones below as the fallback.
+ *
+ * Letters: a move may only take letters the game gives it — the stock still left (Intégral
+ * family), the group played (groups games; with the consonant variants, its consonants and
+ * the pool), the next letters of the row in order (rangée, RULES §7.3: a move of k letters
+ * takes exactly the next k), the rack (Superscrabble answers). Another word is refused
+ * here with the reason; whether the word is admitted is still the arbitre's to decide.
  *
  * ``answers`` (Superscrabble incomplet): once the player ticks « Poser les scrabbles », each
  * word is an answer put alone on the grid he built; the first one writes the ``Scrabbles:``
@@ -31,6 +42,17 @@
   var dataEl = document.getElementById("board-data");
   if (!root || !dataEl || !S) return;
   var data = JSON.parse(dataEl.textContent);
+  var messagesEl = document.getElementById("board-messages");
+  var M = {};
+  try { M = messagesEl ? JSON.parse(messagesEl.textContent) : {}; } catch (e) { M = {}; }
+  // a message in the page's language: the catalogue's, else the French fallback
+  function t(key, fallback, params) {
+    var text = M[key] || fallback;
+    Object.keys(params || {}).forEach(function (k) {
+      text = text.split("%(" + k + ")s").join(String(params[k]));
+    });
+    return text;
+  }
   var config = {
     layout: data.layout,
     values: data.values,
@@ -59,6 +81,8 @@
   var answersBox = document.getElementById("ib-answers");
   var reloadBtn = document.getElementById("ib-reload");
   var stockOut = document.getElementById("ib-stock");
+  var rowNext = document.getElementById("ib-row-next");
+  var rowRest = document.getElementById("ib-row-rest");
   var textarea = document.getElementById(root.getAttribute("data-target") || "feuille-text");
 
   var PREMIUM = { "1,3": ["mt", "MT"], "1,2": ["md", "MD"], "3,1": ["lt", "LT"], "2,1": ["ld", "LD"] };
@@ -151,12 +175,106 @@
     try {
       var res = S.scoreMove(currentCells(), ref, word, config);
       if (!res.placement.tiles.length) {
-        return { error: "Ce mot est déjà entièrement sur la grille : posez au moins une lettre." };
+        return { error: t("already", "Ce mot est déjà entièrement sur la grille : posez au moins une lettre.") };
       }
+      var refused = lettersRefused(S.lettersUsed(res.placement.tiles));
+      if (refused) return { error: refused };
       return res;
     } catch (e) {
       if (e instanceof S.NotationError) return { error: e.message };
       throw e;
+    }
+  }
+
+  function counts(text) {
+    var out = {};
+    text.split("").forEach(function (ch) { out[ch] = (out[ch] || 0) + 1; });
+    return out;
+  }
+
+  // the letters of ``letters`` that ``available`` (a string or a {letter: count}) lacks
+  function lacking(letters, available) {
+    var left = typeof available === "string" ? counts(available) : available;
+    left = Object.assign({}, left);
+    var out = "";
+    letters.split("").forEach(function (ch) {
+      if ((left[ch] || 0) > 0) left[ch] -= 1; else out += ch;
+    });
+    return out;
+  }
+
+  function sorted(text) { return text.split("").sort().join(""); }
+
+  // how far into the row the moves already on the board have gone (each takes its letters)
+  function rowPosition() {
+    var pos = 0;
+    moves.forEach(function (m) { if (!m.answer && !m.passed) pos += m.letters.length; });
+    return pos;
+  }
+
+  // null when the letters of a move are ones the game gives it, else why not
+  function lettersRefused(letters) {
+    if (answering() || (data.rack && !accumulate)) {
+      var notRack = lacking(letters, data.rack || "");
+      return notRack ? t("not_in_rack", "Lettres absentes du tirage : %(letters)s.",
+                         { letters: notRack }) : null;
+    }
+    if (data.row) {
+      var pos = rowPosition();
+      var expected = data.row.substr(pos, letters.length);
+      if (sorted(expected) === sorted(letters)) return null;
+      return t("row_order", "À la rangée, un coup prend les lettres suivantes dans l'ordre, sans en sauter : avec %(n)s lettre(s), %(expected)s — pas %(letters)s.",
+               { n: letters.length, expected: expected || "—", letters: letters });
+    }
+    if (hasGroups) {
+      if (!data.groups.join("")) return null;  // each player's own groups (aveugle)
+      var g = chosenGroup();
+      var pool = data.pool || "";
+      if (g) {
+        var notGroup = lacking(letters, (data.groups[g - 1] || "") + pool);
+        return notGroup ? t("not_in_group", "Lettres absentes du groupe %(group)s : %(letters)s.",
+                            { group: g, letters: notGroup }) : null;
+      }
+      var notGroups = lacking(letters, data.groups.join("") + pool);
+      return notGroups ? t("not_in_groups", "Lettres absentes des groupes : %(letters)s.",
+                           { letters: notGroups }) : null;
+    }
+    if (data.stock) {
+      var notStock = lacking(letters, stockLeft());
+      return notStock ? t("not_in_stock", "Lettres absentes des lettres restantes : %(letters)s.",
+                          { letters: notStock }) : null;
+    }
+    return null;
+  }
+
+  // the stock less the letters of the construction moves already on the board
+  function stockLeft() {
+    var left = {};
+    Object.keys(data.stock).forEach(function (k) { left[k] = data.stock[k]; });
+    moves.filter(function (m) { return !m.answer; }).forEach(function (m) {
+      m.letters.split("").forEach(function (ch) { left[ch] = (left[ch] || 0) - 1; });
+    });
+    return left;
+  }
+
+  // Intégral sur rangée: the next letters of the row (7 at most; those the typed word
+  // takes are marked), then how many are left after them
+  function renderRow(p) {
+    if (!rowNext || !data.row) return;
+    var pos = rowPosition();
+    var next = data.row.substr(pos, 7);
+    var taken = p && !p.error ? S.lettersUsed(p.placement.tiles).length : 0;
+    rowNext.innerHTML = "";
+    next.split("").forEach(function (ch, i) {
+      var span = document.createElement("span");
+      span.className = "stock-letter" + (i < taken ? " taken" : "");
+      span.textContent = ch;
+      rowNext.appendChild(span);
+    });
+    if (!next) rowNext.textContent = t("row_done", "rangée épuisée");
+    var rest = Math.max(0, data.row.length - pos - next.length);
+    if (rowRest) {
+      rowRest.textContent = t("row_rest", "puis encore %(n)s lettre(s)", { n: rest });
     }
   }
 
@@ -199,9 +317,9 @@
     preview.innerHTML = "";
     addBtn.disabled = !p || !!p.error;
     if (!ref) {
-      preview.textContent = "Cliquez sur la case de la première lettre.";
+      preview.textContent = t("click", "Cliquez sur la case de la première lettre.");
     } else if (!p) {
-      preview.textContent = "Tapez le mot (joker en minuscule ou entre parenthèses : RESTAI(T)).";
+      preview.textContent = t("type", "Tapez le mot (joker en minuscule ou entre parenthèses : RESTAI(T)).");
     } else if (p.error) {
       var err = document.createElement("p");
       err.className = "ib-error";
@@ -216,16 +334,19 @@
       });
       if (p.bonus) {
         var li = document.createElement("li");
-        li.textContent = "Prime de " + p.placement.tiles.length + " lettres : " + p.bonus;
+        li.textContent = t("bonus", "Prime de %(n)s lettres : %(points)s",
+                           { n: p.placement.tiles.length, points: p.bonus });
         ul.appendChild(li);
       }
       preview.appendChild(ul);
       var tot = document.createElement("p");
       tot.className = "ib-total";
-      tot.textContent = "Ce coup : " + p.total + " points — lettres " + S.lettersUsed(p.placement.tiles);
+      tot.textContent = t("this_move", "Ce coup : %(points)s points — lettres %(letters)s",
+                          { points: p.total, letters: S.lettersUsed(p.placement.tiles) });
       preview.appendChild(tot);
     }
     renderStock();
+    renderRow(p);
   }
 
   function cumulAt(i) {
@@ -278,7 +399,7 @@
     var number = nextNumber();
     if (nextOut) {
       nextOut.textContent = number === 1 && moves.length
-        ? "1 (second mot du coup 1, avec le groupe tiré)" : String(number);
+        ? t("second_word", "1 (second mot du coup 1, avec le groupe tiré)") : String(number);
     }
   }
 
@@ -373,8 +494,8 @@
     var m = moves.pop();
     if (!m) return;
     if (!removeLine(m.line) && noteOut) {
-      noteOut.textContent = "La ligne du coup " + m.number + " n'a pas été retrouvée telle " +
-        "quelle dans la feuille ci-dessous : retirez-la à la main.";
+      noteOut.textContent = t("line_missing", "La ligne du coup %(n)s n'a pas été retrouvée telle quelle dans la feuille ci-dessous : retirez-la à la main.",
+                              { n: m.number });
     }
     renderMoves();
     update();
@@ -396,7 +517,8 @@
           m.letters = S.lettersUsed(res.placement.tiles);
         } catch (e) {
           if (!(e instanceof S.NotationError)) throw e;
-          m.broken = "Ce coup ne peut pas être posé sur la grille : " + e.message;
+          m.broken = t("cannot_place", "Ce coup ne peut pas être posé sur la grille : %(error)s",
+                       { error: e.message });
           m.total = lm.score || 0;
           m.refText = lm.ref;
         }
@@ -435,6 +557,7 @@
     i.addEventListener("change", function () { horizontal = i.value === "h" ? i.checked : !i.checked; update(); });
   });
   wordInput.addEventListener("input", update);
+  if (groupSelect) groupSelect.addEventListener("change", update);
   wordInput.addEventListener("keydown", function (ev) {
     if (ev.key === "Enter") { ev.preventDefault(); add(); }
   });
@@ -447,8 +570,7 @@
   if (textarea) {
     textarea.addEventListener("input", function () {
       if (noteOut) {
-        noteOut.textContent = "La feuille a été modifiée à la main : « Relire la feuille » " +
-          "remet ses coups sur la grille.";
+        noteOut.textContent = t("edited", "La feuille a été modifiée à la main : « Relire la feuille » remet ses coups sur la grille.");
       }
     });
   }
@@ -468,11 +590,11 @@
           load(json.moves);
           if (answersBox) answersBox.checked = moves.some(function (m) { return m.answer; });
           selected = null;
-          if (noteOut) noteOut.textContent = "Grille relue : " + moves.length + " coup(s).";
+          if (noteOut) noteOut.textContent = t("reread", "Grille relue : %(n)s coup(s).", { n: moves.length });
           renderMoves();
           update();
         }).catch(function () {
-          if (noteOut) noteOut.textContent = "La feuille n'a pas pu être relue ; réessayez.";
+          if (noteOut) noteOut.textContent = t("reread_failed", "La feuille n'a pas pu être relue ; réessayez.");
         });
     });
   }
