@@ -1,7 +1,7 @@
 """Phones (issue 13.5), in Chromium at 390 × 844 CSS pixels (a phone held upright, touch,
 mobile viewport), in French and in Romanian (the browser's Accept-Language): the public home,
-the player's home, the submit page with its interactive board, the receipt, a report with a
-zeroed move, the Duplicate page with its master grid, the correspondence game page (and every
+the player's home, the submit page with its interactive board, the receipt of a sheet sent
+from the phone, a report with a zeroed move, the Duplicate page with its master grid, the correspondence game page (and every
 other page a player or a visitor reads) fit the screen — the document is never wider than
 the window (``scrollWidth <= clientWidth = 390``) —, the reasons of the zero are on screen,
 and every square of a board the player taps is at least 32 × 32 CSS pixels (the interactive
@@ -16,6 +16,7 @@ counts 0 with the verifier's two reasons).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -139,7 +140,13 @@ def test_pages_fit_a_390px_phone(app: Flask, live_server: Any, phone: Any,
     expect(toggle).to_have_attribute("aria-pressed", "false")
     assert square_sizes(page, ".ib-sq")["w"] >= 32
 
-    visit("receipt")
+    # send the sheet from the phone (the text area holds her version 1): the receipt of
+    # version 2
+    send = page.locator("form.stack button[type=submit]")
+    on_screen(send)
+    send.tap()
+    page.wait_for_url(re.compile(r".*/joueur/feuilles/\d+$"))
+    expect(page.locator("#sheet-number")).to_have_text("2")
     on_screen(page.locator("#sha256"))
     moves = page.locator("#comprise-coups tbody tr")
     expect(moves).to_have_count(2)
