@@ -3,8 +3,8 @@ round (rank, score, percentage of the reference) and the season chart drawn as i
 names in rankings link to it; rankings by série; the CSV import and the console take the
 licence, the série and the country.
 
-The season is the one of tests/web/test_standings.py, with the worked example of RULES §12
-[E5] (FICHERA 82, then WUS 84, cumul 166), taken through the real schedule:
+The season is tests/web/season.py's (as in tests/web/test_standings.py), with the worked
+example of RULES §12 [E5] (FICHERA 82, then WUS 84, cumul 166), through the real schedule:
 P1 (best sheet 166 = 100 %): Ana 166, Bob 82 (sent 1 min after Ana), Cid 82 (2 min after):
     Bob 82/166 = 49.40 %; with equal scores « la feuille reçue la première passe devant »,
     so Bob is 2nd and Cid 3rd.
@@ -24,8 +24,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlmodel import Session, select
 
+from tests.web.season import play_season, table_cells, text
 from tests.web.test_pages import login_arbitre
-from tests.web.test_standings import FIRST, FULL
 from webapp.models import (
     AuditLog,
     Channel,
@@ -35,24 +35,8 @@ from webapp.models import (
 )
 from webapp.services import lifecycle
 from webapp.services.players import import_players_csv
-from webapp.services.submissions import submit_sheet
 
 pytestmark = pytest.mark.db
-
-
-def text(resp: Any) -> str:
-    return html.unescape(resp.get_data(as_text=True))
-
-
-def cells(resp: Any, table_id: str) -> list[str]:
-    body = resp.get_data(as_text=True)
-    table = body.split(f'id="{table_id}"', 1)[1].split("</table>", 1)[0]
-    rows = []
-    for tr in re.findall(r"<tr data-(?:player|event)[^>]*>(.*?)</tr>", table, re.S):
-        tds = re.findall(r"<td[^>]*>(.*?)</td>", tr, re.S)
-        rows.append("|".join(
-            " ".join(html.unescape(re.sub(r"<[^>]+>", " ", c)).split()) for c in tds))
-    return rows
 
 
 @pytest.fixture
@@ -70,24 +54,8 @@ def season(
                                  (cid, "", "B", "France"), (dan, "", "A", "Roumanie")):
         p.licence, p.category, p.country = lic, cat, country
         db_session.add(p)
-    p1 = make_problem(code="P1", deadline=timedelta(days=1))
-    p2 = make_problem(code="P2", deadline=timedelta(days=2), seed=2)
-    p2.reference_score = 200
-    db_session.add(p2)
-    sheets = [(p1, ana, FULL, 0), (p1, bob, FIRST, 1), (p1, cid, FIRST, 2),
-              (p2, bob, FULL, 3), (p2, ana, FIRST, 4), (p2, dan, FIRST, 5)]
-    for prob, pl, sheet, minutes in sheets:
-        submit_sheet(session=db_session, player=pl, problem=prob, text=sheet,
-                     channel=Channel.WEB, received_at=frozen_start + timedelta(minutes=minutes))
-    db_session.commit()
-    after = p2.deadline_at + timedelta(minutes=1)
-    frozen_clock.move_to(after)
-    with app.app_context():
-        assert lifecycle.run_due(now=after) == [
-            "close:P1", "verify:P1", "provisional:P1",
-            "close:P2", "verify:P2", "provisional:P2"]
-    db_session.expire_all()
-    return {"ana": ana, "bob": bob, "cid": cid, "dan": dan, "p1": p1, "p2": p2}
+    return play_season(app, db_session, make_problem, frozen_start, frozen_clock,
+                       {"ana": ana, "bob": bob, "cid": cid, "dan": dan})
 
 
 def test_player_page_lists_each_ranked_problem_with_exact_numbers(
@@ -104,7 +72,7 @@ def test_player_page_lists_each_ranked_problem_with_exact_numbers(
         assert value in fiche
     # P1 (deadline 11/05): 2nd of 3, 82 = 82/166 = 49.40 %; P2 (12/05): 1st of 3, 166 =
     # 166/200 = 83.00 %. The date column is the deadline (UTC).
-    assert cells(resp, "parcours") == [
+    assert table_cells(resp, "parcours") == [
         f"1|11/05/2026|{season['p1'].title}|Scrabble intégral|"
         "Championnat par correspondance 2026|2 / 3|82|49,40|provisoire rapport",
         f"2|12/05/2026|{season['p2'].title}|Scrabble intégral|"
@@ -147,24 +115,24 @@ def test_ranking_names_link_to_player_pages_and_filter_by_serie(
     for key in ("ana", "bob", "cid"):
         p = season[key]
         assert f'<a href="/joueurs/{p.id}">{html.escape(p.name)}</a>' in body
-    assert [r.split("|")[:2] for r in cells(resp, "classement")] == [
+    assert [r.split("|")[:2] for r in table_cells(resp, "classement")] == [
         ["1", "Ana Popescu"], ["2", "Bob Martin"], ["3", "Cid Dumas"]]
     # the filter offers the séries of the players who sent a sheet: A and B
     assert re.findall(r'<option value="([AB])"', body) == ["A", "B"]
     # série B: Bob (2nd overall) and Cid (3rd) are 1st and 2nd of their série
     b = client.get("/problemes/P1/classement?serie=B")
-    assert [r.split("|")[:5] for r in cells(b, "classement")] == [
+    assert [r.split("|")[:5] for r in table_cells(b, "classement")] == [
         ["1", "Bob Martin", "Scrabble Club Lyon", "82", "49,40"],
         ["2", "Cid Dumas", "", "82", "49,40"]]
     assert "2 joueur(s) classé(s) en série B" in text(b)
     # série A in P2: Ana and Dan, both 82 = 41.00 %, 2nd and 3rd overall -> 1st and 2nd
     a = client.get("/problemes/P2/classement?serie=A")
-    assert [r.split("|")[:5] for r in cells(a, "classement")] == [
+    assert [r.split("|")[:5] for r in table_cells(a, "classement")] == [
         ["1", "Ana Popescu", "CS București", "82", "41,00"],
         ["2", "Dan Ionescu", "", "82", "41,00"]]
     # a série nobody is in: an empty table, not an error
     none = client.get("/problemes/P2/classement?serie=Z")
-    assert none.status_code == 200 and cells(none, "classement") == []
+    assert none.status_code == 200 and table_cells(none, "classement") == []
 
 
 def test_player_page_of_unknown_player_is_a_french_404(client: FlaskClient) -> None:
@@ -238,9 +206,9 @@ def test_console_edits_club_licence_serie_country(
     assert entry.actor == "juge" and entry.details["after"]["licence"] == "RO-0042"
     page = text(client.get(f"/joueurs/{ana.id}"))
     assert "RO-0042" in page and "Roumanie" in page
-    # the console's list of players shows the three fields and links to the form
+    # the console's list of players shows the three fields and links to his console page
     listing = client.get("/console/joueurs").get_data(as_text=True)
-    assert (f'<td><a href="/console/joueurs/{ana.id}/fiche">Ana Popescu</a></td>'
+    assert (f'<td><a href="/console/joueurs/{ana.id}">Ana Popescu</a></td>'
             "<td>CS București</td><td>RO-0042</td><td>A</td><td>Roumanie</td>") in listing
 
 
@@ -277,11 +245,11 @@ def test_player_page_lists_a_published_duplicate_round(
             "close:EX1:1", "correct:EX1:1", "publish:EX1:1"]
     # Ana found the top: 22 = 22/22 = 100.00 %, 1st of 2; Bob's AZ is not a word: 0 points,
     # 0/22 = 0.00 %, 2nd. The round closed when both had answered, on 10/05.
-    assert cells(client.get(f"/joueurs/{ana.id}"), "parcours") == [
+    assert table_cells(client.get(f"/joueurs/{ana.id}"), "parcours") == [
         "1|10/05/2026|Express — coup 1|Duplicate|Championnat par correspondance 2026|"
         "1 / 2|22|100,00|"]
     bob_page = client.get(f"/joueurs/{bob.id}")
-    assert cells(bob_page, "parcours") == [
+    assert table_cells(bob_page, "parcours") == [
         "1|10/05/2026|Express — coup 1|Duplicate|Championnat par correspondance 2026|"
         "2 / 2|0|0,00|"]
     assert 'href="/duplicate/EX1"' in bob_page.get_data(as_text=True)

@@ -1,49 +1,34 @@
 """The championship standings page and CSV, from two problems taken through the real
 schedule (sheets submitted, deadline batch verifies them, provisional rankings published),
-then finalised one after the other.
+then finalised one after the other; a P3 still open is not counted.
 
-Sheets are the worked example of RULES §12 [E5]: FICHERA 82, then WUS 84, cumul 166.
+The season is tests/web/season.py's (the worked example of RULES §12 [E5]: FICHERA 82, then
+WUS 84, cumul 166).
 P1 (best sheet 166 = 100 %): Ana 166, Bob 82, Cid 82 -> 100 %, 82/166 = 49.40 %, 49.40 %.
 P2 (the arbitre's reference 200 = 100 %): Bob 166, Ana 82, Dan 82 -> 83.00 %, 41.00 %, 41.00 %.
 """
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Callable
-from datetime import timedelta
 from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
 from sqlmodel import Session
 
-from webapp.models import Channel, Competition, Player, Problem, ProblemStatus
+from tests.web.season import play_season, table_cells, text
+from webapp.models import Competition, Player, Problem, ProblemStatus
 from webapp.services import lifecycle
 from webapp.services.standings import championship_standings
-from webapp.services.submissions import submit_sheet
 
 pytestmark = pytest.mark.db
-
-FULL = "1 ACEFHIR h8 FICHERA 82 82\n2 SUW 15f WUS 84 166\n"
-FIRST = "1 ACEFHIR h8 FICHERA 82 82\n"
-
-
-def text(resp: Any) -> str:
-    return html.unescape(resp.get_data(as_text=True))
 
 
 def table_rows(resp: Any) -> list[str]:
     """Each body row of the standings table as its cells' text joined by ``|``."""
-    body = resp.get_data(as_text=True)
-    table = body.split('id="classement-general"', 1)[1].split("</table>", 1)[0]
-    rows = []
-    for tr in re.findall(r"<tr data-player[^>]*>(.*?)</tr>", table, re.S):
-        cells = re.findall(r"<td[^>]*>(.*?)</td>", tr, re.S)
-        rows.append("|".join(
-            " ".join(html.unescape(re.sub(r"<[^>]+>", " ", c)).split()) for c in cells))
-    return rows
+    return table_cells(resp, "classement-general")
 
 
 @pytest.fixture
@@ -52,30 +37,14 @@ def season(
     make_player: Callable[..., Player], make_problem: Callable[..., Problem],
     frozen_start: Any, frozen_clock: Any,
 ) -> dict[str, Any]:
-    ana = make_player("Ana Popescu", "ana@example.ro", club="CS București")
-    bob = make_player("Bob Martin", "bob@example.fr")
-    cid = make_player("Cid Dumas", "cid@example.fr")
-    dan = make_player("Dan Ionescu", "dan@example.ro")
-    p1 = make_problem(code="P1", deadline=timedelta(days=1))
-    p2 = make_problem(code="P2", deadline=timedelta(days=2), seed=2)
-    p2.reference_score = 200
-    db_session.add(p2)
-    make_problem(code="P3", deadline=timedelta(days=9))  # still open: not counted
-    sheets = [(p1, ana, FULL, 0), (p1, bob, FIRST, 1), (p1, cid, FIRST, 2),
-              (p2, bob, FULL, 3), (p2, ana, FIRST, 4), (p2, dan, FIRST, 5)]
-    for prob, pl, sheet, minutes in sheets:
-        submit_sheet(session=db_session, player=pl, problem=prob, text=sheet,
-                     channel=Channel.WEB, received_at=frozen_start + timedelta(minutes=minutes))
-    db_session.commit()
-    after = p2.deadline_at + timedelta(minutes=1)
-    frozen_clock.move_to(after)
-    with app.app_context():
-        assert lifecycle.run_due(now=after) == [
-            "close:P1", "verify:P1", "provisional:P1",
-            "close:P2", "verify:P2", "provisional:P2"]
-    db_session.expire_all()
-    return {"ana": ana, "bob": bob, "cid": cid, "dan": dan, "p1": p1, "p2": p2,
-            "after": after}
+    players = {
+        "ana": make_player("Ana Popescu", "ana@example.ro", club="CS București"),
+        "bob": make_player("Bob Martin", "bob@example.fr"),
+        "cid": make_player("Cid Dumas", "cid@example.fr"),
+        "dan": make_player("Dan Ionescu", "dan@example.ro"),
+    }
+    return play_season(app, db_session, make_problem, frozen_start, frozen_clock, players,
+                       open_p3=True)
 
 
 def finalise(app: Any, db_session: Session, prob: Problem, now: Any) -> None:
