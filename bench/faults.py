@@ -56,6 +56,7 @@ from pathlib import Path
 from typing import Any
 
 import aiosmtplib
+from _common import free_port  # bench/_common.py (a bench script runs from bench/)
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
@@ -65,12 +66,6 @@ sys.path.insert(0, str(ROOT))
 #: 1,000 sheets from 200 players: 5 each, under the per-player limit of
 #: ``SUBMISSIONS_PER_WINDOW`` (10 a minute), which is not what this benchmark measures.
 PLAYERS = 200
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def log(text: str) -> None:

@@ -20,7 +20,6 @@ import asyncio
 import email
 import email.policy
 import json
-import socket
 import subprocess
 import sys
 import tempfile
@@ -31,16 +30,11 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import aiosmtplib
+from _common import free_port  # bench/_common.py (a bench script runs from bench/)
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class Relay:

@@ -41,6 +41,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+from _common import free_port  # bench/_common.py (a bench script runs from bench/)
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -182,12 +184,6 @@ def seed(players: int, ranking_size: int) -> dict[str, Any]:
     get_engine(app).dispose()
     return {"ids": ids, "done": done, "seconds": time.perf_counter() - t0,
             "sheets_seconds": t_sheets}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def start_gunicorn(port: int, workers: int, threads: int) -> subprocess.Popen[bytes]:
