@@ -60,3 +60,27 @@ def test_standings_of_one_serie(app: Any, client: FlaskClient, db_session: Sessi
     ro = client.get("/competitions/cn2026/classement?serie=S2",
                     headers={"Accept-Language": "ro"})
     assert "Clasamentul seriei" in text(ro)
+
+
+def test_the_ranking_cells_in_each_language(client: FlaskClient, db_session: Session,
+                                            season: dict[str, Any]) -> None:  # noqa: F811
+    """The cached rows of a published ranking (views.public._ranking_table) are kept per
+    language: the report link and the date of each sheet read Romanian on a Romanian page,
+    French on a French one, in either order."""
+    ro = client.get("/problemes/P1/classement", headers={"Accept-Language": "ro"})
+    fr = client.get("/problemes/P1/classement", headers={"Accept-Language": "fr"})
+    ro_body, fr_body = ro.get_data(as_text=True), fr.get_data(as_text=True)
+    # Ana's sheet was received at 10:00 UTC, 13:00 in Bucharest, on 10/05/2026
+    assert '<td class="small">10/05/2026, ora 13:00</td>' in ro_body
+    assert '">vezi</a>' in ro_body and '">voir</a>' not in ro_body
+    assert '<td class="small">10/05/2026 à 13:00</td>' in fr_body
+    assert '">voir</a>' in fr_body and '">vezi</a>' not in fr_body
+    # a série's rows too (Ana alone in « S1 »)
+    ana = db_session.get(Player, season["ana"].id)
+    assert ana is not None
+    ana.category = "S1"
+    db_session.add(ana)
+    db_session.commit()
+    ro_body = client.get("/problemes/P1/classement?serie=S1",
+                         headers={"Accept-Language": "ro"}).get_data(as_text=True)
+    assert '<td class="small">10/05/2026, ora 13:00</td>' in ro_body and '">vezi</a>' in ro_body

@@ -31,8 +31,8 @@ from webapp.auth import current_arbitre, current_player
 from webapp.board_svg import board_svg
 from webapp.db import get_engine
 from webapp.models import Ranking
+from webapp.services import phrasebook, public_pages, reports, timefmt
 from webapp.services import problems as problems_service
-from webapp.services import public_pages, reports, timefmt
 from webapp.services.standings import Standings
 from webapp.views import helpers
 from webapp.views.helpers import letters_view, read_session
@@ -149,12 +149,24 @@ def ranking_table(ranking: Ranking, tz: str, report_prefix: str) -> tuple[str, i
     db = get_engine().url.render_as_string(hide_password=True)
     schema = str(current_app.config.get("DATABASE_SCHEMA") or "")
     return _ranking_table(db, schema, ranking.id, ranking.created_at.isoformat(), tz,
-                          report_prefix)
+                          report_prefix, *cell_words())
+
+
+#: how the French of the cells reads: the report link and the « à » of a date
+FRENCH_AT = "%(day)s à %(time)s"
+
+
+def cell_words() -> tuple[str, str]:
+    """The words the ranking's cells hold, in the page's language: the report link
+    (« voir ») and the date pattern (« 12/05/2026 à 19:00 ») — part of the cache key, so
+    each language has its own rendering."""
+    return gettext("voir"), gettext(FRENCH_AT)
 
 
 @lru_cache(maxsize=16)
 def _ranking_table(db: str, schema: str, ranking_id: int, created_at: str, tz: str,
-                   report_prefix: str) -> tuple[str, int]:
+                   report_prefix: str, see: str = "voir",
+                   at: str = FRENCH_AT) -> tuple[str, int]:
     """The ``<tbody>`` rows of a published ranking, and their number.
 
     A published ranking never changes (a correction publishes a new one), so its rows are
@@ -165,11 +177,12 @@ def _ranking_table(db: str, schema: str, ranking_id: int, created_at: str, tz: s
     """
     with read_session() as s:
         rows = public_pages.ranking_rows(s, ranking_id)
-    return _ranking_lines(rows, tz, report_prefix), len(rows)
+    return _ranking_lines(rows, tz, report_prefix, see=see, at=at), len(rows)
 
 
 def _ranking_lines(rows: list[dict[str, Any]], tz: str, report_prefix: str,
-                   ranks: list[int] | None = None) -> str:
+                   ranks: list[int] | None = None, *, see: str = "voir",
+                   at: str = FRENCH_AT) -> str:
     """The ``<tr>`` lines of ``rows`` (``ranks``: the rank to show instead of the stored one,
     as in a category's ranking); each name links to the player's page."""
     out: list[str] = []
@@ -179,8 +192,10 @@ def _ranking_lines(rows: list[dict[str, Any]], tz: str, report_prefix: str,
         when = ""
         if received:
             when = timefmt.format_short(datetime.fromisoformat(received), tz)
+            if at != FRENCH_AT:
+                when = phrasebook.dates(when, lambda _msgid: at)
         vid = r.get("verification_id")
-        link = f'<a href="{report_prefix}{int(vid)}">voir</a>' if vid else ""
+        link = f'<a href="{report_prefix}{int(vid)}">{_cell(see)}</a>' if vid else ""
         pid = int(r.get("player_id") or 0)
         name = _cell(r.get("name", ""))
         rank = ranks[i] if ranks is not None else r.get("rank", "")
@@ -205,8 +220,9 @@ def ranking(code: str) -> str:
     prob, rk = page.problem, page.ranking
     prefix = url_for("public.report", verification_id=0)[:-1]
     if category:  # a category's ranking: its rows only, ranked among themselves
-        body, count = (_ranking_lines(page.rows, prob.timezone, prefix, page.ranks),
-                       len(page.rows))
+        see, at = cell_words()
+        body, count = (_ranking_lines(page.rows, prob.timezone, prefix, page.ranks, see=see,
+                                      at=at), len(page.rows))
     else:
         body, count = ranking_table(rk, prob.timezone, prefix)
     me = current_player()
