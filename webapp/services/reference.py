@@ -19,7 +19,7 @@ from puzzles.solver import SolverError, solve
 from puzzles.verify import verify
 from webapp.models import Problem
 from webapp.services import audit, clock, verification
-from webapp.services.problems import readable_puzzle
+from webapp.services.stored import readable_puzzle, rule_settings_of
 
 #: the longest the console lets the solver run
 MAX_SOLVER_SECONDS = 60
@@ -53,7 +53,7 @@ def compute(problem: Problem, *, solve_seconds: int | None = None,
         raise ReferenceRefused("Énoncé illisible : pas de solution de référence possible.")
     try:
         lexicon = verification.base_lexicon(problem)
-        settings = verification.settings_for(problem)
+        settings = rule_settings_of(problem)
         if solve_seconds is not None:
             seconds = min(MAX_SOLVER_SECONDS, max(1, solve_seconds))
             solution = solve(pz, lexicon, seconds=seconds, settings=settings)

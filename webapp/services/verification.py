@@ -29,7 +29,6 @@ from flask import current_app, has_app_context
 from sqlmodel import Session, col, select
 
 from puzzles.problem import LexiconRef
-from puzzles.settings import Settings
 from puzzles.verify import MoveStatus, verify
 from scoring.lexicon import Lexicon, LexiconIdentity, default_lexicon
 from scoring.notation import parse_word
@@ -173,11 +172,6 @@ class VerifierResult:
     final_score: int
     report: dict[str, Any]
     text: str
-
-
-def settings_for(problem: Problem) -> Settings:
-    """The problem's rule settings (:func:`webapp.services.stored.rule_settings_of`)."""
-    return rule_settings_of(problem)
 
 
 def run_verifier(
