@@ -221,10 +221,12 @@ class SheetHeader:
     red_rank: int | None = None
 
 
-def sheet_text(state: CorrState, header: SheetHeader) -> str:
+def sheet_text(state: CorrState, header: SheetHeader, times: Sequence[str] = ()) -> str:
     """The fișa de concurs: front (event, players, arbiters, RED's previous coefficient and
     rank, the row, the grid) and back (the moves with the scores made and recorded, the
-    final results); :func:`parse_sheet` rebuilds the game from it."""
+    thinking time of each move when ``times`` gives it — one token per move, ``26h05`` — and
+    the final results); :func:`parse_sheet` rebuilds the game from it (the times are read
+    past)."""
     lines = [
         SHEET_HEADER,
         f"épreuve: {header.event}",
@@ -238,9 +240,12 @@ def sheet_text(state: CorrState, header: SheetHeader) -> str:
         f"grille: {state.board_cgp}",
         "coups:",
     ]
-    for m in state.moves:
+    for i, m in enumerate(state.moves):
         what = f"{m.ref} {m.word}" if m.ref else "passe"
-        lines.append(f"{m.round_no} {COLOURS[m.colour].lower()} {what} {m.score} {m.recorded}")
+        spent = f" {times[i]}" if i < len(times) and times[i] else ""
+        lines.append(
+            f"{m.round_no} {COLOURS[m.colour].lower()} {what} {m.score} {m.recorded}{spent}"
+        )
     if state.finished:
         red, blue = state.totals
         lines.append(f"fin: {state.end_reason}")

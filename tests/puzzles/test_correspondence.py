@@ -88,6 +88,10 @@ def test_score_sheet_rebuilds_the_game() -> None:
     header2, st2 = parse_sheet(text, CFG)
     assert header2 == header
     assert st2.moves == st.moves and st2.totals == st.totals and st2.board_cgp == st.board_cgp
+    # the back of the sheet with each move's thinking time: read past when rebuilding
+    timed = sheet_text(st, header, times=("26h05", "0h40", "71h59", "3h00"))
+    assert "1 rouge H7 ZA 22 10 26h05" in timed and "2 rouge passe 0 0 71h59" in timed
+    assert parse_sheet(timed, CFG)[1].moves == st.moves
     bad = text.replace("1 rouge H7 ZA 22 10", "1 rouge H7 ZA 24 10")
     with pytest.raises(DuplicateError, match="vaut 22, pas 24"):
         parse_sheet(bad, CFG)

@@ -19,12 +19,14 @@ from __future__ import annotations
 import logging
 import secrets
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlmodel import Session, col, select
 
 from webapp.models import (
+    Arbitre,
+    AuditLog,
     Channel,
     Competition,
     CorrespondenceGame,
@@ -265,6 +267,7 @@ def submit_move(*, session: Session, player: Player, game: CorrespondenceGame, t
         raise CorrespondenceError(str(exc)) from None
     last = after.moves[-1]
     move = {"ref": last.ref, "word": last.word, "at": received_at.isoformat(),
+            "started": game.turn_started_at.isoformat(),
             "channel": channel, "late": received_at > deadline(game)}
     game.moves = [*game.moves, move]
     game.turn_started_at = received_at
@@ -455,22 +458,68 @@ def _final_notices(session: Session, game: CorrespondenceGame, state: Any) -> No
 
 
 def sheet(session: Session, game: CorrespondenceGame) -> str:
-    """The fișa de concurs of the game as it stands (``puzzles.correspondence.sheet_text``)."""
+    """The fișa de concurs of the game as it stands (``puzzles.correspondence.sheet_text``):
+    the front names the series, RED and BLUE, the arbitres (those who acted on the game:
+    its creation, in the audit log), RED's coefficient and rank in the series table of the
+    games finished before this one was created (blank before his first), the row and the
+    grid; the back each move with its scores and its thinking time (received − turn
+    start), then the end. ``puzzles.correspondence.parse_sheet`` rebuilds the game from
+    it (``/correspondance/<code>/fiche.txt``, the printable document)."""
     red, blue = _players(session, game)
     comp = session.get(Competition, game.competition_id)
-    header = engine().SheetHeader(event=comp.name if comp else "", red=red.name,
-                                  blue=blue.name)
-    return str(engine().sheet_text(state_of(game), header))
+    before = {row["name"]: row for row in series(session, game.competition_id,
+                                                 before=game.created_at)}
+    previous = before.get(red.name)
+    header = engine().SheetHeader(
+        event=comp.name if comp else "", red=red.name, blue=blue.name,
+        arbiters=", ".join(_arbiters(session, game)),
+        red_coefficient=previous["coefficient"] if previous else None,
+        red_rank=previous["rank"] if previous else None)
+    return str(engine().sheet_text(state_of(game), header, times=thinking_times(game)))
 
 
-def series(session: Session, competition_id: int) -> list[dict[str, Any]]:
+def _arbiters(session: Session, game: CorrespondenceGame) -> list[str]:
+    """The names of the arbitres who acted on the game (audit log), in name order."""
+    actors = set(session.exec(select(AuditLog.actor).where(
+        AuditLog.target == game.code)).all())
+    people = session.exec(select(Arbitre).where(col(Arbitre.username).in_(sorted(actors)))).all()
+    return sorted(a.name or a.username for a in people)
+
+
+def _aware(value: datetime) -> datetime:
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
+def thinking_times(game: CorrespondenceGame) -> list[str]:
+    """Each move's thinking time, « 26h05 »: received less the turn's start (stored with the
+    move; for older moves the previous move, or the game's creation for the first)."""
+    out: list[str] = []
+    previous = _aware(game.created_at)
+    for m in game.moves:
+        at = datetime.fromisoformat(m["at"]) if m.get("at") else None
+        began = datetime.fromisoformat(m["started"]) if m.get("started") else previous
+        if at is None:
+            out.append("")
+            continue
+        seconds = max(0, int((_aware(at) - _aware(began)).total_seconds()))
+        out.append(f"{seconds // 3600}h{seconds % 3600 // 60:02d}")
+        previous = _aware(at)
+    return out
+
+
+def series(session: Session, competition_id: int,
+           before: datetime | None = None) -> list[dict[str, Any]]:
     """The table of a series: the finished games of the competition in order
     (``series_table``: W/D/L, points, spread, rating coefficient), and the round-robin
-    pairings of its players (``round_robin``)."""
+    pairings of its players (``round_robin``). ``before``: only the games finished
+    before that instant (the table as it stood then)."""
     eng = engine()
-    games = list(session.exec(select(CorrespondenceGame).where(
+    query = select(CorrespondenceGame).where(
         CorrespondenceGame.competition_id == competition_id,
-        CorrespondenceGame.status == FINISHED).order_by(
+        CorrespondenceGame.status == FINISHED)
+    if before is not None:
+        query = query.where(col(CorrespondenceGame.finished_at) < before)
+    games = list(session.exec(query.order_by(
         col(CorrespondenceGame.finished_at), col(CorrespondenceGame.id))).all())
     names = {p.id: p.name for p in session.exec(select(Player)).all()}
     records = []

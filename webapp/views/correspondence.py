@@ -1,7 +1,9 @@
 """Pages of the two-player correspondence game (``webapp.services.correspondence``).
 
 Public: ``/correspondance/<code>`` — the score sheet (fișa de concurs), the grid, whose turn
-and until when; the player to move gets his rack and the move form (``POST …/coup``).
+and until when; the player to move gets his rack and the move form (``POST …/coup``);
+``/correspondance/<code>/fiche.txt`` — the sheet as a printable text document that rebuilds
+the game (``puzzles.correspondence.parse_sheet``).
 ``/correspondance/serie/<competition id>`` — the series table (W/D/L, points, spread, rating
 coefficient) and the round-robin pairings of its players. The console's page
 (``/console/correspondance``: the games and a new one) is the ``console.correspondence``
@@ -10,7 +12,16 @@ feature (``webapp.views.console.correspondence``).
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    flash,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from flask.typing import ResponseReturnValue
 from sqlmodel import Session
 
@@ -48,6 +59,16 @@ def _page(s: Session, game: CorrespondenceGame, text: str = "",
 def game_page(code: str) -> str:
     with Session(read_engine(), expire_on_commit=False) as s:
         return _page(s, _game(s, code))
+
+
+@bp.route("/correspondance/<code>/fiche.txt")
+def sheet_document(code: str) -> Response:
+    """The fișa de concurs as a printable text document; ``parse_sheet`` (puzzles) rebuilds
+    the game from it."""
+    with Session(read_engine(), expire_on_commit=False) as s:
+        text = correspondence.sheet(s, _game(s, code))
+    return Response(text, content_type="text/plain; charset=utf-8",
+                    headers={"Content-Disposition": f'inline; filename="fisa-{code}.txt"'})
 
 
 @bp.route("/correspondance/<code>/coup", methods=["POST"])
