@@ -60,7 +60,9 @@ SHEETS = [
 ]
 
 
-def recreate_database() -> None:
+def recreate_database(*, create: bool = True) -> None:
+    """Drop the bench database (its sessions ended first), then create it empty unless
+    ``create`` is false (the clean-up at the end of a run)."""
     import psycopg
 
     with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
@@ -69,7 +71,8 @@ def recreate_database() -> None:
             (DB_NAME,),
         )
         conn.execute(f'DROP DATABASE IF EXISTS "{DB_NAME}"')
-        conn.execute(f'CREATE DATABASE "{DB_NAME}"')
+        if create:
+            conn.execute(f'CREATE DATABASE "{DB_NAME}"')
 
 
 def app_env() -> dict[str, str]:
@@ -470,7 +473,7 @@ def main() -> int:
             os.killpg(proc.pid, signal.SIGKILL)
         if not args.keep:
             try:
-                recreate_database_drop()
+                recreate_database(create=False)
             except Exception as exc:  # leaving a bench database behind is not fatal
                 print("   (base non supprimée :", exc, ")")
     return 0
@@ -525,17 +528,6 @@ def seeded_already() -> bool:
             return bool(row and row[0] >= 2)
     except psycopg.Error:
         return False
-
-
-def recreate_database_drop() -> None:
-    import psycopg
-
-    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
-        conn.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
-            (DB_NAME,),
-        )
-        conn.execute(f'DROP DATABASE IF EXISTS "{DB_NAME}"')
 
 
 if __name__ == "__main__":
