@@ -148,3 +148,42 @@ def test_series_table_with_elo_coefficient() -> None:
         (2, "c", 0.5, 0, 1499.7),
         (3, "b", 0.5, -50, 1490.3),
     ]
+
+
+def test_moves_accepted_match_an_exhaustive_search() -> None:
+    """The answer key of a turn, checked exhaustively on a small case: every word of the
+    list written at every reference of the grid (225 squares × 2 directions) is offered to
+    ``play``; the moves it accepts, with their scores, are exactly the moves the move
+    generator lists for the player's rack, and the score recorded is the score capped by
+    the round's cap (RULES §8.1: I — RED 10, BLUE 20; II — RED 30, BLUE 40).
+    Row ZAEEEEE / LSAEEEE / AS: RED opens H7 ZA, (10 + 1) × 2 = 22, recorded 10, and draws
+    A S; then BLUE (LSAEEEE, round I) and, after BLUE's H7 ZAS 12, RED (EEEEEAS, round
+    II)."""
+    from scoring import movegen
+    from scoring.notation import Ref, format_ref
+
+    words = ("ZA", "ZAS", "LA", "AS")
+    st = play(new_game("ZAEEEEE" + "LSAEEEE" + "AS"), "H7", "ZA", CFG)
+    assert st.racks[RED] == "EEEEEAS"
+    for turn in range(2):
+        rack = st.racks[st.turn]
+        cap = {(1, RED): 10, (1, BLUE): 20, (2, RED): 30, (2, BLUE): 40}[
+            (st.round_no, st.turn)]
+        accepted: set[tuple[str, str, int]] = set()
+        for word in words:
+            for sq in range(225):
+                for horizontal in (True, False):
+                    ref = format_ref(Ref.at(sq, horizontal))
+                    try:
+                        after = play(st, ref, word, CFG)
+                    except DuplicateError:
+                        continue
+                    m = after.moves[-1]
+                    assert m.recorded == min(m.score, cap), (ref, word)
+                    accepted.add((ref, word, m.score))
+        generated = {(format_ref(m.ref), m.word, m.score)
+                     for m in movegen.generate(st.board, rack, CFG)}
+        assert accepted == generated and accepted, (turn, rack)
+        if turn == 0:
+            assert ("H7", "ZAS", 10 + 1 + 1) in accepted
+            st = play(st, "H7", "ZAS", CFG)
