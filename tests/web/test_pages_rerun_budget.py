@@ -58,7 +58,9 @@ def test_partial_preview_goes_on_and_only_a_complete_one_applies(
     assert "un aperçu s'arrête après 0 s de vérification" in shown
     assert "Poursuivre l'aperçu" in shown
     assert "Appliquer cette vérification" not in shown
-    assert "Aucun changement de rang ni de score." in shown  # nothing re-verified yet
+    # nothing re-verified yet: no place changes
+    assert "Changements de classement : 0" in shown
+    assert "Aucun joueur ne change de place." in shown
     # applying a partial preview writes nothing
     resp = client.post(url, data={"reason": REASON, "action": "apply", "digest": "x"},
                        follow_redirects=True)

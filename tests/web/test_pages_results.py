@@ -192,8 +192,13 @@ def test_finalise_needs_a_comment_and_no_open_appeal(
     resp = client.post(f"/console/problemes/{prob.id}/finaliser", data={"comment": ""},
                        follow_redirects=True)
     assert "Un commentaire accompagne le classement définitif." in text(resp)
+    # the page previews the final ranking; while the appeal window is open, publishing
+    # needs the box ticked (and the preview's digest)
+    page = client.get(f"/console/problemes/{prob.id}/finaliser").get_data(as_text=True)
+    digest = page.split('name="digest" value="', 1)[1].split('"', 1)[0]
     client.post(f"/console/problemes/{prob.id}/finaliser",
-                data={"comment": "Merci à tous ; aucun appel."})
+                data={"comment": "Merci à tous ; aucun appel.", "digest": digest,
+                      "early": "1"})
     db_session.expire_all()
     assert db_session.get(Problem, prob.id).status == ProblemStatus.FINAL
     final = db_session.exec(select(Ranking).where(Ranking.kind == "final")).one()

@@ -205,14 +205,13 @@ def empty_reason(received: int) -> str:
 
 
 def withheld_reason(session: Session, problem: Problem) -> str | None:
-    """Why ``problem`` has no ranking although its sheets were verified (the console's
-    explanation), or None when a ranking is in force or it is too early for one."""
-    if problem.status not in (ProblemStatus.VERIFIED, *RESULTS_STATUSES):
+    """Why ``problem`` has no ranking although its results are due (the console's
+    explanation: :func:`publish_ranking` withheld an empty one), or None when a ranking is
+    in force or it is too early for one."""
+    if problem.status not in RESULTS_STATUSES:
         return None
     if current_ranking(session, problem, with_rows=False) is not None:
         return None
-    if compute_rows(session=session, problem=problem):
-        return None  # verified, ranking not published yet: nothing to explain
     return empty_reason(sheets_received(session, problem))
 
 
