@@ -17,7 +17,7 @@ from sqlmodel import Session
 from puzzles.limits import max_sheet_entries
 from webapp.models import Channel, Player, Problem, ProblemStatus, Verification
 from webapp.services import verification
-from webapp.services.problems import puzzle_of
+from webapp.services.stored import puzzle_of
 from webapp.services.submissions import submit_sheet
 
 from .test_pages import login_player

@@ -37,6 +37,7 @@ from webapp.services import (
     problems,
     rankings,
     rounds,
+    stored,
     verification,
 )
 
@@ -99,7 +100,7 @@ def advance(problem_id: int, *, now: datetime) -> list[str]:
                                      days=reminder_due(p, now), mails=n)
                         done.append(f"remind:{p.code}")
                     n = rounds.send_announcements(
-                        session=s, problem=p, puzzle=problems.puzzle_of(p),
+                        session=s, problem=p, puzzle=stored.puzzle_of(p),
                         players=problems.registered_players(session=s, problem=p), now=now,
                         mails=bool(_cfg("LIVE_ANNOUNCEMENT_MAILS")),
                     ) if rounds.progressive(p) else 0

@@ -26,7 +26,7 @@ from webapp.models import (
     Stage,
     Submission,
 )
-from webapp.services import calendar, clock, people, rankings, reports, rounds
+from webapp.services import calendar, clock, people, rankings, reports, rounds, stored
 from webapp.services import problems as problems_service
 from webapp.services.standings import Standings, championship_standings
 
@@ -107,7 +107,7 @@ def problem_page(session: Session, code: str, *, viewer_id: int | None,
     if prob is None:
         return None
     comp = session.get(Competition, prob.competition_id)
-    pz = problems_service.readable_puzzle(prob)
+    pz = stored.readable_puzzle(prob)
     shown = visible(prob, arbitre=arbitre)
     mine = None
     if viewer_id is not None:
@@ -142,7 +142,7 @@ def print_page(session: Session, code: str, *, arbitre: bool) -> PrintPage | Non
     prob = problem_by_code(session, code, arbitre=arbitre)
     if prob is None:
         return None
-    pz = problems_service.readable_puzzle(prob)
+    pz = stored.readable_puzzle(prob)
     if pz is None:
         return None
     return PrintPage(prob, session.get(Competition, prob.competition_id), pz)

@@ -20,7 +20,7 @@ from sqlmodel import Session
 from puzzles.feuille import parse_feuille
 from puzzles.limits import too_long as limit_message
 from webapp.models import Problem, Submission
-from webapp.services.problems import puzzle_of
+from webapp.services.stored import puzzle_of
 from webapp.services.versions import latest_submission
 
 

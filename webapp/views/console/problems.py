@@ -43,7 +43,7 @@ from webapp.services import (
 )
 from webapp.services import rankings as ranking_service
 from webapp.services import reference as reference_service
-from webapp.services.problems import readable_puzzle
+from webapp.services.stored import readable_puzzle
 from webapp.views.console.common import (
     CODE_RE,
     LANGS,
