@@ -285,7 +285,16 @@ def _sheet_header(pz: PuzzleProblem, code: str | None) -> list[str]:
     return lines
 
 
+def css_string(text: str) -> Markup:
+    """``text`` as a quoted CSS string (for ``content:`` in a page's own style block): every
+    character but letters, digits, spaces and a few safe marks is a CSS hex escape."""
+    safe = {" ", ".", ",", "°", "-", "_"}
+    out = "".join(c if c.isalnum() or c in safe else f"\\{ord(c):x} " for c in text)
+    return Markup(f'"{out}"')
+
+
 def register_template_helpers(bp: Blueprint) -> None:
+    bp.add_app_template_filter(css_string, "css_string")
     bp.add_app_template_filter(iso_utc, "iso_utc")
     bp.add_app_template_filter(remaining, "remaining")
     bp.add_app_template_filter(status_fr, "status_fr")
