@@ -289,22 +289,9 @@ def shuffled_bag(lang: Lang, seed: int) -> tuple[str, ...]:
     return tuple(tiles)
 
 
-def _kinds(tiles: str, ts: TileSet) -> tuple[int, int]:
-    """(vowels, consonants) ignoring jokers and ambiguous letters (Y)."""
-    v = c = 0
-    for ch in tiles:
-        if ch == JOKER or ch.upper() in ts.ambiguous:
-            continue
-        if ts.is_vowel(ch):
-            v += 1
-        else:
-            c += 1
-    return v, c
-
-
 def no_valid_draw(remaining: str, ts: TileSet) -> bool:
     """RULES §4.9 (b): the tiles left (jokers and Y aside) hold no vowel or no consonant."""
-    v, c = _kinds(remaining, ts)
+    v, c, _ = ts.kinds(remaining)
     return v == 0 or c == 0
 
 
@@ -317,19 +304,6 @@ def round_minimum(round_no: int, remaining: str, settings: DuplicateSettings) ->
     return 1
 
 
-def _can_still_meet(rack: str, slots: int, minimum: int, ts: TileSet) -> bool:
-    vowels = consonants = free = 0
-    for ch in rack:
-        if ch == JOKER or ch.upper() in ts.ambiguous:
-            free += 1
-        elif ts.is_vowel(ch):
-            vowels += 1
-        else:
-            consonants += 1
-    need = max(0, minimum - vowels) + max(0, minimum - consonants)
-    return need <= free + slots
-
-
 def _forced_draw(
     reliquat: str, bag: list[str], minimum: int, ts: TileSet, size: int = RACK_SIZE
 ) -> tuple[str, list[str]]:
@@ -339,7 +313,7 @@ def _forced_draw(
     rest: list[str] = []
     for i, t in enumerate(bag):
         slots = size - len(rack) - 1
-        if len(rack) < size and _can_still_meet(rack + t, slots, minimum, ts):
+        if len(rack) < size and ts.draw_meets_minimum(rack + t, minimum, slots=slots):
             rack += t
             if len(rack) == size:
                 rest.extend(bag[i + 1 :])
@@ -426,8 +400,8 @@ def draw_round(
             draw = Draw(reliquat, "".join(new), rack, tuple(rejected), minimum)
             return draw, replace(state, bag=tuple(rest), reliquat=rack)
         rejected.append(rack)
-        if settings.rejection_returns == "all" or not _can_still_meet(
-            reliquat, rack_size - len(reliquat), minimum, ts
+        if settings.rejection_returns == "all" or not ts.draw_meets_minimum(
+            reliquat, minimum, slots=rack_size - len(reliquat)
         ):
             bag, reliquat = rest + list(rack), ""
         else:

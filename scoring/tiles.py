@@ -73,9 +73,9 @@ class TileSet:
                     f"La lettre « {ch} » n'existe pas dans le jeu {self.name}."
                 )
 
-    def draw_meets_minimum(self, letters: str, minimum: int) -> bool:
-        """True iff some assignment of each ambiguous tile (Y, joker) to vowel or consonant
-        gives at least ``minimum`` vowels and ``minimum`` consonants (RULES §2.1, INFERRED)."""
+    def kinds(self, letters: str) -> tuple[int, int, int]:
+        """(vowels, consonants, ambiguous) among ``letters``: a joker or an ambiguous letter
+        (Y) counts as either, at will (RULES §2.1)."""
         vowels = consonants = free = 0
         for ch in letters:
             if ch == JOKER or ch.upper() in self.ambiguous:
@@ -84,8 +84,15 @@ class TileSet:
                 vowels += 1
             else:
                 consonants += 1
+        return vowels, consonants, free
+
+    def draw_meets_minimum(self, letters: str, minimum: int, *, slots: int = 0) -> bool:
+        """True iff some assignment of each ambiguous tile (Y, joker) to vowel or consonant
+        gives at least ``minimum`` vowels and ``minimum`` consonants (RULES §2.1, INFERRED);
+        ``slots`` tiles still to come count as either."""
+        vowels, consonants, free = self.kinds(letters)
         need = max(0, minimum - vowels) + max(0, minimum - consonants)
-        return need <= free
+        return need <= free + slots
 
 
 def _load(name: str, filename: str, ambiguous: str) -> TileSet:
