@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from puzzles.duplicate import DuplicateError
+from puzzles.duplicate import DuplicateError, minus_tiles
 from scoring.board import Board
 from scoring.config import GameConfig
 from scoring.notation import format_ref
@@ -113,15 +113,6 @@ def new_game(row: str, settings: CorrespondenceSettings | None = None) -> CorrSt
                      (letters[:7], letters[7:14]))
 
 
-def _minus(rack: str, used: str) -> str | None:
-    out = list(rack)
-    for ch in used:
-        if ch not in out:
-            return None
-        out.remove(ch)
-    return "".join(out)
-
-
 def _config(config: GameConfig, board: Board, s: CorrespondenceSettings) -> GameConfig:
     if board.is_empty() and s.first_move_horizontal:
         return replace(config, first_move_horizontal=True)
@@ -159,7 +150,7 @@ def play(
         )
         raise DuplicateError(f"{COLOURS[colour].capitalize()} : {word} en {ref} refusé — {why}")
     used = "".join(JOKER if t.joker else t.letter for t in v.placement.tiles)
-    left = _minus(racks[colour], used)
+    left = minus_tiles(racks[colour], used)
     if left is None:
         raise DuplicateError(
             f"{COLOURS[colour].capitalize()} : {word} en {ref} demande des lettres absentes "

@@ -412,7 +412,7 @@ def draw_round(
             return draw, replace(state, bag=tuple(rest), reliquat=rack)
 
 
-def _minus(letters: str, used: str) -> str | None:
+def minus_tiles(letters: str, used: str) -> str | None:
     """``letters`` without the tiles of ``used`` (order kept); None when one is missing."""
     out = list(letters)
     for ch in used:
@@ -437,7 +437,7 @@ def draw_listed(
     if "+" in text:
         kept, _, new = text.partition("+")
     else:
-        rest = _minus(text, state.reliquat)
+        rest = minus_tiles(text, state.reliquat)
         if rest is not None and not rejected:
             kept, new = state.reliquat, rest
         else:
@@ -453,7 +453,7 @@ def draw_listed(
             f"Tirage « {notation} » : {len(rack)} lettres ({rack_size} au plus)."
         )
     pool = list(state.bag)
-    back = _minus(state.reliquat, kept)
+    back = minus_tiles(state.reliquat, kept)
     if back is None:
         raise DuplicateError(
             f"Tirage « {notation} » : le reliquat {kept} ne fait pas partie des lettres "
@@ -464,7 +464,7 @@ def draw_listed(
             f"Tirage « {notation} » : le reliquat {state.reliquat} n'est pas repris."
         )
     pool.extend(back)
-    bag_rest = _minus("".join(pool), new)
+    bag_rest = minus_tiles("".join(pool), new)
     if bag_rest is None:
         raise DuplicateError(
             f"Tirage « {notation} » : les lettres {new} ne sont pas toutes dans le sac."
@@ -514,7 +514,7 @@ def openness(board: Board, move: GeneratedMove) -> int:
 def ends_game(move: GeneratedMove, remaining_after_rack: str, rack: str, ts: TileSet) -> bool:
     """True when playing ``move`` ends the game (RULES §4.9 (a)/(b)): nothing left, or only
     vowels or only consonants left (jokers and Y aside)."""
-    left = _minus(rack, move.letters)
+    left = minus_tiles(rack, move.letters)
     pool = (left or "") + remaining_after_rack
     return not pool or no_valid_draw(pool, ts)
 
@@ -610,7 +610,7 @@ def find_top(
 def apply_top(state: GameState, draw: Draw, top: TopChoice) -> GameState:
     """The top put on the master grid; the reliquat is the rack minus the tiles played; the
     round number moves on."""
-    left = _minus(draw.rack, top.move.letters)
+    left = minus_tiles(draw.rack, top.move.letters)
     if left is None:
         raise DuplicateError(
             f"Le top {top.ref} {top.word} utilise des lettres absentes du tirage {draw.rack}."
@@ -835,7 +835,7 @@ def _zero_reason(ctx: RoundContext, b: Bulletin) -> str:
             )
         if verdict.placement is not None and verdict.geometry_ok:
             used = "".join("?" if t.joker else t.letter for t in verdict.placement.tiles)
-            if _minus(ctx.rack, used) is None:
+            if minus_tiles(ctx.rack, used) is None:
                 return f"Nul : {word} en {b.ref} demande des lettres absentes du tirage {ctx.rack}."
         elif verdict.reasons:
             return f"Nul : {word} en {b.ref} — {verdict.reasons[0]}"

@@ -40,12 +40,12 @@ from puzzles.duplicate import (
     GameState,
     RoundContext,
     Verdict,
-    _minus,
     apply_solos,
     apply_top,
     correct,
     draw_listed,
     draw_round,
+    minus_tiles,
     no_valid_draw,
     parse_bulletin,
     prepare_round,
@@ -475,14 +475,14 @@ def variant_top(
     elif v == "metagramme":
         racks.append((drawn, drawn, ""))
         for x in sorted(set(drawn)):
-            rest = _minus(drawn, x)
+            rest = minus_tiles(drawn, x)
             assert rest is not None
             for y in stock_choices(stock, 1):
                 if y != x:
                     racks.append((rest + y, rest, x))
     elif v == "elliptique" and len(drawn) > RACK_SIZE:
         for x in sorted(set(drawn)):
-            rest = _minus(drawn, x)
+            rest = minus_tiles(drawn, x)
             assert rest is not None
             racks.append((rest, drawn, ""))
     else:
@@ -516,7 +516,7 @@ def apply_variant_top(
     bag = list(state.bag)
     rack = drawn
     if top.choice.swapped:
-        rest = _minus(drawn, top.choice.swapped)
+        rest = minus_tiles(drawn, top.choice.swapped)
         if rest is None:
             raise DuplicateError(
                 f"La lettre rendue « {top.choice.swapped} » n'est pas dans le tirage {drawn}."
@@ -637,7 +637,7 @@ def correct_free(
             )
     base = drawn
     if fb.swapped:
-        rest = _minus(drawn, fb.swapped)
+        rest = minus_tiles(drawn, fb.swapped)
         if rest is None:
             return Verdict(
                 who, 0, "nul", reason_fr=f"Nul : la lettre rendue {fb.swapped} n'est pas "
@@ -1101,7 +1101,7 @@ def apply_tactique_top(state: TactiqueState, top: TactiqueTop) -> TactiqueState:
     for idx, m in ((a, top.first), (1 - a, top.second)):
         if m is None:
             continue
-        rest = _minus(left[idx], m.letters)
+        rest = minus_tiles(left[idx], m.letters)
         if rest is None:
             raise DuplicateError(
                 f"Le mot {m.word} utilise des lettres absentes du groupe {idx + 1} ({left[idx]})."
