@@ -1,6 +1,7 @@
 """The ``arbitre`` command: dispatches to each part's own command line.
 
-``arbitre engine ...`` (scoring), ``arbitre problem|verify|rank|solve|duplicate ...`` (puzzles),
+``arbitre engine ...`` (scoring), ``arbitre problem|verify|rank|solve|duplicate|correspondance
+...`` (puzzles),
 ``arbitre serve|db|...`` (webapp), ``arbitre mail ...`` (mailer). ``arbitre --help`` lists them
 all in French (tests/test_arbitre_help.py checks it against the parsers).
 """
@@ -20,6 +21,7 @@ Problèmes et feuilles de route :
   rank                       classer plusieurs feuilles
   solve                      calculer une solution de référence
   duplicate replay           rejouer une partie de Duplicate FISF et corriger ses bulletins
+  correspondance replay      reconstituer une partie par correspondance depuis sa fiche
 
 Serveur :
   serve                      lancer le serveur (pages, calendrier, réception du courriel)
@@ -63,6 +65,10 @@ def main(argv: list[str] | None = None) -> int:
         from puzzles.duplicate_cli import main as duplicate_main
 
         return duplicate_main(rest)
+    if cmd == "correspondance":
+        from puzzles.correspondence_cli import main as correspondence_main
+
+        return correspondence_main(rest)
     if cmd == "mail":
         from webapp.mail_cli import main as mail_main
 

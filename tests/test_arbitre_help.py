@@ -15,7 +15,7 @@ import pytest
 import webapp
 from arbitre_cli import main
 from puzzles import cli as puzzles_cli
-from puzzles import duplicate_cli
+from puzzles import correspondence_cli, duplicate_cli
 from scoring import cli as scoring_cli
 from webapp import cli as web_cli
 from webapp import mail_cli
@@ -35,7 +35,9 @@ def _paths(parser: argparse.ArgumentParser, prefix: list[str]) -> Iterator[list[
 def _registered() -> list[list[str]]:
     found: list[list[str]] = []
     for parser, prefix in ((scoring_cli._parser(), ["engine"]), (puzzles_cli._build(), []),
-                           (duplicate_cli._build(), ["duplicate"]), (web_cli._parser(), []),
+                           (duplicate_cli._build(), ["duplicate"]),
+                           (correspondence_cli._build(), ["correspondance"]),
+                           (web_cli._parser(), []),
                            (mail_cli._parser(), ["mail"])):
         found.extend(_paths(parser, prefix))
     return found
@@ -60,9 +62,10 @@ def test_every_subcommand_is_in_the_help(capsys: pytest.CaptureFixture[str]) -> 
     text = _help(capsys, "--help")
     paths = _registered()
     # engine: moves, score; puzzles: problem new, verify, rank, solve; duplicate replay;
-    # server: serve, db, seed-demo, create-arbitre, login-link; mail: intake, send-outbox,
-    # imap-poll, process-pending, quarantine list|replay|discard -> 2 + 4 + 1 + 5 + 7 = 19
-    assert len(paths) == 19
+    # correspondance replay; server: serve, db, seed-demo, create-arbitre, login-link; mail:
+    # intake, send-outbox, imap-poll, process-pending, quarantine list|replay|discard
+    # -> 2 + 4 + 1 + 1 + 5 + 7 = 20
+    assert len(paths) == 20
     missing = [" ".join(p) for p in paths if not _listed(text, p)]
     assert missing == []
     assert _help(capsys, "-h") == text
