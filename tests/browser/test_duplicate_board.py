@@ -72,3 +72,36 @@ def test_click_the_grid_type_the_word_see_the_points(
         entry = s.exec(select(DuplicateEntry)).one()
         assert (entry.raw_text, entry.channel, entry.late) == ("H7 ZA 22", "web", False)
     assert page.js_errors == []
+
+
+def test_the_bulletin_preview_in_romanian(
+    app: Flask, live_server: Any, page: Any, running_game: None
+) -> None:
+    """Issue 13.1: duplicate.js and scoring.js speak the page's language (the messages come
+    from the page). ZA at H7 = 22 as above; « ZAX » takes an X the draw ZAEIBCD lacks; a
+    word running off the grid is scoring.js's error. ZAX at H7 = (Z 10 + A 1 + X 10) × 2 (the
+    star H8 doubles the word) = 42."""
+    from webapp.models import Player
+
+    with app.app_context(), Session(get_engine(app)) as s:
+        ana = s.exec(select(Player)).one()
+        ana.locale = "ro"
+        s.add(ana)
+        s.commit()
+    base = live_server.url
+    sign_in_by_link(page, app, base, "ana@example.ro")
+    page.goto(base + "/duplicate/D1")
+    expect(page.locator("#bulletin-preview")).to_have_text(
+        "Faceți clic pe pătratul primei litere, apoi tastați cuvântul.")
+    h7 = 7 * 15 + 6
+    page.click(f'#grille-maitre [data-sq="{h7}"]')
+    page.locator("#bulletin").press_sequentially("ZA 20")
+    expect(page.locator("#bulletin-preview")).to_have_text(
+        "ZA în H7: 22 puncte (anunțați 20).")
+    page.fill("#bulletin", "H7 ZAX")
+    expect(page.locator("#bulletin-preview")).to_have_text(
+        "ZAX în H7: 42 puncte — litere care lipsesc din extragere: X.")
+    page.fill("#bulletin", "H14 ZAZA")  # columns 14 to 17: off the grid
+    expect(page.locator("#bulletin-preview")).to_have_text(
+        "Un cuvânt de 4 litere în H14 iese din grilă.")
+    assert page.js_errors == []

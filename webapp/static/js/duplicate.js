@@ -9,6 +9,8 @@
  *
  * Data: <script type="application/json" id="duplicate-data">
  *   {cgp, rack, layout: {letter_mult, word_mult, center}, values, bingo_tiles, bingo_bonus}
+ * Messages in the page's language: <script type="application/json" id="duplicate-messages">
+ * (the French below is the fallback).
  */
 (function () {
   "use strict";
@@ -19,6 +21,16 @@
   var grid = document.getElementById("grille-maitre");
   if (!S || !dataEl || !input || !preview || !grid) return;
   var data = JSON.parse(dataEl.textContent);
+  var messagesEl = document.getElementById("duplicate-messages");
+  var M = {};
+  try { M = messagesEl ? JSON.parse(messagesEl.textContent) : {}; } catch (e) { M = {}; }
+  function t(key, fallback, params) {
+    var text = M[key] || fallback;
+    Object.keys(params || {}).forEach(function (k) {
+      text = text.split("%(" + k + ")s").join(String(params[k]));
+    });
+    return text;
+  }
   var config = { layout: data.layout, values: data.values, bingo_tiles: data.bingo_tiles,
                  bingo_bonus: data.bingo_bonus };
   var cells = S.cellsFromCgp(data.cgp);
@@ -54,7 +66,7 @@
     var b = split(input.value);
     preview.textContent = "";
     if (!b.ref || !b.words.length) {
-      preview.textContent = "Cliquez sur la case de la première lettre, puis tapez le mot.";
+      preview.textContent = t("click", "Cliquez sur la case de la première lettre, puis tapez le mot.");
       return;
     }
     var word = b.words[b.words.length - 1];
@@ -62,10 +74,14 @@
       var r = S.scoreMove(cells, b.ref, word, config);
       var used = S.lettersUsed(r.placement.tiles);
       var missing = missingFromRack(used);
-      var text = word + " en " + S.formatRef(r.placement.ref) + " : " + r.total + " points";
-      if (missing.length) text += " — lettres absentes du tirage : " + missing.join(" ");
+      var text = t("points", "%(word)s en %(ref)s : %(points)s points",
+                   { word: word, ref: S.formatRef(r.placement.ref), points: r.total });
+      if (missing.length) {
+        text += " — " + t("missing", "lettres absentes du tirage : %(letters)s",
+                          { letters: missing.join(" ") });
+      }
       if (b.score !== null && String(r.total) !== b.score) {
-        text += " (vous annoncez " + b.score + ")";
+        text += " (" + t("claimed", "vous annoncez %(score)s", { score: b.score }) + ")";
       }
       preview.textContent = text + ".";
     } catch (e) {

@@ -11,6 +11,43 @@
   var SIZE = 15;
   var ROWS = "ABCDEFGHIJKLMNO";
 
+  // The placement errors, French by default; a page in another language gives its own
+  // texts (below), or a script calls setMessages({key: text}).
+  var MESSAGES = {
+    ref_unreadable: "Référence illisible : « %(ref)s » (attendu par exemple H4 ou 4H).",
+    no_column: "Référence « %(ref)s » : la colonne %(col)s n'existe pas (1 à 15).",
+    joker_parens: "Mot « %(word)s » : un joker s'écrit entre parenthèses, par exemple RESTAI(T).",
+    bad_char: "Mot « %(word)s » : caractère inattendu « %(char)s ».",
+    empty_word: "Mot vide.",
+    unknown_letter: "La lettre « %(letter)s » n'existe pas dans ce jeu de lettres.",
+    off_board: "Un mot de %(n)s lettres en %(ref)s sort de la grille.",
+    occupied: "%(word)s en %(ref)s : la case %(square)s porte déjà %(there)s, pas %(letter)s.",
+    bad_cgp: "Grille CGP illisible."
+  };
+
+  function setMessages(texts) {
+    Object.keys(texts || {}).forEach(function (k) {
+      if (MESSAGES.hasOwnProperty(k) && texts[k]) MESSAGES[k] = texts[k];
+    });
+  }
+
+  // a page gives the texts in its language: <script type="application/json"
+  // id="scoring-messages"> (templates/_macros.html, scoring_messages)
+  if (typeof document !== "undefined") {
+    var own = document.getElementById("scoring-messages");
+    if (own) {
+      try { setMessages(JSON.parse(own.textContent)); } catch (e) { /* French, then */ }
+    }
+  }
+
+  function msg(key, params) {
+    var text = MESSAGES[key];
+    Object.keys(params || {}).forEach(function (k) {
+      text = text.split("%(" + k + ")s").join(String(params[k]));
+    });
+    return text;
+  }
+
   function NotationError(message) {
     this.name = "NotationError";
     this.message = message;
@@ -39,14 +76,14 @@
     } else {
       m = /^(\d{1,2})\s*[-.]?\s*([A-Oa-o])\s*:?$/.exec(s);
       if (!m) {
-        throw new NotationError("Référence illisible : « " + text + " » (attendu par exemple H4 ou 4H).");
+        throw new NotationError(msg("ref_unreadable", { ref: text }));
       }
       row = ROWS.indexOf(m[2].toUpperCase());
       col = parseInt(m[1], 10);
       horizontal = false;
     }
     if (col < 1 || col > SIZE) {
-      throw new NotationError("Référence « " + text + " » : la colonne " + col + " n'existe pas (1 à 15).");
+      throw new NotationError(msg("no_column", { ref: text, col: col }));
     }
     return { row: row, col: col - 1, horizontal: horizontal };
   }
@@ -73,7 +110,7 @@
         var close = src.indexOf(")", i);
         var inner = close > 0 ? src.slice(i + 1, close) : "";
         if (close < 0 || !/^[A-Za-z]+$/.test(inner)) {
-          throw new NotationError("Mot « " + text + " » : un joker s'écrit entre parenthèses, par exemple RESTAI(T).");
+          throw new NotationError(msg("joker_parens", { word: text }));
         }
         out.push(inner.toLowerCase());
         i = close + 1;
@@ -89,9 +126,9 @@
         i += 1;
         continue;
       }
-      throw new NotationError("Mot « " + text + " » : caractère inattendu « " + ch + " ».");
+      throw new NotationError(msg("bad_char", { word: text, char: ch }));
     }
-    if (!out.length) throw new NotationError("Mot vide.");
+    if (!out.length) throw new NotationError(msg("empty_word"));
     return out.join("");
   }
 
@@ -103,7 +140,7 @@
     if (cell === "?" || isJokerCell(cell)) return 0;
     var v = values[cell];
     if (v === undefined) {
-      throw new NotationError("La lettre « " + cell + " » n'existe pas dans ce jeu de lettres.");
+      throw new NotationError(msg("unknown_letter", { letter: cell }));
     }
     return v;
   }
@@ -117,7 +154,7 @@
     var step = r.horizontal ? 1 : SIZE;
     var end = (r.horizontal ? r.col : r.row) + w.length - 1;
     if (end >= SIZE) {
-      throw new NotationError("Un mot de " + w.length + " lettres en " + formatRef(r) + " sort de la grille.");
+      throw new NotationError(msg("off_board", { n: w.length, ref: formatRef(r) }));
     }
     var tiles = [];
     for (var i = 0; i < w.length; i++) {
@@ -126,8 +163,8 @@
       var cur = cells[sq];
       if (cur) {
         if (cur.toUpperCase() !== ch.toUpperCase()) {
-          throw new NotationError(w.toUpperCase() + " en " + formatRef(r) + " : la case " + squareName(sq) +
-            " porte déjà " + cur.toUpperCase() + ", pas " + ch.toUpperCase() + ".");
+          throw new NotationError(msg("occupied", { word: w.toUpperCase(), ref: formatRef(r),
+            square: squareName(sq), there: cur.toUpperCase(), letter: ch.toUpperCase() }));
         }
         continue;
       }
@@ -242,7 +279,7 @@
         }
       });
     });
-    if (cells.length !== SIZE * SIZE) throw new NotationError("Grille CGP illisible.");
+    if (cells.length !== SIZE * SIZE) throw new NotationError(msg("bad_cgp"));
     return cells;
   }
 
@@ -260,7 +297,8 @@
     lettersUsed: lettersUsed,
     applyTiles: applyTiles,
     cellsFromCgp: cellsFromCgp,
-    tileValue: tileValue
+    tileValue: tileValue,
+    setMessages: setMessages
   };
   global.ArbitreScoring = api;
   if (typeof module !== "undefined" && module.exports) module.exports = api;
