@@ -732,6 +732,12 @@ class Verdict:
     word: str | None = None
     solo: int = 0
 
+    def to_text(self) -> str:
+        """The verdict's line in ``arbitre duplicate replay``'s text output."""
+        place = f" {self.ref or '?'} {self.word}" if self.word else ""
+        solo = f" + solo {self.solo}" if self.solo else ""
+        return f"  {self.player} : {self.score}{solo} [{self.kind}]{place} — {self.reason_fr}"
+
 
 @dataclass
 class RoundContext:
@@ -1313,10 +1319,7 @@ class ReplayResult:
                     lines.append(f"  rejeté : {rack}")
             lines.append(f"  top : {r.top.ref} {r.top.word} {r.top.score} — {r.top.reason_fr}")
             lines.append(f"  grille : {r.board_cgp}")
-            for v in r.verdicts:
-                place = f" {v.ref or '?'} {v.word}" if v.word else ""
-                solo = f" + solo {v.solo}" if v.solo else ""
-                lines.append(f"  {v.player} : {v.score}{solo} [{v.kind}]{place} — {v.reason_fr}")
+            lines.extend(v.to_text() for v in r.verdicts)
         lines.append(f"Fin : {self.final_state.end_reason}")
         lines.append(f"Total des tops : {self.final_state.tops_total}")
         if self.standings:

@@ -129,10 +129,7 @@ class VariantReplay:
             if r.scrabbles:
                 lines.append(f"  scrabbles ({len(r.scrabbles)}) : {', '.join(r.scrabbles)}")
             lines.append(f"  grille : {r.grid}")
-            for v in r.verdicts:
-                place = f" {v.ref or '?'} {v.word}" if v.word else ""
-                solo = f" + solo {v.solo}" if v.solo else ""
-                lines.append(f"  {v.player} : {v.score}{solo} [{v.kind}]{place} — {v.reason_fr}")
+            lines.extend(v.to_text() for v in r.verdicts)
             for s in r.sheets:
                 lines.append(f"  {s.player} : {s.valid} — {s.reason_fr}")
         lines.append(f"Fin : {self.end_reason}")
