@@ -31,6 +31,7 @@ ACTIONS: dict[str, Any] = {
     "competition.standings": _l("Classement général publié"),
     "correspondence.create": _l("Partie par correspondance créée"),
     "correspondence.move": _l("Coup joué par correspondance"),
+    "correspondence.round_robin": _l("Tournoi toutes rondes par correspondance créé"),
     "correspondence.time": _l("Temps de réflexion dépassé"),
     "demo.seed": _l("Données de démonstration créées"),
     "duplicate.bulletin": _l("Bulletin reçu"),
