@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -21,12 +22,14 @@ from flask.testing import FlaskClient
 from sqlmodel import Session, select
 
 from scoring.tiles import tileset
-from tests.web.test_duplicate import DAY, START, _mail, _outbox, _round
+from tests.web.test_duplicate import DAY, START, _mail, _outbox, _round, console_post
 from tests.web.test_pages import login_arbitre, login_player
 from webapp.models import Competition, DuplicateGame, DuplicateStatus, Player
 from webapp.services import clock, duplicate, lifecycle
 
 pytestmark = pytest.mark.db
+
+HOUR = timedelta(hours=1)
 
 
 def _bag(first: str) -> str:
@@ -191,3 +194,71 @@ def test_completif_romanian_joker_rules_by_web_and_mail(
     rows = duplicate.standings(db_session, g)
     assert [(r["rank"], r["name"], r["total"]) for r in rows] == [
         (1, "Ana", 24), (1, "Bob", 24), (3, "Cid", 22)]
+
+
+def test_superscrabble_the_engine_chooses_on_request(
+    app: Flask, ctx: Flask, client: FlaskClient, db_session: Session, competition: Competition,
+    make_player: Callable[..., Player], frozen_clock: Any, tmp_path: Path,
+) -> None:
+    """Partie de Superscrabble (RULES §7.7): « l'arbitre (ou le moteur, sur demande) choisit le
+    scrabble que tous placent ». Word list {LA, ENTRAILS, ANTISERA}, LA at H7, rack RETAINS
+    (every letter 1): 7B ENTRAILS 11 + 50 = 61; 8A ANTISERA and 8H ANTISERA 9 × 3 + 50 = 77
+    (the arithmetic of test_duplicate_variants.py::test_partie_de_superscrabble_end_to_end).
+    The arbitre first retains 7B ENTRAILS, then asks the engine (« moteur »): the best score,
+    then the FISF order → 8A ANTISERA 77 again, audited twice; the published grid carries
+    ANTISERA down column 8 from A8. Sheets: Ana by mail « 8A ANTISERA ; 1 » → 1; Bob by the
+    web « 7B ENTRAILS, 8H ANTISERA ; 2 » → 2."""
+    from scoring.board import Board
+    from webapp.models import AuditLog
+
+    words = tmp_path / "ss.txt"
+    words.write_text("LA\nENTRAILS\nANTISERA\n", "utf-8")
+    app.config["LEXICONS"] = {"w": str(words)}
+    ana = make_player("Ana", "ana@example.ro")
+    bob = make_player("Bob", "bob@example.fr")
+    login_arbitre(client, db_session)
+    form = {"title": "Superscrabble", "code": "SM1", "competition_id": str(competition.id),
+            "lang": "fr", "rounds": "", "rhythm": "hours", "hours": "24",
+            "starts_at": "2026-05-10T13:00", "timezone": "Europe/Bucharest",
+            "solo_rule": "auto", "solo_points": "10", "warning_conversion_from": "4",
+            "review_minutes": "120", "seed": "", "lexicon": "w", "variant": "superscrabble",
+            "superscrabble_start": "H7 LA", "superscrabble_racks": "RETAINS"}
+    assert client.post("/console/duplicate", data=form).status_code == 302
+    with client.session_transaction() as sess:
+        arbitre_id = sess["arbitre_id"]
+        sess.clear()
+
+    frozen_clock.move_to(START)
+    assert lifecycle.run_due(now=clock.now()) == ["draw:SM1:1"]
+    assert _mail(app, ana, "SM1", "8A ANTISERA ; 1")[1] == "processed"
+    login_player(client, bob)
+    assert client.post("/duplicate/SM1/bulletin",
+                       data={"bulletin": "7B ENTRAILS, 8H ANTISERA ; 2"}).status_code == 302
+    frozen_clock.move_to(START + DAY)
+    assert lifecycle.run_due(now=clock.now()) == ["close:SM1:1", "correct:SM1:1"]
+
+    with client.session_transaction() as sess:
+        sess.clear()
+        sess["arbitre_id"] = arbitre_id
+    url = "/console/duplicate/SM1/tours/1/top"
+    assert console_post(client, url, data={"ref": "7B", "word": "ENTRAILS",
+                                           "reason": "essai"}).status_code == 302
+    top = _round(db_session, 1).top or {}
+    assert (top["ref"], top["word"], top["score"]) == ("7B", "ENTRAILS", 61)
+    assert console_post(client, url, data={"ref": "moteur", "word": "",
+                                           "reason": "le choix du moteur"}).status_code == 302
+    top = _round(db_session, 1).top or {}
+    assert (top["ref"], top["word"], top["score"]) == ("8A", "ANTISERA", 77)
+    audits = db_session.exec(select(AuditLog).where(
+        AuditLog.action == "duplicate.override_top", AuditLog.target == "SM1")).all()
+    assert [a.details["reason"] for a in audits] == ["essai", "le choix du moteur"]
+
+    frozen_clock.move_to(START + DAY + 2 * HOUR)
+    assert lifecycle.run_due(now=clock.now()) == ["publish:SM1:1", "finish:SM1:1"]
+    r1 = _round(db_session, 1)
+    assert [(x["name"], x["score"]) for x in r1.results] == [("Ana", 1), ("Bob", 2)]
+    board = Board.from_cgp(r1.grid_after or "")
+    assert "".join(board.cells[r * 15 + 7] for r in range(8)) == "ANTISERA"
+    [res_ana] = [m for m in _outbox(db_session, duplicate.KIND_RESULTS)
+                 if m.to_addr == "ana@example.ro"]
+    assert "Scrabble posé : 8A ANTISERA — 77 points." in res_ana.body_text
