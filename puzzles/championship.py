@@ -21,6 +21,8 @@ from dataclasses import asdict, dataclass, fields
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Literal
 
+from puzzles.ties import shared_ranks
+
 Rule = Literal["sum_scores", "sum_percent", "frsc_points"]
 RULES: tuple[Rule, ...] = ("sum_scores", "sum_percent", "frsc_points")
 
@@ -233,17 +235,14 @@ def standings(
         rows.append((key, pid, total, contribs, played_n))
 
     rows.sort(key=lambda t: (t[0], t[1]))
-    out: list[StandingRow] = []
-    previous: tuple[object, ...] | None = None
-    place = 0
-    for position, (key, pid, total, contribs, played_n) in enumerate(rows, start=1):
-        tied = key == previous
-        if not tied:
-            place = position
-        out.append(StandingRow(place=place, player_id=pid, total=total,
-                               contributions=contribs, played=played_n, ex_aequo=tied))
-        previous = key
-    return out
+    overall = shared_ranks([key for key, *_ in rows])
+    # a shared place is below the row's position: the row ties the one above
+    return [
+        StandingRow(place=place, player_id=pid, total=total, contributions=contribs,
+                    played=played_n, ex_aequo=place != position)
+        for position, ((_, pid, total, contribs, played_n), place) in enumerate(
+            zip(rows, overall, strict=True), start=1)
+    ]
 
 
 def format_value(value: Decimal, *, decimals: bool = False) -> str:

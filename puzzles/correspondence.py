@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from puzzles.duplicate import DuplicateError, minus_tiles
+from puzzles.ties import shared_ranks
 from scoring.board import Board
 from scoring.config import GameConfig
 from scoring.notation import format_ref
@@ -401,14 +402,8 @@ def series_table(
         for name, a in acc.items()
     ]
     rows.sort(key=lambda r: (-r.points, -r.spread, -r.coefficient, r.player))
-    out: list[SeriesRow] = []
-    for i, r in enumerate(rows):
-        prev = out[-1] if out else None
-        same = prev is not None and (prev.points, prev.spread, prev.coefficient) == (
-            r.points, r.spread, r.coefficient
-        )
-        out.append(replace(r, rank=prev.rank if same and prev else i + 1))
-    return out
+    ranks = shared_ranks([(r.points, r.spread, r.coefficient) for r in rows])
+    return [replace(r, rank=k) for r, k in zip(rows, ranks, strict=True)]
 
 
 __all__ = [

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import datetime
 from typing import Any, Literal, cast, get_args
 
+from puzzles.ties import shared_ranks
 from scoring import movegen
 from scoring.board import Board
 from scoring.config import GameConfig
@@ -1260,11 +1261,8 @@ def rank_game(rounds: Sequence[RoundResult], settings: DuplicateSettings) -> lis
             )
         )
     rows.sort(key=lambda r: (-r.total, r.player))
-    out: list[StandingRow] = []
-    for i, row in enumerate(rows):
-        rank = out[-1].rank if out and out[-1].total == row.total else i + 1
-        out.append(replace(row, rank=rank))
-    return out
+    ranks = shared_ranks([r.total for r in rows])
+    return [replace(r, rank=k) for r, k in zip(rows, ranks, strict=True)]
 
 
 # --- replay ----------------------------------------------------------------------------------

@@ -54,6 +54,7 @@ from puzzles.duplicate import (
     round_config,
     top_key,
 )
+from puzzles.ties import shared_ranks
 from scoring import movegen
 from scoring.board import Board
 from scoring.config import GameConfig
@@ -1385,14 +1386,8 @@ def rank_duplicate_top(
         comp = p["comp"] if settings.top_companions == "sum" else len(p["with"])
         rows.append(TopStandingRow(name, p["tops"] - pen, p["tops"], comp, p["sum"], p["w"], pen))
     rows.sort(key=lambda r: (-r.points, r.companions, -r.topped_total, r.player))
-    out: list[TopStandingRow] = []
-    for i, r in enumerate(rows):
-        prev = out[-1] if out else None
-        same = prev is not None and (prev.points, prev.companions, prev.topped_total) == (
-            r.points, r.companions, r.topped_total
-        )
-        out.append(replace(r, rank=prev.rank if same and prev else i + 1))
-    return out
+    ranks = shared_ranks([(r.points, r.companions, r.topped_total) for r in rows])
+    return [replace(r, rank=k) for r, k in zip(rows, ranks, strict=True)]
 
 
 # --- Anticipation played live ----------------------------------------------------------------
@@ -1574,11 +1569,8 @@ def rank_superscrabble(
         pen = ranking_point_penalty(w, s)
         rows.append(SuperscrabbleRow(name, valid - pen, valid, w, pen))
     rows.sort(key=lambda r: (-r.points, r.player))
-    out: list[SuperscrabbleRow] = []
-    for i, r in enumerate(rows):
-        rank = out[-1].rank if out and out[-1].points == r.points else i + 1
-        out.append(replace(r, rank=rank))
-    return out
+    ranks = shared_ranks([r.points for r in rows])
+    return [replace(r, rank=k) for r, k in zip(rows, ranks, strict=True)]
 
 
 def correct_free_round(
