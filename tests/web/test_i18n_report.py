@@ -85,3 +85,26 @@ def test_a_mail_says_its_language(db_session: Session, make_player: Any) -> None
                         template="login", context={"link": "http://x/l", "expires_minutes": 15},
                         player_id=bob.id)
     assert (ro.headers["Content-Language"], fr.headers["Content-Language"]) == ("ro", "fr")
+
+
+def test_what_players_are_told_about_bulletins_and_moves_in_romanian() -> None:
+    """The Duplicate page's flashes and errors, the bulletin's reading errors (joined by
+    « ; ») and the correspondence game's refusals, as they reach |tr_msg."""
+    cases = {
+        "Bulletin reçu mais illisible : Deux scores sur le bulletin : 70 et 72. ; Le mot joué "
+        "manque. Renvoyez-le corrigé avant la clôture.":
+        "Buletin primit, dar ilizibil: Două punctaje pe buletin: 70 și 72. ; Lipsește "
+        "cuvântul jucat. Retrimiteți-l corectat înainte de închidere.",
+        "Bulletin reçu. Un accusé de réception vous est aussi envoyé par courriel.":
+        "Buletin primit. Vi se trimite și o confirmare de primire prin e-mail.",
+        "Rouge : ZA en H8 refusé — Le mot ZA n'est pas admis.":
+        "Roșu: ZA în H8 refuzat — Cuvântul ZA nu este admis.",
+        "La partie n'a pas encore commencé : premier coup à partir du 12/05/2026 à 19:00 "
+        "(Europe/Bucharest, UTC+03:00).":
+        "Partida nu a început încă: prima mutare începând cu 12/05/2026, ora 19:00 "
+        "(Europe/Bucharest, UTC+03:00).",
+        "Coup joué : 22 points.": "Mutare jucată: 22 puncte.",
+    }
+    for french, romanian in cases.items():
+        assert translate(french, RO) == romanian
+        assert translate(french, lambda s: s) == french

@@ -159,6 +159,37 @@ MESSAGES: tuple[str, ...] = (
     N_("À total égal, passe devant le joueur qui a joué le plus de problèmes, puis celui qui "
        "a le meilleur résultat (puis le deuxième, etc.)."),
     N_("À total égal, les joueurs partagent la place."),
+    # a Duplicate bulletin (views.duplicate, puzzles.duplicate.parse_bulletin,
+    # services.duplicate.bulletins)
+    N_("Le bulletin est vide : écrivez par exemple « H4 RESTAIt 70 »."),
+    N_("Bulletin reçu après la clôture du tour : il est conservé et marqué hors délai ; il ne "
+       "compte pas."),
+    N_("Bulletin reçu mais illisible : %(reason)s Renvoyez-le corrigé avant la clôture."),
+    N_("Bulletin reçu. Un accusé de réception vous est aussi envoyé par courriel."),
+    N_("Bulletin vide : écrivez la référence, le mot et le score (ex. « H4 RESTAIt 70 »)."),
+    N_("Deux scores sur le bulletin : %(first)s et %(second)s."),
+    N_("Deux références sur le bulletin : %(first)s et %(second)s."),
+    N_("« %(token)s » n'est ni une référence (H4, 4H), ni un mot, ni un score."),
+    N_("Le mot joué manque."),
+    N_("Trop de mots (%(words)s) : écrivez au plus le raccord puis le mot joué."),
+    N_("Raccord « %(raccord)s » : trois lettres de raccord au minimum."),
+    N_("Vous n'êtes pas inscrit à la partie « %(title)s » (%(code)s)."),
+    N_("La partie « %(title)s » (%(code)s) n'a pas encore commencé : le premier tirage sera "
+       "publié le %(date)s."),
+    # a move of the two-player correspondence game (services.correspondence,
+    # puzzles.correspondence, views.correspondence)
+    N_("Coup joué : %(score)s points."),
+    N_("Coup illisible : écrivez la référence et le mot (« H8 MOT ») ou « passe »."),
+    N_("Référence illisible : « %(ref)s »."),
+    N_("La partie %(code)s est terminée : %(reason)s"),
+    N_("Vous ne jouez pas la partie %(code)s."),
+    N_("Ce n'est pas votre tour : votre adversaire doit jouer."),
+    N_("La partie n'a pas encore commencé : premier coup à partir du %(date)s."),
+    N_("Coup reçu après le délai et sa tolérance : la partie est perdue au temps."),
+    N_("Coup incomplet : la référence et le mot, ou « passe »."),
+    N_("%(colour)s : %(word)s en %(ref)s refusé — %(reason)s"),
+    N_("%(colour)s : %(word)s en %(ref)s demande des lettres absentes du chevalet %(rack)s."),
+    N_("mot non admis : %(word)s"), N_("coup illégal"), N_("Rouge"), N_("Bleu"),
     # a move's verdict (puzzles.verify.report.MoveStatus)
     N_("valide"), N_("avertissement"), N_("pénalité"), N_("zéro"), N_("zéro en cascade"),
     N_("annulé"), N_("passe"), N_("doublon"), N_("hors jeu"), N_("non joué"),
@@ -187,8 +218,9 @@ def _one(text: str, gettext: Callable[[str], str]) -> str | None:
     for regex, msgid in _patterns():
         m = regex.fullmatch(text)
         if m:
-            values = {k: translate(v, gettext) if k in ("reason", "warning", "warnings",
-                                                        "game", "unit")
+            # a reason may list several messages joined by « ; »: each is translated
+            values = {k: " ; ".join(translate(p, gettext) for p in v.split(" ; "))
+                      if k in ("reason", "warning", "warnings", "game", "unit", "colour")
                       else dates(v, gettext) if k == "date"
                       else v for k, v in m.groupdict().items()}
             try:
