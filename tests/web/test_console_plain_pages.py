@@ -146,6 +146,23 @@ def _populate(app: Flask, db_session: Session, make_player: Any, make_problem: A
         stored = pipeline.store_raw(app, raw, channel=InboundChannel.SMTP, envelope_from=frm,
                                     envelope_to=[to])
         pipeline.process(app, stored.id)
+    # a Duplicate game with its first round drawn, and a two-player correspondence game
+    from puzzles.duplicate import DuplicateSettings
+    from scoring.tiles import tileset
+    from webapp.models import Competition
+    from webapp.services import correspondence, duplicate
+
+    comp = db_session.get(Competition, done.competition_id)
+    assert comp is not None
+    duplicate.create_game(session=db_session, competition=comp, title="Duplicate du lundi",
+                          code="D1", settings=DuplicateSettings(lang="fr", rounds=2),
+                          rhythm={"kind": "hours", "hours": 24}, starts_at=clock.now(),
+                          seed=7, actor="juge")
+    row = "".join(sorted(tileset("fr").bag().elements()))[:40]
+    correspondence.create_game(session=db_session, competition=comp, red=ana, blue=bob,
+                               row=row, starts_at=clock.now(), code="CO1", actor="juge")
+    db_session.commit()
+    lifecycle.run_due(now=clock.now())  # round 1 drawn
     send_pending(app)  # no relay configured: to the local mailbox
     return {"done": done.id or 0, "empty": empty.id or 0, "early": early.id or 0,
             "ana": ana.id or 0}
@@ -192,7 +209,8 @@ def test_no_raw_kind_or_id_on_any_console_page(
     for must in ("/console/", f"/console/problemes/{ids['done']}", "/console/joueurs",
                  f"/console/joueurs/{ids['ana']}", "/console/journal", "/console/courrier",
                  "/console/courrier/sortant", "/console/appels", "/console/courrier/recu/1",
-                 "/console/courrier/recu/2", "/console/problemes/5/clore"):
+                 "/console/courrier/recu/2", "/console/problemes/5/clore",
+                 "/console/duplicate/D1", "/console/correspondance"):
         assert must in pages, must
     bad = {url: raw_tokens(text) for url, text in pages.items() if raw_tokens(text)}
     assert bad == {}
