@@ -187,3 +187,18 @@ def test_moves_accepted_match_an_exhaustive_search() -> None:
         if turn == 0:
             assert ("H7", "ZAS", 10 + 1 + 1) in accepted
             st = play(st, "H7", "ZAS", CFG)
+
+
+def test_caps_bind_in_round_one_for_blue_and_round_two_for_red() -> None:
+    """The caps when they bind (« I: RED 10, BLUE 20; II: RED 30, BLUE 40 »). Row WAXYEEE /
+    ZOUKAEE / IIII; word list {ZOUK, KA, AXE}. French values Z K W X Y = 10.
+    - I RED passes; I BLUE H5 ZOUK over the star: (10 + 1 + 1 + 10) × 2 = 44 → 20 recorded.
+    - II RED I8 AXE: A on I8 under the K makes KA (10 + 1 = 11), X on I9 (DL) 20, E 1:
+      AXE 1 + 20 + 1 = 22, + KA 11 = 33 → 30 recorded."""
+    cfg = GameConfig(tileset=french(), lexicon=lex("ZOUK", "KA", "AXE"))
+    st = play(new_game("WAXYEEE" + "ZOUKAEE" + "IIII"), None, None, cfg)
+    st = play(st, "H5", "ZOUK", cfg)
+    assert (st.moves[-1].round_no, st.moves[-1].score, st.moves[-1].recorded) == (1, 44, 20)
+    st = play(st, "I8", "AXE", cfg)
+    assert (st.moves[-1].round_no, st.moves[-1].score, st.moves[-1].recorded) == (2, 33, 30)
+    assert st.recorded == (0 + 30, 20)
