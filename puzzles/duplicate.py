@@ -49,6 +49,14 @@ class DuplicateError(ValueError):
     """A game file, draw list or state that cannot be used (French message)."""
 
 
+def check_choice(key: str, value: object, allowed: Sequence[object]) -> None:
+    """A setting that takes one of ``allowed``: anything else raises :class:`DuplicateError`
+    naming the setting and the values it takes."""
+    if value not in allowed:
+        listed = ", ".join(str(c) for c in allowed)
+        raise DuplicateError(f"Réglage {key} : valeur {value!r} refusée (attendu : {listed}).")
+
+
 def read_object(
     source: str | Mapping[str, Any], label: str, *, blank_is_empty: bool = False,
     with_line: bool = False,
@@ -127,11 +135,7 @@ class DuplicateSettings:
         }
         for key, value in data.items():
             if key in choices:
-                if value not in choices[key]:
-                    allowed = ", ".join(str(c) for c in choices[key])
-                    raise DuplicateError(
-                        f"Réglage {key} : valeur {value!r} refusée (attendu : {allowed})."
-                    )
+                check_choice(key, value, choices[key])
             elif key == "first_move_horizontal":
                 if not isinstance(value, bool):
                     raise DuplicateError("Réglage first_move_horizontal : vrai ou faux attendu.")

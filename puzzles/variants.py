@@ -42,6 +42,7 @@ from puzzles.duplicate import (
     Verdict,
     apply_solos,
     apply_top,
+    check_choice,
     correct,
     draw_listed,
     draw_round,
@@ -172,11 +173,7 @@ class VariantSettings:
         own = {k: v for k, v in data.items() if k in mine}
         for key, value in own.items():
             if key in choices:
-                if value not in choices[key]:
-                    allowed = ", ".join(str(c) for c in choices[key])
-                    raise DuplicateError(
-                        f"Réglage {key} : valeur {value!r} refusée (attendu : {allowed})."
-                    )
+                check_choice(key, value, choices[key])
             elif not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise DuplicateError(f"Réglage {key} : un entier strictement positif est attendu.")
         return cls(duplicate=dup, **own)
