@@ -392,3 +392,15 @@ def test_problem_page_describes_the_ranking_and_why_none_is_published(
             "Pas de classement publié. Aucune feuille n'a été reçue : il n'y a pas de "
             "classement à publier.") in text
     assert "Classement vide non publié" in text  # the step, in « Étapes effectuées »
+
+
+def test_competition_page_describes_the_season_ranking(
+    db_session: Session, competition: Any, arbitre_client: FlaskClient
+) -> None:
+    text = _text(arbitre_client.get("/console/competitions/cn2026").get_data(as_text=True))
+    # the default rule (sum_percent) and settings, as puzzles.championship.describe says them
+    assert ("En vigueur : Total des pourcentages obtenus à chaque problème, la référence du "
+            "problème (solution de l'arbitre, sinon la meilleure feuille) valant 100 %. "
+            "Un problème non joué compte 0. À total égal, passe devant le joueur qui a joué "
+            "le plus de problèmes, puis celui qui a le meilleur résultat (puis le deuxième, "
+            "etc.).") in text

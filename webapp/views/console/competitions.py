@@ -13,7 +13,7 @@ from flask import (
 )
 from flask.typing import ResponseReturnValue
 
-from puzzles.championship import ChampionshipSettings
+from puzzles.championship import ChampionshipSettings, describe
 from webapp.db import session_scope
 from webapp.models import (
     Competition,
@@ -125,8 +125,16 @@ def show(slug: str) -> ResponseReturnValue:
     return render_template(
         "console/competition.html", competition=comp, stages=overview.stages,
         problems=overview.problems, n_players=overview.n_players, ranking_rules=RANKING_RULES,
-        standings_settings=_standings_settings(comp),
+        standings_settings=_standings_settings(comp), rule_lines=_rule_lines(comp),
     )
+
+
+def _rule_lines(comp: Competition) -> list[str]:
+    """The season ranking's rule and settings in words (the standings page's sentences)."""
+    try:
+        return describe(comp.ranking_rule, _standings_settings(comp))  # type: ignore[arg-type]
+    except ValueError:
+        return []
 
 
 def _standings_settings(comp: Competition) -> ChampionshipSettings:
