@@ -123,6 +123,12 @@ def test_every_duplicate_and_correspondence_game_links_to_its_rules(
         link = re.search(r'<a class="badge" id="regles" href="([^"]+)"', body)
         assert link is not None, variant
         assert link.group(1) == f"/regles/{VARIANT_PAGES[variant]}"
+        if variant == "tactique":  # the game's name, rhythm and rules link in Romanian
+            ro = _text(client.get(f"/duplicate/{code}", headers={"Accept-Language": "ro"})
+                       .get_data(as_text=True))
+            assert "Duplicat Tactic — reguli" in ro, ro
+            assert "o tură la fiecare 24 ore" in ro, ro
+            assert "Duplicate Tactique" not in ro and "toutes les 24 heures" not in ro
     game = correspondence.create_game(
         session=db_session, competition=competition, red=ana, blue=bob, code="C1",
         row="ACEFHIRSUWLEVERAINTE", starts_at=frozen_start, title="Ana – Bogdan")

@@ -190,6 +190,12 @@ MESSAGES: tuple[str, ...] = (
     N_("%(colour)s : %(word)s en %(ref)s refusé — %(reason)s"),
     N_("%(colour)s : %(word)s en %(ref)s demande des lettres absentes du chevalet %(rack)s."),
     N_("mot non admis : %(word)s"), N_("coup illégal"), N_("Rouge"), N_("Bleu"),
+    # a Duplicate game's page (services.duplicate.describe_rhythm, services.duplicate_pages)
+    N_("en direct : %(minutes)s min par tour, le tirage suivant dès les résultats"),
+    N_("un tour toutes les %(hours)s heures"),
+    N_("tour suivant dès que tous les joueurs ont répondu, au plus tard %(hours)s heures "
+       "après le tirage"),
+    N_("Grille après le tour %(number)s"), N_("Grille avant le tour %(number)s"),
     # a move's verdict (puzzles.verify.report.MoveStatus)
     N_("valide"), N_("avertissement"), N_("pénalité"), N_("zéro"), N_("zéro en cascade"),
     N_("annulé"), N_("passe"), N_("doublon"), N_("hors jeu"), N_("non joué"),
