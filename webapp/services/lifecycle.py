@@ -224,6 +224,45 @@ def finalise(s: Session, p: Problem, now: datetime) -> str:
     return "finalise"
 
 
+#: the steps the console runs by hand (the scheduler runs the same when due), with the
+#: statuses each may start from
+MANUAL_STEPS: dict[str, tuple[Callable[[Session, Problem, datetime], str],
+                              tuple[ProblemStatus, ...]]] = {
+    "publish": (publish, (ProblemStatus.SCHEDULED, ProblemStatus.DRAFT)),
+    "close": (close, (ProblemStatus.OPEN,)),
+    "verify": (verify, (ProblemStatus.CLOSED,)),
+    "provisional": (publish_provisional, (ProblemStatus.VERIFIED,)),
+}
+
+
+def manual_step(*, session: Session, problem: Problem, step: str, actor: str,
+                now: datetime) -> str:
+    """One of :data:`MANUAL_STEPS` run by the arbitre, audited as ``problem.<step>`` with
+    ``manual=True``; a French ``ValueError`` when the problem's status does not allow it, or
+    when closing before the deadline (« Clore maintenant » is :func:`close_now`)."""
+    fn, allowed = MANUAL_STEPS[step]
+    if problem.status not in allowed:
+        raise ValueError("Cette étape n'est pas possible dans l'état actuel du problème.")
+    if step == "close" and now < problem.deadline_at:
+        raise ValueError("Le délai n'est pas écoulé : le problème ne peut pas être clos.")
+    name = fn(session, problem, now)
+    audit.record(session=session, actor=actor, action=f"problem.{name}", target=problem.code,
+                 manual=True)
+    return name
+
+
+def finalise_manually(*, session: Session, problem: Problem, actor: str, comment: str,
+                      now: datetime) -> None:
+    """The arbitre publishes the final ranking with his comment: the ranking is stored first
+    (so :func:`finalise` finds it already there, same rows, and only moves the status), then
+    the step, audited as ``problem.finalise`` with ``manual=True``."""
+    rankings.publish_ranking(session=session, problem=problem, kind=rankings.FINAL,
+                             actor=actor, comment=comment)
+    finalise(session, problem, now)
+    audit.record(session=session, actor=actor, action="problem.finalise", target=problem.code,
+                 comment=comment, manual=True)
+
+
 def open_appeals(s: Session, p: Problem) -> int:
     return len(
         s.exec(

@@ -66,6 +66,25 @@ def add_stage(*, session: Session, competition: Competition, name: str) -> Stage
     return stage
 
 
+def create_stage(*, session: Session, competition: Competition, name: str,
+                 actor: str) -> Stage:
+    """The console's new stage (:func:`add_stage`), audited as ``stage.create``."""
+    stage = add_stage(session=session, competition=competition, name=name)
+    audit.record(session=session, actor=actor, action="stage.create", target=competition.slug,
+                 name=name)
+    return stage
+
+
+def set_open_registration(*, session: Session, competition: Competition, open_to_all: bool,
+                          actor: str) -> None:
+    """Open the competition to every player (``True``: anyone may send sheets and be ranked)
+    or keep it to the registered ones; audited as ``competition.registration``."""
+    competition.open_registration = open_to_all
+    session.add(competition)
+    audit.record(session=session, actor=actor, action="competition.registration",
+                 target=competition.slug, open_registration=open_to_all)
+
+
 def register(*, session: Session, competition: Competition, player: Player) -> Registration:
     assert competition.id is not None and player.id is not None
     existing = session.exec(

@@ -23,7 +23,6 @@ from webapp.models import (
 )
 from webapp.services import (
     appeals,
-    audit,
     clock,
     lifecycle,
     rankings,
@@ -92,14 +91,9 @@ def finalise(problem_id: int) -> ResponseReturnValue:
                 raise ValueError(gettext("Le délai d'appel n'est pas écoulé : cochez la case "
                                          "pour publier quand même le classement définitif."))
             with session_scope() as s:
-                p = get_or_404(s, Problem, problem_id)
-                # Publishing the final ranking with its comment first makes the lifecycle
-                # step find it already there (same rows): it keeps it and only moves the status.
-                rankings.publish_ranking(session=s, problem=p, kind=rankings.FINAL,
-                                         actor=_actor(), comment=comment)
-                lifecycle.finalise(s, p, clock.now())
-                audit.record(session=s, actor=_actor(), action="problem.finalise",
-                             target=p.code, comment=comment, manual=True)
+                lifecycle.finalise_manually(
+                    session=s, problem=get_or_404(s, Problem, problem_id), actor=_actor(),
+                    comment=comment, now=clock.now())
         except ValueError as exc:
             flash(str(exc), "error")
         else:

@@ -19,7 +19,6 @@ from webapp.models import (
     Competition,
 )
 from webapp.services import (
-    audit,
     problems,
     standings,
     stored,
@@ -90,9 +89,7 @@ def show(slug: str) -> ResponseReturnValue:
             with session_scope() as s:
                 c = s.get(Competition, comp.id)
                 assert c is not None
-                problems.add_stage(session=s, competition=c, name=name)
-                audit.record(session=s, actor=_actor(), action="stage.create", target=slug,
-                             name=name)
+                problems.create_stage(session=s, competition=c, name=name, actor=_actor())
             flash(f"Étape « {name} » ajoutée.", "success")
         return redirect(url_for("console.competitions.show", slug=slug))
     if request.method == "POST" and request.form.get("action") == "registration":
@@ -100,10 +97,8 @@ def show(slug: str) -> ResponseReturnValue:
         with session_scope() as s:
             c = s.get(Competition, comp.id)
             assert c is not None
-            c.open_registration = open_to_all
-            s.add(c)
-            audit.record(session=s, actor=_actor(), action="competition.registration",
-                         target=slug, open_registration=open_to_all)
+            problems.set_open_registration(session=s, competition=c, open_to_all=open_to_all,
+                                           actor=_actor())
         flash("Compétition ouverte à tous les joueurs : chacun peut envoyer ses feuilles et "
               "être classé." if open_to_all else "Compétition réservée aux joueurs inscrits.",
               "success")

@@ -34,7 +34,6 @@ from webapp.models import (
     Stage,
 )
 from webapp.services import (
-    audit,
     clock,
     lifecycle,
     problems,
@@ -243,26 +242,13 @@ def close_now(problem_id: int) -> ResponseReturnValue:
 @bp.route("/problemes/<int:problem_id>/etape", methods=["POST"])
 def step(problem_id: int) -> ResponseReturnValue:
     """Move a problem one step of its life by hand (the scheduler does the same when due)."""
-    step = request.form.get("step", "")
-    steps = {
-        "publish": (lifecycle.publish, (ProblemStatus.SCHEDULED, ProblemStatus.DRAFT)),
-        "close": (lifecycle.close, (ProblemStatus.OPEN,)),
-        "verify": (lifecycle.verify, (ProblemStatus.CLOSED,)),
-        "provisional": (lifecycle.publish_provisional, (ProblemStatus.VERIFIED,)),
-    }
-    if step not in steps:
+    chosen = request.form.get("step", "")
+    if chosen not in lifecycle.MANUAL_STEPS:
         abort(400)
-    fn, allowed = steps[step]
     try:
         with session_scope() as s:
-            prob = get_or_404(s, Problem, problem_id)
-            if prob.status not in allowed:
-                raise ValueError("Cette étape n'est pas possible dans l'état actuel du problème.")
-            if step == "close" and clock.now() < prob.deadline_at:
-                raise ValueError("Le délai n'est pas écoulé : le problème ne peut pas être clos.")
-            name = fn(s, prob, clock.now())
-            audit.record(session=s, actor=_actor(), action=f"problem.{name}", target=prob.code,
-                         manual=True)
+            lifecycle.manual_step(session=s, problem=get_or_404(s, Problem, problem_id),
+                                  step=chosen, actor=_actor(), now=clock.now())
     except ValueError as exc:
         flash(str(exc), "error")
     else:
