@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from email.message import Message
 from email.utils import parseaddr
+from typing import Literal
 
 from mailer.parse import header
 
@@ -35,9 +36,13 @@ _VACATION_SUBJECT = re.compile(
 )
 
 
+#: what an incoming message is: a player's mail, a mailing list's, an automatic answer, a bounce
+MailKind = Literal["normal", "list", "auto", "bounce"]
+
+
 @dataclass(frozen=True)
 class Classification:
-    kind: str  # "normal", "list", "auto", "bounce"
+    kind: MailKind
     reason: str = ""
 
     @property
