@@ -30,7 +30,7 @@ from puzzles.championship import format_value
 from webapp.auth import current_arbitre, current_player
 from webapp.board_svg import board_svg
 from webapp.db import get_engine
-from webapp.models import Ranking
+from webapp.models import Ranking, RankingKind
 from webapp.services import phrasebook, public_pages, reports, timefmt
 from webapp.services import problems as problems_service
 from webapp.services.standings import Standings
@@ -249,7 +249,7 @@ def ranking_csv(code: str) -> Response:
     w.writerow(CSV_COLUMNS)
     for r in rows:
         w.writerow(csv_row(r))
-    kind = "definitif" if rk.kind == "final" else "provisoire"
+    kind = "definitif" if rk.kind == RankingKind.FINAL else "provisoire"
     return Response(
         ("\ufeff" + buf.getvalue()).encode("utf-8"),
         mimetype="text/csv",
