@@ -22,8 +22,7 @@ from flask.testing import FlaskClient
 from icalendar import Calendar
 from sqlmodel import Session
 
-from puzzles.duplicate import DuplicateSettings
-from tests.web.test_duplicate import START, full_bag
+from tests.web.za_game import START, za_game
 from webapp.models import Competition, Player, Problem
 from webapp.services import clock, lifecycle
 
@@ -36,20 +35,11 @@ def calendar_data(
     make_player: Callable[..., Player], make_problem: Callable[..., Problem],
     tmp_path: Path, frozen_clock: Any,
 ) -> dict[str, Any]:
-    from webapp.services import duplicate
 
     ana = make_player("Ana Popescu", "ana@example.ro")
     prob = make_problem(code="P1", deadline=timedelta(days=1))
-    words = tmp_path / "za.txt"
-    words.write_text("ZA\nZAS\n", "utf-8")
-    app.config["LEXICONS"] = {"za": str(words)}
+    game = za_game(app, db_session, competition, tmp_path)
     with app.app_context():
-        game = duplicate.create_game(
-            session=db_session, competition=competition, title="Express", code="EX1",
-            settings=DuplicateSettings(lang="fr", rounds=2),
-            rhythm={"kind": "all_answered", "hours": 48}, starts_at=START,
-            lexicon_name="za", bag_order=full_bag())
-        db_session.commit()
         frozen_clock.move_to(START)
         # P1's reminder falls due at the same instant as the draw
         assert lifecycle.run_due(now=clock.now()) == ["remind:P1", "draw:EX1:1"]

@@ -32,6 +32,12 @@ from sqlmodel import Session, col, select
 from puzzles.duplicate import DuplicateSettings
 from scoring.tiles import tileset
 from tests.web.test_pages import login_arbitre, login_player
+from tests.web.za_game import (
+    FIRST,
+    START,
+    full_bag,  # noqa: F401 (imported from here by the browser tests)
+    za_game,
+)
 from webapp.models import (
     AuditLog,
     Channel,
@@ -48,34 +54,17 @@ from webapp.services import clock, duplicate, lifecycle
 
 pytestmark = pytest.mark.db
 
-START = datetime(2026, 5, 10, 10, 0, tzinfo=UTC)  # = tests.conftest.FROZEN_START
 DAY = timedelta(days=1)
 SECOND = timedelta(seconds=1)
-FIRST = "ZAEIBCD"  # round 1: vowels A E I, consonants Z B C D
-SECOND_NEW = "SE"  # round 2: reliquat EIBCD + S E
-
-
-def full_bag() -> str:
-    rest = tileset("fr").bag() - Counter(FIRST + SECOND_NEW)
-    return FIRST + SECOND_NEW + "".join(sorted(rest.elements()))
 
 
 @pytest.fixture
 def game(
     app: Flask, db_session: Session, competition: Competition, tmp_path: Path
 ) -> DuplicateGame:
-    words = tmp_path / "za.txt"
-    words.write_text("ZA\nZAS\n", "utf-8")
-    app.config["LEXICONS"] = {"za": str(words)}
-    with app.app_context():
-        g = duplicate.create_game(
-            session=db_session, competition=competition, title="Duplicate <b>du lundi</b>",
-            code="D1", settings=DuplicateSettings(lang="fr", rounds=2),
-            rhythm={"kind": "hours", "hours": 24}, starts_at=START, lexicon_name="za",
-            timezone="Europe/Bucharest", bag_order=full_bag(), actor="juge",
-        )
-        db_session.commit()
-    return g
+    return za_game(app, db_session, competition, tmp_path, title="Duplicate <b>du lundi</b>",
+                   code="D1", rhythm={"kind": "hours", "hours": 24},
+                   timezone="Europe/Bucharest", actor="juge")
 
 
 def _outbox(session: Session, kind: str) -> list[OutboxMessage]:

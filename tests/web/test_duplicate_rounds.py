@@ -19,8 +19,7 @@ from alembic import command
 from flask import Flask
 from sqlmodel import Session, select
 
-from puzzles.duplicate import DuplicateSettings
-from tests.web.test_duplicate import START, full_bag
+from tests.web.za_game import START, za_game
 from webapp.db import alembic_config, make_engine
 from webapp.models import (
     Channel,
@@ -39,18 +38,7 @@ pytestmark = pytest.mark.db
 def game(
     app: Flask, db_session: Session, competition: Competition, tmp_path: Path
 ) -> DuplicateGame:
-    words = tmp_path / "za.txt"
-    words.write_text("ZA\nZAS\n", "utf-8")
-    app.config["LEXICONS"] = {"za": str(words)}
-    with app.app_context():
-        g = duplicate.create_game(
-            session=db_session, competition=competition, title="Express", code="EX1",
-            settings=DuplicateSettings(lang="fr", rounds=2),
-            rhythm={"kind": "all_answered", "hours": 48}, starts_at=START, lexicon_name="za",
-            bag_order=full_bag(),
-        )
-        db_session.commit()
-    return g
+    return za_game(app, db_session, competition, tmp_path)
 
 
 def test_round_closes_when_every_player_has_answered(

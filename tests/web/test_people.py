@@ -218,22 +218,13 @@ def test_player_page_lists_a_published_duplicate_round(
 ) -> None:
     """A Duplicate round played by correspondence (word list {ZA, ZAS}; round 1 draws
     ZAEIBCD, top ZA at H7 = (10 + 1) × 2 = 22, tests/web/test_duplicate.py)."""
-    from puzzles.duplicate import DuplicateSettings
-    from tests.web.test_duplicate import START, full_bag
+    from tests.web.za_game import START, za_game
     from webapp.services import clock, duplicate
 
     ana = make_player("Ana Popescu", "ana@example.ro")
     bob = make_player("Bob Martin", "bob@example.fr")
-    words = tmp_path / "za.txt"
-    words.write_text("ZA\nZAS\n", "utf-8")
-    app.config["LEXICONS"] = {"za": str(words)}
+    game = za_game(app, db_session, competition, tmp_path)
     with app.app_context():
-        game = duplicate.create_game(
-            session=db_session, competition=competition, title="Express", code="EX1",
-            settings=DuplicateSettings(lang="fr", rounds=2),
-            rhythm={"kind": "all_answered", "hours": 48}, starts_at=START,
-            lexicon_name="za", bag_order=full_bag())
-        db_session.commit()
         frozen_clock.move_to(START)
         assert lifecycle.run_due(now=clock.now()) == ["draw:EX1:1"]
         frozen_clock.move_to(START + timedelta(hours=1))
