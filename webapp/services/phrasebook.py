@@ -196,6 +196,26 @@ MESSAGES: tuple[str, ...] = (
     N_("tour suivant dès que tous les joueurs ont répondu, au plus tard %(hours)s heures "
        "après le tirage"),
     N_("Grille après le tour %(number)s"), N_("Grille avant le tour %(number)s"),
+    # the Duplicate variants told to players (services.duplicate: VARIANT_RULES_FR, the
+    # round mails' labels)
+    N_("Duplicate Top : chaque tour, le ou les joueurs qui réalisent la meilleure marque de "
+       "la salle gagnent un point de classement."),
+    N_("Complétif : complétez le tirage de 6 lettres par 1 lettre choisie dans le stock et "
+       "nommez-la après le score (« +T »)."),
+    N_("Superjoker : complétez le tirage de 5 lettres par 2 lettres choisies dans le stock et "
+       "nommez-les après le score (« +ST »)."),
+    N_("Métagramme : vous pouvez échanger une lettre du tirage contre une lettre du stock ; "
+       "nommez la lettre rendue puis la lettre prise (« -N +K »)."),
+    N_("Elliptique : 8 lettres sont tirées ; jouez un mot d'au plus 7 d'entre elles."),
+    N_("Partie de Superscrabble : trouvez tous les scrabbles du tirage sur la grille ; "
+       "écrivez-les avec leur référence, séparés par des virgules, puis « ; » et leur nombre. "
+       "Un point par scrabble valable ; l'arbitre choisit ensuite le scrabble que tous "
+       "placent."),
+    N_("Tactique : deux groupes de lettres ; jouez un mot avec chacun, dans l'ordre de votre "
+       "choix, et écrivez les deux mots dans l'ordre où vous les posez, chacun avec son score, "
+       "puis leur somme."),
+    N_("Vos scrabbles valables (total)"), N_("Vos points de classement (tours topés)"),
+    N_("Scrabble posé"),
     # a move's verdict (puzzles.verify.report.MoveStatus)
     N_("valide"), N_("avertissement"), N_("pénalité"), N_("zéro"), N_("zéro en cascade"),
     N_("annulé"), N_("passe"), N_("doublon"), N_("hors jeu"), N_("non joué"),
