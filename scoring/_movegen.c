@@ -360,6 +360,26 @@ static void run_anchor(Gen *g, int p, int row, int a, int limit) {
     }
 }
 
+/* is_a[c]: is square c of row `row` (pass p) an anchor. */
+static void row_anchors(const Gen *g, int p, int row, uint8_t *is_a) {
+    for (int c = 0; c < SIZE; c++) is_a[c] = (uint8_t)is_anchor(g, p, row * SIZE + c);
+}
+
+/* Does row `row` of pass p hold a square flagged in g->req. */
+static int row_flagged(const Gen *g, int p, int row) {
+    int any = 0;
+    for (int c = 0; c < SIZE; c++) any |= g->req[p][row * SIZE + c];
+    return any;
+}
+
+/* Expand an anchor taken from the queue sorted by bound (its row's anchors give the left
+ * limit). */
+static void run_queued(Gen *g, const Anchor *an) {
+    uint8_t is_a[SIZE];
+    row_anchors(g, an->pass, an->row, is_a);
+    run_anchor(g, an->pass, an->row, an->col, left_limit(g, an->pass, an->row, an->col, is_a));
+}
+
 static void sort_desc(int *v, int n) {
     for (int i = 1; i < n; i++) {
         int x = v[i], j = i;
@@ -582,7 +602,7 @@ static PyObject *generate(PyObject *self, PyObject *args) {
         cross_sets(g, p);
         for (int row = 0; row < SIZE; row++) {
             uint8_t is_a[SIZE];
-            for (int c = 0; c < SIZE; c++) is_a[c] = (uint8_t)is_anchor(g, p, row * SIZE + c);
+            row_anchors(g, p, row, is_a);
             for (int c = 0; c < SIZE; c++) {
                 if (!is_a[c]) continue;
                 int limit = left_limit(g, p, row, c, is_a);
@@ -604,10 +624,7 @@ static PyObject *generate(PyObject *self, PyObject *args) {
         for (int k = 0; k < nanchors; k++) {
             Anchor *an = &anchors[k];
             if (an->bound < cutoff(g)) break;
-            uint8_t is_a[SIZE];
-            for (int c = 0; c < SIZE; c++)
-                is_a[c] = (uint8_t)is_anchor(g, an->pass, an->row * SIZE + c);
-            run_anchor(g, an->pass, an->row, an->col, left_limit(g, an->pass, an->row, an->col, is_a));
+            run_queued(g, an);
             if (g->failed) goto done;
         }
         int cut = cutoff(g);
@@ -662,13 +679,9 @@ static int search_best(Gen *g, Anchor *anchors, const int *rack_values, uint32_t
     int nanchors = 0;
     for (int p = 0; p < 2; p++) {
         for (int row = 0; row < SIZE; row++) {
-            if (g->req_on) {
-                int any = 0;
-                for (int c = 0; c < SIZE; c++) any |= g->req[p][row * SIZE + c];
-                if (!any) continue;
-            }
+            if (g->req_on && !row_flagged(g, p, row)) continue;
             uint8_t is_a[SIZE];
-            for (int c = 0; c < SIZE; c++) is_a[c] = (uint8_t)is_anchor(g, p, row * SIZE + c);
+            row_anchors(g, p, row, is_a);
             for (int c = 0; c < SIZE; c++) {
                 if (!is_a[c]) continue;
                 int limit = left_limit(g, p, row, c, is_a);
@@ -692,9 +705,7 @@ static int search_best(Gen *g, Anchor *anchors, const int *rack_values, uint32_t
             if (f > cut) cut = f;
         }
         if (an->bound < cut) break;
-        uint8_t is_a[SIZE];
-        for (int c = 0; c < SIZE; c++) is_a[c] = (uint8_t)is_anchor(g, an->pass, an->row * SIZE + c);
-        run_anchor(g, an->pass, an->row, an->col, left_limit(g, an->pass, an->row, an->col, is_a));
+        run_queued(g, an);
         g->anchors_run++;
     }
     return g->found;
@@ -814,11 +825,9 @@ static int max_bound(Gen *g, const int *rack_values, uint32_t rack_letters) {
     int best = INT32_MIN;
     for (int p = 0; p < 2; p++) {
         for (int row = 0; row < SIZE; row++) {
-            int any = 0;
-            for (int c = 0; c < SIZE; c++) any |= g->req[p][row * SIZE + c];
-            if (!any) continue;
+            if (!row_flagged(g, p, row)) continue;
             uint8_t is_a[SIZE];
-            for (int c = 0; c < SIZE; c++) is_a[c] = (uint8_t)is_anchor(g, p, row * SIZE + c);
+            row_anchors(g, p, row, is_a);
             for (int c = 0; c < SIZE; c++) {
                 if (!is_a[c]) continue;
                 int bound = shadow_bound(g, p, row, c, left_limit(g, p, row, c, is_a),
