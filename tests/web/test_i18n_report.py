@@ -124,3 +124,21 @@ def test_the_round_mails_name_the_variant_in_romanian() -> None:
     final = render("duplicate_final", locale="ro", player_name="Ana", game_title="Marți",
                    total=12, total_label="Vos points de classement (tours topés)", ranking=[])
     assert "Punctele dumneavoastră de clasament (ture la top) : 12" in final.text
+
+
+def test_the_consoles_flash_messages_in_romanian() -> None:
+    cases = {
+        "Compétition « Cupa 2026 » créée.": "Competiția „Cupa 2026” a fost creată.",
+        "Top du tour 3 : H4 RESTAIT (70).": "Topul turei 3: H4 RESTAIT (70).",
+        "Import terminé : 2 créé(s), 1 mis à jour, 0 inchangé(s).":
+        "Import încheiat: 2 creat(e), 1 actualizat(e), 0 neschimbat(e).",
+        "Solution de référence enregistrée : 166 points.":
+        "Soluția de referință a fost înregistrată: 166 puncte.",
+        "Réponse enregistrée. Si l'appel change un résultat, enregistrez la décision puis "
+        "relancez la vérification.":
+        "Răspuns înregistrat. Dacă apelul schimbă un rezultat, înregistrați decizia, apoi "
+        "relansați verificarea.",
+        "Fiche du joueur enregistrée.": "Fișa jucătorului a fost înregistrată.",
+    }
+    for french, romanian in cases.items():
+        assert translate(french, RO) == romanian

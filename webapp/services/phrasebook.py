@@ -216,6 +216,43 @@ MESSAGES: tuple[str, ...] = (
        "puis leur somme."),
     N_("Vos scrabbles valables (total)"), N_("Vos points de classement (tours topés)"),
     N_("Scrabble posé"),
+    # the console's flash messages (webapp.views.console, views.people), which base.html
+    # shows through |tr_msg
+    N_("Réponse enregistrée."),
+    N_("Réponse enregistrée. Si l'appel change un résultat, enregistrez la décision puis "
+       "relancez la vérification."),
+    N_("Classement définitif publié."),
+    N_("Compétition « %(name)s » créée."),
+    N_("Donnez un nom à l'étape."),
+    N_("Le nom de l'étape dépasse %(max)s caractères."),
+    N_("Étape « %(name)s » ajoutée."),
+    N_("Compétition ouverte à tous les joueurs : chacun peut envoyer ses feuilles et être "
+       "classé."),
+    N_("Compétition réservée aux joueurs inscrits."),
+    N_("Rien n'a été changé : %(reason)s"),
+    N_("Règles du classement général enregistrées."),
+    N_("Partie par correspondance %(code)s créée : ROUGE joue."),
+    N_("Série : %(count)s parties créées (toutes rondes) ; dans chacune, ROUGE joue."),
+    N_("Partie Duplicate %(code)s créée."),
+    N_("Top du tour %(number)s : %(ref)s %(word)s (%(score)s)."),
+    N_("Tour %(number)s corrigé à nouveau."),
+    N_("Message sortant n° %(id)s remis dans la file : l'expéditeur le renvoie à son "
+       "prochain passage."),
+    N_("Import terminé : %(created)s créé(s), %(updated)s mis à jour, %(unchanged)s "
+       "inchangé(s)."),
+    N_("Problème enregistré."),
+    N_("C'est fait."),
+    N_("Solution de référence enregistrée : %(total)s %(unit)s."),
+    N_("Feuille hors délai acceptée. Les feuilles sont déjà vérifiées : elle n'entrera au "
+       "classement qu'après « Relancer la vérification… » (en haut de cette page)."),
+    N_("Feuille hors délai acceptée : elle sera vérifiée avec les autres à la vérification "
+       "du problème."),
+    N_("L'aperçu n'est pas encore complet : rien n'a été appliqué. Poursuivez l'aperçu, puis "
+       "appliquez."),
+    N_("Les résultats ont changé depuis l'aperçu (nouvelle décision ?) : vérifiez le nouvel "
+       "aperçu avant d'appliquer."),
+    N_("Décision enregistrée. Relancez la vérification pour l'appliquer aux rapports."),
+    N_("Fiche du joueur enregistrée."),
     # a move's verdict (puzzles.verify.report.MoveStatus)
     N_("valide"), N_("avertissement"), N_("pénalité"), N_("zéro"), N_("zéro en cascade"),
     N_("annulé"), N_("passe"), N_("doublon"), N_("hors jeu"), N_("non joué"),
