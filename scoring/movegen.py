@@ -263,10 +263,17 @@ def _run(
     n: int,
     engine: RawGenerate | None,
 ) -> list[RawMove] | tuple[int, int, int]:
-    lex = _lexicon(config, lexicon)
-    layout = config.layout
     run = engine or _default_engine()
-    return run(
+    return run(*_position(board, rack, config, _lexicon(config, lexicon)), mode, n)
+
+
+def _position(
+    board: Board, rack: str, config: GameConfig, lex: Lexicon
+) -> tuple[array[int], bytes, bytes, bytes, bytes, bytes, int, int, bool, int, int, int]:
+    """The arguments both raw engines take first: the DAWG, the grid, the rack, the letter
+    values, the multipliers and the rules (centre, first move, rack size, bingo)."""
+    layout = config.layout
+    return (
         lex.dawg.edges,
         _cells(board),
         parse_rack(rack, config),
@@ -279,15 +286,16 @@ def _run(
         config.rack_size,
         config.bingo_tiles,
         config.bingo_bonus,
-        mode,
-        n,
     )
 
 
+def _c_wanted() -> bool:
+    """The compiled engine is used unless ``ARBITRE_PURE_PYTHON=1``."""
+    return os.environ.get("ARBITRE_PURE_PYTHON") != "1"
+
+
 def _default_engine() -> RawGenerate:
-    if _c_generate is not None and os.environ.get("ARBITRE_PURE_PYTHON") != "1":
-        return _c_generate
-    return py_generate
+    return _c_generate if _c_generate is not None and _c_wanted() else py_generate
 
 
 # --- public API -------------------------------------------------------------------------
@@ -379,28 +387,9 @@ def sequences(
     raw = _run(board, first_rack, first_config or config, lex, MODE_ALL, 0, None)
     assert isinstance(raw, list)
     raw.sort(key=lambda m: -m[0])  # best first: the branch and bound's order
-    layout = config.layout
-    run = engine or (
-        _c_followups
-        if _c_followups is not None and os.environ.get("ARBITRE_PURE_PYTHON") != "1"
-        else py_followups
-    )
+    run = engine or (_c_followups if _c_followups is not None and _c_wanted() else py_followups)
     kept, counts = run(
-        lex.dawg.edges,
-        _cells(board),
-        parse_rack(second_rack, config),
-        _values(config),
-        bytes(layout.letter_mult),
-        bytes(layout.word_mult),
-        layout.center,
-        config.first_move_min_tiles,
-        config.first_move_horizontal,
-        config.rack_size,
-        config.bingo_tiles,
-        config.bingo_bonus,
-        raw,
-        parse_rack(first_rack, config),
-        floor,
+        *_position(board, second_rack, config, lex), raw, parse_rack(first_rack, config), floor
     )
     stats = SequenceStats(len(raw), *counts)
     if not kept:
