@@ -237,8 +237,7 @@ def inbound_detail(session: Session, inbound_id: int) -> InboundDetail | None:
     submission = session.get(Submission, msg.submission_id) if msg.submission_id else None
     # What this message caused: the receipt of its submission and the pipeline's replies
     # (their dedupe keys are fixed by submit_sheet and mailer.pipeline._reply).
-    keys = [f"{kind}:inbound:{msg.id}" for kind in
-            ("instructions", "ambiguity", "parse_errors", "refused_too_large")]
+    keys = [f"{kind}:inbound:{msg.id}" for kind in pipeline.REPLY_KINDS]
     if msg.submission_id:
         keys.append(f"receipt:{msg.submission_id}")
     outbox = list(session.exec(

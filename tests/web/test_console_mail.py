@@ -427,3 +427,25 @@ def test_failed_outbox_row_is_retried_now(
         assert f"Message-ID: {row.message_id}".encode() in handler.accepted[0]
     finally:
         controller.stop()
+
+
+def test_the_refusal_a_message_caused_is_on_its_page(
+    app: Flask, client: FlaskClient, db_session: Session, p1: Problem, frozen_clock: Any
+) -> None:
+    """A sheet from a player not registered in the competition is refused and the player is
+    told why (outbox kind ``refused``); the message's console page lists that reply among
+    what the message caused, as it lists the other replies of the pipeline (the page built
+    its keys from four of the five reply kinds and left the refusal out)."""
+    from mailer.mailroom import inbound_detail
+    from webapp.services import players
+
+    eve = players.create_player(session=db_session, name="Eve Stan", email="eve@example.org")
+    db_session.commit()
+    inbound_id, status = receive(app, mail(eve), eve)
+    assert status == "ignored"
+    detail = inbound_detail(db_session, inbound_id)
+    assert detail is not None
+    assert [(m.kind, m.to_addr) for m in detail.outbox] == [("refused", "eve@example.org")]
+    login_arbitre(client, db_session)
+    shown = text_of(client.get(f"/console/courrier/recu/{inbound_id}"))
+    assert "feuille refusée" in shown
