@@ -1,16 +1,19 @@
 """Factories for the web tests: a championship with registered players and a problem whose
-schedule is given relative to the frozen clock."""
+schedule is given relative to the frozen clock; an empty database for the migration tests."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 from flask import Flask
 from sqlmodel import Session
 
+from webapp.db import make_engine
 from webapp.models import Competition, Player, Problem, ProblemStatus
 from webapp.services import players, problems
 
@@ -67,3 +70,16 @@ def make_problem(
 def ctx(app: Flask):  # type: ignore[no-untyped-def]
     with app.app_context():
         yield app
+
+
+@pytest.fixture
+def empty_engine(database_url: str, pg_schema: str | None) -> Iterator[sa.Engine]:
+    """An engine on an empty database for migration tests: on PostgreSQL a schema of its own
+    (the app fixture's tables must not be seen here), dropped afterwards."""
+    schema = f"{pg_schema}_mig_{uuid.uuid4().hex[:6]}" if pg_schema else None
+    engine = make_engine(database_url, schema=schema)
+    yield engine
+    if schema:
+        with engine.begin() as conn:
+            conn.execute(sa.text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+    engine.dispose()

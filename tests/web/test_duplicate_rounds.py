@@ -7,8 +7,7 @@ top is ZA at H7, (10 + 1) × 2 = 22 (Z on H7, A on the double-word star H8).
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from flask import Flask
 from sqlmodel import Session, select
 
 from tests.web.za_game import START, za_game
-from webapp.db import alembic_config, make_engine
+from webapp.db import alembic_config
 from webapp.models import (
     Channel,
     Competition,
@@ -72,17 +71,6 @@ def test_round_closes_when_every_player_has_answered(
     assert [(x["name"], x["score"]) for x in r1.results] == [("Ana", 22), ("Bob", 22)]
     r2 = db_session.exec(select(DuplicateRound).where(DuplicateRound.number == 2)).one()
     assert (r2.opens_at, r2.closes_at) == (answered, answered + timedelta(hours=48))
-
-
-@pytest.fixture
-def empty_engine(database_url: str, pg_schema: str | None) -> Iterator[sa.Engine]:
-    schema = f"{pg_schema}_dup_{uuid.uuid4().hex[:6]}" if pg_schema else None
-    engine = make_engine(database_url, schema=schema)
-    yield engine
-    if schema:
-        with engine.begin() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
-    engine.dispose()
 
 
 def test_migration_0006_keeps_every_existing_row(empty_engine: sa.Engine) -> None:

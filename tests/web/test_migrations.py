@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 import sqlalchemy as sa
 from alembic import command
@@ -12,7 +10,7 @@ from alembic.migration import MigrationContext
 from sqlmodel import SQLModel
 
 import webapp.models  # noqa: F401
-from webapp.db import alembic_config, make_engine
+from webapp.db import alembic_config
 
 pytestmark = pytest.mark.db
 
@@ -35,18 +33,6 @@ def test_the_chain_is_linear_and_numbered() -> None:
     revisions = [r.revision for r in script.walk_revisions()]
     assert len(script.get_heads()) == 1
     assert sorted(revisions) == [f"{i:04d}" for i in range(1, len(revisions) + 1)]
-    engine.dispose()
-
-
-@pytest.fixture
-def empty_engine(database_url: str, pg_schema: str | None):
-    # a schema of its own on PostgreSQL: the app fixture's tables must not be seen here
-    schema = f"{pg_schema}_mig_{uuid.uuid4().hex[:6]}" if pg_schema else None
-    engine = make_engine(database_url, schema=schema)
-    yield engine
-    if schema:
-        with engine.begin() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
     engine.dispose()
 
 
