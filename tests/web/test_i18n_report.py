@@ -142,3 +142,13 @@ def test_the_consoles_flash_messages_in_romanian() -> None:
     }
     for french, romanian in cases.items():
         assert translate(french, RO) == romanian
+
+
+def test_a_duplicate_rhythm_in_romanian() -> None:
+    from webapp.services.duplicate import describe_rhythm
+
+    fixed = describe_rhythm({"kind": "weekdays", "days": [0, 3], "time": "20:00"})
+    assert fixed == "clôture chaque lundi, jeudi à 20:00"
+    assert translate(fixed, RO) == "închidere în fiecare luni, joi la ora 20:00"
+    assert translate(describe_rhythm({"kind": "hours", "hours": 48}), RO) == (
+        "o tură la fiecare 48 ore")

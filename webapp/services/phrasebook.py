@@ -196,6 +196,9 @@ MESSAGES: tuple[str, ...] = (
     N_("tour suivant dès que tous les joueurs ont répondu, au plus tard %(hours)s heures "
        "après le tirage"),
     N_("Grille après le tour %(number)s"), N_("Grille avant le tour %(number)s"),
+    N_("clôture chaque %(days)s à %(time)s"),
+    N_("lundi"), N_("mardi"), N_("mercredi"), N_("jeudi"), N_("vendredi"), N_("samedi"),
+    N_("dimanche"),
     # the Duplicate variants told to players (services.duplicate: VARIANT_RULES_FR, the
     # round mails' labels)
     N_("Duplicate Top : chaque tour, le ou les joueurs qui réalisent la meilleure marque de "
@@ -284,6 +287,8 @@ def _one(text: str, gettext: Callable[[str], str]) -> str | None:
             # a reason may list several messages joined by « ; »: each is translated
             values = {k: " ; ".join(translate(p, gettext) for p in v.split(" ; "))
                       if k in ("reason", "warning", "warnings", "game", "unit", "colour")
+                      else ", ".join(translate(p, gettext) for p in v.split(", "))
+                      if k == "days"
                       else dates(v, gettext) if k == "date"
                       else v for k, v in m.groupdict().items()}
             try:
