@@ -128,17 +128,22 @@ def create_problem(
     actor: str = audit.SYSTEM,
     round_interval_minutes: int = 0,
     live: bool = False,
+    instructions: str = "",
 ) -> Problem:
     """Store ``puzzle`` (a :class:`puzzles.problem.Problem`) with its schedule. The appeal
     window defaults to the ``APPEAL_DAYS`` setting (7 days). ``round_interval_minutes``
     (Anticipation family): the groups are announced move by move at that interval
     (:mod:`webapp.services.rounds`); 0 publishes the whole draw order at once. ``live``
     (Anticipation): played live with the rules' times (the setting ``anticipation_live``);
-    the deadline must then be the end of move 14, ``rounds.live_deadline_after(publish_at)``."""
+    the deadline must then be the end of move 14, ``rounds.live_deadline_after(publish_at)``.
+    ``stage`` must belong to ``competition``; ``instructions``: the arbitre's words shown with
+    the statement."""
     if publish_at.tzinfo is None or deadline_at.tzinfo is None:
         raise ValueError("publish_at and deadline_at must be timezone-aware")
     if deadline_at <= publish_at:
         raise ValueError("La clôture doit suivre la publication.")
+    if stage is not None and stage.competition_id != competition.id:
+        raise ValueError("Cette étape n'appartient pas à la compétition choisie.")
     if code and session.exec(select(Problem.id).where(Problem.code == code)).first():
         raise ValueError(f"Le code public « {code} » est déjà celui d'un autre "
                          "problème : choisissez-en un autre.")
@@ -177,6 +182,8 @@ def create_problem(
         round_interval_minutes=round_interval_minutes,
         status=status,
     )
+    if instructions:
+        prob.instructions = instructions
     session.add(prob)
     session.flush()
     audit.record(

@@ -155,21 +155,16 @@ def new() -> ResponseReturnValue:
                 if comp is None:
                     raise ValueError("Choisissez la compétition.")
                 stage_id = id_arg(form.get("stage_id", type=int))
-                stage = s.get(Stage, stage_id) if stage_id else None
-                if stage is not None and stage.competition_id != comp.id:
-                    raise ValueError("Cette étape n'appartient pas à la compétition choisie.")
                 prob = problems.create_problem(
                     session=s, competition=comp, puzzle=puzzle, publish_at=publish_at,
                     deadline_at=deadline_at, timezone=tz,
                     title=title or None,
-                    code=code or None, stage=stage,
+                    code=code or None,
+                    stage=s.get(Stage, stage_id) if stage_id else None,
                     appeal_days=appeal_days,
                     status=status, actor=_actor(), round_interval_minutes=interval,
-                    live=live,
+                    live=live, instructions=instructions,
                 )
-                if instructions:
-                    prob.instructions = instructions
-                    s.add(prob)
                 pid = prob.id
         except (ValueError, ProblemError, RuntimeError) as exc:
             error = str(exc)
