@@ -404,3 +404,19 @@ def test_competition_page_describes_the_season_ranking(
             "Un problème non joué compte 0. À total égal, passe devant le joueur qui a joué "
             "le plus de problèmes, puis celui qui a le meilleur résultat (puis le deuxième, "
             "etc.).") in text
+
+
+def test_audit_log_filters_by_kind_named_in_french(
+    frozen_clock: Any, db_session: Session, arbitre_client: FlaskClient
+) -> None:
+    audit.record(session=db_session, actor="juge", action="problem.close", target="P1")
+    audit.record(session=db_session, actor="juge", action="ruling.add", target="P1",
+                 kind="accept_word", word="ZA", comment="admis")
+    db_session.commit()
+    page = arbitre_client.get("/console/journal?action=ruling.").get_data(as_text=True)
+    assert '<option value="ruling." selected>Décisions</option>' in page
+    text = _text(page)
+    # one entry, its details in words (« accept_word » is « mot admis »)
+    assert "1 entrée(s)." in text
+    assert "Décision d'arbitrage P1 type : mot admis · mot : ZA · commentaire : admis" in text
+    assert "Problème clos" not in text and raw_tokens(text) == []
