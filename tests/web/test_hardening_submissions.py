@@ -6,7 +6,6 @@ tests/mail/test_hardening_access.py."""
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
@@ -16,6 +15,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlmodel import Session, select
 
+from tests.web.season import FIRST, text
+from tests.web.test_pages import login_player
 from webapp.auth import create_arbitre
 from webapp.models import (
     Appeal,
@@ -35,20 +36,9 @@ from webapp.services.submissions import submit_sheet
 pytestmark = pytest.mark.db
 
 SHEET = "1 ACEFHIR h8 FICHERA 82 82\n2 SUW 15f WUS 84 166\n"
-FIRST = "1 ACEFHIR h8 FICHERA 82 82\n"
 REFUSED = ("Vous n'êtes pas inscrit à la compétition « Championnat par correspondance 2026 » : "
            "vos feuilles pour le problème « {title} » ne peuvent pas être acceptées. Demandez "
            "votre inscription à l'arbitre.")
-
-
-def text(resp: Any) -> str:
-    return html.unescape(resp.get_data(as_text=True))
-
-
-def as_player(client: FlaskClient, player: Player) -> None:
-    with client.session_transaction() as sess:
-        sess.clear()
-        sess["player_id"] = player.id
 
 
 def as_arbitre(client: FlaskClient, db_session: Session) -> None:
@@ -76,7 +66,7 @@ def test_an_unregistered_player_is_refused_until_the_arbitre_opens_the_competiti
     make_problem: Callable[..., Problem], frozen_clock: Any,
 ) -> None:
     prob = make_problem(code="P1")
-    as_player(client, outsider)
+    login_player(client, outsider)
     resp = client.post("/joueur/problemes/P1/envoyer", data={"feuille": SHEET})
     assert resp.status_code == 400  # the form again, with the reason
     page = text(resp)
@@ -98,7 +88,7 @@ def test_an_unregistered_player_is_refused_until_the_arbitre_opens_the_competiti
     assert (entry.actor, entry.target, entry.details) == (
         "juge", "cn2026", {"open_registration": True})
 
-    as_player(client, outsider)
+    login_player(client, outsider)
     resp = client.post("/joueur/problemes/P1/envoyer", data={"feuille": SHEET})
     assert resp.status_code == 302
     (sub,) = db_session.exec(select(Submission)).all()
@@ -162,7 +152,7 @@ def test_per_player_submission_limit(
     ana = make_player("Ana Popescu", "ana@example.ro")
     make_problem(code="P1")
     make_problem(code="P2", seed=2)
-    as_player(client, ana)
+    login_player(client, ana)
     for i in range(10):
         code = "P1" if i % 2 else "P2"
         assert client.post(f"/joueur/problemes/{code}/envoyer",
@@ -184,7 +174,7 @@ def test_nul_characters_are_removed_and_the_sheet_kept(
 ) -> None:
     ana = make_player("Ana Popescu", "ana@example.ro")
     make_problem(code="P1")
-    as_player(client, ana)
+    login_player(client, ana)
     resp = client.post("/joueur/problemes/P1/envoyer",
                        data={"feuille": "1 ACEFHIR h8 FICH\x00ERA 82 82\n\x00"})
     assert resp.status_code == 302
@@ -258,7 +248,7 @@ def test_appeals_are_bounded(
     """APPEALS_PER_SHEET = 2: one at a time, two in all on one problem."""
     v, bob = provisional["ver"], provisional["bob"]
     url = f"/joueur/rapports/{v.id}/appel"
-    as_player(client, bob)
+    login_player(client, bob)
     assert client.post(url, data={"texte": "Premier appel."}).status_code == 302
     resp = client.post(url, data={"texte": "Encore un."})
     assert resp.status_code == 400
@@ -268,12 +258,12 @@ def test_appeals_are_bounded(
 
     as_arbitre(client, db_session)
     client.post(f"/console/appels/{first.id}", data={"decision": "reject", "answer": "Non."})
-    as_player(client, bob)
+    login_player(client, bob)
     assert client.post(url, data={"texte": "Deuxième appel."}).status_code == 302
     second = max(db_session.exec(select(Appeal)).all(), key=lambda a: a.id)
     as_arbitre(client, db_session)
     client.post(f"/console/appels/{second.id}", data={"decision": "reject", "answer": "Non."})
-    as_player(client, bob)
+    login_player(client, bob)
     resp = client.post(url, data={"texte": "Troisième appel."})
     assert resp.status_code == 400
     assert ("Vous avez déjà fait appel 2 fois pour ce problème : 2 appels au plus par "

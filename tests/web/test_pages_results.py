@@ -7,7 +7,6 @@ deadline); scores are the worked example of RULES §12 [E5]: FICHERA 82, WUS 84,
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
@@ -16,6 +15,8 @@ import pytest
 from flask.testing import FlaskClient
 from sqlmodel import Session, select
 
+from tests.web.season import FIRST, FULL, text
+from tests.web.test_pages import login_player
 from webapp.auth import create_arbitre
 from webapp.models import (
     Appeal,
@@ -32,19 +33,7 @@ from webapp.services.submissions import submit_sheet
 
 pytestmark = pytest.mark.db
 
-FULL = "1 ACEFHIR h8 FICHERA 82 82\n2 SUW 15f WUS 84 166\n"
-FIRST = "1 ACEFHIR h8 FICHERA 82 82\n"
 EVIL = "<script>alert('x')</script>"
-
-
-def text(resp: Any) -> str:
-    return html.unescape(resp.get_data(as_text=True))
-
-
-def as_player(client: FlaskClient, player: Player) -> None:
-    with client.session_transaction() as sess:
-        sess.clear()
-        sess["player_id"] = player.id
 
 
 def as_arbitre(client: FlaskClient, db_session: Session) -> None:
@@ -96,7 +85,7 @@ def test_ranking_csv_is_exact(client: FlaskClient, results: dict[str, Any]) -> N
 def test_ranking_page_escapes_and_highlights_the_player(
     client: FlaskClient, results: dict[str, Any]
 ) -> None:
-    as_player(client, results["ana"])
+    login_player(client, results["ana"])
     resp = client.get("/problemes/P1/classement")
     body = resp.get_data(as_text=True)
     assert resp.status_code == 200
@@ -114,7 +103,7 @@ def test_reports_are_public_once_results_are(
 ) -> None:
     v = results["ver"][results["ana"].id]
     assert client.get(f"/rapports/{v.id}").status_code == 200
-    as_player(client, results["bob"])
+    login_player(client, results["bob"])
     resp = client.get(f"/rapports/{v.id}")
     assert resp.status_code == 200
     assert "Faire appel" not in text(resp)  # only on one's own report
@@ -124,7 +113,7 @@ def test_player_appeals_and_the_arbitre_answers(
     client: FlaskClient, results: dict[str, Any], db_session: Session
 ) -> None:
     v = results["ver"][results["bob"].id]
-    as_player(client, results["bob"])
+    login_player(client, results["bob"])
     page = text(client.get(f"/joueur/rapports/{v.id}/appel"))
     assert "Le délai d'appel court jusqu'au 18/05/2026 à 13:01" in page
     resp = client.post(f"/joueur/rapports/{v.id}/appel", data={"texte": "  "})
@@ -135,7 +124,7 @@ def test_player_appeals_and_the_arbitre_answers(
     assert "Votre appel est enregistré" in text(resp)
     appeal = db_session.exec(select(Appeal)).one()
     # someone else's report cannot be appealed
-    as_player(client, results["ana"])
+    login_player(client, results["ana"])
     assert client.get(f"/joueur/rapports/{v.id}/appel").status_code == 404
 
     as_arbitre(client, db_session)
@@ -145,7 +134,7 @@ def test_player_appeals_and_the_arbitre_answers(
                                                       "answer": "La feuille reçue n'a qu'un coup."})
     db_session.refresh(appeal)
     assert (appeal.status, appeal.answer) == ("rejected", "La feuille reçue n'a qu'un coup.")
-    as_player(client, results["bob"])
+    login_player(client, results["bob"])
     assert "La feuille reçue n'a qu'un coup." in text(client.get(f"/joueur/rapports/{v.id}/appel"))
 
 
@@ -259,7 +248,7 @@ def test_appeal_answer_goes_back_only_within_the_console(
     client: FlaskClient, results: dict[str, Any], db_session: Session
 ) -> None:
     v = results["ver"][results["bob"].id]
-    as_player(client, results["bob"])
+    login_player(client, results["bob"])
     client.post(f"/joueur/rapports/{v.id}/appel", data={"texte": "Je conteste."})
     appeal = db_session.exec(select(Appeal)).one()
     as_arbitre(client, db_session)
