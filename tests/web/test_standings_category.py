@@ -84,3 +84,24 @@ def test_the_ranking_cells_in_each_language(client: FlaskClient, db_session: Ses
     ro_body = client.get("/problemes/P1/classement?serie=S1",
                          headers={"Accept-Language": "ro"}).get_data(as_text=True)
     assert '<td class="small">10/05/2026, ora 13:00</td>' in ro_body and '">vezi</a>' in ro_body
+
+
+def test_the_csv_of_one_serie(client: FlaskClient, db_session: Session,
+                              season: dict[str, Any]) -> None:  # noqa: F811
+    for key in ("bob", "dan"):
+        player = db_session.get(Player, season[key].id)
+        assert player is not None
+        player.category = "S2"
+        db_session.add(player)
+    db_session.commit()
+    page = client.get("/competitions/cn2026/classement?serie=S2").get_data(as_text=True)
+    assert 'href="/competitions/cn2026/classement.csv?serie=S2"' in page
+    resp = client.get("/competitions/cn2026/classement.csv?serie=S2")
+    assert resp.headers["Content-Disposition"] == (
+        'attachment; filename="classement-general-cn2026-serie-S2-provisoire.csv"')
+    # Bob 2nd and Dan 4th of the field: 1st and 2nd of the série
+    assert resp.get_data(as_text=True) == (
+        "\ufeffrang;joueur;club;P1 (provisoire);P2 (provisoire);total;problèmes_joués\r\n"
+        "1;Bob Martin;;49,40;83,00;132,40;2\r\n"
+        "2;Dan Ionescu;;;41,00;41,00;1\r\n"
+    )

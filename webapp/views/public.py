@@ -324,7 +324,10 @@ def standings(slug: str) -> str:
 
 @bp.route("/competitions/<slug>/classement.csv")
 def standings_csv(slug: str) -> Response:
-    table = _standings_of(slug)
+    category = " ".join(request.args.get("serie", "").split())
+    with read_session() as s:
+        view = public_pages.category_standings(s, _standings_of(slug), category)
+    table = view.standings
     decimals = table.rule == "sum_percent"
     buf = io.StringIO()
     # the conventions of the problem rankings' CSV: ";", decimal comma, BOM, CRLF
@@ -339,10 +342,13 @@ def standings_csv(slug: str) -> Response:
                                   decimals=decimals)
             cells.append(text.strip("()") + " (non retenu)" if c.played and not c.counted
                          else text)
-        w.writerow([str(line.row.place), csv_text(line.name), csv_text(line.club), *cells,
+        place = view.places.get(line.row.player_id, line.row.place)
+        w.writerow([str(place), csv_text(line.name), csv_text(line.club), *cells,
                     format_value(line.row.total, decimals=decimals), str(line.row.played)])
     kind = "provisoire" if table.provisional else "definitif"
-    name = f"classement-general-{table.competition.slug}-{kind}.csv"
+    serie = "".join(ch for ch in category if ch.isalnum() or ch in "-_")
+    name = (f"classement-general-{table.competition.slug}{'-serie-' + serie if serie else ''}"
+            f"-{kind}.csv")
     return Response(
         ("\ufeff" + buf.getvalue()).encode("utf-8"),
         mimetype="text/csv",
