@@ -1031,21 +1031,22 @@ def _correct_first(ctx: RoundContext, b: Bulletin, who: str, cands: list[Generat
     if not cands:
         return Verdict(who, 0, "nul", reason_fr=_zero_reason(ctx, b))
     warnings: list[str] = []
+    # among equally advantageous placements, the one the player wrote (a Tactique's second
+    # word is judged on the grid this first word leaves), else the leftmost
+    written = parse_ref(b.ref) if b.ref else None
+
+    def preferred(m: GeneratedMove) -> tuple[int, bool, int]:
+        return (m.score, m.ref == written, -m.start)
+
     exact = [m for m in cands if marks_match(m, b.word, ctx.board)]
     if exact:
-        best = max(m.score for m in exact)
-        tied = [m for m in exact if m.score == best]
-        # among equally advantageous placements, the one the player wrote (a Tactique's
-        # second word is judged on the grid this first word leaves)
-        written = parse_ref(b.ref) if b.ref else None
-        at_written = [m for m in tied if m.ref == written]
-        chosen = at_written[0] if at_written else max(tied, key=lambda m: -m.start)
+        chosen = max(exact, key=preferred)
     else:
         warnings.append("joker mal entouré ou non entouré")
         best_by_marks: dict[str, GeneratedMove] = {}
         for m in cands:
             cur = best_by_marks.get(m.word)
-            if cur is None or m.score > cur.score:
+            if cur is None or preferred(m) > preferred(cur):
                 best_by_marks[m.word] = m
         options = list(best_by_marks.values())
         matching = [m for m in options if m.score == b.claimed]

@@ -409,3 +409,20 @@ def test_interrupted_game_threshold() -> None:
 
     assert not interrupted_game_stands(14, FR) and interrupted_game_stands(15, FR)
     assert interrupted_game_stands(10, replace(FR, interruption_min_rounds=10))
+
+
+def test_first_move_joker_not_circled_keeps_the_written_reference(cfg: GameConfig) -> None:
+    """KAKI from KA?IEST on the empty grid: every horizontal placement through the star
+    (H5 to H8) lies on no letter premium (the DL of row H are H4 and H12), so each scores
+    (10 + 1 + 0 + 1) × 2 = 24 with the joker on either K. Written unmarked, the word is
+    credited with a warning at the reference the player wrote — as a marked joker is — and
+    without a reference at the leftmost placement, H5 (the unmarked word was put at H8
+    whatever the bulletin said)."""
+    empty = Board().to_cgp()
+    assert summary(judge(cfg, "H5 kAKI 24", "KA?IEST", grid=empty, round_no=1)) == (
+        24, "valide", 0, "H5", "kAKI")
+    for text, ref in (("H5 KAKI 24", "H5"), ("H6 KAKI 24", "H6"), ("H8 KAKI 24", "H8"),
+                      ("KAKI 24", "H5")):
+        v = judge(cfg, text, "KA?IEST", grid=empty, round_no=1)
+        assert (v.score, v.kind, v.warnings, v.ref) == (24, "avertissement", 1, ref), text
+        assert v.reason_fr == "Avertissement : joker mal entouré ou non entouré."
