@@ -17,13 +17,20 @@ mail goes through the outbox's ``dedupe_key``. The series table is
 from __future__ import annotations
 
 import logging
+import re
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from flask import current_app, has_app_context
 from sqlmodel import Session, col, select
 
+import puzzles.correspondence as engine_module
+from scoring.config import GameConfig
+from scoring.notation import is_ref
+from scoring.tiles import tileset
+from webapp.db import session_scope
 from webapp.models import (
     Arbitre,
     AuditLog,
@@ -35,9 +42,10 @@ from webapp.models import (
     Player,
     Registration,
 )
-from webapp.services import audit, notify
+from webapp.services import audit, changes, notify
 from webapp.services.duplicate import text_grid
 from webapp.services.timefmt import format_local
+from webapp.services.verification import base_lexicon
 
 log = logging.getLogger(__name__)
 
@@ -53,9 +61,7 @@ class CorrespondenceError(ValueError):
 
 
 def engine() -> Any:
-    import puzzles.correspondence as module
-
-    return module
+    return engine_module
 
 
 def settings_of(game: CorrespondenceGame) -> Any:
@@ -63,10 +69,6 @@ def settings_of(game: CorrespondenceGame) -> Any:
 
 
 def config_of(game: CorrespondenceGame) -> Any:
-    from scoring.config import GameConfig
-    from scoring.tiles import tileset
-    from webapp.services.verification import base_lexicon
-
     return GameConfig(tileset=tileset(game.lang), lexicon=base_lexicon(game))  # type: ignore[arg-type]
 
 
@@ -95,8 +97,6 @@ def to_move(game: CorrespondenceGame) -> int:
 
 
 def game_url(game: CorrespondenceGame) -> str | None:
-    from flask import current_app, has_app_context
-
     base = current_app.config.get("BASE_URL") if has_app_context() else None
     return f"{base.rstrip('/')}/correspondance/{game.code}" if base else None
 
@@ -226,8 +226,6 @@ def parse_move(text: str) -> tuple[str | None, str | None]:
     if len(parts) < 2:
         raise CorrespondenceError("Coup illisible : écrivez la référence et le mot (« H8 MOT »)"
                                   " ou « passe ».")
-    from scoring.notation import is_ref
-
     ref, word = parts[0], parts[1]
     if not is_ref(ref) and is_ref(word):
         ref, word = word, ref
@@ -286,8 +284,6 @@ def submit_move(*, session: Session, player: Player, game: CorrespondenceGame, t
 
 def _schedule_changed(session: Session) -> None:
     """The deadlines moved: bump the scheduler's change counter in this transaction."""
-    from webapp.services import changes
-
     changes.bump(session.connection())
 
 
@@ -310,8 +306,6 @@ def _finish(session: Session, game: CorrespondenceGame, state: Any, reason: str,
 
 def run_due(*, now: datetime) -> list[str]:
     """Reminders due and games lost on time; ``"<action>:<code>:<move>"`` per step."""
-    from webapp.db import session_scope
-
     with session_scope() as s:
         ids = list(s.exec(select(CorrespondenceGame.id).where(
             CorrespondenceGame.status == PLAYING).order_by(col(CorrespondenceGame.id))).all())
@@ -344,8 +338,6 @@ def run_due(*, now: datetime) -> list[str]:
 
 
 def upcoming_instants(*, now: datetime) -> list[datetime]:
-    from webapp.db import session_scope
-
     out: set[datetime] = set()
     with session_scope() as s:
         for g in s.exec(select(CorrespondenceGame).where(
@@ -363,8 +355,6 @@ def claim_mail(*, session: Session, player: Player, subject: str, text: str,
                received_at: datetime) -> tuple[CorrespondenceGame, str] | None:
     """A mail whose subject names a correspondence game the player plays: the move is
     played (or refused); returns the game and a note for the inbound log, else ``None``."""
-    import re
-
     words = {w.upper() for w in re.findall(r"[\w-]+", subject or "")}
     if not words:
         return None
