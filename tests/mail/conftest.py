@@ -10,8 +10,7 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,21 +22,10 @@ from aiosmtpd.smtp import SMTP, Envelope, Session
 from flask import Flask
 
 from tests.ports import free_port
+from tests.waiting import wait_for  # noqa: F401 (the mail tests import it from here)
 
 EML_DIR = Path(__file__).with_name("eml")
 DEADLINE = datetime(2099, 12, 31, 18, 0, tzinfo=UTC)
-
-
-def wait_for(cond: Callable[[], Any], timeout: float = 60.0, step: float = 0.05) -> Any:
-    """Poll ``cond`` until it is truthy; the bound is generous for a busy machine."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = cond()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"condition not met within {timeout}s")
-        time.sleep(step)
 
 
 def eml(name: str) -> bytes:

@@ -9,7 +9,6 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
 import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -18,6 +17,7 @@ import pytest
 import sqlalchemy as sa
 from flask import Flask
 
+from tests.waiting import wait_for
 from webapp.db import get_engine, make_engine
 from webapp.leader import LeaderLease, database_now
 
@@ -158,7 +158,7 @@ class Child:
         self.lines: list[str] = []
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
-        first = _wait_for(lambda: self.lines or self.proc.poll() is not None)
+        first = wait_for(lambda: self.lines or self.proc.poll() is not None)
         assert first is True or self.lines[0].startswith("holder "), self.stderr()
         assert self.lines, self.stderr()
         self.holder = self.lines[0].split()[1]
@@ -235,17 +235,6 @@ def _published_by(engine: sa.Engine, code: str) -> list[str]:
         return [r.details["process"].split(":")[1] for r in rows]
 
 
-def _wait_for(predicate, timeout: float = 60.0):  # type: ignore[no-untyped-def]
-    limit = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > limit:
-            raise AssertionError(f"condition not met within {timeout} s")
-        time.sleep(0.05)
-
-
 @pytest.mark.slow
 def test_two_processes_on_postgresql_kill_the_leader_the_other_takes_over(
     tmp_path: Path,
@@ -279,25 +268,25 @@ def test_two_processes_on_postgresql_kill_the_leader_the_other_takes_over(
     try:
         first = Child(script, url, schema, tmp_path / "inst0")
         children.append(first)
-        _wait_for(lambda: (_holder(engine) or ("",))[0] == first.holder)
+        wait_for(lambda: (_holder(engine) or ("",))[0] == first.holder)
         ahead = Child(script, url, schema, tmp_path / "inst1", clock_offset=3600)
         children.append(ahead)
         # The leader renews; the shifted process keeps asking and is refused, until it has
         # asked after the instant the leader's *first* lease would have ended: only the
         # renewals kept it. (Before the fix it took the lease at its first attempt.)
         first_expiry = _holder(engine)[1]  # type: ignore[index]
-        _wait_for(lambda: any(at > first_expiry for _, _, at in ahead.beats()))
+        wait_for(lambda: any(at > first_expiry for _, _, at in ahead.beats()))
         assert [leader for _, leader, _ in ahead.beats()] == [False] * len(ahead.beats())
         assert _holder(engine)[0] == first.holder  # type: ignore[index]
 
         # the leader, and only it, runs the jobs
         _add_problem(engine, "P1")
-        assert _wait_for(lambda: _published_by(engine, "P1")) == [first.pid]
+        assert wait_for(lambda: _published_by(engine, "P1")) == [first.pid]
 
         first.kill()
         _add_problem(engine, "P2")
-        _wait_for(lambda: (_holder(engine) or ("",))[0] == ahead.holder)
-        assert _wait_for(lambda: _published_by(engine, "P2")) == [ahead.pid]
+        wait_for(lambda: (_holder(engine) or ("",))[0] == ahead.holder)
+        assert wait_for(lambda: _published_by(engine, "P2")) == [ahead.pid]
         assert _published_by(engine, "P1") == [first.pid]
         # its lease ends 8 s after PostgreSQL's now, not an hour and 8 s later
         assert _holder(engine)[1] <= _db_now(engine) + timedelta(seconds=8)  # type: ignore[index]
@@ -305,9 +294,9 @@ def test_two_processes_on_postgresql_kill_the_leader_the_other_takes_over(
         third = Child(script, url, schema, tmp_path / "inst2")
         children.append(third)
         ahead.kill()
-        _wait_for(lambda: (_holder(engine) or ("",))[0] == third.holder)
+        wait_for(lambda: (_holder(engine) or ("",))[0] == third.holder)
         _add_problem(engine, "P3")
-        assert _wait_for(lambda: _published_by(engine, "P3")) == [third.pid]
+        assert wait_for(lambda: _published_by(engine, "P3")) == [third.pid]
     finally:
         for child in children:
             child.stop()

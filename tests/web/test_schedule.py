@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 from sqlmodel import Session, col, select
 
+from tests.waiting import wait_for
 from webapp.models import Channel, OutboxMessage, Problem, ProblemStatus
 from webapp.scheduler import get_scheduler
 from webapp.services import audit, clock, lifecycle
@@ -145,21 +146,6 @@ def test_started_scheduler_plans_one_job_per_instant(
     assert len(still_scheduled) == 1
 
 
-def _wait_for(predicate, timeout: float = 60.0):  # type: ignore[no-untyped-def]
-    """Poll ``predicate`` until it holds; the bound is generous (a busy machine), the
-    assertions that follow measure instants the server recorded, not this wait."""
-    import time
-
-    limit = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > limit:
-            raise AssertionError(f"condition not met within {timeout} s")
-        time.sleep(0.05)
-
-
 def _reload(session: Session, problem_id: int | None) -> Problem:
     session.expire_all()
     prob = session.get(Problem, problem_id)
@@ -190,7 +176,7 @@ def test_the_deadline_job_fires_on_the_real_clock(
         submit(session=db_session, player=ana, problem=prob, text=SHEET, channel=Channel.WEB,
                received_at=clock.now())
         db_session.commit()
-        _wait_for(lambda: _reload(db_session, prob.id).status == ProblemStatus.PROVISIONAL)
+        wait_for(lambda: _reload(db_session, prob.id).status == ProblemStatus.PROVISIONAL)
         prob = _reload(db_session, prob.id)
         # closed by the job planned at deadline_at, within 2 s of it (server's own record)
         assert 0 <= _lateness(prob.deadline_at, prob.closed_at) < 2
@@ -213,7 +199,7 @@ def test_wake_runs_what_is_due_without_waiting_for_the_tick(
         prob = make_problem(code="P1", start=clock.now(), publish=timedelta(seconds=-1),
                             deadline=timedelta(days=10), status=ProblemStatus.SCHEDULED)
         assert wake(app) is True
-        _wait_for(lambda: _reload(db_session, prob.id).status == ProblemStatus.OPEN)
+        wait_for(lambda: _reload(db_session, prob.id).status == ProblemStatus.OPEN)
     finally:
         sched.shutdown()
 
@@ -237,7 +223,7 @@ def test_a_problem_created_or_rescheduled_is_published_at_its_time(
         assert sched.is_leader
         created = make_problem(code="P1", start=clock.now(), publish=timedelta(seconds=5),
                                deadline=timedelta(days=10), status=ProblemStatus.SCHEDULED)
-        _wait_for(lambda: _reload(db_session, created.id).status == ProblemStatus.OPEN)
+        wait_for(lambda: _reload(db_session, created.id).status == ProblemStatus.OPEN)
         created = _reload(db_session, created.id)
         assert 0 <= _lateness(created.publish_at, created.published_at) < 2
 
@@ -246,7 +232,7 @@ def test_a_problem_created_or_rescheduled_is_published_at_its_time(
                             publish_at=clock.now() + timedelta(seconds=5),
                             deadline_at=later.deadline_at, actor="arbitre", reason="avancé")
         db_session.commit()
-        _wait_for(lambda: _reload(db_session, later.id).status == ProblemStatus.OPEN)
+        wait_for(lambda: _reload(db_session, later.id).status == ProblemStatus.OPEN)
         later = _reload(db_session, later.id)
         assert 0 <= _lateness(later.publish_at, later.published_at) < 2
     finally:
@@ -301,7 +287,7 @@ def test_the_leader_in_another_process_publishes_at_its_time(
         assert child.stdout is not None and child.stdout.readline() == "leader\n"
         prob = make_problem(code="P1", start=clock.now(), publish=timedelta(seconds=5),
                             deadline=timedelta(days=10), status=ProblemStatus.SCHEDULED)
-        _wait_for(lambda: _reload(db_session, prob.id).status == ProblemStatus.OPEN)
+        wait_for(lambda: _reload(db_session, prob.id).status == ProblemStatus.OPEN)
         prob = _reload(db_session, prob.id)
         assert 0 <= _lateness(prob.publish_at, prob.published_at) < 2
         entry = db_session.exec(select(AuditLog).where(AuditLog.action == "problem.publish")
