@@ -152,3 +152,17 @@ def test_a_duplicate_rhythm_in_romanian() -> None:
     assert translate(fixed, RO) == "închidere în fiecare luni, joi la ora 20:00"
     assert translate(describe_rhythm({"kind": "hours", "hours": 48}), RO) == (
         "o tură la fiecare 48 ore")
+
+
+def test_the_services_refusals_in_romanian() -> None:
+    cases = {
+        "Expliquez en quelques mots ce que vous contestez.":
+        "Explicați în câteva cuvinte ce contestați.",
+        "Vous avez déjà fait appel 2 fois pour ce problème : 2 appels au plus par problème.":
+        "Ați făcut deja apel de 2 ori pentru această problemă: cel mult 2 apeluri pe problemă.",
+        "Meilleurs résultats retenus : au moins 1.": "Meilleurs résultats retenus: cel puțin 1.",
+        "Le code « D1 » est déjà pris.": "Codul „D1” este deja folosit.",
+        "La clôture doit suivre la publication.": "Închiderea trebuie să urmeze publicării.",
+    }
+    for french, romanian in cases.items():
+        assert translate(french, RO) == romanian
