@@ -1,5 +1,7 @@
-"""The two-problem season of the standings and people tests, taken through the real schedule
-(sheets submitted, the deadline batch closes, verifies and publishes both problems).
+"""The sheets of the worked example of RULES §12 [E5] (``FULL``, ``FIRST``), sent on the web
+by :func:`submit_web`, and the two-problem season of the standings and people tests, taken
+through the real schedule (sheets submitted, the deadline batch closes, verifies and
+publishes both problems).
 
 Sheets are the worked example of RULES §12 [E5]: FICHERA 82, then WUS 84, cumul 166.
 P1 (best sheet 166 = 100 %): Ana 166, Bob 82 (sent 1 min after Ana), Cid 82 (2 min after):
@@ -18,7 +20,7 @@ from typing import Any
 from flask import Flask
 from sqlmodel import Session
 
-from webapp.models import Channel, Player, Problem
+from webapp.models import Channel, Player, Problem, Submission
 from webapp.services import lifecycle
 from webapp.services.submissions import submit_sheet
 
@@ -41,6 +43,13 @@ def table_cells(resp: Any, table_id: str) -> list[str]:
         rows.append("|".join(
             " ".join(html.unescape(re.sub(r"<[^>]+>", " ", c)).split()) for c in tds))
     return rows
+
+
+def submit_web(session: Session, player: Player, problem: Problem, text: str,
+               at: datetime) -> Submission:
+    """``text`` sent by ``player`` for ``problem`` on the web at ``at``: the submission."""
+    return submit_sheet(session=session, player=player, problem=problem, text=text,
+                        channel=Channel.WEB, received_at=at).submission
 
 
 def play_season(

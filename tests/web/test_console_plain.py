@@ -16,20 +16,11 @@ from datetime import timedelta
 import pytest
 from sqlmodel import Session, select
 
-from webapp.models import Channel, OutboxMessage, ProblemStatus, RulingKind
+from tests.web.season import FIRST, FULL, submit_web
+from webapp.models import OutboxMessage, ProblemStatus, RulingKind
 from webapp.services import clock, lifecycle, verification
-from webapp.services.submissions import submit_sheet
 
 pytestmark = pytest.mark.db
-
-FULL = "1 ACEFHIR h8 FICHERA 82 82\n2 SUW 15f WUS 84 166\n"
-FIRST_ONLY = "1 ACEFHIR h8 FICHERA 82 82\n"
-
-
-def _submit(session, player, problem, text, at):  # type: ignore[no-untyped-def]
-    return submit_sheet(session=session, player=player, problem=problem, text=text,
-                        channel=Channel.WEB, received_at=at).submission
-
 
 def _keys(session: Session, kind: str) -> list[str]:
     session.expire_all()
@@ -48,9 +39,9 @@ def test_rerun_preview_counts_rank_changes_apart_from_score_only_changes(
     cid = make_player("Cid", "cid@example.es")
     prob = make_problem(code="P1", deadline=timedelta(days=1))
     # received in this order: Ana, Bob, Cid (ties go to the earlier sheet)
-    _submit(db_session, ana, prob, FULL, frozen_start)
-    _submit(db_session, bob, prob, FIRST_ONLY, frozen_start + timedelta(minutes=1))
-    _submit(db_session, cid, prob, FULL, frozen_start + timedelta(minutes=2))
+    submit_web(db_session, ana, prob, FULL, frozen_start)
+    submit_web(db_session, bob, prob, FIRST, frozen_start + timedelta(minutes=1))
+    submit_web(db_session, cid, prob, FULL, frozen_start + timedelta(minutes=2))
     db_session.commit()
     verification.verify_problem(session=db_session, problem=prob, actor="system")
     db_session.commit()
@@ -161,7 +152,7 @@ def test_only_late_sheets_publish_no_ranking(
     ana = make_player("Ana", "ana@example.ro")
     prob = make_problem(code="P1", deadline=timedelta(hours=1))
     frozen_clock.shift(timedelta(hours=1, seconds=1))
-    _submit(db_session, ana, prob, FULL, clock.now())  # one second late
+    submit_web(db_session, ana, prob, FULL, clock.now())  # one second late
     db_session.commit()
     assert lifecycle.run_due(now=clock.now()) == ["close:P1", "verify:P1", "provisional:P1"]
     db_session.expire_all()
@@ -182,7 +173,7 @@ def test_a_rerun_that_empties_the_ranking_withdraws_it(
 
     ana = make_player("Ana", "ana@example.ro")
     prob = make_problem(code="P1", deadline=timedelta(hours=1))
-    sub = _submit(db_session, ana, prob, FULL, clock.now())
+    sub = submit_web(db_session, ana, prob, FULL, clock.now())
     db_session.commit()
     frozen_clock.shift(timedelta(hours=1))
     lifecycle.run_due(now=clock.now())
@@ -214,7 +205,7 @@ def test_close_now_moves_the_deadline_and_is_audited(
     ana = make_player("Ana", "ana@example.ro")
     bob = make_player("Bob", "bob@example.fr")
     prob = make_problem(code="P1", deadline=timedelta(days=5))
-    _submit(db_session, ana, prob, FULL, clock.now())
+    submit_web(db_session, ana, prob, FULL, clock.now())
     db_session.commit()
     frozen_clock.shift(timedelta(hours=2))
     before = lifecycle.close_now_preview(session=db_session, problem=prob)
@@ -243,7 +234,7 @@ def test_close_now_moves_the_deadline_and_is_audited(
     assert ("Clos avant l'échéance", "arbitre juge", "motif : énoncé divulgué sur un forum") \
         in steps
     # Bob's sheet now arrives after the (new) deadline: it is late
-    bob_sheet = _submit(db_session, bob, prob, FULL, clock.now() + timedelta(seconds=1))
+    bob_sheet = submit_web(db_session, bob, prob, FULL, clock.now() + timedelta(seconds=1))
     assert bob_sheet.late is True
     db_session.commit()
     # and the scheduler goes on from there (verification, provisional ranking)
@@ -268,7 +259,7 @@ def test_the_arbitre_edits_a_player_and_sees_his_competitions_and_address(
     other.open_registration = True
     db_session.commit()
     prob = make_problem(code="P1")
-    _submit(db_session, ana, prob, FULL, clock.now())
+    submit_web(db_session, ana, prob, FULL, clock.now())
     db_session.commit()
 
     values = {"name": "  Ana   Popescu ", "email": "Ana.Popescu@Example.RO", "club": "Iași",
@@ -321,8 +312,8 @@ def test_final_preview_warns_while_appeals_are_open(
     ana = make_player("Ana", "ana@example.ro")
     bob = make_player("Bob", "bob@example.fr")
     prob = make_problem(code="P1", deadline=timedelta(hours=1), appeal_days=7)
-    _submit(db_session, ana, prob, FULL, clock.now())
-    _submit(db_session, bob, prob, FIRST_ONLY, clock.now() + timedelta(minutes=1))
+    submit_web(db_session, ana, prob, FULL, clock.now())
+    submit_web(db_session, bob, prob, FIRST, clock.now() + timedelta(minutes=1))
     db_session.commit()
     frozen_clock.shift(timedelta(hours=1))
     lifecycle.run_due(now=clock.now())  # closed, verified, provisional: appeals for 7 days

@@ -9,20 +9,12 @@ from datetime import timedelta
 import pytest
 from sqlmodel import Session, select
 
-from webapp.models import Channel, RulingKind, Verification
+from tests.web.season import FIRST, FULL, submit_web
+from webapp.models import RulingKind, Verification
 from webapp.services import verification
-from webapp.services.submissions import accept_late, submit_sheet
+from webapp.services.submissions import accept_late
 
 pytestmark = pytest.mark.db
-
-FULL = "1 ACEFHIR h8 FICHERA 82 82\n2 SUW 15f WUS 84 166\n"
-FIRST_ONLY = "1 ACEFHIR h8 FICHERA 82 82\n"
-
-
-def _submit(session, player, problem, text, at):  # type: ignore[no-untyped-def]
-    return submit_sheet(session=session, player=player, problem=problem, text=text,
-                        channel=Channel.WEB, received_at=at).submission
-
 
 def test_latest_on_time_version_of_each_player_is_verified_once(
     ctx, db_session: Session, make_player, make_problem, frozen_start
@@ -30,11 +22,11 @@ def test_latest_on_time_version_of_each_player_is_verified_once(
     ana = make_player("Ana", "ana@example.ro")
     bob = make_player("Bob", "bob@example.fr")
     prob = make_problem(code="P1", deadline=timedelta(days=1))
-    _submit(db_session, ana, prob, FIRST_ONLY, frozen_start)
-    ana_v2 = _submit(db_session, ana, prob, FULL, frozen_start + timedelta(hours=1))
-    bob_v1 = _submit(db_session, bob, prob, FIRST_ONLY, frozen_start + timedelta(hours=2))
+    submit_web(db_session, ana, prob, FIRST, frozen_start)
+    ana_v2 = submit_web(db_session, ana, prob, FULL, frozen_start + timedelta(hours=1))
+    bob_v1 = submit_web(db_session, bob, prob, FIRST, frozen_start + timedelta(hours=2))
     # Bob's correction arrives one second after the deadline: his on-time sheet stands
-    bob_late = _submit(db_session, bob, prob, FULL, prob.deadline_at + timedelta(seconds=1))
+    bob_late = submit_web(db_session, bob, prob, FULL, prob.deadline_at + timedelta(seconds=1))
     db_session.commit()
 
     assert [s.id for s in verification.eligible_submissions(db_session, prob)] == [
@@ -73,7 +65,7 @@ def test_word_ruling_changes_the_verdict_through_the_lexicon(
     # published with its list's identity: the ruled list must not be taken for another list
     prob = make_problem(code="P1", deadline=timedelta(days=1), lexicon=default_lexicon())
     assert prob.lexicon_sha256 == default_lexicon().identity.sha256
-    sub = _submit(db_session, ana, prob, "Problème: P1\n" + FULL, frozen_start)
+    sub = submit_web(db_session, ana, prob, "Problème: P1\n" + FULL, frozen_start)
     db_session.commit()
     verification.add_ruling(session=db_session, problem=prob, kind=RulingKind.REJECT_WORD,
                             word="wus", actor="juge", comment="mot refusé pour ce problème")
