@@ -392,6 +392,14 @@ def test_problem_page_describes_the_ranking_and_why_none_is_published(
             "Pas de classement publié. Aucune feuille n'a été reçue : il n'y a pas de "
             "classement à publier.") in text
     assert "Classement vide non publié" in text  # the step, in « Étapes effectuées »
+    # and in Romanian: the rule, the reason and the steps
+    ro = _text(arbitre_client.get(f"/console/problemes/{prob.id}",
+                                  headers={"Accept-Language": "ro"}).get_data(as_text=True))
+    assert ("Clasament după totalul corectat; la egalitate, foaia primită prima trece "
+            "înainte.") in ro
+    assert "Nu a fost primită nicio foaie: nu există clasament de publicat." in ro
+    assert "Clasament gol nepublicat" in ro and "Închisă" in ro and "automat (" in ro
+    assert "Classement vide" not in ro
 
 
 def test_competition_page_describes_the_season_ranking(

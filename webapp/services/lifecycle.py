@@ -12,8 +12,10 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from flask import current_app
+from flask_babel import lazy_gettext as _l  # type: ignore[import-untyped]
 from sqlmodel import Session, col, select
 
 from webapp.db import session_scope
@@ -332,16 +334,16 @@ def upcoming_instants(*, now: datetime) -> list[datetime]:
 # --- what was done: the console's account of a problem's scheduled steps -----------------
 
 #: audit actions of a problem's steps, with their French label on the console
-STEP_LABELS = {
-    "problem.publish": "Publié",
-    "problem.remind": "Rappel envoyé",
-    "problem.announce": "Tirage annoncé",
-    "problem.close": "Clos",
-    "problem.close_early": "Clos avant l'échéance",
-    "problem.verify": "Feuilles vérifiées",
-    "problem.provisional": "Classement provisoire publié",
-    "problem.finalise": "Classement définitif publié",
-    "ranking.withheld": "Classement vide non publié",
+STEP_LABELS: dict[str, Any] = {
+    "problem.publish": _l("Publié"),
+    "problem.remind": _l("Rappel envoyé"),
+    "problem.announce": _l("Tirage annoncé"),
+    "problem.close": _l("Clos"),
+    "problem.close_early": _l("Clos avant l'échéance"),
+    "problem.verify": _l("Feuilles vérifiées"),
+    "problem.provisional": _l("Classement provisoire publié"),
+    "problem.finalise": _l("Classement définitif publié"),
+    "ranking.withheld": _l("Classement vide non publié"),
 }
 
 
@@ -368,20 +370,22 @@ def steps_done(*, session: Session, problem: Problem) -> list[StepDone]:
     for e in entries:
         d = e.details or {}
         if e.actor == audit.SYSTEM:
-            by = f"automatique ({d['process']})" if d.get("process") else "automatique"
+            by = (str(_l("automatique (%(process)s)", process=d["process"]))
+                  if d.get("process") else str(_l("automatique")))
         else:
-            by = f"arbitre {e.actor}"
+            by = str(_l("arbitre %(name)s", name=e.actor))
         detail = ""
         if e.action == "problem.remind":
             detail = f"J-{d.get('days')} : {_mails(int(d.get('mails', 0)))}"
         elif e.action == "problem.announce":
             detail = _mails(int(d.get("mails", 0)))
         elif e.action == "problem.close_early":
-            detail = f"motif : {d.get('reason', '')}"
+            detail = str(_l("motif : %(reason)s", reason=d.get("reason", "")))
         elif e.action == "ranking.withheld":
             detail = rankings.empty_reason(int(d.get("sheets", 0)))
-        out.append(StepDone(label=STEP_LABELS[e.action], at=e.at, by=by, detail=detail))
-    for kind, label in (("provisional", "provisoire"), ("final", "définitif")):
+        out.append(StepDone(label=str(STEP_LABELS[e.action]), at=e.at, by=by, detail=detail))
+    for kind, label in (("provisional", _l("Résultats envoyés (classement provisoire)")),
+                        ("final", _l("Résultats envoyés (classement définitif)"))):
         mails = session.exec(
             select(OutboxMessage).where(
                 OutboxMessage.kind == OutboxKind.RESULTS,
@@ -392,14 +396,15 @@ def steps_done(*, session: Session, problem: Problem) -> list[StepDone]:
         if not mails:
             continue
         at = max(sent) if sent else min(m.created_at for m in mails)
-        state = "tous envoyés" if len(sent) == len(mails) else "envoi en cours"
+        state = _l("tous envoyés") if len(sent) == len(mails) else _l("envoi en cours")
         out.append(StepDone(
-            label=f"Résultats envoyés (classement {label})", at=at, by="courrier sortant",
-            detail=f"{len(sent)} sur {_mails(len(mails))} ({state})",
+            label=str(label), at=at, by=str(_l("courrier sortant")),
+            detail=str(_l("%(sent)s sur %(mails)s (%(state)s)", sent=len(sent),
+                          mails=_mails(len(mails)), state=state)),
         ))
     out.sort(key=lambda st: st.at)
     return out
 
 
 def _mails(n: int) -> str:
-    return f"{n} courriel{'s' if n > 1 else ''}"
+    return str(_l("%(n)s courriel", n=n) if n <= 1 else _l("%(n)s courriels", n=n))
