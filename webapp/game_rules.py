@@ -535,6 +535,11 @@ def variant_page(variant: str) -> str:
     return VARIANT_PAGES.get(str(variant), "duplicate")
 
 
+def variant_label(variant: str) -> str:
+    """The French name of a Duplicate game of this variant (its rules page's title)."""
+    return PAGES[variant_page(variant)].label
+
+
 def is_anticipation_family(key: str) -> bool:
     fam = family_or_none(key)
     return fam is not None and fam.anticipation

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from puzzles.duplicate import Bulletin, parse_bulletin
 from puzzles.variants import (
@@ -129,6 +129,19 @@ def test_every_duplicate_and_correspondence_game_links_to_its_rules(
             assert "Duplicat Tactic — reguli" in ro, ro
             assert "o tură la fiecare 24 ore" in ro, ro
             assert "Duplicate Tactique" not in ro and "toutes les 24 heures" not in ro
+    # the games' list (games under way: their status set so, no round drawn) names each
+    # game's rules
+    from webapp.models import DuplicateGame, DuplicateStatus
+
+    for game_row in db_session.exec(select(DuplicateGame)).all():
+        game_row.status = DuplicateStatus.RUNNING
+        db_session.add(game_row)
+    db_session.commit()
+    index = client.get("/duplicate").get_data(as_text=True)
+    links = re.findall(r'<td><a href="/regles/([a-z_]+)" title="[^"]*">([^<]+)</a></td>', index)
+    assert sorted(links) == sorted((VARIANT_PAGES[v], ROUND_PAGES[VARIANT_PAGES[v]])
+                                   for v in VARIANT_PAGES), links
+    assert 'href="/regles#regles-tours"' in index
     game = correspondence.create_game(
         session=db_session, competition=competition, red=ana, blue=bob, code="C1",
         row="ACEFHIRSUWLEVERAINTE", starts_at=frozen_start, title="Ana – Bogdan")

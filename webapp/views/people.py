@@ -41,6 +41,7 @@ from webapp.views.helpers import letters_view, read_session
 bp = Blueprint("people", __name__)
 # the rules page of a Duplicate game's variant: {{ url_for('people.rules', game=v|rules_page) }}
 bp.add_app_template_filter(game_rules.variant_page, "rules_page")
+bp.add_app_template_filter(game_rules.variant_label, "rules_label")
 helpers.register_template_helpers(bp)
 
 
