@@ -32,8 +32,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlmodel import Session, col, select
 
-from puzzles.problem import LexiconRef
 from tests.puzzles.conftest import anticipation_problem
+from tests.web.test_anticipation_rounds import L1, L2, mini_anticipation
 from webapp.models import (
     AnticipationRound,
     Channel,
@@ -56,8 +56,6 @@ PUBLISH = datetime(2026, 5, 10, 10, 0, tzinfo=UTC)
 MIN = timedelta(minutes=1)
 SEC = timedelta(seconds=1)
 DEADLINE = PUBLISH + 164 * MIN  # 60 + 4×10 + 4×8 + 4×6 + 2×4 = 164 min → 12:44 UTC
-L1 = "1 G2 ART H7 RAT 6 6\n"
-L2 = "2 G3 Z 8G ZA 11 17\n"
 
 #: when each move's group is announced, move 1 to 14 (UTC), by the arithmetic above
 ANNOUNCED = [
@@ -71,11 +69,7 @@ ANNOUNCED = [
 
 @pytest.fixture
 def live(app: Flask, db_session: Session, competition: Competition, tmp_path: Path) -> Problem:
-    words = tmp_path / "mini.txt"
-    words.write_text("RAT\nRATS\nZA\nOZA\n", "utf-8")
-    app.config["LEXICONS"] = {"mini": str(words)}
-    puzzle = anticipation_problem({2: "RATBCDE", 3: "ZLLMMNN", 4: "OOPPUUI"})
-    puzzle = puzzle.__class__(**{**puzzle.__dict__, "lexicon": LexiconRef("mini")})
+    puzzle = mini_anticipation(app, tmp_path)
     prob = problems.create_problem(
         session=db_session, competition=competition, puzzle=puzzle, code="LIV1",
         publish_at=PUBLISH, deadline_at=rounds.live_deadline_after(PUBLISH), live=True,

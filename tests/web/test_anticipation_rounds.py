@@ -23,7 +23,9 @@ from flask.testing import FlaskClient
 from sqlmodel import Session, col, select
 
 from puzzles.problem import LexiconRef
+from puzzles.problem import Problem as ProblemData
 from tests.puzzles.conftest import anticipation_problem
+from tests.web.za_game import use_word_list
 from webapp.models import (
     AnticipationRound,
     Channel,
@@ -48,15 +50,19 @@ L2 = "2 G3 Z 8G ZA 11 17\n"
 L3 = "3 G4 O 8F OZA 12 29\n"
 
 
+def mini_anticipation(app: Flask, tmp_path: Path) -> ProblemData:
+    """The Anticipation of the round tests (groups 2 RATBCDE, 3 ZLLMMNN, 4 OOPPUUI) on the
+    word list « mini » {RAT, RATS, ZA, OZA}, registered as the server's only list."""
+    use_word_list(app, tmp_path, "RAT\nRATS\nZA\nOZA\n", name="mini")
+    puzzle = anticipation_problem({2: "RATBCDE", 3: "ZLLMMNN", 4: "OOPPUUI"})
+    return puzzle.__class__(**{**puzzle.__dict__, "lexicon": LexiconRef("mini")})
+
+
 @pytest.fixture
 def anticipation(
     app: Flask, db_session: Session, competition: Competition, tmp_path: Path
 ) -> Problem:
-    words = tmp_path / "mini.txt"
-    words.write_text("RAT\nRATS\nZA\nOZA\n", "utf-8")
-    app.config["LEXICONS"] = {"mini": str(words)}
-    puzzle = anticipation_problem({2: "RATBCDE", 3: "ZLLMMNN", 4: "OOPPUUI"})
-    puzzle = puzzle.__class__(**{**puzzle.__dict__, "lexicon": LexiconRef("mini")})
+    puzzle = mini_anticipation(app, tmp_path)
     prob = problems.create_problem(
         session=db_session, competition=competition, puzzle=puzzle, code="ANT1",
         publish_at=PUBLISH, deadline_at=PUBLISH + 14 * DAY, round_interval_minutes=24 * 60,
