@@ -1,6 +1,8 @@
 """The small Duplicate game of the web tests: the word list {ZA, ZAS} registered as « za »
 and a fixed bag whose round 1 draws ZAEIBCD (top ZA at H7 = (10 + 1) × 2 = 22) and round 2
-the reliquat EIBCD + SE; two rounds, starting at START (= tests.conftest.FROZEN_START)."""
+the reliquat EIBCD + SE; two rounds, starting at START (= tests.conftest.FROZEN_START).
+:func:`use_word_list` registers any small word list the same way (the Anticipation tests'
+« mini »)."""
 
 from __future__ import annotations
 
