@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from puzzles.cli_parser import parser_class
 from puzzles.correspondence import (
     COLOURS,
     CorrespondenceSettings,
@@ -23,12 +24,7 @@ from puzzles.correspondence import (
 )
 from puzzles.duplicate import DuplicateError
 
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.print_usage(sys.stderr)
-        print(f"arbitre correspondance : erreur : {message}", file=sys.stderr)
-        raise SystemExit(2)
+_Parser = parser_class("arbitre correspondance")
 
 
 def _build() -> argparse.ArgumentParser:

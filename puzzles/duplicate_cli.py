@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from puzzles.cli_parser import parser_class
 from puzzles.duplicate import (
     DuplicateError,
     ReplayResult,
@@ -24,11 +25,7 @@ if TYPE_CHECKING:
     from scoring.config import GameConfig
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.print_usage(sys.stderr)
-        print(f"arbitre duplicate : erreur : {message}", file=sys.stderr)
-        raise SystemExit(2)
+_Parser = parser_class("arbitre duplicate")
 
 
 def _build() -> argparse.ArgumentParser:
