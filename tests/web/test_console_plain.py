@@ -134,6 +134,10 @@ def test_a_problem_without_sheets_publishes_no_ranking_and_says_why(
     client = app.test_client()
     assert client.get("/problemes/P1/classement").status_code == 404
     assert "Voir le classement" not in client.get("/problemes/P1").get_data(as_text=True)
+    archive = client.get("/archives").get_data(as_text=True)
+    assert "/problemes/P1/classement" not in archive and "aucune feuille classée" in archive
+    assert "/problemes/P1/classement" not in client.get(
+        "/competitions/cn2026").get_data(as_text=True)
     # the appeal window ends: the final step publishes nothing either
     assert prob.appeals_until is not None
     frozen_clock.move_to(prob.appeals_until)

@@ -61,14 +61,17 @@ class CompetitionPage:
     competition: Competition
     stages: dict[int | None, Stage]
     problems: list[Problem]  # but the drafts, by publication
+    ranked: set[int]  # those with a ranking in force (none is published when it is empty)
 
 
 def competition_page(session: Session, slug: str) -> CompetitionPage | None:
     comp = problems_service.competition_by_slug(session, slug)
     if comp is None:
         return None
+    probs = problems_service.public_problems(session, comp)
     return CompetitionPage(comp, {st.id: st for st in problems_service.stages_of(session, comp)},
-                           problems_service.public_problems(session, comp))
+                           probs, rankings.ranked_problem_ids(
+                               session, [p.id for p in probs if p.id is not None]))
 
 
 def competition_calendar(session: Session, slug: str, base_url: str) -> bytes | None:
@@ -157,6 +160,7 @@ class ArchivePage:
     competitions: dict[int | None, Competition]
     page: int
     pages: int
+    ranked: set[int]  # those with a ranking in force (none is published when it is empty)
 
 
 def archive_page(session: Session, page: int, *, per_page: int = 30) -> ArchivePage:
@@ -166,7 +170,9 @@ def archive_page(session: Session, page: int, *, per_page: int = 30) -> ArchiveP
     probs, total = problems_service.archive_page(
         session, rankings.RESULTS_STATUSES, page=page, per_page=per_page)
     comps = {c.id: c for c in problems_service.competitions(session)}
-    return ArchivePage(probs, comps, page, max(1, (total + per_page - 1) // per_page))
+    return ArchivePage(probs, comps, page, max(1, (total + per_page - 1) // per_page),
+                       rankings.ranked_problem_ids(
+                           session, [p.id for p in probs if p.id is not None]))
 
 
 # --- rankings --------------------------------------------------------------------------------

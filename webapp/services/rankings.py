@@ -215,6 +215,15 @@ def withheld_reason(session: Session, problem: Problem) -> str | None:
     return empty_reason(sheets_received(session, problem))
 
 
+def ranked_problem_ids(session: Session, problem_ids: list[int]) -> set[int]:
+    """Those of ``problem_ids`` with a ranking in force (an empty one is never stored): the
+    pages link to « classement » for these only."""
+    if not problem_ids:
+        return set()
+    return set(session.exec(select(Ranking.problem_id).where(
+        col(Ranking.problem_id).in_(problem_ids), col(Ranking.superseded_at).is_(None))).all())
+
+
 def rule_sentences(problem: Problem) -> list[str]:
     """How ``problem`` is ranked, in words (the console shows them; the reader's language):
     what orders the sheets (``puzzles.ranking.performance_key`` of its family), the

@@ -93,7 +93,7 @@ def competition(slug: str) -> str:
         abort(404)
     return render_template(
         "public/competition.html", competition=page.competition, problems=page.problems,
-        stages=page.stages,
+        stages=page.stages, ranked=page.ranked,
     )
 
 
@@ -124,7 +124,7 @@ def archive() -> str:
         page = public_pages.archive_page(s, request.args.get("page", 1, type=int) or 1)
     return render_template(
         "public/archive.html", problems=page.problems, competitions=page.competitions,
-        page=page.page, pages=page.pages,
+        page=page.page, pages=page.pages, ranked=page.ranked,
     )
 
 
