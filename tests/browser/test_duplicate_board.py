@@ -105,3 +105,43 @@ def test_the_bulletin_preview_in_romanian(
     expect(page.locator("#bulletin-preview")).to_have_text(
         "Un cuvânt de 4 litere în H14 iese din grilă.")
     assert page.js_errors == []
+
+
+def test_the_preview_of_a_completif_bulletin_counts_the_chosen_letter(
+    app: Flask, live_server: Any, page: Any, tmp_path: Path
+) -> None:
+    """A Complétif draws 6 letters (ZEIBCD, the bag being ZEIBCDS…) and the player names the
+    7th after a « + »: « H7 ZA 22 +A » takes its A from the stock, so no letter is missing;
+    without « +A » the A is named as missing. ZA at H7 = (Z 10 + A 1) × 2 = 22."""
+    from collections import Counter
+
+    from scoring.tiles import tileset
+
+    words = tmp_path / "za.txt"
+    words.write_text("ZA\nZAS\n", "utf-8")
+    app.config["LEXICONS"] = {"za": str(words)}
+    bag = "ZEIBCDS" + "".join(sorted((tileset("fr").bag() - Counter("ZEIBCDS")).elements()))
+    with app.app_context(), Session(get_engine(app), expire_on_commit=False) as s:
+        comp = problems.create_competition(session=s, slug="dup", name="Duplicate")
+        ana = create_player(session=s, name="Ana Popescu", email="ana@example.ro")
+        problems.register(session=s, competition=comp, player=ana)
+        duplicate.create_game(
+            session=s, competition=comp, title="Complétif", code="C1",
+            settings=DuplicateSettings(lang="fr", rounds=1),
+            rhythm={"kind": "hours", "hours": 24}, starts_at=clock.now() - timedelta(minutes=1),
+            lexicon_name="za", bag_order=bag, variant="completif")
+        s.commit()
+    with app.app_context():
+        assert lifecycle.run_due(now=clock.now()) == ["draw:C1:1"]
+    base = live_server.url
+    sign_in_by_link(page, app, base, "ana@example.ro")
+    page.goto(base + "/duplicate/C1")
+    page.fill("#bulletin", "H7 ZA 22")
+    expect(page.locator("#bulletin-preview")).to_have_text(
+        "ZA en H7 : 22 points — lettres absentes du tirage : A.")
+    page.fill("#bulletin", "H7 ZA 22 +A")
+    expect(page.locator("#bulletin-preview")).to_have_text("ZA en H7 : 22 points.")
+    # a click on the grid (the first one: horizontal) keeps the chosen letter
+    page.click(f'#grille-maitre [data-sq="{7 * 15 + 6}"]')
+    expect(page.locator("#bulletin")).to_have_value("H7 ZA 22 +A")
+    assert page.js_errors == []

@@ -41,19 +41,35 @@
     try { S.parseRef(token); return true; } catch (e) { return false; }
   }
 
+  // A bulletin: reference, raccord and word, score; the variants add « +T » (letters chosen
+  // from the stock), « -N » (the Métagramme's letter given back), and the Tactique's second
+  // word after « + » (only the first word is previewed).
   function split(text) {
-    var tokens = text.trim().split(/\s+/).filter(Boolean);
-    var out = { ref: null, words: [], score: null };
+    var first = text.split(/\s[+=]\s/)[0];
+    var rest = text.slice(first.length);
+    var tokens = first.trim().split(/\s+/).filter(Boolean);
+    var out = { ref: null, words: [], score: null, chosen: "", swapped: "", extra: [],
+                rest: rest };
     tokens.forEach(function (t) {
       if (/^\d+$/.test(t)) out.score = t;
-      else if (out.ref === null && isRef(t)) out.ref = t;
+      else if (/^[+-][A-Za-z?]+$/.test(t)) {
+        if (t.charAt(0) === "+") out.chosen += t.slice(1).toUpperCase();
+        else out.swapped += t.slice(1).toUpperCase();
+        out.extra.push(t);
+      } else if (out.ref === null && isRef(t)) out.ref = t;
       else out.words.push(t);
     });
     return out;
   }
 
-  function missingFromRack(letters) {
+  // the letters the move may take: the draw, less the letter given back, plus those chosen
+  function missingFromRack(letters, chosen, swapped) {
     var left = data.rack.split("");
+    (swapped || "").split("").forEach(function (ch) {
+      var i = left.indexOf(ch);
+      if (i >= 0) left.splice(i, 1);
+    });
+    left = left.concat((chosen || "").split("").filter(Boolean));
     var missing = [];
     letters.split("").forEach(function (ch) {
       var i = left.indexOf(ch);
@@ -73,7 +89,7 @@
     try {
       var r = S.scoreMove(cells, b.ref, word, config);
       var used = S.lettersUsed(r.placement.tiles);
-      var missing = missingFromRack(used);
+      var missing = missingFromRack(used, b.chosen, b.swapped);
       var text = t("points", "%(word)s en %(ref)s : %(points)s points",
                    { word: word, ref: S.formatRef(r.placement.ref), points: r.total });
       if (missing.length) {
@@ -97,8 +113,8 @@
     var ref = S.formatRef({ row: Math.floor(sq / S.SIZE), col: sq % S.SIZE,
                             horizontal: last.horizontal });
     var b = split(input.value);
-    input.value = [ref].concat(b.words, b.score !== null ? [b.score] : []).join(" ") +
-      (b.words.length ? "" : " ");
+    input.value = [ref].concat(b.words, b.score !== null ? [b.score] : [], b.extra).join(" ") +
+      (b.words.length ? "" : " ") + b.rest;
     input.focus();
     show();
   });
