@@ -1,11 +1,17 @@
-"""The argument parser of the game sub-commands (``arbitre duplicate``, ``arbitre
-correspondance``): owns :func:`parser_class`, whose parsers answer a usage error with the
-usage and « arbitre <commande> : erreur : … » on stderr, exit status 2."""
+"""The argument parser and the bad-input answer of the game sub-commands (``arbitre
+duplicate``, ``arbitre correspondance``): owns :func:`parser_class`, whose parsers answer a
+usage error with the usage and « arbitre <commande> : erreur : … » on stderr, and
+:func:`report_bad_input` for an unreadable file or a refused game; exit status 2 both."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+
+from puzzles.duplicate import DuplicateError
+
+#: what a sub-command answers with :func:`report_bad_input`
+BAD_INPUT = (DuplicateError, OSError, UnicodeDecodeError)
 
 
 def parser_class(command: str) -> type[argparse.ArgumentParser]:
@@ -19,3 +25,13 @@ def parser_class(command: str) -> type[argparse.ArgumentParser]:
             raise SystemExit(2)
 
     return _Parser
+
+
+def report_bad_input(exc: Exception) -> int:
+    """« Erreur : … » on stderr (the game's French message, or « fichier illisible »);
+    returns the exit status, 2."""
+    if isinstance(exc, DuplicateError):
+        print(f"Erreur : {exc}", file=sys.stderr)
+    else:
+        print(f"Erreur : fichier illisible ({exc}).", file=sys.stderr)
+    return 2

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from puzzles.cli_parser import parser_class
+from puzzles.cli_parser import BAD_INPUT, parser_class, report_bad_input
 from puzzles.correspondence import (
     COLOURS,
     CorrespondenceSettings,
@@ -92,12 +92,8 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
         else:
             config = GameConfig.default("fr")
         header, state = parse_sheet(text, config, CorrespondenceSettings(lang=args.lang))
-    except DuplicateError as exc:
-        print(f"Erreur : {exc}", file=sys.stderr)
-        return 2
-    except (OSError, UnicodeDecodeError) as exc:
-        print(f"Erreur : fichier illisible ({exc}).", file=sys.stderr)
-        return 2
+    except BAD_INPUT as exc:
+        return report_bad_input(exc)
     if args.json:
         stream.write(json.dumps(to_json(header, state), ensure_ascii=False) + "\n")
     else:

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from puzzles.cli_parser import parser_class
+from puzzles.cli_parser import BAD_INPUT, parser_class, report_bad_input
 from puzzles.duplicate import (
     DuplicateError,
     ReplayResult,
@@ -62,12 +62,8 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
             result = replay(
                 game_text, _bulletins(args), config=_config(args, plain.lang, data.get("lexicon"))
             )
-    except DuplicateError as exc:
-        print(f"Erreur : {exc}", file=sys.stderr)
-        return 2
-    except (OSError, UnicodeDecodeError) as exc:
-        print(f"Erreur : fichier illisible ({exc}).", file=sys.stderr)
-        return 2
+    except BAD_INPUT as exc:
+        return report_bad_input(exc)
     stream.write(result.to_json() + "\n" if args.json else result.to_text())
     return 0
 
