@@ -43,15 +43,13 @@ import sqlalchemy as sa
 from flask import Flask
 from sqlmodel import select
 
-from mailer.settings import MailSettings, host_port
+from mailer.settings import MBOX_NAME, MailSettings, host_port, mbox_path
 from mailer.txn import write_scope
 from webapp.db import session_scope
 from webapp.models import OutboxMessage, OutboxStatus
 from webapp.services import addresses, clock
 
 log = logging.getLogger(__name__)
-
-MBOX_NAME = "outbox.mbox"
 
 
 @dataclass(frozen=True)
@@ -153,10 +151,6 @@ def _mark_many(app: Flask, marks: list[tuple[Claimed, dict[str, Any]]]) -> None:
                        table.c.attempts == c.attempts)
                 .values(**values)
             )
-
-
-def mbox_path(app: Flask) -> Path:
-    return Path(app.instance_path) / MBOX_NAME
 
 
 INDEX_SUFFIX = ".ids"

@@ -8,7 +8,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+
+from flask import Flask
+
+#: the local mailbox, in the instance folder: outgoing mail when no relay is configured
+MBOX_NAME = "outbox.mbox"
+
+
+def mbox_path(app: Flask) -> Path:
+    """The local mailbox's file (here, below ``mailer.outbox``, so that ``webapp.paths``
+    can name it without importing the outbox, which imports ``webapp``)."""
+    return Path(app.instance_path) / MBOX_NAME
+
 
 DEFAULTS: dict[str, Any] = {
     "MAIL_SMTP_LISTEN": "127.0.0.1:8025",  # embedded SMTP listener ("" to disable)

@@ -13,8 +13,7 @@ from pathlib import Path
 from flask import Flask
 from sqlalchemy.engine import make_url
 
-from mailer.outbox import mbox_path
-from mailer.settings import MailSettings
+from mailer.settings import MailSettings, mbox_path
 
 #: the folder the server used by default before it moved to the user's data directory
 LEGACY_INSTANCE = Path(__file__).resolve().parent.parent / "instance"
