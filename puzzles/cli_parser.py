@@ -9,9 +9,11 @@ import argparse
 import sys
 
 from puzzles.duplicate import DuplicateError
+from scoring.errors import LexiconError
 
-#: what a sub-command answers with :func:`report_bad_input`
-BAD_INPUT = (DuplicateError, OSError, UnicodeDecodeError)
+#: what a sub-command answers with :func:`report_bad_input` (a word list that cannot be read
+#: is one: its French message says which file and why)
+BAD_INPUT = (DuplicateError, LexiconError, OSError, UnicodeDecodeError)
 
 
 def parser_class(command: str) -> type[argparse.ArgumentParser]:
@@ -30,7 +32,7 @@ def parser_class(command: str) -> type[argparse.ArgumentParser]:
 def report_bad_input(exc: Exception) -> int:
     """« Erreur : … » on stderr (the game's French message, or « fichier illisible »);
     returns the exit status, 2."""
-    if isinstance(exc, DuplicateError):
+    if isinstance(exc, DuplicateError | LexiconError):
         print(f"Erreur : {exc}", file=sys.stderr)
     else:
         print(f"Erreur : fichier illisible ({exc}).", file=sys.stderr)

@@ -67,3 +67,20 @@ def test_through_the_arbitre_command_and_french_errors(
     assert "Erreur : Fiche : ZA en H7 vaut 22, pas 24." in err
     assert "Erreur : fichier illisible" in err
     assert "Partie en roumain : donnez la liste de mots (--lexicon)." in err
+
+
+def test_a_missing_word_list_is_a_french_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--lexicon naming no file: « Erreur : Liste de mots … illisible … » and exit 2 (was a
+    LexiconError traceback), for both game sub-commands."""
+    from puzzles.duplicate_cli import main as duplicate_main
+
+    sheet, _ = _files(tmp_path)
+    missing = tmp_path / "absente.txt"
+    assert main(["replay", str(sheet), "--lexicon", str(missing)]) == 2
+    game = tmp_path / "partie.json"
+    game.write_text('{"bag": "ZAEEEEELS", "lexicon": "absente.txt"}', encoding="utf-8")
+    assert duplicate_main(["replay", str(game)], io.StringIO()) == 2
+    assert duplicate_main(["replay", str(game), "--lexicon", str(missing)], io.StringIO()) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"Erreur : Liste de mots {missing} illisible : No such file or directory."] * 3
