@@ -151,7 +151,7 @@ def build_world(app: Flask, tmp_path: Path) -> dict[str, Any]:
     ids["other_pages"] = [
         "/problemes/P0", "/problemes/P1", "/problemes/A1", "/problemes/P0/classement",
         "/competitions/cn2026", "/competitions/cn2026/classement", "/archives",
-        f"/joueurs/{ids['ana']}", "/regles", "/regles/anticipation", "/duplicate",
+        f"/joueurs/{ids['ana']}", "/problemes/P1/imprimer", "/regles", "/regles/anticipation", "/duplicate",
         "/duplicate/D1?tour=1", f"/correspondance/serie/{ids['competition']}",
         "/joueur/problemes/P1/versions", "/joueur/problemes/A1/envoyer",
         f"/joueur/rapports/{zeroed}/appel",

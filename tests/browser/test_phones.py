@@ -2,7 +2,8 @@
 mobile viewport), in French and in Romanian (the browser's Accept-Language): the public home,
 the player's home, the submit page with its interactive board, the receipt of a sheet sent
 from the phone, a report with a zeroed move, the Duplicate page with its master grid, the correspondence game page (and every
-other page a player or a visitor reads) fit the screen — the document is never wider than
+other page a player or a visitor reads, the printable problem sheet among them — it has its
+own viewport, its grid above the letters on a phone) fit the screen — the document is never wider than
 the window (``scrollWidth <= clientWidth = 390``) —, the reasons of the zero are on screen,
 and every square of a board the player taps is at least 32 × 32 CSS pixels (the interactive
 board: 34 px squares, min-width 1.2rem + 15 × 36 px = 559.2 px with 2 px gaps ->
