@@ -1328,11 +1328,19 @@ class ReplayResult:
         if self.standings:
             lines.append("Classement")
             for s in self.standings:
-                extra = f", avertissements {s.warnings}" if s.warnings else ""
-                if s.warning_deduction:
-                    extra += f" (−{s.warning_deduction})"
+                extra = warnings_note(s.warnings, s.warning_deduction)
                 lines.append(f"  {s.rank}. {s.player} {s.total} ({s.percent_of_tops:.2f} %){extra}")
         return "\n".join(lines) + "\n"
+
+
+def warnings_note(warnings: int, deduction: int) -> str:
+    """The warnings of a replay report's ranking line: « , avertissements 4 (−5) » (what the
+    conversion took off: points of the total in the Duplicate, ranking points in Duplicate
+    Top and the Partie de Superscrabble, RULES §4.7.7 / §5.3); "" without warnings. One
+    form for ``arbitre duplicate replay`` on every game."""
+    if not warnings:
+        return ""
+    return f", avertissements {warnings}" + (f" (−{deduction})" if deduction else "")
 
 
 def game_players(

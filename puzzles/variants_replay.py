@@ -30,6 +30,7 @@ from puzzles.duplicate import (
     rank_game,
     read_object,
     replay,
+    warnings_note,
 )
 from puzzles.variants import (
     VARIANTS,
@@ -113,8 +114,12 @@ class VariantReplay:
             "tops_total": self.tops_total,
             "end_reason": self.end_reason,
             "standings": [asdict(s) for s in self.standings],
-            "top_standings": [asdict(s) for s in self.top_standings],
-            "scrabble_standings": [asdict(s) for s in self.scrabble_standings],
+            # warning_deduction: the Duplicate's key (``standings``) for what the warnings
+            # cost, beside the rows' own ``penalty``
+            "top_standings": [{**asdict(s), "warning_deduction": s.penalty}
+                              for s in self.top_standings],
+            "scrabble_standings": [{**asdict(s), "warning_deduction": s.penalty}
+                                   for s in self.scrabble_standings],
         }
 
     def to_json(self) -> str:
@@ -137,23 +142,23 @@ class VariantReplay:
         if self.standings:
             lines.append("Classement")
             for row in self.standings:
-                extra = f", avertissements {row.warnings}" if row.warnings else ""
+                extra = warnings_note(row.warnings, row.warning_deduction)
                 lines.append(
                     f"  {row.rank}. {row.player} {row.total} ({row.percent_of_tops:.2f} %){extra}"
                 )
         if self.top_standings:
             lines.append("Classement (points de classement : tops en salle)")
             for t in self.top_standings:
-                pen = f", −{t.penalty} pour {t.warnings} avertissements" if t.penalty else ""
                 lines.append(
                     f"  {t.rank}. {t.player} {t.points} (tops {t.tops}, compagnons "
-                    f"{t.companions}, cumul des tops {t.topped_total}{pen})"
+                    f"{t.companions}, cumul des tops {t.topped_total})"
+                    + warnings_note(t.warnings, t.penalty)
                 )
         if self.scrabble_standings:
             lines.append("Classement (scrabbles valables)")
             for q in self.scrabble_standings:
-                pen = f", −{q.penalty} pour {q.warnings} avertissements" if q.penalty else ""
-                lines.append(f"  {q.rank}. {q.player} {q.points}{pen}")
+                lines.append(f"  {q.rank}. {q.player} {q.points} (scrabbles valables "
+                             f"{q.valid})" + warnings_note(q.warnings, q.penalty))
         return "\n".join(lines) + "\n"
 
 

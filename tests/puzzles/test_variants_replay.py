@@ -263,3 +263,113 @@ def test_superscrabble_listed_draws_same_as_racks() -> None:
     assert a.to_dict() == b.to_dict() and len(b.rounds[0].scrabbles) >= 2
     with pytest.raises(DuplicateError, match="pas les deux"):
         _listed({**base, "racks": ["RETAINS"], "draws": ["RETAINS"]}, {}, *words)
+
+
+# --- the warnings in the ranking: one form for every game (« , avertissements W (−n) ») ----
+def _cli(tmp_path: Path, game: dict[str, object], bulletins: str, words: tuple[str, ...],
+         *flags: str) -> str:
+    (tmp_path / "mots.txt").write_text("\n".join(words) + "\n", encoding="utf-8")
+    (tmp_path / "partie.json").write_text(json.dumps(game), encoding="utf-8")
+    (tmp_path / "b.txt").write_text(bulletins, encoding="utf-8")
+    out = io.StringIO()
+    rc = cli_main(["replay", str(tmp_path / "partie.json"), str(tmp_path / "b.txt"),
+                   "--lexicon", str(tmp_path / "mots.txt"), *flags], out)
+    assert rc == 0
+    return out.getvalue()
+
+
+def _full_bag(first: str) -> str:
+    rest = french().bag() - Counter(first)
+    return first + "".join(sorted(rest.elements()))
+
+
+def test_warning_deduction_in_the_duplicate_and_the_completif_reports(tmp_path: Path) -> None:
+    """The Duplicate's conversion (RULES §4.7.7: 5 points each warning from the 4th) printed
+    alike by the plain Duplicate's and a variant's report.
+    - Duplicate, word list {ZA, ZAS, BE}, bag ZAEIBCD | SE | A | S: tops H7 ZA (10 + 1) × 2 =
+      22, H7 ZAS 10 + 1 + 1 = 12, 7H ZA 10 + 1 × 2 (I7) = 12, 7H ZAS 10 + 1 + 1 = 12: 58.
+    - Complétif, word list {ZA, ZAS, SAC}, bag ZEIBCD | S | SE | C: H7 ZA +A 22; 9H SAC +A
+      (ZAS 12 + S 1, A on I9 2, C 3 = 18); 7H ZAS +A (10 + A on I7 2 + S 1 = 13); J7 SAC +A
+      (the S of J7, A on J8, the C of J9: 1 + 1 + 3 = 5): 22 + 18 + 13 + 5 = 58.
+    In both ann plays the tops, bob the tops with four wrong scores (four warnings): 58 −
+    5 × (4 − 3) = 53, 53 / 58 = 91.38 %."""
+    plain_game = {"bag": _full_bag("ZAEIBCDSEAS"), "settings": {"rounds": 4},
+                  "players": ["ann", "bob"]}
+    tops = ["H7 ZA 22", "H7 ZAS 12", "7H ZA 12", "7H ZAS 12"]
+    wrong = ["H8 ZA 20", "H7 ZAS 10", "7H ZA 21", "7H ZAS 2"]
+    plain = _cli(tmp_path, plain_game, "".join(
+        f"{n} ann : {t}\n{n} bob : {w}\n" for n, (t, w) in enumerate(zip(tops, wrong,
+                                                                       strict=True), 1)),
+        ("ZA", "ZAS", "BE"))
+    assert "Total des tops : 58\n" in plain
+    assert plain.endswith("Classement\n  1. ann 58 (100.00 %)\n"
+                          "  2. bob 53 (91.38 %), avertissements 4 (−5)\n")
+    game = {"variant": "completif", "bag": _full_bag("ZEIBCDSSEC"), "settings": {"rounds": 4},
+            "players": ["ann", "bob"]}
+    tops = ["H7 ZA 22 +A", "9H SAC 18 +A", "7H ZAS 13 +A", "J7 SAC 5 +A"]
+    wrong = ["H7 ZA 20 +A", "9H SAC 17 +A", "7H ZAS 14 +A", "J7 SAC 6 +A"]
+    bulletins = "".join(f"{n} ann : {t}\n{n} bob : {w}\n"
+                        for n, (t, w) in enumerate(zip(tops, wrong, strict=True), 1))
+    text = _cli(tmp_path, game, bulletins, ("ZA", "ZAS", "SAC"))
+    assert [line.split(" — ")[0] for line in text.splitlines() if "top :" in line] == [
+        f"  top : {t}" for t in tops]
+    assert "Total des tops : 58\n" in text
+    assert text.endswith("Classement\n  1. ann 58 (100.00 %)\n"
+                         "  2. bob 53 (91.38 %), avertissements 4 (−5)\n")
+    data = json.loads(_cli(tmp_path, game, bulletins, ("ZA", "ZAS", "SAC"), "--json"))
+    assert [(s["player"], s["total"], s["warnings"], s["warning_deduction"])
+            for s in data["standings"]] == [("ann", 58, 0, 0), ("bob", 53, 4, 5)]
+
+
+def test_warning_deduction_in_the_duplicate_top_report(tmp_path: Path) -> None:
+    """The four rounds of tests/web/test_duplicate_variants_warnings.py (word list {ZA, ZAS,
+    BE}): tops H7 ZA 22, H7 ZAS 12, 7H ZA 12, 7H ZAS 12. ann the tops, scores right; bob the
+    tops, scores wrong (4 warnings in topped rounds: 1 + (4 − 4) // 3 = 1 top lost, 4 − 1 =
+    3); dan « H8 BE 10 » (8: not a topper, the warning does not count) then the tops with
+    3 wrong or missing scores (3 counted: nothing lost, 3). Companions 1 + 2 + 2 + 2 = 7 (ann,
+    bob), 6 (dan); topped totals 22 + 12 × 3 = 58, 36. dan (6 companions) before bob (7)."""
+    game = {"variant": "top", "bag": _full_bag("ZAEIBCDSEAS"), "settings": {"rounds": 4},
+            "players": ["ann", "bob", "dan"]}
+    plays = [("H7 ZA 22", "H8 ZA 20", "H8 BE 10"), ("H7 ZAS 12", "H7 ZAS 10", "H7 ZAS 11"),
+             ("7H ZA 12", "7H ZA 21", "7H ZA 13"), ("7H ZAS 12", "7H ZAS 2", "7H ZAS")]
+    bulletins = "".join(f"{n} {who} : {text}\n" for n, row in enumerate(plays, 1)
+                        for who, text in zip(("ann", "bob", "dan"), row, strict=True))
+    words = ("ZA", "ZAS", "BE")
+    text = _cli(tmp_path, game, bulletins, words)
+    assert [line.split(" — ")[0] for line in text.splitlines() if "top :" in line] == [
+        "  top : H7 ZA 22", "  top : H7 ZAS 12", "  top : 7H ZA 12", "  top : 7H ZAS 12"]
+    assert text.endswith(
+        "Classement (points de classement : tops en salle)\n"
+        "  1. ann 4 (tops 4, compagnons 7, cumul des tops 58)\n"
+        "  2. dan 3 (tops 3, compagnons 6, cumul des tops 36), avertissements 3\n"
+        "  3. bob 3 (tops 4, compagnons 7, cumul des tops 58), avertissements 4 (−1)\n")
+    data = json.loads(_cli(tmp_path, game, bulletins, words, "--json"))
+    assert [(t["player"], t["points"], t["tops"], t["warnings"], t["warning_deduction"])
+            for t in data["top_standings"]] == [
+        ("ann", 4, 4, 0, 0), ("dan", 3, 3, 3, 0), ("bob", 3, 4, 4, 1)]
+
+
+def test_warning_deduction_in_the_superscrabble_report(tmp_path: Path) -> None:
+    """The four RETAINS rounds of tests/web/test_duplicate_variants_warnings.py: the engine
+    places 8A ANTISERA, A1 ANTISERA, 1A ANTISERA (77 each), E8 STAINERS (66). ann the placed
+    scrabble « ; 1 » each round: 4; bob no count: 4 valid, 4 warnings, 4 − 1 = 3; cid « ; 2 »
+    in rounds 1–3: 3 valid, 3 warnings, nothing lost: 3."""
+    placed = ["8A ANTISERA", "A1 ANTISERA", "1A ANTISERA", "E8 STAINERS"]
+    game = {"variant": "superscrabble", "start": "H7 LA", "racks": ["RETAINS"] * 4,
+            "players": ["ann", "bob", "cid"]}
+    bulletins = "".join(f"{n} ann : {s} ; 1\n{n} bob : {s}\n" + (f"{n} cid : {s} ; 2\n"
+                                                                 if n < 4 else "")
+                        for n, s in enumerate(placed, 1))
+    words = ("LA", "ENTRAILS", "ANTISERA", "STAINERS")
+    text = _cli(tmp_path, game, bulletins, words)
+    assert [line.split(" — ")[0] for line in text.splitlines() if "top :" in line] == [
+        f"  top : {s} {score}" for s, score in zip(placed, [77, 77, 77, 66], strict=True)]
+    assert text.endswith(
+        "Classement (scrabbles valables)\n"
+        "  1. ann 4 (scrabbles valables 4)\n"
+        "  2. bob 3 (scrabbles valables 4), avertissements 4 (−1)\n"
+        "  2. cid 3 (scrabbles valables 3), avertissements 3\n")
+    data = json.loads(_cli(tmp_path, game, bulletins, words, "--json"))
+    assert [(q["player"], q["points"], q["valid"], q["warnings"], q["warning_deduction"])
+            for q in data["scrabble_standings"]] == [
+        ("ann", 4, 4, 0, 0), ("bob", 3, 4, 4, 1), ("cid", 3, 3, 3, 0)]
