@@ -1,10 +1,11 @@
 """The board as an SVG picture: premium squares coloured, tiles with their points, jokers
 circled, rows labelled A–O and columns 1–15.
 
-A pure function of a :class:`scoring.board.Board` and a layout — no Flask, no database — so
-pages, e-mails and tests can all draw the same grid. Every piece of text that goes into the
-SVG is escaped, even though a board only ever holds letters: the picture is inlined in HTML
-pages and a bad cell must never become markup.
+A function of a :class:`scoring.board.Board` and a layout — no database — so pages, e-mails
+and tests can all draw the same grid; the premium squares' labels and names go through
+Flask-Babel's ``gettext`` (the reader's language in a request, the French source outside
+one). Every piece of text that goes into the SVG is escaped, even though a board only ever
+holds letters: the picture is inlined in HTML pages and a bad cell must never become markup.
 """
 
 from __future__ import annotations
@@ -12,11 +13,14 @@ from __future__ import annotations
 from collections.abc import Collection
 from html import escape
 
+from flask_babel import gettext  # type: ignore[import-untyped]
+
 from scoring.board import Board
 from scoring.errors import UnknownLetterError
 from scoring.layout import SIZE, STANDARD_LAYOUT, BoardLayout
 from scoring.notation import ROWS, square_name
 from scoring.tiles import TileSet
+from webapp.services.phrasebook import N_
 
 CELL = 32
 MARGIN = 22
@@ -25,16 +29,19 @@ MARGIN = 22
 # letter, light blue double letter.
 PREMIUM_STYLE: dict[tuple[int, int], tuple[str, str, str]] = {
     # (letter_mult, word_mult): (css class, fill, short French label)
-    (1, 3): ("mt", "#d6453d", "MT"),
-    (1, 2): ("md", "#f3a7b5", "MD"),
-    (3, 1): ("lt", "#2f6db5", "LT"),
-    (2, 1): ("ld", "#a9d7f2", "LD"),
+    (1, 3): ("mt", "#d6453d", N_("MT")),
+    (1, 2): ("md", "#f3a7b5", N_("MD")),
+    (3, 1): ("lt", "#2f6db5", N_("LT")),
+    (2, 1): ("ld", "#a9d7f2", N_("LD")),
 }
+#: the squares' names in their <title>; both these and the short labels are catalogue msgids,
+#: translated when the board is drawn (the Romanian page: CT, CD, « cuvânt triplu »…), the
+#: same texts as the interactive board's (static/js/board.js, board-messages)
 PREMIUM_NAMES = {
-    "mt": "mot compte triple",
-    "md": "mot compte double",
-    "lt": "lettre compte triple",
-    "ld": "lettre compte double",
+    "mt": N_("mot compte triple"),
+    "md": N_("mot compte double"),
+    "lt": N_("lettre compte triple"),
+    "ld": N_("lettre compte double"),
 }
 PLAIN_FILL = "#dfe9d8"
 TILE_FILL = "#f7e6b0"
@@ -101,7 +108,8 @@ def board_svg(
         out.append(
             f'<rect class="sq {pclass}" data-sq="{sq}" x="{x}" y="{y}" width="{cell}" '
             f'height="{cell}" fill="{fill}" stroke="#ffffff" stroke-width="1">'
-            f"<title>{name}{' — ' + PREMIUM_NAMES[pclass] if pclass else ''}</title></rect>"
+            f"<title>{name}{' — ' + gettext(PREMIUM_NAMES[pclass]) if pclass else ''}</title>"
+            "</rect>"
         )
         cx, cy = x + cell / 2, y + cell / 2
         if not content:
@@ -114,7 +122,8 @@ def board_svg(
                 ink = "#ffffff" if pclass in ("mt", "lt") else "#2a2a2a"
                 out.append(
                     f'<text x="{cx:g}" y="{cy + small * 0.38:g}" text-anchor="middle" '
-                    f'font-size="{small:g}" fill="{ink}" aria-hidden="true">{style[2]}</text>'
+                    f'font-size="{small:g}" fill="{ink}" aria-hidden="true">'
+                    f"{gettext(style[2])}</text>"
                 )
             continue
         joker = content.islower()

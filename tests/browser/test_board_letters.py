@@ -73,6 +73,11 @@ def test_a_letter_the_stock_or_the_group_lacks_is_refused_in_the_players_languag
     open_problem(app, signed_in["competition_id"], partiel, "P1")
     page.goto(f"{live_server.url}/joueur/problemes/P1/envoyer")
     page.wait_for_selector("#interactive-board:not([hidden])")
+    # the premium squares in French: A1 a triple word, A4 a double letter
+    expect(page.locator('.ib-sq[data-sq="0"]')).to_have_text("MT")
+    expect(page.locator('.ib-sq[data-sq="0"]')).to_have_attribute(
+        "aria-label", "A1, mot compte triple")
+    expect(page.locator('.ib-sq[data-sq="3"]')).to_have_text("LD")
     _type(page, H8, present + absent)
     expect(page.locator("#ib-preview .ib-error")).to_have_text(
         f"Lettres absentes des lettres restantes : {absent}.")
@@ -91,6 +96,12 @@ def test_a_letter_the_stock_or_the_group_lacks_is_refused_in_the_players_languag
         s.commit()
     page.goto(f"{live_server.url}/joueur/problemes/A1/envoyer")
     page.wait_for_selector("#interactive-board:not([hidden])")
+    # the premium squares' labels and names in Romanian (A1 cuvânt triplu, B2 cuvânt dublu,
+    # A4 literă dublă, B6 literă triplă)
+    for square, label, name in ((0, "CT", "A1, cuvânt triplu"), (16, "CD", "B2, cuvânt dublu"),
+                                (3, "LD", "A4, literă dublă"), (20, "LT", "B6, literă triplă")):
+        expect(page.locator(f'.ib-sq[data-sq="{square}"]')).to_have_text(label)
+        expect(page.locator(f'.ib-sq[data-sq="{square}"]')).to_have_attribute("aria-label", name)
     page.select_option("#ib-group", "2")
     _type(page, H8, letter + absent)
     expect(page.locator("#ib-preview .ib-error")).to_have_text(

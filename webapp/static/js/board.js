@@ -85,7 +85,14 @@
   var rowRest = document.getElementById("ib-row-rest");
   var textarea = document.getElementById(root.getAttribute("data-target") || "feuille-text");
 
-  var PREMIUM = { "1,3": ["mt", "MT"], "1,2": ["md", "MD"], "3,1": ["lt", "LT"], "2,1": ["ld", "LD"] };
+  // the premium squares: css class, short label, spoken name (aria-label) — French by
+  // default, the page's language from board-messages
+  var PREMIUM = {
+    "1,3": ["mt", t("mt", "MT"), t("mt_name", "mot compte triple")],
+    "1,2": ["md", t("md", "MD"), t("md_name", "mot compte double")],
+    "3,1": ["lt", t("lt", "LT"), t("lt_name", "lettre compte triple")],
+    "2,1": ["ld", t("ld", "LD"), t("ld_name", "lettre compte double")]
+  };
 
   function annulledNumbers() {
     var out = {};
@@ -303,6 +310,7 @@
       } else {
         var pr = PREMIUM[data.layout.letter_mult[sq] + "," + data.layout.word_mult[sq]];
         b.textContent = sq === data.layout.center ? "★" : pr ? pr[1] : "";
+        if (pr) label += ", " + pr[2];
       }
       b.setAttribute("aria-label", label);
       b.setAttribute("aria-pressed", sq === selected ? "true" : "false");
