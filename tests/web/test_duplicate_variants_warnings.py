@@ -51,9 +51,9 @@ def _ranking_cell(page: str, name: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", m.group(1))).strip()
 
 
-def _final(db_session: Session, addr: str) -> str:
+def _final(db_session: Session, addr: str, *, html: bool = False) -> str:
     [mail] = [m for m in _outbox(db_session, duplicate.KIND_FINAL) if m.to_addr == addr]
-    return mail.body_text
+    return (mail.body_html or "") if html else mail.body_text
 
 
 def test_duplicate_top_four_warnings_cost_a_top_on_the_server(
@@ -82,7 +82,9 @@ def test_duplicate_top_four_warnings_cost_a_top_on_the_server(
     22 + 12 + 12 + 12 = 58, Dan 12 × 3 = 36.
     Ranking: Ana 4; then Bob and Dan 3 points each — fewer companions first: Dan (6) 2nd, Bob
     (7) 3rd. Without the conversion Bob would share the 1st place with Ana (4 points,
-    companions 7, topped 58 each).
+    companions 7, topped 58 each); after round 3 he does (3 tops, 3 warnings: nothing lost;
+    companions 1 + 2 + 2 = 5 and topped 22 + 12 + 12 = 46 like Ana). The mails and the page
+    show the lost top: « 3 (−1 avert.) ».
     """
     use_word_list(app, tmp_path, "ZA\nZAS\nBE\n")
     ana = make_player("Ana", "ana@example.ro")
@@ -146,10 +148,15 @@ def test_duplicate_top_four_warnings_cost_a_top_on_the_server(
     res_bob = [m for m in _outbox(db_session, duplicate.KIND_RESULTS)
                if m.to_addr == "bob@example.fr"]
     assert len(res_bob) == 4
-    assert "Vos points de classement (tours topés) : 3 — 3e sur 3." in res_bob[-1].body_text
+    # round 3's: Bob 3 tops, 3 warnings — nothing lost yet; round 4's: the 4th costs a top
+    assert "Vos points de classement (tours topés) : 3 — 1er sur 3." in res_bob[2].body_text
+    assert ("Vos points de classement (tours topés) : 3 (−1 avert.) — 3e sur 3."
+            in res_bob[3].body_text)
     final_bob = _final(db_session, "bob@example.fr")
-    assert "Vos points de classement (tours topés) : 3 — 3e." in final_bob
-    assert re.search(r"1\. Ana — 4\n+\s+2\. Dan — 3\n+\s+3\. Bob — 3", final_bob), final_bob
+    assert "Vos points de classement (tours topés) : 3 (−1 avert.) — 3e." in final_bob
+    assert "<td>3 (−1 avert.)</td>" in _final(db_session, "bob@example.fr", html=True)
+    assert re.search(r"1\. Ana — 4\n+\s+2\. Dan — 3\n+\s+3\. Bob — 3 \(−1 avert\.\)\n",
+                     final_bob), final_bob
     assert "Vos points de classement (tours topés) : 3 — 2e." in _final(
         db_session, "dan@example.fr")
     assert "Vos points de classement (tours topés) : 4 — 1er." in _final(
@@ -231,6 +238,8 @@ def test_superscrabble_four_warnings_cost_a_point_on_the_server(
     assert _ranking_cell(page, "Bob") == "3 (−1 avert.)"
     assert _ranking_cell(page, "Cid") == "3"
     final_bob = _final(db_session, "bob@example.fr")
-    assert "Vos scrabbles valables (total) : 3 — 2e." in final_bob
-    assert re.search(r"1\. Ana — 4\n+\s+2\. Bob — 3\n+\s+2\. Cid — 3", final_bob), final_bob
+    assert "Vos scrabbles valables (total) : 3 (−1 avert.) — 2e." in final_bob
+    assert re.search(r"1\. Ana — 4\n+\s+2\. Bob — 3 \(−1 avert\.\)\n+\s+2\. Cid — 3\n",
+                     final_bob), final_bob
+    assert "Vos scrabbles valables (total) : 3 — 2e." in _final(db_session, "cid@example.fr")
     assert "Vos scrabbles valables (total) : 4 — 1er." in _final(db_session, "ana@example.ro")

@@ -112,6 +112,7 @@ def results_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> int
                 **scrabble_notice(game, rnd),
                 "score": res["score"], "solo": res.get("solo", 0), "reason": res["reason"],
                 "total": mine.get("total"), "rank": mine.get("rank"),
+                "warning_deduction": mine.get("warning_deduction", 0),
                 "participants": len(ranking), "game_url": game_url(game)}
 
     return notify.fan_out(  # in the order of the round's results
@@ -140,6 +141,7 @@ def corrected_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound,
                 "solo": res.get("solo", 0), "reason": res["reason"],
                 "old_score": int(was.get("score", 0)) + int(was.get("solo", 0)),
                 "why": reason, "total": mine.get("total"), "rank": mine.get("rank"),
+                "warning_deduction": mine.get("warning_deduction", 0),
                 "participants": len(rank_of), "total_label": total_label(game),
                 "game_url": game_url(game)}
 
@@ -157,13 +159,15 @@ def final_notices(s: Session, game: DuplicateGame) -> int:
     tops = sum(int(r.top["score"]) for r in rounds if r.top)
     row_of = {row["player_id"]: row for row in ranking}
     excerpt_rows = [{"rank": r["rank"], "name": r["name"], "score": r["total"],
-                     "percent": r["percent"]} for r in ranking]
+                     "percent": r["percent"], "warning_deduction": r.get("warning_deduction", 0)}
+                    for r in ranking]
 
     def context(p: Player) -> dict[str, Any]:
         row = row_of[p.id]
         return {"player_name": p.name, "game_title": f"{game.title} ({game.code})",
                 "rounds": len(rounds), "tops_total": tops, "total": row["total"],
                 "rank": row["rank"], "percent": row["percent"],
+                "warning_deduction": row.get("warning_deduction", 0),
                 "total_label": total_label(game),
                 "ranking": notify.ranking_excerpt(excerpt_rows, row["rank"]),
                 "game_url": game_url(game)}
