@@ -25,13 +25,14 @@ from flask import (
 from flask.typing import ResponseReturnValue
 from flask_babel import gettext  # type: ignore[import-untyped]
 from markupsafe import Markup
+from werkzeug.exceptions import NotFound as HTTPNotFound
 
 from puzzles.championship import format_value
 from webapp.auth import current_arbitre, current_player
 from webapp.board_svg import board_svg
 from webapp.db import get_engine
 from webapp.models import Ranking, RankingKind
-from webapp.services import phrasebook, public_pages, reports, timefmt
+from webapp.services import phrasebook, public_pages, reports, rows, timefmt
 from webapp.services import problems as problems_service
 from webapp.services.standings import Standings
 from webapp.views import helpers
@@ -57,6 +58,13 @@ def _error_page(exc: Any) -> ResponseReturnValue:
 
 for _code in ERRORS:
     bp.app_errorhandler(_code)(_error_page)
+
+
+@bp.app_errorhandler(rows.NotFound)
+def _row_not_found(exc: rows.NotFound) -> ResponseReturnValue:
+    """A row a URL names by id and that does not exist (``webapp.services.rows``): the
+    404 page, wherever the view is."""
+    return _error_page(HTTPNotFound())
 
 
 def _arbitre() -> bool:

@@ -15,20 +15,15 @@ from flask_babel import gettext  # type: ignore[import-untyped]
 
 from webapp.auth import current_arbitre
 from webapp.db import session_scope
-from webapp.models import (
-    Appeal,
-    Arbitre,
-    Problem,
-    ProblemStatus,
-)
+from webapp.models import ProblemStatus
 from webapp.services import (
     appeals,
     clock,
     lifecycle,
     rankings,
+    rows,
 )
 from webapp.views.console.common import _actor, _session
-from webapp.views.helpers import get_or_404
 
 bp = Blueprint("appeals", __name__)
 
@@ -45,9 +40,8 @@ def answer(appeal_id: int) -> ResponseReturnValue:
     decision = request.form.get("decision")
     try:
         with session_scope() as s:
-            appeal = get_or_404(s, Appeal, appeal_id)
-            arbitre = s.get(Arbitre, current_arbitre().id)  # type: ignore[union-attr]
-            assert arbitre is not None
+            appeal = rows.appeal(s, appeal_id)
+            arbitre = rows.arbitre(s, current_arbitre().id or 0)  # type: ignore[union-attr]
             appeals.answer_appeal(
                 session=s, appeal=appeal, arbitre=arbitre, accepted=decision == "accept",
                 answer=request.form.get("answer", ""),
@@ -71,7 +65,7 @@ def finalise(problem_id: int) -> ResponseReturnValue:
     provisional one), a warning while the appeal window is open (publishing then needs an
     explicit confirmation; unanswered appeals still hold it back), then the publication."""
     with _session() as s:
-        prob = get_or_404(s, Problem, problem_id)
+        prob = rows.problem(s, problem_id)
         n_open = lifecycle.open_appeals(s, prob)
         preview = rankings.final_preview(s, prob, now=clock.now(), open_appeals=n_open)
     comment = ""
@@ -92,7 +86,7 @@ def finalise(problem_id: int) -> ResponseReturnValue:
                                          "pour publier quand même le classement définitif."))
             with session_scope() as s:
                 lifecycle.finalise_manually(
-                    session=s, problem=get_or_404(s, Problem, problem_id), actor=_actor(),
+                    session=s, problem=rows.problem(s, problem_id), actor=_actor(),
                     comment=comment, now=clock.now())
         except ValueError as exc:
             flash(str(exc), "error")
