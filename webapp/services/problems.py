@@ -12,6 +12,10 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from flask import current_app, has_app_context
 from sqlmodel import Session, col, func, select
 
+from puzzles.families import FAMILIES
+from puzzles.generate import new_problem
+from puzzles.problem import Problem as Puzzle
+from scoring.lexicon import Lexicon, default_lexicon
 from webapp.models import (
     DEFAULT_TIMEZONE,
     Appeal,
@@ -110,6 +114,40 @@ def registered_players(*, session: Session, problem: Problem) -> list[Player]:
             .order_by(col(Player.id))
         ).all()
     )
+
+
+#: the game types the console offers, with their French names (puzzles.families)
+GAME_CHOICES = [(game.value, fam.label) for game, fam in FAMILIES.items()]
+
+
+def _draw_lexicon(lang: str) -> Lexicon | None:
+    """The word list a draw may need (rangée, exclusif, Superscrabble): the configured
+    ``LEXICONS`` entry of the language, else the bundled French list."""
+    path = ((current_app.config.get("LEXICONS") or {}) if has_app_context() else {}).get(lang)
+    if path:
+        return Lexicon.load(path, lang)
+    if lang == "fr":
+        return default_lexicon()
+    return None
+
+
+def puzzle_from_json(text: str) -> Puzzle:
+    """A problem the arbitre entered as JSON (:meth:`puzzles.problem.Problem.from_json`),
+    refused (``ValueError``, the checker's messages) unless it is complete."""
+    puzzle = Puzzle.from_json(text)
+    errs = puzzle.check()
+    if errs:
+        raise ValueError(" ".join(errs))
+    return puzzle
+
+
+def draw_puzzle(game: str, *, seed: int, lang: str, n_groups: int) -> Puzzle:
+    """A new problem drawn by :func:`puzzles.generate.new_problem` from ``seed``, with the
+    language's word list when the game needs one; an unknown ``game`` is a ``ValueError``."""
+    if game not in dict(GAME_CHOICES):
+        raise ValueError("Type de jeu inconnu.")
+    return new_problem(game, seed=seed, lang=lang, lexicon=_draw_lexicon(lang),
+                       n_groups=n_groups)
 
 
 def create_problem(

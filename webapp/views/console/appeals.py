@@ -31,8 +31,8 @@ bp = Blueprint("appeals", __name__)
 @bp.route("/appels")
 def index() -> str:
     with _session() as s:
-        rows = appeals.listing(s)
-    return render_template("console/appeals.html", rows=rows)
+        listing = appeals.listing(s)
+    return render_template("console/appeals.html", rows=listing)
 
 
 @bp.route("/appels/<int:appeal_id>", methods=["POST"])

@@ -18,26 +18,20 @@ from flask import (
 from flask.typing import ResponseReturnValue
 from flask_babel import gettext  # type: ignore[import-untyped]
 
-from puzzles.families import FAMILIES
-from puzzles.generate import new_problem
-from puzzles.problem import Problem as Puzzle
 from puzzles.problem import ProblemError
-from scoring.lexicon import Lexicon, default_lexicon
 from webapp.board_svg import board_svg
 from webapp.db import session_scope
 from webapp.models import (
     DEFAULT_TIMEZONE,
-    Competition,
-    Problem,
     ProblemStatus,
     RulingKind,
-    Stage,
 )
 from webapp.services import (
     clock,
     lifecycle,
     problems,
     rounds,
+    rows,
     submissions,
 )
 from webapp.services import rankings as ranking_service
@@ -53,24 +47,9 @@ from webapp.views.console.common import (
     parse_local,
     text_field,
 )
-from webapp.views.helpers import get_or_404, letters_view
+from webapp.views.helpers import letters_view
 
 bp = Blueprint("problems", __name__)
-
-#: the game types the console offers, with their French names (puzzles.families)
-GAME_CHOICES = [(game.value, fam.label) for game, fam in FAMILIES.items()]
-
-
-def _lexicon_for(lang: str) -> Any:
-    """The word list a draw may need (rangée, exclusif, Superscrabble): the configured
-    ``LEXICONS`` entry of the language, else the bundled French list."""
-    path = (current_app.config.get("LEXICONS") or {}).get(lang)
-    if path:
-        return Lexicon.load(path, lang)
-    if lang == "fr":
-        return default_lexicon()
-    return None
-
 
 def _round_interval(form: Any, game: Any) -> int:
     """Minutes between two Anticipation announcements (the form field is in hours; empty:
@@ -130,28 +109,21 @@ def new() -> ResponseReturnValue:
                                     hi=max_days) if (form.get("appeal_days") or "").strip() \
                 else None  # empty: APPEAL_DAYS
             if form.get("source") == "json":
-                puzzle = Puzzle.from_json(form.get("problem_json", ""))
-                errs = puzzle.check()
-                if errs:
-                    raise ValueError(" ".join(errs))
+                puzzle = problems.puzzle_from_json(form.get("problem_json", ""))
             else:
                 if not (form.get("seed") or "").strip():
                     raise ValueError("Donnez une graine (un nombre entier) pour le tirage.")
                 seed = int_field(form, "seed", "Graine du tirage", lo=0, hi=2**63 - 1)
-                game = form.get("game", "integral")
-                if game not in dict(GAME_CHOICES):
-                    raise ValueError("Type de jeu inconnu.")
                 n_groups = int_field(form, "n_groups", "Nombre de groupes", lo=2, hi=15,
                                      default=4)
-                lexicon = _lexicon_for(lang)
-                puzzle = new_problem(game, seed=seed, lang=lang, lexicon=lexicon,
-                                     n_groups=n_groups)
+                puzzle = problems.draw_puzzle(form.get("game", "integral"), seed=seed,
+                                              lang=lang, n_groups=n_groups)
             status = ProblemStatus.DRAFT if form.get("draft") else ProblemStatus.SCHEDULED
             if live and not puzzle.game.is_anticipation:
                 raise ValueError("Le rythme « en direct » ne concerne que les Anticipations.")
             interval = 0 if live else _round_interval(form, puzzle.game)
             with session_scope() as s:
-                comp = s.get(Competition, comp_id) if comp_id else None
+                comp = rows.competition_or_none(s, comp_id)
                 if comp is None:
                     raise ValueError("Choisissez la compétition.")
                 stage_id = id_arg(form.get("stage_id", type=int))
@@ -160,7 +132,7 @@ def new() -> ResponseReturnValue:
                     deadline_at=deadline_at, timezone=tz,
                     title=title or None,
                     code=code or None,
-                    stage=s.get(Stage, stage_id) if stage_id else None,
+                    stage=rows.stage_or_none(s, stage_id),
                     appeal_days=appeal_days,
                     status=status, actor=_actor(), round_interval_minutes=interval,
                     live=live, instructions=instructions,
@@ -173,7 +145,7 @@ def new() -> ResponseReturnValue:
             return redirect(url_for("console.problems.show", problem_id=pid))
     return render_template(
         "console/problem_new.html", form=form, error=error, competitions=comps, stages=stages,
-        games=GAME_CHOICES, default_tz=DEFAULT_TIMEZONE,
+        games=problems.GAME_CHOICES, default_tz=DEFAULT_TIMEZONE,
     ), (400 if error else 200)
 
 
@@ -187,9 +159,9 @@ def problem_page(problem_id: int, *, errors: list[str] | None = None,
     """The problem's console page; after a refused form, with its errors and what the
     arbitre typed (``kept``), so nothing is lost."""
     with _session() as s:
-        prob = get_or_404(s, Problem, problem_id)
-        comp = s.get(Competition, prob.competition_id)
-        rows = submissions.latest_per_player(s, prob)
+        prob = rows.problem(s, problem_id)
+        comp = rows.competition_or_none(s, prob.competition_id)
+        latest = submissions.latest_per_player(s, prob)
         overview = problems.problem_overview(s, prob)
         rulings, rankings, prob_appeals = overview.rulings, overview.rankings, overview.appeals
         steps = lifecycle.steps_done(session=s, problem=prob)
@@ -197,7 +169,7 @@ def problem_page(problem_id: int, *, errors: list[str] | None = None,
     pz = readable_puzzle(prob)
     svg = board_svg(pz.initial_board(), tileset=pz.tileset) if pz else None
     return render_template(
-        "console/problem.html", problem=prob, competition=comp, rows=rows, rulings=rulings,
+        "console/problem.html", problem=prob, competition=comp, rows=latest, rulings=rulings,
         rankings=rankings, appeals=prob_appeals, puzzle=pz,
         letters=letters_view(pz) if pz else None, board=svg, auto=request.args.get("auto"),
         ruling_kinds=RulingKind, form_errors=errors or [], kept=kept or {}, now=clock.now(),
@@ -215,7 +187,7 @@ def close_now(problem_id: int) -> ResponseReturnValue:
     if request.method == "POST" and request.form.get("confirm") == "1":
         try:
             with session_scope() as s:
-                prob = get_or_404(s, Problem, problem_id)
+                prob = rows.problem(s, problem_id)
                 lifecycle.close_now(session=s, problem=prob, actor=_actor(), reason=reason,
                                     now=clock.now())
         except ValueError as exc:
@@ -225,7 +197,7 @@ def close_now(problem_id: int) -> ResponseReturnValue:
                           "délai."), "success")
             return redirect(back)
     with _session() as s:
-        prob = get_or_404(s, Problem, problem_id)
+        prob = rows.problem(s, problem_id)
         if prob.status != ProblemStatus.OPEN:
             flash(gettext("Seul un problème ouvert peut être clos."), "error")
             return redirect(back)
@@ -242,7 +214,7 @@ def step(problem_id: int) -> ResponseReturnValue:
         abort(400)
     try:
         with session_scope() as s:
-            lifecycle.manual_step(session=s, problem=get_or_404(s, Problem, problem_id),
+            lifecycle.manual_step(session=s, problem=rows.problem(s, problem_id),
                                   step=chosen, actor=_actor(), now=clock.now())
     except ValueError as exc:
         flash(str(exc), "error")
@@ -261,7 +233,7 @@ def reference(problem_id: int) -> ResponseReturnValue:
     solution is published with the results."""
     back = redirect(url_for("console.problems.show", problem_id=problem_id) + "#reference")
     with _session() as s:
-        prob = get_or_404(s, Problem, problem_id)
+        prob = rows.problem(s, problem_id)
     solving = request.form.get("action") == "solve"
     try:
         ref = reference_service.compute(
@@ -274,7 +246,7 @@ def reference(problem_id: int) -> ResponseReturnValue:
         flash(str(exc), "error")
         return back
     with session_scope() as s:
-        reference_service.store(session=s, problem=get_or_404(s, Problem, problem_id),
+        reference_service.store(session=s, problem=rows.problem(s, problem_id),
                                 reference=ref, actor=_actor())
     flash(f"Solution de référence enregistrée : {ref.total} {ref.unit}.", "success")
     return back
