@@ -5,7 +5,11 @@
  * types, the points of the word at that reference are computed on the master grid
  * (scoring.js: the premium layout and the tile values of the game) and shown with the
  * letters it takes from the draw. Nothing here checks the word against a list: the
- * correction after the deadline decides.
+ * correction after the deadline decides. A bulletin whose word takes letters the draw does
+ * not give (the letters already on the grid it crosses are not taken; a joker of the draw
+ * may stand for one missing letter, as the correction credits an unmarked joker; « +T »
+ * adds a chosen letter, « -N » gives one back) is not sent: the refusal says which letters
+ * (#bulletin-refused). Only a help — the server's correction stays the judge.
  *
  * Data: <script type="application/json" id="duplicate-data">
  *   {cgp, rack, layout: {letter_mult, word_mult, center}, values, bingo_tiles, bingo_bonus}
@@ -62,20 +66,45 @@
     return out;
   }
 
-  // the letters the move may take: the draw, less the letter given back, plus those chosen
+  // the letters the move may take: the draw, less the letter given back, plus those chosen;
+  // a chosen letter the word marks as a joker may be one (RULES §9.3, E12, under the
+  // Romanian rule: the server says). missing.jokersLeft: the draw's jokers the word did not
+  // use (each may stand for a letter written without its joker mark)
   function missingFromRack(letters, chosen, swapped) {
     var left = data.rack.split("");
     (swapped || "").split("").forEach(function (ch) {
       var i = left.indexOf(ch);
       if (i >= 0) left.splice(i, 1);
     });
-    left = left.concat((chosen || "").split("").filter(Boolean));
+    var picked = (chosen || "").split("").filter(Boolean);
     var missing = [];
-    letters.split("").forEach(function (ch) {
+    letters.split("").forEach(function (ch) {  // plain letters first, the jokers ("?") last
       var i = left.indexOf(ch);
-      if (i < 0) missing.push(ch); else left.splice(i, 1);
+      if (i >= 0) { left.splice(i, 1); return; }
+      var j = picked.indexOf(ch);
+      if (j >= 0) { picked.splice(j, 1); return; }
+      if (ch === "?" && picked.length) { picked.pop(); return; }
+      missing.push(ch);
     });
+    missing.jokersLeft = left.filter(function (ch) { return ch === "?"; }).length;
     return missing;
+  }
+
+  // The letters a bulletin lacks beyond what the draw's spare jokers cover, with the move
+  // (null when the bulletin cannot be placed here: no reference, off the grid… — the server
+  // says what it makes of it)
+  function lacking(text) {
+    var b = split(text);
+    if (!b.ref || !b.words.length) return null;
+    var word = b.words[b.words.length - 1];
+    try {
+      var r = S.scoreMove(cells, b.ref, word, config);
+      var missing = missingFromRack(S.lettersUsed(r.placement.tiles), b.chosen, b.swapped);
+      if (missing.length <= missing.jokersLeft) return null;
+      return { word: word, ref: S.formatRef(r.placement.ref), missing: missing };
+    } catch (e) {
+      return null;
+    }
   }
 
   function show() {
@@ -118,6 +147,21 @@
     input.focus();
     show();
   });
+  var refused = document.getElementById("bulletin-refused");
+  var form = input.form;
+  if (form && refused) {
+    form.addEventListener("submit", function (ev) {
+      var l = lacking(input.value);
+      if (!l) { refused.hidden = true; return; }
+      ev.preventDefault();
+      refused.textContent = t("refused",
+        "Bulletin non envoyé : %(word)s en %(ref)s prend des lettres que le tirage %(rack)s ne donne pas : %(letters)s.",
+        { word: l.word, ref: l.ref, rack: data.rack, letters: l.missing.join(" ") });
+      refused.hidden = false;
+      input.focus();
+    });
+    input.addEventListener("input", function () { refused.hidden = true; });
+  }
   input.addEventListener("input", show);
   show();
 })();
