@@ -20,17 +20,13 @@ from flask_babel import gettext  # type: ignore[import-untyped]
 
 from webapp.auth import current_arbitre
 from webapp.db import session_scope
-from webapp.models import (
-    Problem,
-    Submission,
-)
 from webapp.services import (
     players,
+    rows,
     verification,
 )
 from webapp.views.console.common import _actor, _session, id_arg
 from webapp.views.console.problems import problem_page
-from webapp.views.helpers import get_or_404
 
 bp = Blueprint("rulings", __name__)
 
@@ -45,13 +41,13 @@ def _preview_digest(preview: Any) -> str:
 @bp.route("/problemes/<int:problem_id>/reverifier", methods=["GET", "POST"])
 def rerun(problem_id: int) -> ResponseReturnValue:
     with _session() as s:
-        prob = get_or_404(s, Problem, problem_id)
+        prob = rows.problem(s, problem_id)
     reason = request.form.get("reason", "").strip()
     if request.method == "GET":
         return render_template("console/rerun.html", problem=prob, preview=None, reason="")
     try:
         with session_scope() as s:
-            p = get_or_404(s, Problem, problem_id)
+            p = rows.problem(s, problem_id)
             # bounded: a partial preview goes on where it stopped when asked again
             preview = verification.preview_rerun(
                 session=s, problem=p, reason=reason,
@@ -91,13 +87,13 @@ def add(problem_id: int) -> ResponseReturnValue:
     arbitre = current_arbitre()
     try:
         with session_scope() as s:
-            prob = get_or_404(s, Problem, problem_id)
+            prob = rows.problem(s, problem_id)
             sub = None
             sub_id = request.form.get("submission_id", type=int)
             if sub_id is not None and id_arg(sub_id) is None:
                 abort(404)
             if sub_id:
-                sub = get_or_404(s, Submission, sub_id)
+                sub = rows.submission(s, sub_id)
                 if sub.problem_id != prob.id:
                     abort(404)
             verification.add_ruling(
