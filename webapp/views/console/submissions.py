@@ -14,15 +14,13 @@ from flask.typing import ResponseReturnValue
 
 from webapp.db import session_scope
 from webapp.models import (
-    Problem,
     ProblemStatus,
-    Submission,
 )
 from webapp.services import (
+    rows,
     submissions,
 )
 from webapp.views.console.common import _actor
-from webapp.views.helpers import get_or_404
 
 bp = Blueprint("submissions", __name__)
 
@@ -31,12 +29,12 @@ bp = Blueprint("submissions", __name__)
 def accept_late(problem_id: int, submission_id: int) -> ResponseReturnValue:
     try:
         with session_scope() as s:
-            sub = get_or_404(s, Submission, submission_id)
+            sub = rows.submission(s, submission_id)
             if sub.problem_id != problem_id:
                 abort(404)
             submissions.accept_late(session=s, submission=sub, actor=_actor(),
                                     reason=request.form.get("reason", ""))
-            prob = s.get(Problem, problem_id)
+            prob = rows.problem_or_none(s, problem_id)
             ranked = prob is not None and prob.status in (
                 ProblemStatus.VERIFIED, ProblemStatus.PROVISIONAL, ProblemStatus.FINAL)
     except ValueError as exc:
