@@ -14,16 +14,12 @@ from flask.typing import ResponseReturnValue
 from flask_babel import gettext  # type: ignore[import-untyped]
 
 from webapp.db import session_scope
-from webapp.models import (
-    Competition,
-    Player,
-)
 from webapp.services import (
     players,
     problems,
+    rows,
 )
 from webapp.views.console.common import PER_PAGE, _actor, _session, id_arg, page_arg
-from webapp.views.helpers import get_or_404
 
 bp = Blueprint("players", __name__)
 
@@ -47,7 +43,7 @@ def index() -> ResponseReturnValue:
             text = request.form.get("csv", "")
         comp_id = id_arg(request.form.get("competition_id", type=int))
         with session_scope() as s:
-            comp = s.get(Competition, comp_id) if comp_id else None
+            comp = rows.competition_or_none(s, comp_id)
             report = players.import_players_csv(
                 session=s, text=text, competition=comp, actor=_actor()
             )
@@ -79,7 +75,7 @@ def show(player_id: int) -> ResponseReturnValue:
         values = {k: request.form.get(k, "") for k in players.EDITABLE}
         try:
             with session_scope() as s:
-                pl = get_or_404(s, Player, player_id)
+                pl = rows.player(s, player_id)
                 changed = players.update_player(session=s, player=pl, values=values,
                                                 actor=_actor())
         except players.PlayerRefused as exc:
@@ -89,7 +85,7 @@ def show(player_id: int) -> ResponseReturnValue:
                   "success")
             return redirect(url_for("console.players.show", player_id=player_id))
     with _session() as s:
-        pl = get_or_404(s, Player, player_id)
+        pl = rows.player(s, player_id)
         view = players.player_console(s, pl)
     if not values:
         values = {k: getattr(pl, k) for k in players.EDITABLE}
