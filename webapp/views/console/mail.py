@@ -20,10 +20,8 @@ from werkzeug.wrappers import Response
 
 from mailer import mailroom
 from webapp.db import session_scope
-from webapp.models import (
-    InboundMessage,
-    OutboxStatus,
-)
+from webapp.models import OutboxStatus
+from webapp.services import rows
 from webapp.views.console.common import PER_PAGE, _actor, _session
 
 bp = Blueprint("mail", __name__)
@@ -76,9 +74,7 @@ def inbound_message(inbound_id: int) -> str:
 def inbound_raw(inbound_id: int) -> Response:
     """The stored bytes, exactly, as a file to save: never shown as a page."""
     with _session() as s:
-        msg = s.get(InboundMessage, inbound_id)
-        if msg is None:
-            abort(404)
+        msg = rows.inbound_message(s, inbound_id)
         raw = bytes(msg.raw)
     resp = Response(raw, mimetype="message/rfc822")
     resp.headers["Content-Disposition"] = f'attachment; filename="message-{inbound_id}.eml"'
