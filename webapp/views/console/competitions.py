@@ -20,6 +20,7 @@ from webapp.models import (
 )
 from webapp.services import (
     problems,
+    rows,
     standings,
     stored,
 )
@@ -87,16 +88,14 @@ def show(slug: str) -> ResponseReturnValue:
             flash(f"Le nom de l'étape dépasse {MAX_TEXT['name']} caractères.", "error")
         else:
             with session_scope() as s:
-                c = s.get(Competition, comp.id)
-                assert c is not None
+                c = rows.competition(s, comp.id or 0)
                 problems.create_stage(session=s, competition=c, name=name, actor=_actor())
             flash(f"Étape « {name} » ajoutée.", "success")
         return redirect(url_for("console.competitions.show", slug=slug))
     if request.method == "POST" and request.form.get("action") == "registration":
         open_to_all = request.form.get("open_registration") == "1"
         with session_scope() as s:
-            c = s.get(Competition, comp.id)
-            assert c is not None
+            c = rows.competition(s, comp.id or 0)
             problems.set_open_registration(session=s, competition=c, open_to_all=open_to_all,
                                            actor=_actor())
         flash("Compétition ouverte à tous les joueurs : chacun peut envoyer ses feuilles et "
@@ -106,8 +105,7 @@ def show(slug: str) -> ResponseReturnValue:
     if request.method == "POST" and request.form.get("action") == "standings":
         try:
             with session_scope() as s:
-                c = s.get(Competition, comp.id)
-                assert c is not None
+                c = rows.competition(s, comp.id or 0)
                 standings.update_settings(session=s, competition=c, form=request.form,
                                           actor=_actor())
         except ValueError as exc:
