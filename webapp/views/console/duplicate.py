@@ -16,10 +16,9 @@ from flask.typing import ResponseReturnValue
 from webapp.db import session_scope
 from webapp.models import (
     DEFAULT_TIMEZONE,
-    Competition,
     RoundStatus,
 )
-from webapp.services import duplicate, duplicate_pages
+from webapp.services import duplicate, duplicate_pages, rows
 from webapp.views.console.common import _actor, _session
 from webapp.views.duplicate import GAME_STATUS_FR, game_or_404, page_data
 
@@ -106,7 +105,7 @@ def index() -> ResponseReturnValue:
         tz = form.get("timezone", DEFAULT_TIMEZONE).strip() or DEFAULT_TIMEZONE
         try:
             with session_scope() as s:
-                comp = s.get(Competition, int(form.get("competition_id", "0") or 0))
+                comp = rows.competition_or_none(s, int(form.get("competition_id", "0") or 0))
                 if comp is None:
                     raise duplicate.DuplicateError("Choisissez la compétition dont les "
                                                    "inscrits joueront la partie.")
