@@ -10,8 +10,7 @@ from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 
 from webapp.db import session_scope
-from webapp.models import Competition, Player
-from webapp.services import clock, correspondence, correspondence_pages
+from webapp.services import clock, correspondence, correspondence_pages, rows
 from webapp.views.console.common import _actor, _session
 
 bp = Blueprint("correspondence", __name__)
@@ -24,9 +23,9 @@ def index() -> ResponseReturnValue:
     if request.method == "POST":
         try:
             with session_scope() as s:
-                comp = s.get(Competition, _int(form, "competition_id"))
-                red = s.get(Player, _int(form, "red_id"))
-                blue = s.get(Player, _int(form, "blue_id"))
+                comp = rows.competition_or_none(s, _int(form, "competition_id"))
+                red = rows.player_or_none(s, _int(form, "red_id"))
+                blue = rows.player_or_none(s, _int(form, "blue_id"))
                 if comp is None or red is None or blue is None:
                     raise correspondence.CorrespondenceError(
                         "Choisissez la série, le joueur ROUGE et le joueur BLEU.")
@@ -65,10 +64,10 @@ def round_robin() -> ResponseReturnValue:
     form = request.form
     try:
         with session_scope() as s:
-            comp = s.get(Competition, _int(form, "series_competition_id"))
+            comp = rows.competition_or_none(s, _int(form, "series_competition_id"))
             if comp is None:
                 raise correspondence.CorrespondenceError("Choisissez la série.")
-            chosen = [s.get(Player, _int({"id": v}, "id")) for v in
+            chosen = [rows.player_or_none(s, _int({"id": v}, "id")) for v in
                       form.getlist("player_ids")]
             players = [p for p in chosen if p is not None]
             games = correspondence.create_round_robin(
