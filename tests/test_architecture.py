@@ -1,9 +1,11 @@
 """Views do not query (docs/ARCHITECTURE.md, issue 11 item 2): a module under webapp/views
 reads the request, calls a service of webapp/services and renders a template. Read from the
 code with ``ast``: no view imports ``select`` (from sqlmodel or SQLAlchemy, or uses
-``sqlalchemy.select``), and none calls ``.exec(`` / ``.execute(`` / ``.scalar(`` /
-``.scalars(`` on a session. (Every view was moved to the services before this test was
-written: there is no exception to keep.)
+``sqlalchemy.select``), none calls ``.exec(`` / ``.execute(`` / ``.scalar(`` /
+``.scalars(`` on a session, and none loads a row by id itself (``.get(`` / ``.get_one(`` on a
+session, or with a model as its first argument: ``s.get(Problem, 1)``): a row by id is
+``webapp.services.rows`` (a missing one raises its ``NotFound``, the 404 page). (Every view
+was moved to the services before this test was written: there is no exception to keep.)
 """
 
 from __future__ import annotations
@@ -16,12 +18,58 @@ VIEWS = ROOT / "webapp" / "views"
 
 QUERY_METHODS = {"exec", "execute", "scalar", "scalars"}
 QUERY_MODULES = {"sqlmodel", "sqlalchemy", "sqlalchemy.sql", "sqlalchemy.future"}
+#: a session's row-by-id methods
+GET_METHODS = {"get", "get_one"}
+#: what opens a session in a view (``with _session() as s``, ``s = read_session()``)
+SESSION_OPENERS = {"_session", "session_scope", "read_session", "Session"}
+
+
+def _callee(func: ast.expr) -> str:
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return ""
+
+
+def session_names(tree: ast.AST) -> set[str]:
+    """The names a module gives its sessions: ``session``, a name bound by ``with
+    <opener>() as name`` or ``name = <opener>()``, a parameter annotated ``Session``."""
+    names = {"session", "db_session"}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                if (isinstance(item.context_expr, ast.Call)
+                        and _callee(item.context_expr.func) in SESSION_OPENERS
+                        and isinstance(item.optional_vars, ast.Name)):
+                    names.add(item.optional_vars.id)
+        elif (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+              and _callee(node.value.func) in SESSION_OPENERS):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            args = node.args
+            for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
+                if arg.annotation is not None and "Session" in ast.unparse(arg.annotation):
+                    names.add(arg.arg)
+    return names
+
+
+def _is_model(node: ast.expr) -> bool:
+    """A CapWords name (``Problem``), not a CONSTANT: the model a ``.get(`` loads."""
+    return isinstance(node, ast.Name) and node.id[0].isupper() and not node.id.isupper()
+
+
+def _is_session(node: ast.expr, sessions: set[str]) -> bool:
+    if isinstance(node, ast.Name):
+        return node.id in sessions
+    return isinstance(node, ast.Attribute) and node.attr in {"session", "db_session"}
 
 
 def queries(path: Path) -> list[str]:
-    """What in ``path`` is a query: ``select`` imported or called through a module, and
-    session query methods called; each as ``line: what``."""
+    """What in ``path`` is a query: ``select`` imported or called through a module, session
+    query methods called, a row loaded by id; each as ``line: what``."""
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    sessions = session_names(tree)
     found: list[str] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and (node.module or "") in QUERY_MODULES:
@@ -30,7 +78,10 @@ def queries(path: Path) -> list[str]:
                     found.append(f"{node.lineno}: from {node.module} import select")
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             name = node.func.attr
-            if name in QUERY_METHODS:
+            by_id = name in GET_METHODS and (
+                _is_session(node.func.value, sessions)
+                or bool(node.args and _is_model(node.args[0])))
+            if name in QUERY_METHODS or by_id:
                 found.append(f"{node.lineno}: .{name}(")
             elif name == "select" and isinstance(node.func.value, ast.Name) and (
                     node.func.value.id in {"sa", "sqlalchemy", "sqlmodel"}):
@@ -68,7 +119,18 @@ def test_the_check_sees_a_query(tmp_path: Path) -> None:
         "    s.exec(select(1)).all()\n"
         "    s.execute(sa.select(1))\n"
         "    s.scalars(1)\n"
-        "    services.problems.front_page(s)\n",
+        "    services.problems.front_page(s)\n"
+        "    with _session() as db:\n"
+        "        db.get(Problem, 1)\n"
+        "        rows.problem(db, 1)\n"
+        "    with session_scope() as t:\n"
+        "        t.get_one(Player, 2)\n"
+        "        anything.get(Competition, 3)\n"
+        "        request.args.get('page', 1, type=int)\n"
+        "        names.get(actor, actor)\n"
+        "        form.get(FIELD)\n"
+        "    s.get(Submission, 4)\n"
+        "    g.session.get(Appeal, 5)\n",
         encoding="utf-8",
     )
     assert queries(view) == [
@@ -77,4 +139,9 @@ def test_the_check_sees_a_query(tmp_path: Path) -> None:
         "5: .execute(",
         "5: sa.select(",
         "6: .scalars(",
+        "9: .get(",
+        "12: .get_one(",
+        "13: .get(",
+        "17: .get(",
+        "18: .get(",
     ]

@@ -57,6 +57,32 @@ def test_ids_no_row_can_have_are_a_french_404(
     assert r.status_code in (302, 400) and "Internal" not in text(r)
 
 
+def test_a_console_row_missing_by_id_is_the_french_404(
+    console: FlaskClient, make_problem: Callable[..., Problem], frozen_clock: Any
+) -> None:
+    """Every console view that loads a row named by its id asks webapp.services.rows; a
+    missing one is its NotFound, answered with the 404 page (webapp.views.public)."""
+    prob = make_problem(code="P1")
+    none = 2147483647  # the largest id a row can have: looked up, and absent
+    for method, url, data in (
+        ("get", f"/console/problemes/{none}/finaliser", {}),
+        ("get", f"/console/problemes/{none}/clore", {}),
+        ("get", f"/console/problemes/{none}/reverifier", {}),
+        ("post", f"/console/problemes/{none}/reference", {"action": "solve"}),
+        ("post", f"/console/problemes/{none}/decisions", {"kind": "accept_word", "word": "X"}),
+        ("post", f"/console/problemes/{prob.id}/decisions",
+         {"kind": "accept_word", "word": "X", "submission_id": str(none)}),
+        ("post", f"/console/problemes/{prob.id}/hors-delai/{none}", {"reason": "panne"}),
+        ("post", f"/console/appels/{none}", {"decision": "reject", "answer": "Non."}),
+        ("get", f"/console/joueurs/{none}", {}),
+        ("post", f"/console/joueurs/{none}", {"name": "X"}),
+        ("get", f"/console/courrier/recu/{none}/brut", {}),
+    ):
+        r = getattr(console, method)(url, data=data)
+        assert r.status_code == 404, url
+        assert "Page introuvable" in text(r), url
+
+
 def problem_form(competition: Competition, **over: str) -> dict[str, Any]:
     form = {"competition_id": str(competition.id), "source": "seed", "seed": "1",
             "game": "integral", "timezone": "Europe/Bucharest",

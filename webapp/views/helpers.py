@@ -1,8 +1,7 @@
 """What the three page blueprints share: template filters (times, statuses, game names, a
 replayed grid as SVG), the view of a problem's letters per game type, the data of the
-interactive board, and the read-only session a page opens for the services.
-``get_or_404`` (a row by id or a 404) is left for the console views that still load rows
-themselves; the public, player and people pages ask their services.
+interactive board, and the read-only session a page opens for the services. A row by id
+is a service's too (``webapp.services.rows``: a missing one is the 404 page).
 
 Nothing here decides anything about a competition: that is the services' job. These helpers
 only turn stored values into what a page shows.
@@ -13,12 +12,12 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any
 
-from flask import Blueprint, abort
+from flask import Blueprint
 from flask_babel import gettext  # type: ignore[import-untyped]
 from markupsafe import Markup
-from sqlmodel import Session, SQLModel
+from sqlmodel import Session
 
 from puzzles.families import GameType, Supply
 from puzzles.feuille import parse_feuille
@@ -30,8 +29,6 @@ from webapp.db import read_engine
 from webapp.models import ProblemStatus
 from webapp.services import clock, rounds
 from webapp.services.reports import Grid
-
-T = TypeVar("T", bound=SQLModel)
 
 STATUS_FR = {
     ProblemStatus.DRAFT: "brouillon",
@@ -56,14 +53,6 @@ def read_session() -> Session:
     """The read-only session a page hands to the services (see
     :func:`webapp.db.read_engine`)."""
     return Session(read_engine(), expire_on_commit=False)
-
-
-def get_or_404(session: Session, model: type[T], ident: Any) -> T:
-    """The row, or a 404 (the console's; the other pages ask a service)."""
-    row = session.get(model, ident)
-    if row is None:
-        abort(404)
-    return row
 
 
 def grid_svg(grid: Grid | None) -> Markup:
