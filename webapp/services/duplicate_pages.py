@@ -123,6 +123,40 @@ def player_view(session: Session, game: DuplicateGame, current: DuplicateRound |
 
 
 @dataclass
+class PublicGamePage:
+    """The public page of one game as its viewer sees it (``/duplicate/<code>``): the game's
+    view, and for a signed-in player whether he plays, his bulletins for the round in
+    progress, his results in the published rounds (each round with his row of its results),
+    and the open round whose bulletin form he gets (registered players only)."""
+
+    view: GameView
+    registered: bool
+    mine: list[DuplicateEntry]
+    my_results: list[tuple[DuplicateRound, dict[str, Any]]]
+    bulletin_round: DuplicateRound | None
+
+
+def public_game_page(session: Session, code: str, *, shown: int | None,
+                     viewer_id: int | None, arbitre: bool) -> PublicGamePage | None:
+    """The page of the game with this code; ``shown``: the published round whose grid is
+    drawn (:func:`game_view`). None (a 404 for the page): no such game, or one still
+    scheduled that only an arbitre may see."""
+    game = game_by_code(session, code)
+    if game is None or (game.status == DuplicateStatus.SCHEDULED and not arbitre):
+        return None
+    view = game_view(session, game, shown)
+    own = player_view(session, game, view.current, viewer_id)
+    cur = view.current
+    return PublicGamePage(
+        view=view, registered=own.registered, mine=own.mine,
+        my_results=[(r, x) for r in view.published for x in r.results
+                    if viewer_id is not None and x["player_id"] == viewer_id],
+        bulletin_round=cur if (own.registered and cur is not None
+                               and cur.status == RoundStatus.OPEN) else None,
+    )
+
+
+@dataclass
 class ConsoleList:
     """The console's first Duplicate page: the competitions a game can be played in (by id)
     and every game, newest first."""

@@ -88,21 +88,16 @@ def games() -> str:
 def game_page(code: str) -> str:
     me = current_player()
     with _read() as s:
-        game = game_or_404(s, code)
-        if game.status == DuplicateStatus.SCHEDULED and current_arbitre() is None:
-            abort(404)
-        view = duplicate_pages.game_view(s, game, request.args.get("tour", type=int))
-        own = duplicate_pages.player_view(s, game, view.current,
-                                          me.id if me is not None else None)
-    my_results = [(r, x) for r in view.published for x in r.results
-                  if me is not None and x["player_id"] == me.id]
-    cur = view.current
-    board = None
-    if own.registered and cur is not None and cur.status == RoundStatus.OPEN:
-        board = _board_data(game, cur)
-    return render_template("duplicate/game.html", registered=own.registered, mine=own.mine,
-                           my_results=my_results, text="", error=None, board_data=board,
-                           **page_data(view))
+        page = duplicate_pages.public_game_page(
+            s, code, shown=request.args.get("tour", type=int),
+            viewer_id=me.id if me is not None else None, arbitre=current_arbitre() is not None)
+    if page is None:
+        abort(404)
+    rnd = page.bulletin_round
+    return render_template("duplicate/game.html", registered=page.registered, mine=page.mine,
+                           my_results=page.my_results, text="", error=None,
+                           board_data=_board_data(page.view.game, rnd) if rnd else None,
+                           **page_data(page.view))
 
 
 def _board_data(game: DuplicateGame, rnd: DuplicateRound) -> dict[str, Any]:
