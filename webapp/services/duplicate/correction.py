@@ -201,19 +201,27 @@ def override_top(*, session: Session, game: DuplicateGame, rnd: DuplicateRound, 
         letters = {"chosen": kept, "swapped": letters["swapped"] if used else ""}
     else:
         move = legal_move(state, rnd.draw["rack"], config, ref, word)
+    assert rnd.top is not None
+    return _retain_top(session, game, rnd, actor, reason, {
+        **move_dict(move), "ties": [], **letters,
+        "reason": f"Top choisi par l'arbitre ({actor}) : {reason.strip()}"})
+
+
+def _retain_top(session: Session, game: DuplicateGame, rnd: DuplicateRound, actor: str,
+                reason: str, top: dict[str, Any], *, recorrect: bool = True) -> dict[str, Any]:
+    """Store the arbitre's ``top`` for the round (the bulletins corrected again when the
+    round already is and ``recorrect``), wake the scheduler, audit the change."""
     old = rnd.top
-    assert old is not None
-    rnd.top = {**move_dict(move), "ties": [], **letters,
-               "reason": f"Top choisi par l'arbitre ({actor}) : {reason.strip()}"}
+    rnd.top = top
     rnd.top_overridden_by = actor
-    if rnd.status == RoundStatus.CORRECTED:
+    if recorrect and rnd.status == RoundStatus.CORRECTED:
         rnd.results = compute_results(session, game, rnd)
     session.add(rnd)
     schedule_changed(session)
     audit.record(session=session, actor=actor, action="duplicate.override_top",
                  target=game.code, round=rnd.number, old=old, new=rnd.top,
                  reason=reason.strip())
-    return rnd.top
+    return top
 
 
 def tactique_text_of(ref: str, word: str) -> str:
@@ -246,18 +254,9 @@ def _choose_sequence(*, session: Session, game: DuplicateGame, rnd: DuplicateRou
                                            variant_settings_of(game))
     except ValueError as exc:
         raise DuplicateError(str(exc)) from None
-    old = rnd.top
-    rnd.top = {**tactique_top_dict(top),
-               "reason": f"Suite choisie par l'arbitre ({actor}) : {reason.strip()}"}
-    rnd.top_overridden_by = actor
-    if rnd.status == RoundStatus.CORRECTED:
-        rnd.results = compute_results(session, game, rnd)
-    session.add(rnd)
-    schedule_changed(session)
-    audit.record(session=session, actor=actor, action="duplicate.override_top",
-                 target=game.code, round=rnd.number, old=old, new=rnd.top,
-                 reason=reason.strip())
-    return rnd.top
+    return _retain_top(session, game, rnd, actor, reason, {
+        **tactique_top_dict(top),
+        "reason": f"Suite choisie par l'arbitre ({actor}) : {reason.strip()}"})
 
 
 def _choose_scrabble(*, session: Session, game: DuplicateGame, rnd: DuplicateRound, ref: str,
@@ -278,16 +277,9 @@ def _choose_scrabble(*, session: Session, game: DuplicateGame, rnd: DuplicateRou
         if chosen is None:
             raise DuplicateError(f"« {ref.strip()} {word.strip()} » n'est pas un scrabble du "
                                  f"tirage {rnd.draw['rack']} sur cette grille.")
-    old = rnd.top
-    rnd.top = scrabble_top_dict(chosen, answers, f"Scrabble choisi par l'arbitre ({actor}) : "
-                                f"{reason.strip()}")
-    rnd.top_overridden_by = actor
-    session.add(rnd)
-    schedule_changed(session)
-    audit.record(session=session, actor=actor, action="duplicate.override_top",
-                 target=game.code, round=rnd.number, old=old, new=rnd.top,
-                 reason=reason.strip())
-    return rnd.top
+    return _retain_top(session, game, rnd, actor, reason, scrabble_top_dict(
+        chosen, answers, f"Scrabble choisi par l'arbitre ({actor}) : {reason.strip()}"),
+        recorrect=False)
 
 
 def free_rack(game: DuplicateGame, state: Any, drawn: str,
