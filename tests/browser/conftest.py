@@ -10,11 +10,14 @@ from __future__ import annotations
 import shutil
 import threading
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from flask import Flask
-from werkzeug.serving import BaseWSGIServer, make_server
+from werkzeug.serving import ThreadedWSGIServer
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import WSGIApplication
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -37,21 +40,77 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                 item.add_marker(skip)
 
 
+def _closing_first(app: WSGIApplication) -> WSGIApplication:
+    """Read the whole response and call its ``close()`` before the server touches the socket.
+
+    werkzeug's ``run_wsgi`` (3.1) drains the client's socket in a ``finally`` *before* it calls
+    ``close()`` on the response; when a browser context closes mid-request, that drain raises
+    ``ConnectionResetError`` and the file opened by ``send_file`` (a static file, even for a 304)
+    is left to the garbage collector, which pytest reports as an error in some later test.
+    The app serves no streamed response, so buffering changes nothing the pages can see.
+    ``tests/browser/test_live_server.py`` reproduces the drop."""
+
+    def wrapped(environ: Any, start_response: Any) -> list[bytes]:
+        body = app(environ, start_response)
+        try:
+            return [b"".join(body)]
+        finally:
+            close = getattr(body, "close", None)
+            if close is not None:
+                close()
+
+    return wrapped
+
+
+class _Server(ThreadedWSGIServer):
+    """werkzeug's threaded server, keeping the request threads it starts so that the live
+    server can wait for the ones still in flight (werkzeug closes every connection after one
+    response, so a request thread ends with its request)."""
+
+    def __init__(self, app: WSGIApplication) -> None:
+        super().__init__("127.0.0.1", 0, _closing_first(app))
+        self.request_threads: list[threading.Thread] = []
+        self._lock = threading.Lock()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        thread = threading.Thread(target=self.process_request_thread,
+                                  args=(request, client_address), daemon=True)
+        with self._lock:
+            self.request_threads = [t for t in self.request_threads if t.is_alive()]
+            self.request_threads.append(thread)
+        thread.start()
+
+    def in_flight(self) -> list[threading.Thread]:
+        with self._lock:
+            return [t for t in self.request_threads if t.is_alive()]
+
+
 class LiveServer:
     def __init__(self, app: Flask) -> None:
         self.app = app
-        self.server: BaseWSGIServer = make_server("127.0.0.1", 0, app, threaded=True)
+        self.server = _Server(app)
         self.port = self.server.server_port
         self.url = f"http://127.0.0.1:{self.port}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.stopping = False
 
     def start(self) -> None:
         self.thread.start()
 
+    def in_flight(self) -> int:
+        return len(self.server.in_flight())
+
     def stop(self) -> None:
+        """Stop accepting, then wait for the requests still being answered: one left running
+        would touch the next test's database (or a dropped PostgreSQL schema)."""
+        self.stopping = True
         self.server.shutdown()
         self.server.server_close()
-        self.thread.join(timeout=10)
+        self.thread.join(timeout=60)
+        for request_thread in self.server.in_flight():
+            request_thread.join(timeout=60)
+            if request_thread.is_alive():
+                raise AssertionError("a request of the live server still runs after 60 s")
 
 
 @pytest.fixture
