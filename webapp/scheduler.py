@@ -44,6 +44,9 @@ class ArbitreScheduler:
         self.is_leader = False
         self.runs = 0  # completed run_due calls, for the console and tests
         self._seen: int | None = None  # the change counter at the last tick
+        # the clock instant up to which run_due has looked: planning starts after it, so an
+        # instant falling due between a run and the planning that follows is not skipped
+        self._covered: datetime | None = None
         self._aps: BackgroundScheduler | None = None
         self._lock = threading.Lock()
         self._plan_lock = threading.Lock()  # ticks may come from several job threads at once
@@ -157,8 +160,11 @@ class ArbitreScheduler:
     def run_due(self, now: datetime | None = None) -> list[str]:
         """Do what has fallen due; returns the actions taken (also in the audit log)."""
         with self._lock, self.app.app_context(), changes.quiet():
+            at = now or clock.now()
+            if self._covered is None or at > self._covered:
+                self._covered = at  # attempted: a failed run is retried at the next tick
             try:
-                done: list[str] = lifecycle.run_due(now=now or clock.now())
+                done: list[str] = lifecycle.run_due(now=at)
             except Exception:
                 log.exception("scheduled run failed; it is retried at the next tick")
                 return []
@@ -171,13 +177,18 @@ class ArbitreScheduler:
             self._plan()
 
     def _plan(self) -> None:
-        """One date job per upcoming instant (publication, reminders, deadline...)."""
+        """One date job per instant after the last run (publication, reminders, deadline...).
+
+        Planning starts from the instant the last run looked at, not from the clock: an
+        instant that fell due while that run (or the scheduler's start) was under way is
+        planned in the past, and APScheduler runs it at once instead of at the next tick."""
         aps = self._aps
         if aps is None or not aps.running or not self.is_leader:
             return
         with self._plan_lock:
+            after = self._covered  # one attribute read: no _lock here (shutdown's order)
             with self.app.app_context():
-                instants = lifecycle.upcoming_instants(now=clock.now())
+                instants = lifecycle.upcoming_instants(now=after or clock.now())
             wanted = {_DUE_PREFIX + t.isoformat(): t for t in instants}
             for job in aps.get_jobs():
                 if job.id.startswith(_DUE_PREFIX) and job.id not in wanted:

@@ -146,6 +146,38 @@ def test_started_scheduler_plans_one_job_per_instant(
     assert len(still_scheduled) == 1
 
 
+def test_an_instant_falling_due_during_a_run_is_not_skipped(
+    app, ctx, db_session: Session, make_problem, frozen_clock, frozen_start, monkeypatch
+) -> None:
+    """The scheduler's start runs what is due, then plans what is upcoming. On a busy machine
+    the clock moves between the two: an instant falling due in that gap was neither run nor
+    planned, and waited for the next tick (here an hour; in service a minute — a live move
+    announced a minute late). Planning now starts from the instant the run looked at."""
+    app.config.update(SCHEDULER_TICK_SECONDS=3600, SCHEDULER_POLL_SECONDS=3600)
+    prob = make_problem(code="P1", publish=timedelta(seconds=1), deadline=timedelta(days=5),
+                        status=ProblemStatus.SCHEDULED)
+    real_run_due = lifecycle.run_due
+    runs: list[object] = []
+
+    def slow_run_due(*, now):  # type: ignore[no-untyped-def]
+        done = real_run_due(now=now)
+        if not runs:
+            frozen_clock.shift(timedelta(seconds=2))  # the first run took 2 s
+        runs.append(now)
+        return done
+
+    monkeypatch.setattr(lifecycle, "run_due", slow_run_due)
+    sched = get_scheduler(app)
+    sched.start()
+    try:
+        assert sched.is_leader
+        assert runs[0] == frozen_start  # the start's run: nothing due yet
+        wait_for(lambda: _reload(db_session, prob.id).status == ProblemStatus.OPEN)
+        assert _reload(db_session, prob.id).published_at == frozen_start + timedelta(seconds=2)
+    finally:
+        sched.shutdown()
+
+
 def _reload(session: Session, problem_id: int | None) -> Problem:
     session.expire_all()
     prob = session.get(Problem, problem_id)
