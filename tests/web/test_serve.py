@@ -59,12 +59,12 @@ def test_serve_on_an_empty_instance(tmp_path: Path) -> None:
         base = f"http://127.0.0.1:{port}"
         jar = http.cookiejar.CookieJar()
         opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
-        page = opener.open(base + "/arbitre/connexion", timeout=10).read().decode()
+        page = opener.open(base + "/arbitre/connexion", timeout=60).read().decode()
         token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)  # type: ignore[union-attr]
         data = urllib.parse.urlencode({"username": username, "password": password,
                                        "csrf_token": token}).encode()
         try:
-            resp = opener.open(base + "/arbitre/connexion", data=data, timeout=10)
+            resp = opener.open(base + "/arbitre/connexion", data=data, timeout=60)
         except urllib.error.HTTPError as exc:  # say what the server answered, for a diagnosis
             raise AssertionError(f"{exc.code}: {exc.read().decode(errors='replace')}\n"
                                  f"cookies: {[c.name for c in jar]}") from exc
