@@ -16,8 +16,10 @@ back to the end), every rule the sources leave open is a named field of
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
+import secrets
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
@@ -287,11 +289,56 @@ def check_tiles(tiles: Iterable[str], ts: TileSet) -> None:
 
 
 def shuffled_bag(lang: Lang, seed: int) -> tuple[str, ...]:
-    """The full tile set of ``lang`` in a reproducible random order."""
+    """The full tile set of ``lang`` in a reproducible order from a *known* seed
+    (``random.Random(seed).shuffle``): for replays, tests and a seed the arbitre gives. It is
+    predictable by design — anyone who knows or guesses the seed knows every draw — so a
+    game's default bag comes from :func:`secret_bag` instead."""
     ts = tileset(lang)
     tiles = sorted(ts.bag().elements())
     random.Random(seed).shuffle(tiles)
     return tuple(tiles)
+
+
+#: bits of a default game's secret seed (:func:`new_secret_seed`)
+SECRET_SEED_BITS = 128
+_BAG_DOMAIN = b"arbitre-sac-v1\0"
+
+
+def new_secret_seed() -> int:
+    """A fresh secret seed of :data:`SECRET_SEED_BITS` bits from the operating system's
+    cryptographic generator (``secrets``): no clock, no counter, no game id in it."""
+    return secrets.randbits(SECRET_SEED_BITS)
+
+
+def secret_bag(lang: Lang, seed: int, *, first: int | None = None) -> tuple[str, ...]:
+    """The full tile set of ``lang`` in the order a secret ``seed`` (< 2**128) gives: a
+    Fisher–Yates shuffle driven by SHAKE-256 of the seed, each index drawn without bias
+    (rejection sampling). Reproducible from the seed (the stored bag can be re-derived and
+    checked), unpredictable without it: the public racks reveal nothing of the rest of the
+    order (docs/DUPLICATE.md « Le sac »). ``first``: only the first tiles of that order (the
+    shuffle runs forwards, so they are fixed first and the rest need not be computed)."""
+    if not 0 <= seed < 1 << SECRET_SEED_BITS:
+        raise DuplicateError(f"Graine secrète hors limites (0 à 2^{SECRET_SEED_BITS} − 1).")
+    tiles = sorted(tileset(lang).bag().elements())
+    key = _BAG_DOMAIN + lang.encode() + b"\0" + seed.to_bytes(SECRET_SEED_BITS // 8, "big")
+    length = 4 * len(tiles)
+    stream = hashlib.shake_256(key).digest(length)
+    pos = 0
+    stop = len(tiles) - 1 if first is None else min(first, len(tiles) - 1)
+    for i in range(stop):  # forward: position i takes one of the tiles i..n-1
+        n = len(tiles) - i
+        limit = 256 - 256 % n  # bytes at or above ``limit`` would bias the index: redrawn
+        while True:
+            if pos == len(stream):  # SHAKE's output extends: a longer digest keeps its prefix
+                length *= 2
+                stream = hashlib.shake_256(key).digest(length)
+            byte = stream[pos]
+            pos += 1
+            if byte < limit:
+                break
+        j = i + byte % n
+        tiles[i], tiles[j] = tiles[j], tiles[i]
+    return tuple(tiles if first is None else tiles[:first])
 
 
 def no_valid_draw(remaining: str, ts: TileSet) -> bool:

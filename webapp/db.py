@@ -62,6 +62,31 @@ class UTCDateTime(sa.types.TypeDecorator[datetime]):
 _E = TypeVar("_E", bound=StrEnum)
 
 
+class BigIntText(sa.types.TypeDecorator[int]):
+    """A non-negative integer wider than any SQL integer type (a 128-bit draw seed), stored
+    as its decimal digits in a VARCHAR: exact on SQLite and PostgreSQL alike (SQLite turns an
+    INTEGER past 2**63 into a float, PostgreSQL's BIGINT refuses it)."""
+
+    impl = AutoString
+    cache_ok = True
+
+    @property
+    def python_type(self) -> type[int]:
+        return int
+
+    def process_bind_param(self, value: object, dialect: sa.Dialect) -> str | None:
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"{value!r} is not a non-negative integer")
+        return str(value)
+
+    def process_result_value(self, value: object, dialect: sa.Dialect) -> int | None:
+        if value is None:
+            return None
+        return int(str(value))
+
+
 class UnknownEnumValue(ValueError):
     """A stored string that is no member of its column's enum (a damaged row or a value
     written by a newer release): loading the row fails here, loudly, instead of handing a

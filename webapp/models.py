@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
 
 from puzzles.families import GameType
-from webapp.db import StrEnumColumns, StrEnumType, UTCDateTime
+from webapp.db import BigIntText, StrEnumColumns, StrEnumType, UTCDateTime
 
 DEFAULT_TIMEZONE = "Europe/Bucharest"
 
@@ -517,6 +517,15 @@ class RoundStatus(StrEnum):
     PUBLISHED = "published"  # results out, the top placed on the master grid
 
 
+class SeedSource(StrEnum):
+    """Where a Duplicate's bag order came from (``DuplicateGame.seed_source``)."""
+
+    SECRET = "secret"  # a fresh 128-bit seed from ``secrets`` (the default): unpredictable
+    GIVEN = "given"  # a seed the arbitre typed (replays, tests): anyone knowing it knows the draws
+    BAG = "bag"  # the whole bag order given (a recorded game replayed); ``seed`` is 0
+    LEGACY = "legacy"  # a game created before 2026-12: a 31-bit seed, stored bag order
+
+
 class DuplicateVariant(StrEnum):
     """``DuplicateGame.variant``: the plain FISF Duplicate ("", falsy) or a variant of
     ``puzzles.variants`` (docs/VARIANTS.md); the Partie de Superscrabble is played on the
@@ -544,7 +553,8 @@ class DuplicateGame(StrEnumColumns, table=True):
     ``puzzles.duplicate.DuplicateSettings.to_json()``; ``rhythm`` the round deadlines
     (``{"kind": "hours", "hours": 24}``, ``{"kind": "weekdays", "days": [0, 3],
     "time": "20:00"}``, ``{"kind": "all_answered", "hours": 48}``); ``bag_order`` the bag
-    drawn once from ``seed`` (reproducible); ``state_text`` the master game after the last
+    drawn once from ``seed`` (reproducible; a secret 128-bit seed by default, see
+    ``seed_source`` and docs/DUPLICATE.md « Le sac »); ``state_text`` the master game after the last
     published round (``GameState.to_text()``).
     """
 
@@ -565,7 +575,9 @@ class DuplicateGame(StrEnumColumns, table=True):
     )
     settings: dict[str, Any] = _json()
     rhythm: dict[str, Any] = _json()
-    seed: int
+    # the bag order's seed (see ``seed_source``): up to 128 bits, stored as its digits
+    seed: int = Field(sa_type=BigIntText, nullable=False)
+    seed_source: SeedSource = _enum(SeedSource, SeedSource.SECRET, server_default="legacy")
     bag_order: str
     state_text: str
     timezone: str = DEFAULT_TIMEZONE

@@ -31,6 +31,7 @@ from webapp.models import (
     RankingRule,
     RoundStatus,
     RulingKind,
+    SeedSource,
     Submission,
 )
 from webapp.services.submissions import submit_sheet
@@ -65,6 +66,7 @@ def test_every_status_kind_channel_game_and_variant_column_is_an_enum_column() -
         "outbox_message.status": OutboxStatus,
         "duplicate_game.variant": DuplicateVariant,
         "duplicate_game.status": DuplicateStatus,
+        "duplicate_game.seed_source": SeedSource,
         "duplicate_round.status": RoundStatus,
         "duplicate_entry.channel": Channel,
         "correspondence_game.status": CorrespondenceStatus,

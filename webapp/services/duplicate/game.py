@@ -39,6 +39,7 @@ from webapp.models import (
     Player,
     Registration,
     RoundStatus,
+    SeedSource,
 )
 from webapp.services import audit, changes
 from webapp.services.stored import duplicate_settings_of, variant_settings_of
@@ -51,6 +52,10 @@ WEEKDAYS_FR = ("lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dim
 
 
 RHYTHM_KINDS = ("hours", "weekdays", "all_answered", "live")
+
+#: the largest seed an arbitre may give (a replay's or a test's; 2**128 − 1, the width of a
+#: secret seed): wider would only look safer, a given seed is predictable whatever its size
+MAX_GIVEN_SEED = (1 << 128) - 1
 
 
 #: outbox kinds of the Duplicate notices (the receipt is an ordinary ``receipt``)
@@ -124,9 +129,15 @@ def config_of(game: DuplicateGame) -> Any:
 
 
 def draw_bag_order(lang: str, seed: int) -> str:
-    """The whole bag in the order it will be drawn, from a RNG seeded with ``seed`` (stored
-    with the game, so the draws can be replayed): ``puzzles.duplicate.shuffled_bag``."""
+    """The whole bag in the order a *given* ``seed`` draws it (``puzzles.duplicate
+    .shuffled_bag``, reproducible by anyone who knows the seed: replays and tests)."""
     return "".join(engine().shuffled_bag(lang, seed))
+
+
+def secret_bag_order(lang: str, seed: int) -> str:
+    """The whole bag in the order a secret 128-bit ``seed`` draws it
+    (``puzzles.duplicate.secret_bag``): a default game's bag."""
+    return "".join(engine().secret_bag(lang, seed))
 
 
 def live_minutes(variant: str) -> int:
@@ -249,8 +260,9 @@ def create_game(
     superscrabble: dict[str, Any] | None = None,
 ) -> DuplicateGame:
     """Store a new Duplicate; round 1 is drawn by the scheduler at ``starts_at``. The bag
-    order is drawn from ``seed`` (random when not given), or given whole as ``bag_order``
-    (a recorded game replayed; ``seed`` is then 0). ``variant``: one of
+    order is drawn from a fresh secret 128-bit seed, or from the arbitre's ``seed`` (marked
+    ``SeedSource.GIVEN``), or given whole as ``bag_order`` (a recorded game replayed; ``seed``
+    is then 0). ``variant``: one of
     :data:`SERVER_VARIANTS`, ``settings`` then a ``VariantSettings`` (or a
     ``DuplicateSettings``, taken as the variant's Duplicate settings). A Partie de
     Superscrabble takes ``superscrabble={"start": "H7 LA", "racks": ["RETAINS", …]}``."""
@@ -289,17 +301,24 @@ def create_game(
             settings = replace(settings, variant=own)
     dup_settings = settings.duplicate if variant else settings
     lang = dup_settings.lang
+    # the bag (docs/DUPLICATE.md « Le sac »): a fresh secret seed unless the arbitre gives
+    # one (marked as such: anyone who knows it knows the draws) or gives the whole bag
     if bag_order is not None:
-        seed, bag = 0, bag_order
+        seed, source, bag = 0, SeedSource.BAG, bag_order
+    elif seed is None:
+        seed, source = engine().new_secret_seed(), SeedSource.SECRET
+        bag = secret_bag_order(lang, seed)
     else:
-        seed = secrets.randbits(31) if seed is None else int(seed)
+        seed, source = int(seed), SeedSource.GIVEN
+        if not 0 <= seed <= MAX_GIVEN_SEED:
+            raise DuplicateError(f"Graine du sac : de 0 à {MAX_GIVEN_SEED}.")
         bag = draw_bag_order(lang, seed)
     assert competition.id is not None
     game = DuplicateGame(
         code=code, competition_id=competition.id, title=title.strip(), lang=lang,
         lexicon_name=lexicon_name, settings=_as_dict(settings.to_json()), rhythm=rhythm,
         variant=variant,
-        seed=seed, bag_order=bag, state_text="", timezone=timezone,
+        seed=seed, seed_source=source, bag_order=bag, state_text="", timezone=timezone,
         review_minutes=review_minutes, starts_at=starts_at, status=DuplicateStatus.SCHEDULED,
     )
     config = config_of(game)  # the word list must load now, not at round 1
@@ -317,7 +336,8 @@ def create_game(
     session.add(game)
     session.flush()
     audit.record(session=session, actor=actor, action="duplicate.create", target=code,
-                 seed=seed, rhythm=rhythm, starts_at=starts_at.isoformat(),
+                 seed=str(seed), seed_source=source, rhythm=rhythm,
+                 starts_at=starts_at.isoformat(),
                  settings=game.settings, lexicon=lexicon_name, variant=variant)
     return game
 

@@ -19,7 +19,7 @@ from webapp.models import (
     RoundStatus,
 )
 from webapp.services import duplicate, duplicate_pages, rows
-from webapp.views.console.common import _actor, _session
+from webapp.views.console.common import _actor, _session, int_field
 from webapp.views.duplicate import GAME_STATUS_FR, game_or_404, page_data
 
 bp = Blueprint("duplicate", __name__)
@@ -109,7 +109,10 @@ def index() -> ResponseReturnValue:
                 if comp is None:
                     raise duplicate.DuplicateError("Choisissez la compétition dont les "
                                                    "inscrits joueront la partie.")
-                seed_text = form.get("seed", "").strip()
+                # empty: a fresh secret seed; a given one is marked so on the game's page
+                seed = (int_field(form, "seed", "Graine du sac", lo=0,
+                                  hi=duplicate.MAX_GIVEN_SEED)
+                        if (form.get("seed") or "").strip() else None)
                 game = duplicate.create_game(
                     session=s, competition=comp, title=form.get("title", ""),
                     settings=_variant_settings(form, _settings_from_form(form)),
@@ -117,7 +120,7 @@ def index() -> ResponseReturnValue:
                     starts_at=_parse_start(form.get("starts_at", ""), tz),
                     code=form.get("code", "").strip() or None,
                     lexicon_name=form.get("lexicon", "default").strip() or "default",
-                    timezone=tz, seed=int(seed_text) if seed_text.isdigit() else None,
+                    timezone=tz, seed=seed,
                     review_minutes=int(form.get("review_minutes", "0") or 0),
                     actor=_actor(), variant=form.get("variant", "").strip(),
                     superscrabble={"start": form.get("superscrabble_start", ""),
