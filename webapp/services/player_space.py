@@ -11,7 +11,7 @@ a problem not published, is :class:`NotFound` (a 404 for the pages).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlmodel import Session, col, select
@@ -21,14 +21,29 @@ from webapp.models import (
     Appeal,
     Channel,
     Competition,
+    CorrespondenceGame,
+    CorrespondenceStatus,
+    DuplicateEntry,
+    DuplicateGame,
+    DuplicateRound,
+    DuplicateStatus,
     Player,
     Problem,
     ProblemStatus,
     Registration,
+    RoundStatus,
     Submission,
     Verification,
 )
-from webapp.services import appeals, clock, rounds, sheets, submissions, versions
+from webapp.services import (
+    appeals,
+    clock,
+    correspondence,
+    rounds,
+    sheets,
+    submissions,
+    versions,
+)
 from webapp.services.problems import readable_puzzle
 from webapp.services.public_pages import PUBLIC_STATUSES
 
@@ -56,6 +71,89 @@ class MyReport:
     problem: Problem
 
 
+@dataclass(frozen=True)
+class RoundGameLine:
+    """One round game the player takes part in, and what it waits for from him (the
+    « à vous de jouer » list, as ICCF or lichess show it).
+
+    ``kind``: ``duplicate`` or ``correspondence``; ``action``: ``bulletin`` (a round is open
+    and he has sent nothing on time), ``bulletin_sent`` (open, his bulletin is in; he may
+    still replace it), ``move`` (his turn), ``opponent`` (the other player's turn),
+    ``scheduled`` (the first draw is to come), ``between`` (no round open now), ``finished``;
+    ``deadline``: the round's close, the move's deadline or the start, in ``timezone``."""
+
+    kind: str
+    code: str
+    title: str
+    action: str
+    deadline: datetime | None
+    timezone: str
+    round_no: int | None = None
+    opponent: str | None = None
+
+    @property
+    def waiting(self) -> bool:
+        """Something to do now: a bulletin to send or a move to play."""
+        return self.action in ("bulletin", "move")
+
+
+def round_games(session: Session, player_id: int, comp_ids: list[int]) -> list[RoundGameLine]:
+    """Every Duplicate of the player's competitions and every correspondence game he plays:
+    what waits for him first (soonest deadline first), then the rest (running, to come,
+    finished)."""
+    lines: list[RoundGameLine] = []
+    games = list(session.exec(
+        select(DuplicateGame).where(col(DuplicateGame.competition_id).in_(comp_ids))
+        .order_by(col(DuplicateGame.starts_at))).all())
+    open_rounds = {r.game_id: r for r in session.exec(
+        select(DuplicateRound).where(col(DuplicateRound.game_id).in_([g.id for g in games]))
+        .where(DuplicateRound.status == RoundStatus.OPEN)).all()}
+    # his version that counts (the last on time); one that could not be read is no answer:
+    # he must send it again
+    last: dict[int, DuplicateEntry] = {}
+    for e in session.exec(
+        select(DuplicateEntry).where(DuplicateEntry.player_id == player_id)
+        .where(col(DuplicateEntry.round_id).in_([r.id for r in open_rounds.values()]))
+        .where(col(DuplicateEntry.late).is_(False)).order_by(col(DuplicateEntry.version))
+    ).all():
+        last[e.round_id] = e
+    answered = {rid for rid, e in last.items() if e.bulletin and not e.parse_errors}
+    for g in games:
+        rnd = open_rounds.get(g.id or 0)
+        when: datetime | None
+        if g.status == DuplicateStatus.SCHEDULED:
+            action, when, number = "scheduled", g.starts_at, None
+        elif g.status == DuplicateStatus.FINISHED:
+            action, when, number = "finished", g.finished_at, None
+        elif rnd is not None:
+            action = "bulletin_sent" if rnd.id in answered else "bulletin"
+            when, number = rnd.closes_at, rnd.number
+        else:
+            action, when, number = "between", None, None
+        lines.append(RoundGameLine("duplicate", g.code, g.title, action, when, g.timezone,
+                                   number))
+    corr = list(session.exec(
+        select(CorrespondenceGame).where(
+            (CorrespondenceGame.red_id == player_id) | (CorrespondenceGame.blue_id == player_id))
+        .order_by(col(CorrespondenceGame.created_at))).all())
+    names = {p.id: p.name for p in session.exec(select(Player).where(col(Player.id).in_(
+        {c.red_id for c in corr} | {c.blue_id for c in corr}))).all()}
+    for c in corr:
+        other = names.get(c.blue_id if c.red_id == player_id else c.red_id)
+        if c.status == CorrespondenceStatus.FINISHED:
+            action, when = "finished", c.finished_at
+        else:
+            action = "move" if correspondence.to_move(c) == player_id else "opponent"
+            when = correspondence.deadline(c)
+        lines.append(RoundGameLine("correspondence", c.code, c.title, action, when,
+                                   correspondence.TIMEZONE, len(c.moves) + 1, other))
+    order = {"bulletin": 0, "move": 0, "bulletin_sent": 1, "opponent": 1, "between": 1,
+             "scheduled": 2, "finished": 3}
+    far = datetime.max.replace(tzinfo=UTC)
+    return sorted(lines, key=lambda x: (
+        order[x.action], (x.deadline or far) if x.action != "finished" else far))
+
+
 @dataclass
 class Home:
     open_problems: list[Problem]  # open in his competitions, by deadline
@@ -64,6 +162,7 @@ class Home:
     problems: dict[int | None, Problem]  # the problems of those sheets
     reports: list[MyReport]  # his 50 latest current verifications
     appeals: list[Appeal]  # newest first
+    round_games: list[RoundGameLine] = field(default_factory=list)  # waiting for him first
 
 
 def home(session: Session, player_id: int) -> Home:
@@ -98,7 +197,8 @@ def home(session: Session, player_id: int) -> Home:
         select(Appeal).where(Appeal.player_id == player_id)
         .order_by(col(Appeal.created_at).desc())
     ).all())
-    return Home(open_problems, comps, subs, probs, reports, my_appeals)
+    return Home(open_problems, comps, subs, probs, reports, my_appeals,
+                round_games(session, player_id, [c for c in comp_ids if c is not None]))
 
 
 # --- sending a sheet -------------------------------------------------------------------------

@@ -64,7 +64,7 @@ def index() -> str:
     return render_template(
         "player/index.html", open_problems=home.open_problems, competitions=home.competitions,
         submissions=home.submissions, problems=home.problems, reports=home.reports,
-        appeals=home.appeals,
+        appeals=home.appeals, round_games=home.round_games,
     )
 
 
