@@ -353,7 +353,14 @@ def test_console_creates_a_game(
         assert g.rhythm == {"kind": "all_answered", "hours": 48}
         assert g.settings["warning_conversion_from"] == 6 and g.settings["rounds"] is None
         assert g.bag_order == duplicate.draw_bag_order("fr", 7) and g.seed == 7
-    # a scheduled game is not public yet
+    # a game to come shows itself and its first draw (issue 22 §1: a 404 before), to a
+    # visitor too, and is listed among the games
     with client.session_transaction() as sess:
         sess.clear()
-    assert client.get("/duplicate/MAR1").status_code == 404
+    page = html.unescape(client.get("/duplicate/MAR1").get_data(as_text=True))
+    assert ("Partie programmée : premier tirage 12/05/2026 à 20:00 (Europe/Bucharest, "
+            "UTC+03:00).") in page
+    assert 'name="bulletin"' not in page
+    listing = html.unescape(client.get("/duplicate").get_data(as_text=True))
+    assert "Partie du mardi" in listing
+    assert "premier tirage le 12/05/2026 à 20:00 (Europe/Bucharest, UTC+03:00)" in listing

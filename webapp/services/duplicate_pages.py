@@ -89,12 +89,13 @@ def game_view(session: Session, game: DuplicateGame, shown: int | None = None) -
 
 def public_games(session: Session) -> tuple[list[DuplicateGame],
                                              dict[int | None, DuplicateRound | None]]:
-    """Every game under way or finished (those under way first, newest first) and the round
-    in progress of each."""
-    games = list(session.exec(select(DuplicateGame).where(
-        col(DuplicateGame.status).in_((DuplicateStatus.RUNNING, DuplicateStatus.FINISHED)))
-        .order_by(col(DuplicateGame.status).desc(), col(DuplicateGame.starts_at).desc())
-    ).all())
+    """Every game: those under way, then those to come (soonest first), then the finished
+    ones (newest first), and the round in progress of each."""
+    games = list(session.exec(select(DuplicateGame)
+                              .order_by(col(DuplicateGame.starts_at).desc())).all())
+    rank = {DuplicateStatus.RUNNING: 0, DuplicateStatus.SCHEDULED: 1, DuplicateStatus.FINISHED: 2}
+    games.sort(key=lambda g: (rank[g.status], g.starts_at.timestamp()
+                              * (1 if g.status == DuplicateStatus.SCHEDULED else -1)))
     return games, {g.id: duplicate.current_round(session, g) for g in games}
 
 
@@ -137,12 +138,12 @@ class PublicGamePage:
 
 
 def public_game_page(session: Session, code: str, *, shown: int | None,
-                     viewer_id: int | None, arbitre: bool) -> PublicGamePage | None:
+                     viewer_id: int | None) -> PublicGamePage | None:
     """The page of the game with this code; ``shown``: the published round whose grid is
-    drawn (:func:`game_view`). None (a 404 for the page): no such game, or one still
-    scheduled that only an arbitre may see."""
+    drawn (:func:`game_view`). None (a 404 for the page): no such game. A game still to
+    come shows itself and its first draw (its players look for it before it starts)."""
     game = game_by_code(session, code)
-    if game is None or (game.status == DuplicateStatus.SCHEDULED and not arbitre):
+    if game is None:
         return None
     view = game_view(session, game, shown)
     own = player_view(session, game, view.current, viewer_id)

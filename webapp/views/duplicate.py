@@ -18,7 +18,7 @@ from sqlmodel import Session
 from scoring.board import Board
 from scoring.layout import STANDARD_LAYOUT
 from scoring.tiles import tileset
-from webapp.auth import current_arbitre, current_player, player_required
+from webapp.auth import current_player, player_required
 from webapp.board_svg import board_svg
 from webapp.db import read_engine, session_scope
 from webapp.models import (
@@ -90,7 +90,7 @@ def game_page(code: str) -> str:
     with _read() as s:
         page = duplicate_pages.public_game_page(
             s, code, shown=request.args.get("tour", type=int),
-            viewer_id=me.id if me is not None else None, arbitre=current_arbitre() is not None)
+            viewer_id=me.id if me is not None else None)
     if page is None:
         abort(404)
     rnd = page.bulletin_round
