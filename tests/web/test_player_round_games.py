@@ -88,3 +88,34 @@ def test_the_player_space_lists_his_round_games_and_what_waits_for_him(
     assert 'data-game="D1" data-action="bulletin"' in page
     assert _line(page, "CO1").startswith("Ana – Bob (partie par correspondance contre Ana) — "
                                          "au tour de votre adversaire")
+
+
+def test_the_public_index_of_correspondence_games(
+    app: Flask, ctx: Flask, client: FlaskClient, db_session: Session, competition: Competition,
+    make_player: Callable[..., Player], frozen_clock: Any, tmp_path: Path,
+) -> None:
+    """Issue 22 §1: « a public index of correspondence games (/correspondance is a 404) »."""
+    words = tmp_path / "za.txt"
+    words.write_text("ZA\nZAS\n", "utf-8")
+    app.config["LEXICONS"] = {"za": str(words)}
+    ana = make_player("Ana", "ana@example.ro")
+    bob = make_player("Bob", "bob@example.fr")
+    cid = make_player("Cid", "cid@example.fr")
+    frozen_clock.move_to(START)
+    correspondence.create_game(session=db_session, competition=competition, red=ana, blue=bob,
+                               row=_row(), starts_at=START, code="CO1", lexicon_name="za")
+    correspondence.create_game(session=db_session, competition=competition, red=cid, blue=ana,
+                               row=_row(), starts_at=START, code="CO2", lexicon_name="za",
+                               move_hours=48)
+    db_session.commit()
+    resp = client.get("/correspondance")
+    assert resp.status_code == 200
+    page = resp.get_data(as_text=True)
+    # the move due first on top: CO2 (48 h) before CO1 (72 h); 10:00 UTC = 12:00 in Paris
+    assert page.index('data-game="CO2"') < page.index('data-game="CO1"')
+    assert _line(page, "CO2") == ("Cid – Ana CO2 — Cid (ROUGE) contre Ana (BLEU) · au tour de "
+                                  "Cid, coup 1, jusqu’au 12/05/2026 à 12:00 (Europe/Paris, "
+                                  "UTC+02:00)")
+    assert "Aucune partie terminée." in page
+    assert f'href="/correspondance/serie/{competition.id}"' in page and "parties : 2" in page
+    assert 'href="/correspondance"' in client.get("/duplicate").get_data(as_text=True)

@@ -55,6 +55,43 @@ def game_view(session: Session, game: CorrespondenceGame, player_id: int | None)
 
 
 @dataclass
+class IndexView:
+    """The public index of correspondence games (``/correspondance``): those in play (the
+    move whose deadline comes first on top) with whose turn it is and until when, the
+    finished ones (newest first) with their result, the series that hold games, and the
+    players' names by id."""
+
+    playing: list[CorrespondenceGame]
+    finished: list[CorrespondenceGame]
+    to_move: dict[int | None, int]
+    deadlines: dict[int | None, datetime]
+    series: list[tuple[Competition, int]]
+    names: dict[int | None, str]
+
+
+def index_view(session: Session) -> IndexView:
+    games = list(session.exec(select(CorrespondenceGame)
+                              .order_by(col(CorrespondenceGame.id).desc())).all())
+    playing = sorted((g for g in games if g.status == correspondence.PLAYING),
+                     key=correspondence.deadline)
+    finished = [g for g in games if g.status != correspondence.PLAYING]
+    counts: dict[int, int] = {}
+    for g in games:
+        counts[g.competition_id] = counts.get(g.competition_id, 0) + 1
+    comps = list(session.exec(select(Competition).where(
+        col(Competition.id).in_(list(counts))).order_by(col(Competition.name))).all())
+    ids = {g.red_id for g in games} | {g.blue_id for g in games}
+    return IndexView(
+        playing=playing, finished=finished,
+        to_move={g.id: correspondence.to_move(g) for g in playing},
+        deadlines={g.id: correspondence.deadline(g) for g in playing},
+        series=[(c, counts[c.id or 0]) for c in comps],
+        names={p.id: p.name for p in session.exec(
+            select(Player).where(col(Player.id).in_(ids))).all()},
+    )
+
+
+@dataclass
 class SeriesView:
     """A series (a competition): its table (W/D/L, points, spread, rating coefficient), the
     round-robin pairings of its players, its games, and the players' names by id."""

@@ -1,7 +1,8 @@
 """Pages of the two-player correspondence game (``webapp.services.correspondence``).
 
-Public: ``/correspondance/<code>`` — the score sheet (fișa de concurs), the grid, whose turn
-and until when; the player to move gets his rack and the move form (``POST …/coup``);
+Public: ``/correspondance`` — every game (in play: whose turn and until when; finished: the
+result) and the series; ``/correspondance/<code>`` — the score sheet (fișa de concurs), the
+grid, whose turn and until when; the player to move gets his rack and the move form (``POST …/coup``);
 ``/correspondance/<code>/fiche.txt`` — the sheet as a printable text document that rebuilds
 the game (``puzzles.correspondence.parse_sheet``).
 ``/correspondance/serie/<competition id>`` — the series table (W/D/L, points, spread, rating
@@ -53,6 +54,15 @@ def _page(s: Session, game: CorrespondenceGame, text: str = "",
         error=error,
         grid_svg=board_svg(view.state.board, tileset=tileset(game.lang), title="Grille"),
         timezone=correspondence.TIMEZONE)
+
+
+@bp.route("/correspondance")
+def games() -> str:
+    """Every correspondence game: in play (whose turn, until when), finished, the series."""
+    with Session(read_engine(), expire_on_commit=False) as s:
+        view = correspondence_pages.index_view(s)
+    return render_template("correspondence/index.html", view=view,
+                           timezone=correspondence.TIMEZONE)
 
 
 @bp.route("/correspondance/<code>")
