@@ -2,9 +2,9 @@
 
 Public: ``/correspondance`` — every game (in play: whose turn and until when; finished: the
 result) and the series; ``/correspondance/<code>`` — the score sheet (fișa de concurs), the
-grid, whose turn and until when; the player to move gets his rack and the move form (``POST …/coup``);
-``/correspondance/<code>/fiche.txt`` — the sheet as a printable text document that rebuilds
-the game (``puzzles.correspondence.parse_sheet``).
+grid, whose turn and until when; the player to move gets his rack and the move form
+(``POST …/coup``); ``/correspondance/<code>/fiche.txt`` — the sheet as a printable text
+document that rebuilds the game (``puzzles.correspondence.parse_sheet``).
 ``/correspondance/serie/<competition id>`` — the series table (W/D/L, points, spread, rating
 coefficient) and the round-robin pairings of its players. The console's page
 (``/console/correspondance``: the games and a new one) is the ``console.correspondence``
