@@ -34,6 +34,7 @@ from typing import Any
 
 import jinja2
 
+from puzzles import numfmt
 from puzzles.timefmt import format_utc
 from webapp.services import phrasebook
 
@@ -230,6 +231,7 @@ def _env(autoescape: bool, locale: str = "fr") -> jinja2.Environment:
         text, translations(locale).gettext)
     env.filters["dt"] = lambda value: format_datetime(value, locale)
     env.filters["size"] = lambda value: format_size(value, locale)
+    env.filters["pourcent"] = numfmt.percent
     env.globals["locale"] = locale
     return env
 

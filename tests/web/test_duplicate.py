@@ -210,7 +210,8 @@ def test_a_whole_game_by_web_and_mail(
                  if m.to_addr == "ana@example.ro"]
     assert "Top : H7 ZA — 22 points." in res_ana.body_text
     assert "Votre score : 22" in res_ana.body_text
-    assert "Votre total : 22 — 1er sur 3." in res_ana.body_text
+    # Ana and Bob share the first place (issue 22 §2: « 1er sur 3 » for both before)
+    assert "Votre total : 22 — 1er ex æquo sur 3." in res_ana.body_text
 
     # round 2: Ana on time by the web, Cid an unreadable mail, Bob one second late
     frozen_clock.move_to(back + timedelta(hours=1))

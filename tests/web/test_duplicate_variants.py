@@ -142,7 +142,8 @@ def test_completif_end_to_end(
     [res_ana] = [m for m in _outbox(db_session, duplicate.KIND_RESULTS)
                  if m.to_addr == "ana@example.ro"]
     assert "Top : H7 ZA +A — 22 points." in res_ana.body_text
-    assert "Votre total : 22 — 1er sur 3." in res_ana.body_text
+    # Ana and Bob share the first place (issue 22 §2: « 1er sur 3 » for both before)
+    assert "Votre total : 22 — 1er ex æquo sur 3." in res_ana.body_text
 
     frozen_clock.move_to(START + DAY + timedelta(hours=1))
     client.post("/duplicate/C1/bulletin", data={"bulletin": "H7 ZAS 12"})
@@ -250,7 +251,7 @@ def test_duplicate_top_ranking_and_corrected_results_mail(
         ("Ana", 22, 0, 0), ("Bob", 22, 0, 0), ("Cid", 22, 1, 0), ("Dan", 0, 0, 0)]
     [res_bob] = [m for m in _outbox(db_session, duplicate.KIND_RESULTS)
                  if m.to_addr == "bob@example.fr"]
-    assert "Vos points de classement (tours topés) : 1 — 1er sur 4." in res_bob.body_text
+    assert "Vos points de classement (tours topés) : 1 — 1er ex æquo sur 4." in res_bob.body_text
 
     # Dan's bulletin received on time, stored after the results; the arbitre re-corrects
     frozen_clock.move_to(START + DAY + timedelta(minutes=30))
@@ -266,7 +267,7 @@ def test_duplicate_top_ranking_and_corrected_results_mail(
     assert corrected[0].subject == "Top (T1) — résultat corrigé du tour 1 : 22 sur 22"
     assert "Votre score : 22 (au lieu de 0)" in corrected[0].body_text
     # Dan now shares the round-1 top: 1 point, like Ana, Bob and Cid
-    assert "Vos points de classement (tours topés) : 1 — 1er sur 4." in corrected[0].body_text
+    assert "Vos points de classement (tours topés) : 1 — 1er ex æquo sur 4." in corrected[0].body_text
     # the same re-correction again changes nothing: no new mail
     console_post(client, "/console/duplicate/T1/tours/1/recorriger", data={"reason": "contrôle"})
     assert len(_outbox(db_session, duplicate.KIND_CORRECTED)) == 1

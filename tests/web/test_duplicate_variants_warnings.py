@@ -46,7 +46,8 @@ def _bag(first: str) -> str:
 
 def _ranking_cell(page: str, name: str) -> str:
     """The « Points » / « Total » cell of ``name``'s row in the game page's ranking."""
-    m = re.search(rf"<td>{name}</td>\s*<td>(.*?)</td>", page, re.S)
+    # (the name links to the player's page)
+    m = re.search(rf"<td><a [^>]*>{name}</a></td>\s*<td>(.*?)</td>", page, re.S)
     assert m, f"no ranking row for {name}"
     return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", m.group(1))).strip()
 
@@ -138,9 +139,9 @@ def test_duplicate_top_four_warnings_cost_a_top_on_the_server(
         (2, "Dan", 3, 3, 6, 36, 3, 0),   # 3 counted warnings < 4: nothing lost
         (3, "Bob", 3, 4, 7, 58, 4, 1),   # 4 − 1 = 3
     ]
-    # the game's page: the ranking after round 4 shows Bob's lost top
+    # the game's page: the final ranking (the game is over) shows Bob's lost top
     page = client.get("/duplicate/TW1").get_data(as_text=True)
-    assert "Classement après le tour 4" in page
+    assert "Classement final" in page and "Classement après le tour" not in page
     assert _ranking_cell(page, "Ana") == "4"
     assert _ranking_cell(page, "Dan") == "3"
     assert _ranking_cell(page, "Bob") == "3 (−1 avert.)"
@@ -149,7 +150,8 @@ def test_duplicate_top_four_warnings_cost_a_top_on_the_server(
                if m.to_addr == "bob@example.fr"]
     assert len(res_bob) == 4
     # round 3's: Bob 3 tops, 3 warnings — nothing lost yet; round 4's: the 4th costs a top
-    assert "Vos points de classement (tours topés) : 3 — 1er sur 3." in res_bob[2].body_text
+    # (Ana 3 too: the first place shared)
+    assert "Vos points de classement (tours topés) : 3 — 1er ex æquo sur 3." in res_bob[2].body_text
     assert ("Vos points de classement (tours topés) : 3 (−1 avert.) — 3e sur 3."
             in res_bob[3].body_text)
     final_bob = _final(db_session, "bob@example.fr")
@@ -233,13 +235,15 @@ def test_superscrabble_four_warnings_cost_a_point_on_the_server(
         (2, "Cid", 3, 3, 0, [1, 1, 1, 0]),   # 3 warnings < 4: nothing lost
     ]
     page = client.get("/duplicate/SW1").get_data(as_text=True)
-    assert "Classement après le tour 4" in page
+    assert "Classement final" in page and "Classement après le tour" not in page
     assert _ranking_cell(page, "Ana") == "4"
     assert _ranking_cell(page, "Bob") == "3 (−1 avert.)"
     assert _ranking_cell(page, "Cid") == "3"
     final_bob = _final(db_session, "bob@example.fr")
-    assert "Vos scrabbles valables (total) : 3 (−1 avert.) — 2e." in final_bob
-    assert re.search(r"1\. Ana — 4\n+\s+2\. Bob — 3 \(−1 avert\.\)\n+\s+2\. Cid — 3\n",
-                     final_bob), final_bob
-    assert "Vos scrabbles valables (total) : 3 — 2e." in _final(db_session, "cid@example.fr")
+    # Bob and Cid share the second place: « ex æquo » in the rank and the ranking's rows
+    assert "Vos scrabbles valables (total) : 3 (−1 avert.) — 2e ex æquo." in final_bob
+    assert re.search(r"1\. Ana — 4\n+\s+2\. ex æquo Bob — 3 \(−1 avert\.\)\n+"
+                     r"\s+2\. ex æquo Cid — 3\n", final_bob), final_bob
+    assert "Vos scrabbles valables (total) : 3 — 2e ex æquo." in _final(db_session,
+                                                                       "cid@example.fr")
     assert "Vos scrabbles valables (total) : 4 — 1er." in _final(db_session, "ana@example.ro")

@@ -22,6 +22,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
+from puzzles import numfmt
 from puzzles.families import GameType
 from webapp.models import (
     Competition,
@@ -248,7 +249,7 @@ LEFT, RIGHT, TOP, GAP, BOTTOM = 52, 16, 28, 48, 40
 
 
 def _fr(value: float) -> str:
-    return f"{value:.2f}".replace(".", ",")
+    return numfmt.percent(value)
 
 
 #: the chart's words, catalogue msgids (the page passes its ``gettext``)

@@ -19,6 +19,7 @@ from flask_babel import gettext  # type: ignore[import-untyped]
 from markupsafe import Markup
 from sqlmodel import Session
 
+from puzzles import numfmt
 from puzzles.families import GameType, Supply
 from puzzles.feuille import parse_feuille
 from puzzles.problem import Problem as PuzzleProblem
@@ -291,6 +292,7 @@ def register_template_helpers(bp: Blueprint) -> None:
     bp.add_app_template_filter(game_label, "game_label")
     bp.add_app_template_filter(grid_svg, "grid_svg")
     bp.add_app_template_filter(live_window, "live_window")
+    bp.add_app_template_filter(numfmt.percent, "pourcent")
 
     @bp.app_context_processor
     def _now() -> dict[str, Any]:

@@ -27,6 +27,7 @@ from flask_babel import gettext  # type: ignore[import-untyped]
 from markupsafe import Markup
 from werkzeug.exceptions import NotFound as HTTPNotFound
 
+from puzzles import numfmt
 from puzzles.championship import format_value
 from webapp.auth import current_arbitre, current_player
 from webapp.board_svg import board_svg
@@ -142,8 +143,8 @@ CSV_COLUMNS = ("rang", "joueur", "club", "score", "pourcentage", "reçue_le_utc"
 
 
 def _percent(value: object) -> str:
-    """``49,40`` — French decimal comma, as in the CSV."""
-    return f"{value:.2f}".replace(".", ",") if isinstance(value, int | float) else ""
+    """``49,40`` — French decimal comma, as in the CSV (``puzzles.numfmt.percent``)."""
+    return numfmt.percent(value) if isinstance(value, int | float) else ""
 
 
 def _cell(value: object) -> str:

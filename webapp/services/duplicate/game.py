@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import logging
 import secrets
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime, time, timedelta
@@ -598,7 +599,16 @@ def top_of(d: dict[str, Any]) -> TopChoice:
 
 def standings(session: Session, game: DuplicateGame) -> list[dict[str, Any]]:
     """The ranking after the published rounds (``puzzles.duplicate.rank_game``: scores +
-    solos − warning conversion): rank, name, total, percent of the tops, per-round scores."""
+    solos − warning conversion): rank, name, total, percent of the tops, per-round scores;
+    ``tied``: the rank is shared (« ex æquo »)."""
+    rows = _standings(session, game)
+    shared = Counter(r["rank"] for r in rows)
+    for r in rows:
+        r["tied"] = shared[r["rank"]] > 1
+    return rows
+
+
+def _standings(session: Session, game: DuplicateGame) -> list[dict[str, Any]]:
     eng = engine()
     rounds = [r for r in rounds_of(session, game)
               if r.status == RoundStatus.PUBLISHED and r.top is not None]

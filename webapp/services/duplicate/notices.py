@@ -112,6 +112,7 @@ def results_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> int
                 **scrabble_notice(game, rnd),
                 "score": res["score"], "solo": res.get("solo", 0), "reason": res["reason"],
                 "total": mine.get("total"), "rank": mine.get("rank"),
+                "tied": mine.get("tied", False),
                 "warning_deduction": mine.get("warning_deduction", 0),
                 "participants": len(ranking), "game_url": game_url(game)}
 
@@ -141,6 +142,7 @@ def corrected_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound,
                 "solo": res.get("solo", 0), "reason": res["reason"],
                 "old_score": int(was.get("score", 0)) + int(was.get("solo", 0)),
                 "why": reason, "total": mine.get("total"), "rank": mine.get("rank"),
+                "tied": mine.get("tied", False),
                 "warning_deduction": mine.get("warning_deduction", 0),
                 "participants": len(rank_of), "total_label": total_label(game),
                 "game_url": game_url(game)}
@@ -159,14 +161,15 @@ def final_notices(s: Session, game: DuplicateGame) -> int:
     tops = sum(int(r.top["score"]) for r in rounds if r.top)
     row_of = {row["player_id"]: row for row in ranking}
     excerpt_rows = [{"rank": r["rank"], "name": r["name"], "score": r["total"],
-                     "percent": r["percent"], "warning_deduction": r.get("warning_deduction", 0)}
+                     "percent": r["percent"], "warning_deduction": r.get("warning_deduction", 0),
+                     "tied": r["tied"]}
                     for r in ranking]
 
     def context(p: Player) -> dict[str, Any]:
         row = row_of[p.id]
         return {"player_name": p.name, "game_title": f"{game.title} ({game.code})",
                 "rounds": len(rounds), "tops_total": tops, "total": row["total"],
-                "rank": row["rank"], "percent": row["percent"],
+                "rank": row["rank"], "tied": row["tied"], "percent": row["percent"],
                 "warning_deduction": row.get("warning_deduction", 0),
                 "total_label": total_label(game),
                 "ranking": notify.ranking_excerpt(excerpt_rows, row["rank"]),
