@@ -1,8 +1,8 @@
 """Duplicate draws no one can predict: the bag's seed widened to 128 bits (stored as its
 digits) and where it came from (``seed_source``: secret, given, bag, legacy)
 
-Revision ID: 0012
-Revises: 0011
+Revision ID: 0013
+Revises: 0012
 Create Date: 2026-12-01 21:00:00
 """
 
@@ -18,8 +18,8 @@ import webapp.db
 
 _str = sqlmodel.sql.sqltypes.AutoString
 
-revision: str = "0012"
-down_revision: str | None = "0011"
+revision: str = "0013"
+down_revision: str | None = "0012"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
