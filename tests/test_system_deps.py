@@ -14,11 +14,17 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "system-deps.sh"
 LOCKED = ("E: Could not get lock /var/lib/dpkg/lock-frontend. It is held by process 4242 "
           "(apt-get)\nE: Unable to acquire the dpkg frontend lock (/var/lib/dpkg/lock-frontend)"
           ", is another process using it?")
+#: what ``apt-get update`` says when another apt holds the lists lock (not covered by
+#: ``DPkg::Lock::Timeout`` in every apt release)
+LISTS_LOCKED = ("E: Could not get lock /var/lib/apt/lists/lock. It is held by process 4242 "
+                "(apt-get)\nE: Unable to lock directory /var/lib/apt/lists/")
 
 STUBS = {
     "dpkg-query": """#!/bin/bash
@@ -45,7 +51,8 @@ exit 0
 
 
 def run(tmp_path: Path, *, missing: str = "", uid: int = 0, locked_calls: int = 0,
-        lock_wait: int = 300, fail: str = "") -> tuple[subprocess.CompletedProcess[str],
+        lock_wait: int = 300, fail: str = "",
+        lock_message: str = LOCKED) -> tuple[subprocess.CompletedProcess[str],
                                                         list[str]]:
     stubs = tmp_path / "stubs"
     stubs.mkdir(exist_ok=True)
@@ -56,7 +63,8 @@ def run(tmp_path: Path, *, missing: str = "", uid: int = 0, locked_calls: int = 
     env = {
         "PATH": f"{stubs}:/usr/bin:/bin",
         "STUB_DIR": str(stubs), "STUB_MISSING": missing, "STUB_UID": str(uid),
-        "STUB_LOCKED_CALLS": str(locked_calls), "STUB_LOCK_MESSAGE": LOCKED, "STUB_FAIL": fail,
+        "STUB_LOCKED_CALLS": str(locked_calls), "STUB_LOCK_MESSAGE": lock_message,
+        "STUB_FAIL": fail,
         "SYSTEM_DEPS_LOCK_WAIT": str(lock_wait), "SYSTEM_DEPS_RETRY_SECONDS": "0.05",
         "HOME": str(tmp_path),
     }
@@ -73,8 +81,10 @@ def test_nothing_missing_runs_no_package_manager_even_when_apt_is_locked(
     assert (proc.returncode, proc.stderr, calls) == (0, "", [])
 
 
-def test_a_missing_package_waits_for_the_lock_then_installs(tmp_path: Path) -> None:
-    proc, calls = run(tmp_path, missing="dovecot-imapd", locked_calls=3)
+@pytest.mark.parametrize("message", [LOCKED, LISTS_LOCKED], ids=["dpkg", "lists"])
+def test_a_missing_package_waits_for_the_lock_then_installs(tmp_path: Path,
+                                                            message: str) -> None:
+    proc, calls = run(tmp_path, missing="dovecot-imapd", locked_calls=3, lock_message=message)
     assert proc.returncode == 0, proc.stderr
     option = "-o DPkg::Lock::Timeout=300"
     assert calls == [f"{option} update -qq"] * 4 + [
