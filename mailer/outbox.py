@@ -6,7 +6,9 @@ Owns delivery only (composition is :mod:`mailer.compose`, enqueueing is
 1. **claims** due rows with a guarded status transition (``pending`` -> ``sending``, or a
    ``sending`` row whose lease ran out -> ``sending`` again): ``UPDATE ... WHERE id = ? AND
    status = ? AND attempts = ?`` succeeds for one worker only, and the claim commits before
-   any network traffic;
+   any network traffic. The claim records the holder (host, pid, start stamp:
+   :mod:`mailer.holder`); a ``sending`` row whose holder ran on this host and is surely gone
+   (killed, crashed) is taken back at once, without waiting for the lease;
 2. sends with **aiosmtplib** through ``SMTP_RELAY`` (optional STARTTLS/TLS and login) — or,
    with no relay configured, appends to ``instance/outbox.mbox``;
 3. marks the row ``sent``, or puts it back to ``pending`` with an exponential backoff
@@ -41,8 +43,9 @@ from typing import Any, BinaryIO
 import aiosmtplib
 import sqlalchemy as sa
 from flask import Flask
-from sqlmodel import select
+from sqlmodel import Session, select
 
+from mailer import holder
 from mailer.settings import MBOX_NAME, MailSettings, host_port, mbox_path
 from mailer.txn import write_scope
 from webapp.db import session_scope
@@ -87,11 +90,41 @@ def backoff(attempts: int, settings: MailSettings) -> timedelta:
     return timedelta(seconds=min(seconds, settings.backoff_max_seconds))
 
 
+def _orphans(session: Session, me: holder.Holder,
+             now: datetime) -> list[tuple[int, OutboxStatus, int]]:
+    """``sending`` rows still under lease whose holder ran on this host and is surely gone
+    (killed, crashed, host restarted into this same boot's pid namespace): (id, status,
+    attempts) of each, oldest first. Each holder is judged once."""
+    t = OutboxMessage.__table__  # type: ignore[attr-defined]
+    held = session.execute(
+        sa.select(t.c.id, t.c.status, t.c.attempts, t.c.holder_pid, t.c.holder_start)
+        .where(t.c.status == OutboxStatus.SENDING, t.c.next_attempt_at > now,
+               t.c.holder_host == me.host)
+        .order_by(t.c.id)
+    ).all()
+    verdicts: dict[tuple[int | None, str | None], bool] = {}
+    found: list[tuple[int, OutboxStatus, int]] = []
+    for row_id, status, attempts, pid, start in held:
+        key = (pid, start)
+        if key not in verdicts:
+            verdicts[key] = holder.is_gone(me.host, pid, start, me=me)
+            if verdicts[key]:
+                log.warning("outbox: process %s (pid %s) is gone; its rows are taken back "
+                            "without waiting for the lease", me.host, pid)
+        if verdicts[key]:
+            found.append((row_id, status, attempts))
+    return found
+
+
 def claim(app: Flask, settings: MailSettings, now: datetime | None = None) -> list[Claimed]:
-    """Claim up to ``batch`` due rows for this worker (each claim is its own commit)."""
+    """Claim up to ``batch`` due rows for this worker: first the ``sending`` rows of a process
+    of this host that is gone (:mod:`mailer.holder`), then the rows due now (``pending``,
+    or ``sending`` past the lease). Each claim records this process as the holder."""
     now = now or clock.now()
     lease_until = now + timedelta(seconds=settings.lease_seconds)
+    me = holder.this_process()
     with session_scope(app) as session:
+        orphans = _orphans(session, me, now) if me.start is not None else []
         due = session.exec(
             select(OutboxMessage.id, OutboxMessage.status, OutboxMessage.attempts)
             .where(
@@ -103,12 +136,15 @@ def claim(app: Flask, settings: MailSettings, now: datetime | None = None) -> li
             .order_by(OutboxMessage.next_attempt_at, OutboxMessage.id)  # type: ignore[arg-type]
             .limit(settings.batch)
         ).all()
+    seen = {row_id for row_id, _, _ in orphans}
+    candidates = [*orphans, *((i, st, a) for i, st, a in due if i is not None and i not in seen)]
+    del candidates[settings.batch:]
     claimed: list[Claimed] = []
     table = OutboxMessage.__table__  # type: ignore[attr-defined]
     # One transaction for the batch; each UPDATE is guarded by the values just read, so a
     # row another worker claimed in between simply matches nothing here.
     with write_scope(app) as session:
-        for row_id, status, attempts in due:
+        for row_id, status, attempts in candidates:
             assert row_id is not None
             if status == OutboxStatus.SENDING and attempts >= settings.max_attempts:
                 # Every attempt was interrupted (the process died mid-send each time): the
@@ -127,7 +163,8 @@ def claim(app: Flask, settings: MailSettings, now: datetime | None = None) -> li
                 .where(table.c.id == row_id, table.c.status == status,
                        table.c.attempts == attempts)
                 .values(status=OutboxStatus.SENDING, attempts=attempts + 1,
-                        next_attempt_at=lease_until)
+                        next_attempt_at=lease_until, holder_host=me.host,
+                        holder_pid=me.pid, holder_start=me.start)
             )
             if result.rowcount == 1:  # type: ignore[attr-defined]
                 claimed.append(Claimed(row_id, attempts + 1))

@@ -53,7 +53,7 @@ from werkzeug.wrappers import Response
 
 from webapp.db import get_engine, session_scope
 from webapp.models import Arbitre, ArbitreLoginToken, LoginToken, OutboxKind, Player
-from webapp.services import addresses, audit, clock, notify
+from webapp.services import addresses, audit, clock, notify, single_use
 
 bp = Blueprint("auth", __name__, template_folder="auth_templates")
 csrf = CSRFProtect()
@@ -361,6 +361,15 @@ def arbitre_link_request() -> str:
     return render_template("auth/arbitre_link.html", sent=sent)
 
 
+def _dead_link() -> ResponseReturnValue:
+    """The answer to a sign-in link that is unknown, used, expired or just used by another
+    request (410, the same page in every case)."""
+    return render_template(
+        "auth/link_invalid.html",
+        error=gettext("Ce lien de connexion n'est plus valable. Demandez-en un nouveau."),
+    ), 410
+
+
 @bp.route("/arbitre/connexion/lien/<token>", methods=["GET", "POST"])
 def arbitre_magic_link(token: str) -> ResponseReturnValue:
     digest = token_digest(token)
@@ -371,13 +380,11 @@ def arbitre_magic_link(token: str) -> ResponseReturnValue:
         a = s.get(Arbitre, lt.arbitre_id) if lt is not None else None
         if (lt is None or a is None or not a.active or lt.used_at is not None
                 or lt.expires_at < now):
-            return render_template(
-                "auth/link_invalid.html",
-                error=gettext("Ce lien de connexion n'est plus valable. Demandez-en un nouveau."),
-            ), 410
+            return _dead_link()
         if request.method == "GET":  # mail scanners follow links: only the button uses it
             return render_template("auth/link_confirm.html", token=token)
-        lt.used_at = now
+        if not single_use.consume(session=s, token=lt, now=now):  # another request won
+            return _dead_link()
         a.last_login_at = now
         audit.record(session=s, actor=a.username, action="arbitre.login_link")
         s.flush()
@@ -475,20 +482,15 @@ def magic_link(token: str) -> ResponseReturnValue:
     with session_scope() as s:
         lt = s.exec(select(LoginToken).where(LoginToken.token_sha256 == digest)).first()
         if lt is None or lt.used_at is not None or lt.expires_at < now:
-            return render_template(
-                "auth/link_invalid.html",
-                error=gettext("Ce lien de connexion n'est plus valable. Demandez-en un nouveau."),
-            ), 410
+            return _dead_link()
         # Mail scanners follow links: only the button (POST) consumes the token.
         if request.method == "GET":
             return render_template("auth/link_confirm.html", token=token)
         p = s.get(Player, lt.player_id)
         if p is None or not p.active:
-            return render_template(
-                "auth/link_invalid.html",
-                error=gettext("Ce lien de connexion n'est plus valable. Demandez-en un nouveau."),
-            ), 410
-        lt.used_at = now
+            return _dead_link()
+        if not single_use.consume(session=s, token=lt, now=now):  # another request won
+            return _dead_link()
         audit.record(session=s, actor=f"player:{p.id}", action="player.login_link")
         s.flush()
         s.expunge(p)

@@ -473,6 +473,11 @@ class OutboxMessage(StrEnumColumns, table=True):
     sent_at: datetime | None = _ts(nullable=True)
     last_error: str | None = None
     player_id: int | None = Field(default=None, foreign_key="player.id")
+    # the process that claimed the row (mailer.holder): its host name, pid and start stamp;
+    # a ``sending`` row whose holder is surely gone is taken back before its lease runs out
+    holder_host: str | None = None
+    holder_pid: int | None = None
+    holder_start: str | None = None
 
 
 # --- scheduler -----------------------------------------------------------------------------

@@ -125,7 +125,8 @@ def _intake_process(
         "ARBITRE_SCHEDULER_ENABLED": "false",
         "ARBITRE_SUBMIT_DOMAIN": "arbitre.test",
         "ARBITRE_OUTBOX_POLL_SECONDS": "0.2",
-        "ARBITRE_OUTBOX_LEASE_SECONDS": "2",
+        # the default lease: a restarted intake must not wait for it (issue 24 §6)
+        "ARBITRE_OUTBOX_LEASE_SECONDS": "300",
         "ARBITRE_OUTBOX_BACKOFF_SECONDS": "0.2",
         "ARBITRE_SECRET_KEY": "test-secret",
     })
@@ -164,8 +165,9 @@ def test_killed_after_commit_before_receipt_sends_exactly_one_receipt(
 
         hanging.hang = False
         proc = _intake_process(app, smtp_port, relay_port, log)
-        # After the lease (2 s) the row is claimed again and delivered once.
-        wait_for(lambda: rows(app, OutboxMessage)[0].status == "sent")
+        # The restarted process sees that the row's holder (the killed process) is gone and
+        # claims it again at once, not after the 300 s lease; delivered once.
+        wait_for(lambda: rows(app, OutboxMessage)[0].status == "sent", timeout=120)
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)

@@ -449,3 +449,30 @@ def test_the_refusal_a_message_caused_is_on_its_page(
     login_arbitre(client, db_session)
     shown = text_of(client.get(f"/console/courrier/recu/{inbound_id}"))
     assert "feuille refusée" in shown
+
+
+def test_a_row_being_sent_names_its_holder(
+    app: Flask, client: FlaskClient, db_session: Session, ana: Player, p1: Problem,
+    frozen_clock: Any
+) -> None:
+    """Issue 24 §6: a ``sending`` row records the process that claimed it (host, pid), and
+    the outbox page says who it is (a row held by a dead process is taken back by the next
+    sender at once: tests/mail/test_outbox_holder.py)."""
+    import os
+    import socket
+
+    from mailer.outbox import claim
+    from mailer.settings import MailSettings
+
+    _, status = receive(app, mail(ana), ana)
+    assert status == "processed"
+    (claimed,) = claim(app, MailSettings.from_config(app.config))
+    row = db_session.get(OutboxMessage, claimed.id)
+    assert row is not None and (row.status, row.holder_host, row.holder_pid) == (
+        "sending", socket.gethostname(), os.getpid())
+    login_arbitre(client, db_session)
+    shown = text_of(client.get("/console/courrier/sortant"))
+    assert f"par {socket.gethostname()}, processus {os.getpid()}" in shown
+    client.post("/langue", data={"lang": "ro", "next": "/console/courrier/sortant"})
+    shown = text_of(client.get("/console/courrier/sortant"))
+    assert f"de {socket.gethostname()}, procesul {os.getpid()}" in shown
