@@ -549,7 +549,8 @@ def top_key(
     move that ends the game (``after``: the bag once the rack is drawn); more openness
     (:func:`openness`, unless ``top_openness`` is ``none``); horizontal; smaller row, then
     column, of the reference; smaller word (alphabetical; a joker after the same letter as a
-    tile)."""
+    tile: at the first letter where two equal words differ, the one with the tile there
+    comes first — MYOToME before MYoTOME, LABARuMS before LaBARUMS)."""
     return (
         -move.score,
         move.jokers,
@@ -559,7 +560,7 @@ def top_key(
         move.start // SIZE,
         move.start % SIZE,
         move.word.upper(),
-        move.word.swapcase(),
+        move.word,  # same letters: uppercase (a tile) sorts before lowercase (a joker)
     )
 
 
