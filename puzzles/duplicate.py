@@ -42,6 +42,7 @@ SoloRule = Literal["auto", "n_minus_6", "none"]
 RejectionReturns = Literal["all", "new_only"]
 Openness = Literal["adjacent_empty", "none"]
 VerdictKind = Literal["valide", "avertissement", "penalite5", "nul", "absent"]
+AmbiguousReference = Literal["penalty", "warning"]
 
 RACK_SIZE = 7
 STATE_HEADER = "arbitre-duplicate-etat 1"
@@ -114,6 +115,11 @@ class DuplicateSettings:
     time_per_move: int = 180
     #: an interrupted game stands when at least this many rounds were played (G4)
     interruption_min_rounds: int = 15
+    #: S1 5.3.2 (text incomplete, G5): a reference that is a legal place of the word for
+    #: another score while the claimed score matches another legal place in the direction
+    #: written — ``penalty``: the claimed score − ``penalty_points`` (RULES §4.7.3);
+    #: ``warning``: the score at the reference, with a warning (S1 5.2)
+    ambiguous_reference: AmbiguousReference = "penalty"
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), ensure_ascii=False, sort_keys=True)
@@ -134,6 +140,7 @@ class DuplicateSettings:
             "top_openness": get_args(Openness),
             "warning_conversion_from": (4, 6),
             "time_per_move": (180, 150, 120, 60),
+            "ambiguous_reference": get_args(AmbiguousReference),
         }
         for key, value in data.items():
             if key in choices:
@@ -179,7 +186,9 @@ class GameState:
     front is drawn first; ``?`` for a joker). ``reliquat``: the tiles out of the bag — the
     ones kept from the last top, or, once :func:`draw_round` has drawn, the whole rack in play.
     ``round_no``: the round being played (1 at the start). ``end_reason``: French text once
-    ``finished``.
+    ``finished``. ``first_word``: the word of the first top (set by :func:`apply_top`; ""
+    before it, and in a state stored before the field existed): a raccord of two letters is
+    no fault when it had two letters (S1 5.2).
     """
 
     board_cgp: str
@@ -189,6 +198,7 @@ class GameState:
     tops_total: int = 0
     finished: bool = False
     end_reason: str = ""
+    first_word: str = ""
 
     @property
     def board(self) -> Board:
@@ -208,22 +218,22 @@ class GameState:
         return cls(Board().to_cgp(), tiles)
 
     def to_text(self) -> str:
-        """A few ``key: value`` lines; :meth:`from_text` reads them back exactly."""
-        return (
-            "\n".join(
-                [
-                    STATE_HEADER,
-                    f"coup: {self.round_no}",
-                    f"tops: {self.tops_total}",
-                    f"fini: {'oui' if self.finished else 'non'}",
-                    f"raison: {json.dumps(self.end_reason, ensure_ascii=False)}",
-                    f"reliquat: {self.reliquat}",
-                    f"sac: {''.join(self.bag)}",
-                    f"grille: {self.board_cgp}",
-                ]
-            )
-            + "\n"
-        )
+        """A few ``key: value`` lines; :meth:`from_text` reads them back exactly. The line
+        ``premier:`` (the first top's word) is written once there is one, and optional when
+        read: a state stored before it existed reads as before."""
+        lines = [
+            STATE_HEADER,
+            f"coup: {self.round_no}",
+            f"tops: {self.tops_total}",
+            f"fini: {'oui' if self.finished else 'non'}",
+            f"raison: {json.dumps(self.end_reason, ensure_ascii=False)}",
+            f"reliquat: {self.reliquat}",
+            f"sac: {''.join(self.bag)}",
+            f"grille: {self.board_cgp}",
+        ]
+        if self.first_word:
+            lines.append(f"premier: {self.first_word}")
+        return "\n".join(lines) + "\n"
 
     @classmethod
     def from_text(cls, text: str) -> GameState:
@@ -256,6 +266,11 @@ class GameState:
             board = Board.from_cgp(values["grille"])
         except EngineError as exc:
             raise DuplicateError(f"État de partie : {exc}") from None
+        first_word = values.get("premier", "").strip()
+        if first_word and not all("A" <= ch.upper() <= "Z" for ch in first_word):
+            raise DuplicateError(
+                f"État de partie : premier mot illisible « {first_word[:20]} »."
+            )
         return cls(
             board.to_cgp(),
             tuple(_tile(t) for t in values["sac"]),
@@ -264,6 +279,7 @@ class GameState:
             tops,
             values["fini"] == "oui",
             reason,
+            first_word,
         )
 
 
@@ -596,7 +612,8 @@ def top_key(
     move that ends the game (``after``: the bag once the rack is drawn); more openness
     (:func:`openness`, unless ``top_openness`` is ``none``); horizontal; smaller row, then
     column, of the reference; smaller word (alphabetical; a joker after the same letter as a
-    tile)."""
+    tile: at the first letter where two equal words differ, the one with the tile there
+    comes first — MYOToME before MYoTOME, LABARuMS before LaBARUMS)."""
     return (
         -move.score,
         move.jokers,
@@ -606,7 +623,7 @@ def top_key(
         move.start // SIZE,
         move.start % SIZE,
         move.word.upper(),
-        move.word.swapcase(),
+        move.word,  # same letters: uppercase (a tile) sorts before lowercase (a joker)
     )
 
 
@@ -661,13 +678,14 @@ def find_top(
 
 def apply_top(state: GameState, draw: Draw, top: TopChoice) -> GameState:
     """The top put on the master grid; the reliquat is the rack minus the tiles played; the
-    round number moves on."""
+    round number moves on; the first top's word is kept (``GameState.first_word``)."""
     left = minus_tiles(draw.rack, top.move.letters)
     if left is None:
         raise DuplicateError(
             f"Le top {top.ref} {top.word} utilise des lettres absentes du tirage {draw.rack}."
         )
     board = state.board
+    first_word = state.first_word or (top.word if board.is_empty() else "")
     top.move.placement.apply(board)
     return replace(
         state,
@@ -675,6 +693,7 @@ def apply_top(state: GameState, draw: Draw, top: TopChoice) -> GameState:
         reliquat=left,
         round_no=state.round_no + 1,
         tops_total=state.tops_total + top.score,
+        first_word=first_word,
     )
 
 
@@ -692,6 +711,9 @@ class Bulletin:
     received_at: datetime | None = None
     #: further solutions written on the same bulletin (S1 5.6), ``A / B`` on the line
     alternatives: tuple[Bulletin, ...] = ()
+    #: the word is written downwards (S1 4.2.2 « de haut en bas »); False: on one line. The
+    #: direction a wrong or absent reference's places are looked for in (S1 5.3.1)
+    vertical: bool = False
 
     def to_text(self) -> str:
         parts = [p for p in (self.ref, self.raccord, self.word) if p]
@@ -803,6 +825,33 @@ class RoundContext:
     moves_by_word: dict[str, list[GeneratedMove]] = field(default_factory=dict)
     #: ``DuplicateSettings.penalty_points``
     penalty_points: int = 5
+    #: the number of letters of the game's first word (``GameState.first_word``); None when
+    #: the state does not know it (stored before it was kept)
+    first_word_len: int | None = None
+    #: ``DuplicateSettings.ambiguous_reference``
+    ambiguous_reference: AmbiguousReference = "penalty"
+    #: the round's extensions of grid words by the letters they put down (built on first use)
+    _extensions: dict[str, list[GeneratedMove]] | None = field(default=None, repr=False)
+
+    def two_letter_first_word(self) -> bool:
+        """« sauf si le mot joué au premier coup ne comporte que deux lettres » (S1 5.2): the
+        first word had two letters; a state that does not know it tells it by a grid of
+        fewer than three letters (then it did)."""
+        if self.first_word_len is not None:
+            return self.first_word_len == 2
+        return self.board.tile_count < 3
+
+    def extensions(self, letters: str) -> list[GeneratedMove]:
+        """The round's moves that extend a word already on the grid (:func:`extension_span`)
+        by exactly ``letters`` (case ignored), in word order."""
+        if self._extensions is None:
+            index: dict[str, list[GeneratedMove]] = {}
+            for moves in self.moves_by_word.values():
+                for m in moves:
+                    if extension_span(m) is not None:
+                        index.setdefault(added_letters(m).upper(), []).append(m)
+            self._extensions = index
+        return self._extensions.get(letters.upper(), [])
 
 
 def prepare_round(
@@ -821,8 +870,41 @@ def prepare_round(
     by_word: dict[str, list[GeneratedMove]] = {}
     for m in movegen.generate(board, rack, cfg):
         by_word.setdefault(m.word.upper(), []).append(m)
-    penalty = settings.penalty_points if settings is not None else 5
-    return RoundContext(board, rack, cfg, round_no, top_score, by_word, penalty)
+    s = settings or DuplicateSettings()
+    return RoundContext(
+        board,
+        rack,
+        cfg,
+        round_no,
+        top_score,
+        by_word,
+        penalty_points=s.penalty_points,
+        first_word_len=len(state.first_word) if state.first_word else None,
+        ambiguous_reference=s.ambiguous_reference,
+    )
+
+
+def added_letters(move: GeneratedMove) -> str:
+    """The letters ``move`` puts down, in word order (a joker as its lowercase letter)."""
+    return "".join(ch for i, ch in enumerate(move.word) if move.new_mask >> i & 1)
+
+
+def extension_span(move: GeneratedMove) -> tuple[int, int] | None:
+    """``(i, j)`` when ``move`` extends a word already on the grid (S1 4.2.2, 4.3.2
+    « prolongation »): letters ``i`` to ``j − 1`` of its main word were on the grid — two or
+    more, a word — and every letter put down is at one end of them or both; None
+    otherwise (a word through a single grid letter extends no word)."""
+    n = len(move.word)
+    new = [bool(move.new_mask >> k & 1) for k in range(n)]
+    i = 0
+    while i < n and new[i]:
+        i += 1
+    j = n
+    while j > i and new[j - 1]:
+        j -= 1
+    if j - i < 2 or any(new[i:j]) or (i == 0 and j == n):
+        return None
+    return i, j
 
 
 def marks_match(move: GeneratedMove, written: str, board: Board) -> bool:
@@ -868,6 +950,30 @@ def raccord_fits(board: Board, move: GeneratedMove, raccord: str) -> bool:
                 cells = [board[start + i * step] for i in range(n)]
                 if all(cells) and "".join(cells).upper() == target:
                     return True
+    return False
+
+
+def raccord_holds(board: Board, raccord: str, squares: Sequence[int]) -> bool:
+    """``raccord`` is a straight run of grid letters (left to right or top to bottom) that
+    covers every square of ``squares`` (the played word's letters next to its extensions,
+    S1 4.3.2 « la lettre du mot joué attenante à la prolongation … doit être écrite »)."""
+    n = len(raccord)
+    target = raccord.upper()
+    if not squares or n == 0:
+        return False
+    r, c = divmod(squares[0], SIZE)
+    for horizontal in (True, False):
+        step = 1 if horizontal else SIZE
+        pos = c if horizontal else r
+        for back in range(n):
+            first = pos - back
+            if first < 0 or first + n > SIZE:
+                continue
+            cells = [squares[0] + (k - back) * step for k in range(n)]
+            if not all(sq in cells for sq in squares) or not all(board[sq] for sq in cells):
+                continue
+            if "".join(board[sq] for sq in cells).upper() == target:
+                return True
     return False
 
 
@@ -970,20 +1076,14 @@ def _correct_one(ctx: RoundContext, raw: Bulletin, who: str) -> Verdict:
     if isinstance(norm, str):
         return Verdict(who, 0, "nul", reason_fr=norm)
     bulletin = norm
-    round_no = ctx.round_no
     written = bulletin.word
     cands = ctx.moves_by_word.get(written.upper(), [])
-    first = round_no == 1 or ctx.board.is_empty()
-    if first:
+    if ctx.round_no == 1 or ctx.board.is_empty():
         return _correct_first(ctx, bulletin, who, cands)
-    if not cands:
-        return _penalty_last_letter(ctx, bulletin, who) or Verdict(
-            who, 0, "nul", reason_fr=_zero_reason(ctx, bulletin)
-        )
     warnings: list[str] = []
-    located: list[GeneratedMove] = []
     ref = parse_ref(bulletin.ref) if bulletin.ref else None
     raccord = bulletin.raccord
+    horizontal = written_horizontal(bulletin)
     at_ref = [m for m in cands if ref is not None and m.ref == ref]
     by_raccord = [m for m in cands if raccord and raccord_fits(ctx.board, m, raccord)]
     altered = False
@@ -996,41 +1096,114 @@ def _correct_one(ctx: RoundContext, raw: Bulletin, who: str) -> Verdict:
         by_raccord = [m for m in cands if any(raccord_fits(ctx.board, m, r) for r in runs)]
         altered = bool(by_raccord)
     if at_ref:
-        located = at_ref
-        if raccord and not any(m in by_raccord for m in at_ref):
+        confirmed = bool(raccord) and any(m in by_raccord for m in at_ref)
+        if raccord and not confirmed:
             warnings.append(f"raccord {raccord} incorrect (la référence {bulletin.ref} est juste)")
-    elif by_raccord:
-        located = by_raccord
-        if bulletin.ref is not None:
+        if not confirmed:
+            ambiguous = _ambiguous_reference(ctx, bulletin, who, cands, at_ref, horizontal)
+            if ambiguous is not None:
+                return ambiguous
+        return _score_located(ctx, bulletin, who, at_ref, warnings)
+    extension = _extension_reading(ctx, bulletin)
+    if by_raccord and extension and bulletin.claimed is not None:
+        # the written letters are a word the raccord locates, and also an extension it
+        # locates (MENERAI PRO: PRO across the R, or PROMENERAI): the score decides between
+        # the two readings (S1 4.3.3), the whole word when it does not
+        claimed = bulletin.claimed
+        if any(m.score == claimed for m in extension) and not any(
+            m.score == claimed for m in by_raccord
+        ):
+            by_raccord = []
+    if by_raccord:
+        # S1 4.2.2: a word that extends a grid word is located by its raccord, « il n'est
+        # donc pas tenu compte, dans ce cas, de l'indication alphanumérique »
+        extends = all(extension_span(m) is not None for m in by_raccord)
+        if bulletin.ref is not None and not extends:
             bad = _forms_bad_word(ctx.board, bulletin.ref, written, ctx.config)
             if bad is not None:
-                return Verdict(
-                    who,
-                    0,
-                    "nul",
-                    reason_fr=f"Nul : en {bulletin.ref}, le mot forme le mot non admis {bad}.",
-                )
+                return _bad_word_zero(who, bulletin.ref, bad)
             warnings.append(f"référence {bulletin.ref} erronée (le raccord {raccord} est juste)")
         if altered:
             warnings.append(f"lettre de raccord altérée ({raccord})")
-        # « sauf si le mot joué au premier coup ne comporte que deux lettres » (S1 5.2): no
-        # fault while the grid holds fewer than three letters to quote (INFERRED reading)
-        if raccord is not None and len(raccord) == 2 and ctx.board.tile_count >= 3:
-            warnings.append(f"raccord de deux lettres ({raccord}) au lieu de trois")
-    else:
-        inverted = (
-            [m for m in cands if m.ref == Ref(ref.row, ref.col, not ref.horizontal)]
-            if ref is not None
-            else []
+        warnings.extend(_raccord_length(ctx, raccord))
+        return _score_located(ctx, bulletin, who, by_raccord, warnings)
+    if extension:
+        # S1 4.3.2: the extension written alone, located by its raccord, judged like the
+        # whole word; the alphanumeric reference does not count (S1 4.2.2)
+        warnings.extend(_raccord_length(ctx, raccord))
+        return _score_located(
+            ctx, bulletin, who, extension, warnings, marks=lambda m: added_letters(m) == written
         )
-        if inverted:
-            located = inverted
+    if ref is not None and bulletin.ref is not None:
+        inverted = [m for m in cands if m.ref == Ref(ref.row, ref.col, not ref.horizontal)]
+        # the reference read in the direction the word is written in: laying the (admitted)
+        # word across a non-word there is a zero (S1 4.4), never a fallback to another place
+        lex = ctx.config.lexicon
+        bad = (
+            _forms_bad_word(ctx.board, bulletin.ref, written, ctx.config)
+            if ref.horizontal == horizontal and (lex is None or written.upper() in lex)
+            else None
+        )
+        if inverted and bad is None:
             warnings.append(f"sens de la référence {bulletin.ref} inversé")
-        else:
-            return _penalty_last_letter(ctx, bulletin, who) or _penalty_or_zero(
-                ctx, bulletin, who, cands, ref
-            )
-    return _score_located(ctx, bulletin, who, located, warnings)
+            return _score_located(ctx, bulletin, who, inverted, warnings)
+        if bad is not None:
+            return _bad_word_zero(who, bulletin.ref, bad)
+    if not cands:
+        return _penalty_last_letter(ctx, bulletin, who) or Verdict(
+            who, 0, "nul", reason_fr=_zero_reason(ctx, bulletin)
+        )
+    return _penalty_last_letter(ctx, bulletin, who) or _penalty_or_zero(
+        ctx, bulletin, who, cands, horizontal
+    )
+
+
+def written_horizontal(b: Bulletin) -> bool:
+    """The direction the word is written in on the bulletin (S1 5.3.1 « dans le même sens
+    que celui où il est écrit sur le bulletin »): downwards with ``vertical``; on one line,
+    the reference's direction when one is written (a line shows no other), else
+    horizontal."""
+    if b.vertical:
+        return False
+    if b.ref:
+        try:
+            return parse_ref(b.ref).horizontal
+        except EngineError:
+            return True
+    return True
+
+
+def _bad_word_zero(who: str, ref: str, bad: str) -> Verdict:
+    return Verdict(who, 0, "nul", reason_fr=f"Nul : en {ref}, le mot forme le mot non admis {bad}.")
+
+
+def _raccord_length(ctx: RoundContext, raccord: str | None) -> list[str]:
+    """S1 5.2 « À partir du deuxième coup (sauf si le mot joué au premier coup ne comporte
+    que deux lettres), raccord de deux lettres au lieu de trois »: the warning, if due."""
+    if raccord is not None and len(raccord) == 2 and not ctx.two_letter_first_word():
+        return [f"raccord de deux lettres ({raccord}) au lieu de trois"]
+    return []
+
+
+def _extension_reading(ctx: RoundContext, b: Bulletin) -> list[GeneratedMove]:
+    """S1 4.3.2 « Les deux seuls cas où le mot joué peut ne pas être écrit en entier » —
+    the extension(s) written alone with raccord letters (``AME S``: EXOGAME becomes
+    EXOGAMES): the round's moves that extend a grid word by exactly the written letters
+    (case ignored: the joker marks are judged later), whose raccord holds the played word's
+    letter next to each extension (a straight run, :func:`raccord_holds`)."""
+    raccord = b.raccord
+    if not raccord or len(raccord) < 2:
+        return []
+    found: list[GeneratedMove] = []
+    for m in ctx.extensions(b.word):
+        span = extension_span(m)
+        assert span is not None
+        i, j = span
+        squares = word_squares(m)
+        need = ([squares[i]] if i > 0 else []) + ([squares[j - 1]] if j < len(m.word) else [])
+        if raccord_holds(ctx.board, raccord, need):
+            found.append(m)
+    return found
 
 
 def _score_located(
@@ -1039,10 +1212,14 @@ def _score_located(
     who: str,
     located: list[GeneratedMove],
     warnings: list[str],
+    *,
+    marks: Callable[[GeneratedMove], bool] | None = None,
 ) -> Verdict:
     """The reference is settled (``located``: the placements it allows): joker marks and
-    score (RULES §4.3.3, §4.7.2, §4.7.6)."""
-    exact = [m for m in located if marks_match(m, b.word, ctx.board)]
+    score (RULES §4.3.3, §4.7.2, §4.7.6). ``marks``: the joker marks are right for a move
+    (default: :func:`marks_match` of the written word)."""
+    right = marks or (lambda m: marks_match(m, b.word, ctx.board))
+    exact = [m for m in located if right(m)]
     pool = exact or located
     if not exact:
         warnings.append("joker mal entouré ou non entouré")
@@ -1107,42 +1284,91 @@ def _correct_first(ctx: RoundContext, b: Bulletin, who: str, cands: list[Generat
 
 
 def _penalty_or_zero(
-    ctx: RoundContext, b: Bulletin, who: str, cands: list[GeneratedMove], ref: Ref | None
+    ctx: RoundContext, b: Bulletin, who: str, cands: list[GeneratedMove], horizontal: bool
 ) -> Verdict:
     """No reference mode locates the word: 5-point penalty when the claimed score matches a
-    placement in the direction written (RULES §4.7.3 (a), G5), else zero (§4.7.4)."""
-    if b.ref is not None and b.raccord:
-        bad = _forms_bad_word(ctx.board, b.ref, b.word, ctx.config)
-        if bad is not None:
-            return Verdict(
-                who, 0, "nul", reason_fr=f"Nul : en {b.ref}, le mot forme le mot non admis {bad}."
-            )
-    same_dir = [m for m in cands if ref is None or m.horizontal == ref.horizontal]
+    placement in the direction the word is written in (RULES §4.7.3 (a), S1 5.3.1 « et ce
+    dans le même sens que celui où il est écrit sur le bulletin », G5), else zero (§4.7.4)."""
+    same_dir = [m for m in cands if m.horizontal == horizontal]
     matching = [m for m in same_dir if m.score == b.claimed]
     what = "référence erronée" if (b.ref or b.raccord) else "référence absente ou illisible"
     if b.claimed is not None and matching:
-        penalty = ctx.penalty_points
-        places = {m.ref for m in matching}
-        m = min(matching, key=lambda x: (x.ref, x.word))
-        ref_s, word = _describe(m) if len(places) == 1 else (None, m.word)
-        note = "" if len(places) == 1 else f" ({len(places)} emplacements possibles)"
-        return Verdict(
-            who,
-            b.claimed - penalty,
-            "penalite5",
-            0,
-            f"Pénalité de {penalty} points : {what}, le score {b.claimed} correspond à un "
-            f"emplacement valable{note}.",
-            ref_s,
-            word,
-        )
+        return _penalty(ctx, b, who, matching, what)
+    sense = "horizontalement" if horizontal else "verticalement"
+    other = [m for m in cands if m.horizontal != horizontal and m.score == b.claimed]
+    note = (
+        f" (il correspond à un emplacement {'vertical' if horizontal else 'horizontal'}, mais "
+        "le mot n'est pas écrit dans ce sens)"
+        if b.claimed is not None and other
+        else ""
+    )
     return Verdict(
         who,
         0,
         "nul",
         reason_fr=f"Nul : {what} et le score {b.claimed if b.claimed is not None else '(absent)'} "
-        "ne correspond à aucun emplacement du mot.",
+        f"ne correspond à aucun emplacement du mot écrit {sense}{note}.",
     )
+
+
+def _penalty(
+    ctx: RoundContext, b: Bulletin, who: str, matching: list[GeneratedMove], what: str
+) -> Verdict:
+    """The claimed score (that of ``matching``, the valid places it fits) less the penalty,
+    never below 0."""
+    assert b.claimed is not None
+    penalty = ctx.penalty_points
+    places = {m.ref for m in matching}
+    m = min(matching, key=lambda x: (x.ref, x.word))
+    ref_s, word = _describe(m) if len(places) == 1 else (None, m.word)
+    note = "" if len(places) == 1 else f" ({len(places)} emplacements possibles)"
+    return Verdict(
+        who,
+        _less_penalty(b.claimed, penalty),
+        "penalite5",
+        0,
+        f"Pénalité de {penalty} points : {what}, le score {b.claimed} correspond à un "
+        f"emplacement valable{note}{_floor_note(b.claimed, penalty)}.",
+        ref_s,
+        word,
+    )
+
+
+def _less_penalty(score: int, penalty: int) -> int:
+    """A penalty never credits a negative score (RULES §4.7.3)."""
+    return max(0, score - penalty)
+
+
+def _floor_note(score: int, penalty: int) -> str:
+    return f" ; {score} − {penalty} ramené à 0" if score < penalty else ""
+
+
+def _ambiguous_reference(
+    ctx: RoundContext,
+    b: Bulletin,
+    who: str,
+    cands: list[GeneratedMove],
+    at_ref: list[GeneratedMove],
+    horizontal: bool,
+) -> Verdict | None:
+    """S1 5.3.2 « Référence portée sur le bulletin erronée, mais correspondant à un
+    placement techniquement possible »: the reference is a legal place of the word, the
+    claimed score is none of its scores but is that of another legal place in the direction
+    written. With ``ambiguous_reference="penalty"`` (RULES §4.7.3, G5) the claimed score
+    less the penalty; None otherwise (``warning``: the score at the reference, S1 5.2)."""
+    if ctx.ambiguous_reference != "penalty" or b.claimed is None:
+        return None
+    if any(m.score == b.claimed for m in at_ref):
+        return None
+    here = at_ref[0].ref
+    elsewhere = [
+        m for m in cands if m.ref != here and m.horizontal == horizontal and m.score == b.claimed
+    ]
+    if not elsewhere:
+        return None
+    scores = " ou ".join(str(x) for x in sorted({m.score for m in at_ref}))
+    what = f"référence {b.ref} ambiguë (le mot s'y place pour {scores} points)"
+    return _penalty(ctx, b, who, elsewhere, what)
 
 
 def _penalty_last_letter(ctx: RoundContext, b: Bulletin, who: str) -> Verdict | None:
@@ -1167,11 +1393,12 @@ def _penalty_last_letter(ctx: RoundContext, b: Bulletin, who: str) -> Verdict | 
     ref_s, word = _describe(m)
     return Verdict(
         who,
-        m.score - ctx.penalty_points,
+        _less_penalty(m.score, ctx.penalty_points),
         "penalite5",
         0,
         f"Pénalité de {ctx.penalty_points} points : dernière lettre du mot {word.upper()} "
-        "absente ou modifiée alors qu'elle est déjà sur la grille.",
+        "absente ou modifiée alors qu'elle est déjà sur la grille"
+        f"{_floor_note(m.score, ctx.penalty_points)}.",
         ref_s,
         word,
     )

@@ -957,7 +957,7 @@ def _pair_key(
         if m is None:
             return (1,)
         return (0, not m.horizontal, m.start // SIZE, m.start % SIZE, m.word.upper(),
-                m.word.swapcase())
+                m.word)  # a joker after the same letter as a tile, as top_key
 
     jokers = (m1.jokers if m1 else 0) + (m2.jokers if m2 else 0)
     return (jokers, a, mk(m1), mk(m2))

@@ -45,10 +45,13 @@ def cfg(french: Lexicon) -> GameConfig:
 
 
 def judge(cfg: GameConfig, text: str, rack: str = "RIERAIS", *, grid: str = E17,
-          round_no: int = 3) -> Verdict:
+          round_no: int = 3, vertical: bool = False, first_word: str = "") -> Verdict:
+    """The verdict of the bulletin line ``text`` (``vertical``: the word written downwards;
+    ``first_word``: the game's first top, as the state keeps it)."""
     b = parse_bulletin(text, player="p")
     assert isinstance(b, Bulletin), b
-    state = GameState(grid, ())
+    b = replace(b, vertical=vertical)
+    state = GameState(grid, (), first_word=first_word)
     return correct(state, rack, b, cfg, round_no=round_no, top_score=72)
 
 
@@ -131,11 +134,13 @@ def test_altered_raccord_letter_is_a_warning(cfg: GameConfig) -> None:
     être composé de trois lettres consécutives ou plus »: CHAG (the grid reads CHAC at
     H4–H7) still holds CHA, which locates CRIERAIS at 4H (72) or 7H (62); the score 72
     decides 4H → 72 with a warning (not the 72 − 5 = 67 of a wrong reference). With fewer
-    than three right consecutive letters (CXAG) nothing locates the word: 72 − 5 = 67."""
+    than three right consecutive letters (CXAG) nothing locates the word: written downwards,
+    72 − 5 = 67 (S1 5.3.1); on one line, no horizontal place scores 72: zero."""
     v = judge(cfg, "CHAG CRIERAIS 72")
     assert summary(v) == (72, "avertissement", 1, "4H", "CRIERAIS")
     assert "lettre de raccord altérée (CHAG)" in v.reason_fr
-    assert summary(judge(cfg, "CXAG CRIERAIS 72"))[:2] == (67, "penalite5")
+    assert summary(judge(cfg, "CXAG CRIERAIS 72", vertical=True))[:2] == (67, "penalite5")
+    assert summary(judge(cfg, "CXAG CRIERAIS 72"))[:2] == (0, "nul")
 
 
 def test_both_modes_one_wrong_is_a_warning(cfg: GameConfig) -> None:
@@ -212,10 +217,20 @@ def test_first_move_joker_not_circled(cfg: GameConfig) -> None:
 # --- 5-point penalty (§4.7.3) -------------------------------------------------------------
 def test_penalty_reference_absent(cfg: GameConfig) -> None:
     """S1 5.3.1: « le référencement est erroné, illisible ou absent, à condition que le mot
-    joué soit écrit en entier et que le score corresponde à un emplacement valable » —
-    72 − 5 = 67; 62 (the 7H place) − 5 = 57."""
-    assert summary(judge(cfg, "CRIERAIS 72")) == (67, "penalite5", 0, "4H", "CRIERAIS")
-    assert summary(judge(cfg, "CRIERAIS 62")) == (57, "penalite5", 0, "7H", "CRIERAIS")
+    joué soit écrit en entier et que le score corresponde à un emplacement valable du mot
+    joué, et ce dans le même sens que celui où il est écrit sur le bulletin » — written
+    downwards, 72 − 5 = 67; 62 (the 7H place) − 5 = 57. Written on one line (horizontally),
+    no horizontal CRIERAIS scores 72: zero."""
+    assert summary(judge(cfg, "CRIERAIS 72", vertical=True)) == (
+        67, "penalite5", 0, "4H", "CRIERAIS")
+    assert summary(judge(cfg, "CRIERAIS 62", vertical=True)) == (
+        57, "penalite5", 0, "7H", "CRIERAIS")
+    v = judge(cfg, "CRIERAIS 72")
+    assert summary(v) == (0, "nul", 0, None, None)
+    assert v.reason_fr == (
+        "Nul : référence absente ou illisible et le score 72 ne correspond à aucun emplacement "
+        "du mot écrit horizontalement (il correspond à un emplacement vertical, mais le mot "
+        "n'est pas écrit dans ce sens).")
 
 
 def test_penalty_reference_wrong(cfg: GameConfig) -> None:
@@ -228,7 +243,8 @@ def test_penalty_amount_is_a_setting(cfg: GameConfig) -> None:
                         settings=replace(FR, penalty_points=3))
     b = parse_bulletin("CRIERAIS 72")
     assert isinstance(b, Bulletin)
-    v = correct(state, "RIERAIS", b, cfg, round_no=3, top_score=72, context=ctx)
+    v = correct(state, "RIERAIS", replace(b, vertical=True), cfg, round_no=3, top_score=72,
+                context=ctx)
     assert v.score == 72 - 3
 
 
@@ -372,13 +388,14 @@ def test_several_solutions_on_one_bulletin(cfg: GameConfig) -> None:
 def test_bulletins_built_by_hand_are_normalised(cfg: GameConfig) -> None:
     """A Bulletin built without parse_bulletin (as the server does from its form) is read
     the same way: « criera(i)s » at « 4-h » is CRIERAIS at 4H with the joker circled on an I
-    the rack has as a tile (warning); an unreadable reference counts as absent (penalty)."""
+    the rack has as a tile (warning); an unreadable reference counts as absent (penalty, the
+    word written downwards)."""
     state = GameState(E17, ())
     b = Bulletin("p", "criera(i)s", "4-h", None, 72)
     v = correct(state, "RIERAIS", b, cfg, round_no=3, top_score=72)
     assert summary(v) == (72, "avertissement", 1, "4H", "CRIERAIS")
-    v = correct(state, "RIERAIS", Bulletin("p", "CRIERAIS", "Z99", None, 72), cfg,
-                round_no=3, top_score=72)
+    v = correct(state, "RIERAIS", Bulletin("p", "CRIERAIS", "Z99", None, 72, vertical=True),
+                cfg, round_no=3, top_score=72)
     assert summary(v) == (67, "penalite5", 0, "4H", "CRIERAIS")
     v = correct(state, "RIERAIS", Bulletin("p", "CRIE?RAIS", "4H", None, 72), cfg,
                 round_no=3, top_score=72)

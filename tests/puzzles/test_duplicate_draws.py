@@ -240,6 +240,7 @@ letters = st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZ?", max_size=30)
     tops=st.integers(0, 3000),
     finished=st.booleans(),
     reason=st.text(max_size=40),
+    first_word=st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZabcz", max_size=15),
 )
 def test_state_text_round_trip(
     board: list[str],
@@ -249,8 +250,10 @@ def test_state_text_round_trip(
     tops: int,
     finished: bool,
     reason: str,
+    first_word: str,
 ) -> None:
-    s = GameState(Board(board).to_cgp(), tuple(bag), reliquat, round_no, tops, finished, reason)
+    s = GameState(Board(board).to_cgp(), tuple(bag), reliquat, round_no, tops, finished, reason,
+                  first_word)
     assert GameState.from_text(s.to_text()) == s
 
 

@@ -6,11 +6,13 @@ from __future__ import annotations
 import io
 import json
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from puzzles.duplicate import (
+    Bulletin,
     DuplicateError,
     DuplicateSettings,
     GameState,
@@ -169,16 +171,19 @@ def test_whole_game_from_a_fixed_bag(cfg: GameConfig) -> None:
 
 def test_replay_with_bulletins_and_ranking(cfg: GameConfig) -> None:
     """Three players over 5 rounds of the seed-7 game: ann always writes the top, bob the top
-    with no reference from move 2 (5-point penalty each time), cid is absent on move 3 and
-    writes a wrong score (a warning) elsewhere. 3 players: no solo (3 − 6 < 0)."""
+    with no reference from move 2, in its direction (5-point penalty each time, S1 5.3.1 « et
+    ce dans le même sens que celui où il est écrit »), cid is absent on move 3 and writes a
+    wrong score (a warning) elsewhere. 3 players: no solo (3 − 6 < 0)."""
     base = replay({"bag": BAG7, "settings": {"rounds": 5}}, config=cfg)
     tops = [(r.top.ref, r.top.word, r.top.score) for r in base.rounds]
     assert len(tops) == 5
-    bulletins: dict[int, dict[str, str]] = {}
+    bulletins: dict[int, dict[str, str | Bulletin]] = {}
     for n, (ref, word, score) in enumerate(tops, 1):
+        downwards = ref[0].isdigit()
         bulletins[n] = {
             "ann": f"{ref} {word} {score}",
-            "bob": f"{ref} {word} {score}" if n == 1 else f"{word} {score}",
+            "bob": f"{ref} {word} {score}" if n == 1
+            else Bulletin("bob", word, None, None, score, vertical=downwards),
         }
         if n != 3:
             bulletins[n]["cid"] = f"{ref} {word} {score + 1}"
@@ -301,7 +306,9 @@ def test_e17_record_replayed_from_its_draws(cfg: GameConfig) -> None:
 
 def test_e5_vector_through_the_correction(cfg: GameConfig) -> None:
     """RULES §12 (E5): FICHERA at H8 = 82, then WUS at 15F (the S on H15 makes FICHERAS)
-    = 36 + 48 = 84, the top with W, U, S. Without reference: 84 − 5 = 79."""
+    = 36 + 48 = 84, the top with W, U, S. Without reference, written downwards as it is
+    played: 84 − 5 = 79; on one line (horizontally) no place scores 84: zero (S1 5.3.1 « dans
+    le même sens que celui où il est écrit sur le bulletin »)."""
     board = Board()
     verdict = check_move(board, "H8", "FICHERA", cfg)
     assert verdict.score == 82 and verdict.placement is not None
@@ -309,8 +316,10 @@ def test_e5_vector_through_the_correction(cfg: GameConfig) -> None:
     state = GameState(board.to_cgp(), ())
     top = find_top(state, "WUS", cfg, round_no=2)
     assert top is not None and (top.ref, top.word, top.score) == ("15F", "WUS", 84)
-    for text, expected in (("15F WUS 84", (84, "valide")), ("WUS 84", (79, "penalite5"))):
+    for text, vertical, expected in (("15F WUS 84", False, (84, "valide")),
+                                     ("WUS 84", True, (79, "penalite5")),
+                                     ("WUS 84", False, (0, "nul"))):
         b = parse_bulletin(text)
         assert not isinstance(b, list)
-        v = correct(state, "WUS", b, cfg, round_no=2, top_score=84)
+        v = correct(state, "WUS", replace(b, vertical=vertical), cfg, round_no=2, top_score=84)
         assert (v.score, v.kind) == expected

@@ -283,8 +283,10 @@ def test_ro_online_deemed_joker_never_beats_the_top() -> None:
     room's top by leaving it unmarked. Word list {KAKI, KA}; drawn KAEIBC (the only K
     among them, so no K in the stock; the stock's 2 jokers remain). The top takes a stock
     joker: KAKI over the star, one K a joker, H5 (K H5 … I H8, no DL reached):
-    (0 + 1 + 10 + 1) × 2 = 24. « H5 KAKI 44 +K » (the second K outside the stock, written
-    as a letter: 44 = (10 + 1 + 10 + 1) × 2) is the least advantageous joker K: 24, the
+    (10 + 1 + 0 + 1) × 2 = 24 — KAkI, not kAKI: equal tops put a joker after the same
+    letter as a tile (docs/DUPLICATE.md, the top's step 7). « H5 KAKI 44 +K » (the
+    second K outside the stock, written as a letter: 44 = (10 + 1 + 10 + 1) × 2) is the
+    least advantageous joker K: 24, the
     value 10 × 2 = 20 deducted; before, 44 − 10 = 34 beat the top by 10."""
     cfg = cfg_of("KAKI", "KA")
     ro = VariantSettings(variant="completif", free_joker_rule="ro_online")
@@ -292,7 +294,7 @@ def test_ro_online_deemed_joker_never_beats_the_top() -> None:
     state = in_play("KAEIBC", stock)
     top = variant_top(state, "KAEIBC", cfg, ro)
     assert top is not None and (top.ref, top.word, top.score, top.choice.chosen) == (
-        "H5", "kAKI", 24, "?")
+        "H5", "KAkI", 24, "?")
     # the stock's letters alone (no joker) give no second K: KA, (10 + 1) × 2 = 22
     assert brute_force_free_top(state.board, "KAEIBC", 1, stock, cfg) == 22
     for written in ("H5 KAKI 44 +K", "H5 KAKI 24 +K", "H5 KAkI 24 +?"):

@@ -325,6 +325,43 @@ def test_console_override_and_recorrection(
     assert "résultats de ce tour sont publiés" in resp.get_data(as_text=True)
 
 
+def test_console_offers_the_ambiguous_reference_setting(
+    app: Flask, client: FlaskClient, db_session: Session, competition: Competition,
+    frozen_clock: Any,
+) -> None:
+    """S1 5.3.2 (docs/DUPLICATE.md, ``ambiguous_reference``): the new-game form offers the
+    claimed score − 5 (default, RULES §4.7.3) or the reference's score with a warning; the
+    game's stored settings say which; a value the form does not offer is refused in
+    French and no game is created."""
+    login_arbitre(client, db_session)
+    page = client.get("/console/duplicate").get_data(as_text=True)
+    assert '<select name="ambiguous_reference"><option value="penalty">' in page
+    assert '<option value="warning">score de la référence et avertissement</option>' in page
+    form = {"title": "Partie du jeudi", "competition_id": str(competition.id),
+            "lang": "fr", "rounds": "", "rhythm": "all_answered", "hours": "48",
+            "starts_at": "2026-05-14T20:00", "timezone": "Europe/Bucharest",
+            "solo_rule": "auto", "solo_points": "10", "warning_conversion_from": "4",
+            "review_minutes": "0", "seed": "7", "lexicon": "default"}
+    bad = client.post("/console/duplicate",
+                      data={**form, "code": "JEU0", "ambiguous_reference": "zero"})
+    assert bad.status_code == 400
+    assert ("Référence ambiguë : pénalité de 5 points ou avertissement."
+            in html.unescape(bad.get_data(as_text=True)))
+    for code, value, stored in (("JEU1", "warning", "warning"), ("JEU2", None, "penalty")):
+        data = {**form, "code": code}
+        if value is not None:
+            data["ambiguous_reference"] = value
+        assert client.post("/console/duplicate", data=data).status_code == 302
+    with app.app_context():
+        db_session.expire_all()
+        got = {g.code: g.settings["ambiguous_reference"]
+               for g in db_session.exec(select(DuplicateGame)).all()}
+        assert got == {"JEU1": "warning", "JEU2": "penalty"}
+        engine_settings = duplicate.duplicate_settings_of(
+            db_session.exec(select(DuplicateGame).where(DuplicateGame.code == "JEU1")).one())
+        assert engine_settings.ambiguous_reference == "warning"
+
+
 def test_console_creates_a_game(
     app: Flask, client: FlaskClient, db_session: Session, competition: Competition,
     frozen_clock: Any,

@@ -147,7 +147,8 @@ def test_completif_romanian_joker_rules_by_web_and_mail(
     (``free_joker_rule="ro_online"``, RULES §9.3, E12). Word list {KAKI, KA}; the draw
     KAEIBC holds the only K (K = 10), so no K is in the stock; its 2 jokers are.
     - The top takes a stock joker: KAKI over the star, H5 (K H5, A H6, K H7, I on the star
-      H8; no DL reached), one K a joker: (0 + 1 + 10 + 1) × 2 = 24, « H5 kAKI 24 +? ».
+      H8; no DL reached), one K a joker: (10 + 1 + 0 + 1) × 2 = 24, « H5 KAkI 24 +? » (equal
+      tops put a joker after the same letter as a tile: KAkI before kAKI, docs/DUPLICATE.md).
     - Ana (web): « H5 KAkI 24 +? » → 24.
     - Bob (mail): « H5 KAKI 44 +K » — a K outside the stock, not marked, jokers remain: deemed
       the joker, the letter's value deducted: 44 = (10 + 1 + 10 + 1) × 2 as written, less
@@ -170,7 +171,7 @@ def test_completif_romanian_joker_rules_by_web_and_mail(
     assert r1.draw["rack"] == "KAEIBC" and "K" not in r1.draw["stock"]
     assert r1.draw["stock"].count("?") == 2
     top = r1.top or {}
-    assert (top["ref"], top["word"], top["score"], top["chosen"]) == ("H5", "kAKI", 24, "?")
+    assert (top["ref"], top["word"], top["score"], top["chosen"]) == ("H5", "KAkI", 24, "?")
 
     login_player(client, ana)
     assert client.post("/duplicate/RO1/bulletin",
@@ -187,7 +188,7 @@ def test_completif_romanian_joker_rules_by_web_and_mail(
     assert "Valeur de la lettre hors stock déduite : −20." in r1.results[1]["reason"]
     [res_bob] = [m for m in _outbox(db_session, duplicate.KIND_RESULTS)
                  if m.to_addr == "bob@example.fr"]
-    assert "Top : H5 kAKI +? — 24 points." in res_bob.body_text
+    assert "Top : H5 KAkI +? — 24 points." in res_bob.body_text
     db_session.expire_all()
     g = db_session.get(DuplicateGame, game.id)
     assert g is not None and g.status == DuplicateStatus.FINISHED

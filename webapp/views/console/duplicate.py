@@ -59,8 +59,13 @@ def _settings_from_form(form: Any) -> Any:
     solo_rule = form.get("solo_rule", "auto")
     if solo_rule not in ("auto", "n_minus_6", "none"):
         raise duplicate.DuplicateError("Règle du solo inconnue.")
+    ambiguous = form.get("ambiguous_reference", "penalty") or "penalty"
+    if ambiguous not in ("penalty", "warning"):
+        raise duplicate.DuplicateError("Référence ambiguë : pénalité de 5 points ou "
+                                       "avertissement.")
     return eng.DuplicateSettings(lang=lang, rounds=rounds, solo_rule=solo_rule,
-                                 solo_points=solo_points, warning_conversion_from=conversion)
+                                 solo_points=solo_points, warning_conversion_from=conversion,
+                                 ambiguous_reference=ambiguous)
 
 
 def _variant_settings(form: Any, dup: Any) -> Any:
