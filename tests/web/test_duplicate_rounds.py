@@ -57,6 +57,15 @@ def test_round_closes_when_every_player_has_answered(
     db_session.commit()
     assert lifecycle.run_due(now=clock.now()) == []  # Bob has not answered yet
 
+    # an unreadable bulletin is no answer (issue 22 §4: the round closed 14 s after Bob was
+    # told « renvoyez-le corrigé avant la clôture »): the round stays open for him
+    frozen_clock.move_to(START + timedelta(hours=2))
+    duplicate.submit_bulletin(session=db_session, player=bob, game=game, text="H8 ZA 22 23",
+                              channel=Channel.EMAIL, received_at=clock.now())
+    db_session.commit()
+    assert lifecycle.run_due(now=clock.now()) == []
+    assert not duplicate.all_answered(db_session, game, rnd)
+
     answered = START + timedelta(hours=3)
     frozen_clock.move_to(answered)
     duplicate.submit_bulletin(session=db_session, player=bob, game=game, text="H8 ZA 22",

@@ -502,10 +502,16 @@ def bulletin_line(b: dict[str, Any] | None) -> str | None:
 
 
 def all_answered(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> bool:
+    """Every player's version that counts (his last on time) was read: « dès que tous ont
+    répondu » closes the round then. A bulletin that could not be read is no answer — its
+    player was told to send it again, corrected, before the close (issue 22 §4)."""
     players = {p.id for p in players_of(s, game)}
-    answered = set(s.exec(select(DuplicateEntry.player_id).where(
-        DuplicateEntry.round_id == rnd.id, col(DuplicateEntry.late).is_(False))).all())
-    return bool(players) and players <= answered
+    if not players:
+        return False
+    counting = counting_entries(list(s.exec(select(DuplicateEntry).where(
+        DuplicateEntry.round_id == rnd.id, col(DuplicateEntry.late).is_(False))).all()))
+    answered = {pid for pid, e in counting.items() if e.bulletin and not e.parse_errors}
+    return players <= answered
 
 
 def scrabble_top_dict(chosen: Any, answers: Sequence[Any], reason: str) -> dict[str, Any]:
