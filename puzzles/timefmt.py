@@ -27,9 +27,9 @@ def local(dt: datetime, zone: str) -> datetime:
     return dt.astimezone(ZoneInfo(zone))
 
 
-def format_short(dt: datetime, zone: str) -> str:
-    """``12/05/2026 à 19:00`` in the zone, without naming it."""
-    return local(dt, zone).strftime(FORMAT)
+def format_short(dt: datetime, zone: str, *, seconds: bool = False) -> str:
+    """``12/05/2026 à 19:00`` (``seconds``: ``à 19:00:07``) in the zone, without naming it."""
+    return local(dt, zone).strftime(FORMAT_SECONDS if seconds else FORMAT)
 
 
 def format_local(dt: datetime, zone: str, *, seconds: bool = False) -> str:

@@ -255,3 +255,38 @@ def test_appeal_answer_goes_back_only_within_the_console(
     resp = client.post(f"/console/appels/{appeal.id}", data={
         "decision": "reject", "answer": "Non.", "back": "https://ailleurs.example/piège"})
     assert resp.headers["Location"] == "/console/appels"
+
+
+def test_an_identical_sheet_sent_again_keeps_its_first_time_for_the_tie_break(
+    app: Any, client: FlaskClient, db_session: Session, make_player: Callable[..., Player],
+    make_problem: Callable[..., Problem], frozen_start: Any, frozen_clock: Any,
+) -> None:
+    """Issue 22 §4: « An identical re-sent sheet does not reset its submission time for the
+    tie-break (same SHA-256 as the version that counts → keep the earlier time), and ranking
+    pages show the seconds when they decide a tie. » Ana sends FICHERA (82) at +0 s, Bob the
+    same score at +30 s, Ana the very same text again at +60 s (a second mail): Ana stays
+    first. Cid sends FICHERA at +10 s, then another text, then FICHERA again at +90 s: his
+    sheet did not stand meanwhile, so +90 s counts and he is third."""
+    ana = make_player("Ana", "ana@example.ro")
+    bob = make_player("Bob", "bob@example.fr")
+    cid = make_player("Cid", "cid@example.fr")
+    prob = make_problem(code="P1", deadline=timedelta(days=1))
+    s = timedelta(seconds=1)
+    for pl, sheet, at in ((ana, FIRST, 0), (cid, FIRST, 10), (bob, FIRST, 30),
+                          (cid, FIRST + "\n", 40), (ana, FIRST, 60), (cid, FIRST, 90)):
+        submit_sheet(session=db_session, player=pl, problem=prob, text=sheet,
+                     channel=Channel.EMAIL, received_at=frozen_start + at * s)
+    db_session.commit()
+    after = prob.deadline_at + timedelta(minutes=1)
+    frozen_clock.move_to(after)
+    with app.app_context():
+        assert lifecycle.run_due(now=after) == ["close:P1", "verify:P1", "provisional:P1"]
+    db_session.expire_all()
+    ranking = db_session.exec(select(Ranking)).one()
+    assert [(r["rank"], r["name"], r["score"], r["received_at"][11:19]) for r in ranking.rows
+            ] == [(1, "Ana", 82, "10:00:00"), (2, "Bob", 82, "10:00:30"),
+                  (3, "Cid", 82, "10:01:30")]
+    page = client.get("/problemes/P1/classement").get_data(as_text=True)
+    # 10:00 UTC in the problem's zone (Europe/Bucharest, UTC+03:00), to the second: it decides
+    assert "10/05/2026 à 13:00:00" in page and "10/05/2026 à 13:00:30" in page
+    assert "10/05/2026 à 13:01:30" in page

@@ -30,7 +30,7 @@ from webapp.models import (
 )
 from webapp.services import audit, clock, notify
 from webapp.services.stored import puzzle_of, report_from
-from webapp.services.versions import eligible_submissions, excluded_submissions
+from webapp.services.versions import eligible_submissions, excluded_submissions, standing_since
 
 #: what :func:`compute_rows` accepts instead of the stored report of a submission
 Override = Mapping[int, tuple[int, bool, dict[str, Any]]]
@@ -56,6 +56,7 @@ def compute_rows(
         current[v.submission_id] = v
     people = {p.id: p for p in session.exec(
         select(Player).where(col(Player.id).in_([s.player_id for s in subs]))).all()}
+    since = standing_since(session, problem)  # an identical copy keeps the first's time
     entries: list[dict[str, Any]] = []
     for sub in subs:
         assert sub.id is not None
@@ -73,7 +74,8 @@ def compute_rows(
         entries.append({
             "player_id": player.id, "name": player.name, "club": player.club,
             "submission_id": sub.id, "verification_id": verification_id,
-            "received_at": sub.received_at, "score": score, "valid": valid, "report": report,
+            "received_at": since.get(sub.id, sub.received_at), "score": score, "valid": valid,
+            "report": report,
         })
     return rank_entries(problem, entries)
 

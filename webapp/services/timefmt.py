@@ -18,9 +18,9 @@ def local(dt: datetime, tz: str | None = None) -> datetime:
     return _fmt.local(dt, tz or DEFAULT_TIMEZONE)
 
 
-def format_short(dt: datetime, tz: str | None = None) -> str:
+def format_short(dt: datetime, tz: str | None = None, *, seconds: bool = False) -> str:
     """``12/05/2026 à 19:00`` in the zone, without naming it (a ranking's cells)."""
-    return _fmt.format_short(dt, tz or DEFAULT_TIMEZONE)
+    return _fmt.format_short(dt, tz or DEFAULT_TIMEZONE, seconds=seconds)
 
 
 def format_local(dt: datetime | None, tz: str | None = None, *, seconds: bool = False) -> str:

@@ -5,6 +5,8 @@ Below the submission, verification and ranking services, which all read it.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from sqlmodel import Session, col, select
 
 from webapp.models import Problem, Ruling, RulingKind, Submission
@@ -33,16 +35,42 @@ def excluded_submissions(session: Session, problem: Problem) -> set[int]:
     }
 
 
-def eligible_submissions(session: Session, problem: Problem) -> list[Submission]:
-    """Per player, the latest version received on time or accepted late (a late
-    correction does not erase an on-time sheet)."""
-    subs = session.exec(
+def _counting(session: Session, problem: Problem) -> list[Submission]:
+    """Every version received on time or accepted late, per player newest first."""
+    return list(session.exec(
         select(Submission)
         .where(Submission.problem_id == problem.id)
         .where((col(Submission.late).is_(False)) | (col(Submission.accepted_late).is_(True)))
         .order_by(col(Submission.player_id), col(Submission.version).desc())
-    ).all()
+    ).all())
+
+
+def eligible_submissions(session: Session, problem: Problem) -> list[Submission]:
+    """Per player, the latest version received on time or accepted late (a late
+    correction does not erase an on-time sheet)."""
     latest: dict[int, Submission] = {}
-    for s in subs:
+    for s in _counting(session, problem):
         latest.setdefault(s.player_id, s)
     return sorted(latest.values(), key=lambda s: (s.received_at, s.id or 0))
+
+
+def standing_since(session: Session, problem: Problem) -> dict[int, datetime]:
+    """Per counting sheet (by submission id), the instant its text has stood unchanged since:
+    the receive time of the first of the identical versions (same SHA-256) that end with it.
+    The tie-break « la feuille reçue la première passe devant » reads this time, so that a
+    player who sends the same sheet again (a second mail, a double click) does not lose his
+    place to someone who sent after his first copy (issue 22 §4). A version with another
+    text in between starts a new run: the sheet did not stand meanwhile."""
+    out: dict[int, datetime] = {}
+    current: dict[int, Submission] = {}  # per player: his counting sheet
+    broken: set[int] = set()
+    for s in _counting(session, problem):  # newest first, per player
+        first = current.setdefault(s.player_id, s)
+        if s.player_id in broken:
+            continue
+        if s.sha256 == first.sha256:
+            assert first.id is not None
+            out[first.id] = s.received_at
+        else:
+            broken.add(s.player_id)
+    return out

@@ -193,14 +193,18 @@ def _ranking_lines(rows: list[dict[str, Any]], tz: str, report_prefix: str,
                    ranks: list[int] | None = None, *, see: str = "voir",
                    at: str = FRENCH_AT) -> str:
     """The ``<tr>`` lines of ``rows`` (``ranks``: the rank to show instead of the stored one,
-    as in a category's ranking); each name links to the player's page."""
+    as in a category's ranking); each name links to the player's page. A sheet whose score
+    equals a neighbour's shows its receive time to the second: the time decides there."""
     out: list[str] = []
+    scores = [r.get("score") for r in rows]
     for i, r in enumerate(rows):
         pct = r.get("percent")
         received = r.get("received_at")
         when = ""
         if received:
-            when = timefmt.format_short(datetime.fromisoformat(received), tz)
+            tied = (i > 0 and scores[i - 1] == scores[i]) or (
+                i + 1 < len(rows) and scores[i + 1] == scores[i])
+            when = timefmt.format_short(datetime.fromisoformat(received), tz, seconds=tied)
             if at != FRENCH_AT:
                 when = phrasebook.dates(when, lambda _msgid: at)
         vid = r.get("verification_id")
