@@ -15,7 +15,10 @@ example (its R and M on row H, an O below the R).
 
 from __future__ import annotations
 
+import io
+import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -30,6 +33,7 @@ from puzzles.duplicate import (
     parse_bulletin,
     placed_runs,
 )
+from puzzles.duplicate_cli import main as cli_main
 from scoring.config import GameConfig
 from scoring.lexicon import Lexicon
 from scoring.notation import Ref, format_ref
@@ -257,3 +261,26 @@ def test_a_hand_built_bulletin_is_normalised(cfg: GameConfig) -> None:
         RaccordLetter("c", 0, 0), RaccordLetter("u", 1, 0), RaccordLetter("m", 1, -1)))
     v = correct(GameState(E17, ()), "RIERAIS", b, cfg, round_no=3, top_score=72)
     assert summary(v) == (62, "valide", 0, "7H", "CRIERAIS")
+
+
+# --- arbitre duplicate replay -------------------------------------------------------------
+def test_replay_reads_placed_letters_and_the_vertical_mark(tmp_path: Path) -> None:
+    """The E17 record replayed from its draws (RULES §12: C(H)ACUNE at H4 76, MOLLIES at G8
+    68, then the draw RIERAIS): round 3's BULLETINS lines with raccord letters at their
+    places, the mark ↓ and the straight run all read and corrected as above."""
+    game = tmp_path / "partie.json"
+    game.write_text(json.dumps({"draws": ["C?ACUNE", "MOLLIES", "RIERAIS"]}), encoding="utf-8")
+    bulletins = tmp_path / "bulletins.txt"
+    bulletins.write_text(
+        "3 ana : C@0,0 U@+1,0 M@+1,-1 CRIERAIS 62  # the O-under-the-R kind: no straight run\n"
+        "3 bob : ↓ A@-1,0 C@0,0 U @ +1 , 0 CRIERAIS 62\n"
+        "3 cid : CHA CRIERAIS 72\n"
+        "3 dan : C@0,0 U@+1,0 E@+3,0 CRIERAIS 62\n",
+        encoding="utf-8")
+    out = io.StringIO()
+    assert cli_main(["replay", str(game), str(bulletins)], out) == 0
+    text = out.getvalue()
+    assert "  ana : 62 [valide] 7H CRIERAIS — Valide." in text
+    assert "  bob : 62 [valide] 7H CRIERAIS — Valide." in text
+    assert "  cid : 72 [valide] 4H CRIERAIS — Valide." in text
+    assert "  dan : 57 [penalite5] 7H CRIERAIS — Pénalité de 5 points" in text

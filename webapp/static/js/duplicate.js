@@ -47,15 +47,20 @@
 
   // A bulletin: reference, raccord and word, score; the variants add « +T » (letters chosen
   // from the stock), « -N » (the Métagramme's letter given back), and the Tactique's second
-  // word after « + » (only the first word is previewed).
+  // word after « + » (only the first word is previewed). Raccord letters at their places
+  // (« O@+1,+1 », puzzles.duplicate.parse_bulletin) and the mark « (vertical) » / « ↓ » are
+  // kept as written (marks) and are no word; the server reads them.
   function split(text) {
     var first = text.split(/\s[+=]\s/)[0];
     var rest = text.slice(first.length);
+    // the spaces a mail puts in « R @ 1 , 0 » closed up, as the server does
+    first = first.replace(/\s*@\s*([+-]?\d{1,2})\s*[,;]\s*(?=[+-]?\d)/g, "@$1,");
     var tokens = first.trim().split(/\s+/).filter(Boolean);
     var out = { ref: null, words: [], score: null, chosen: "", swapped: "", extra: [],
-                rest: rest };
+                marks: [], rest: rest };
     tokens.forEach(function (t) {
-      if (/^\d+$/.test(t)) out.score = t;
+      if (t.indexOf("@") >= 0 || /^(\(vertical\)|↓)$/i.test(t)) out.marks.push(t);
+      else if (/^\d+$/.test(t)) out.score = t;
       else if (/^[+-][A-Za-z?]+$/.test(t)) {
         if (t.charAt(0) === "+") out.chosen += t.slice(1).toUpperCase();
         else out.swapped += t.slice(1).toUpperCase();
@@ -142,7 +147,8 @@
     var ref = S.formatRef({ row: Math.floor(sq / S.SIZE), col: sq % S.SIZE,
                             horizontal: last.horizontal });
     var b = split(input.value);
-    input.value = [ref].concat(b.words, b.score !== null ? [b.score] : [], b.extra).join(" ") +
+    input.value = [ref].concat(b.marks, b.words, b.score !== null ? [b.score] : [],
+                               b.extra).join(" ") +
       (b.words.length ? "" : " ") + b.rest;
     input.focus();
     show();
