@@ -236,6 +236,12 @@ def test_both_modes_with_placed_letters(cfg: GameConfig) -> None:
     v = judge(cfg, "9H C@0,0 U@+1,0 M@+1,-1 CRIERAIS 62")  # reference wrong, raccord right
     assert summary(v) == (62, "avertissement", 1, "7H", "CRIERAIS")
     assert "référence 9H erronée (le raccord C@0,0 U@+1,0 M@+1,-1 est juste)" in v.reason_fr
+    # docs/DUPLICATE.md's example: at 4H the square right of the C is the joker h of C(H)ACUNE,
+    # a grid letter written uppercase (lowercase reads the same)
+    assert summary(judge(cfg, "4H C@0,0 H@+1,0 A@+2,0 CRIERAIS 72")) == (
+        72, "valide", 0, "4H", "CRIERAIS")
+    assert summary(judge(cfg, "C@0,0 h@+1,0 A@+2,0 CRIERAIS 72")) == (
+        72, "valide", 0, "4H", "CRIERAIS")
 
 
 KRUMPS_GRID = "15/15/15/15/15/15/6A8/4R1M8/4O1I8/4I10/15/15/15/15/15"
