@@ -726,7 +726,7 @@ def parse_bulletin(
         if len(scores) == 1:  # one score written for all the solutions
             sols = [replace(b, claimed=next(iter(scores))) for b in sols]
         return replace(sols[0], alternatives=tuple(sols[1:]))
-    tokens = _PLACED_SPACES_RE.sub(r"@\1,", text).split()
+    tokens = close_placed_spaces(text).split()
     if not tokens:
         return ["Bulletin vide : écrivez la référence, le mot et le score (ex. « H4 RESTAIt 70 »)."]
     errors: list[str] = []
@@ -776,6 +776,17 @@ def parse_bulletin(
         player, words[-1], ref, raccord, claimed, received_at,
         raccord_at=tuple(placed), vertical=vertical,
     )
+
+
+def close_placed_spaces(text: str) -> str:
+    """``text`` with the spaces a mail puts in a placed raccord letter closed up (``R @ +1 ,
+    0`` → ``R@+1,0``, ``;`` for the comma), so that it is one token."""
+    return _PLACED_SPACES_RE.sub(r"@\1,", text)
+
+
+#: a ``+`` that separates (the Tactique's two words), not the sign of an offset (``@+1``,
+#: ``,+1``)
+PLUS_SEPARATOR_RE = re.compile(r"(?<![@,])\+")
 
 
 def _placed_letter(tok: str, placed: Sequence[RaccordLetter]) -> RaccordLetter | str:

@@ -290,3 +290,21 @@ def test_replay_reads_placed_letters_and_the_vertical_mark(tmp_path: Path) -> No
     assert "  bob : 62 [valide] 7H CRIERAIS — Valide." in text
     assert "  cid : 72 [valide] 4H CRIERAIS — Valide." in text
     assert "  dan : 57 [penalite5] 7H CRIERAIS — Pénalité de 5 points" in text
+
+
+def test_the_variants_read_placed_letters() -> None:
+    """The Tactique billet separates its two words with « + » — not the sign of an offset —
+    and the Complétif family's « +T » is no offset either."""
+    from puzzles.variants import parse_free_bulletin, parse_tactique_billet
+
+    placed = (RaccordLetter("C", 0, 0), RaccordLetter("U", 1, 0), RaccordLetter("M", 1, -1))
+    billet = parse_tactique_billet("C@0,0 U@+1,0 M@+1,-1 CRIERAIS 62 + 8C MOTS 25 = 87")
+    assert not isinstance(billet, list)
+    assert (billet.first.raccord_at, billet.first.word, billet.first.claimed) == (
+        placed, "CRIERAIS", 62)
+    assert billet.second is not None and (billet.second.ref, billet.second.word) == (
+        "8C", "MOTS")
+    assert billet.total == 87
+    free = parse_free_bulletin("C @ 0,0 U@ +1 , 0 M@+1,-1 CRIERAIS 62 +T")
+    assert not isinstance(free, list)
+    assert (free.bulletin.raccord_at, free.chosen) == (placed, "T")
