@@ -308,3 +308,20 @@ def test_the_variants_read_placed_letters() -> None:
     free = parse_free_bulletin("C @ 0,0 U@ +1 , 0 M@+1,-1 CRIERAIS 62 +T")
     assert not isinstance(free, list)
     assert (free.bulletin.raccord_at, free.chosen) == (placed, "T")
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(alphabet="ACHIMRSUEX@,;+-0129 ()↓vertical/", max_size=40))
+def test_any_line_with_the_notation_gives_errors_or_a_verdict(
+    french: Lexicon, text: str
+) -> None:
+    """Bad input gets French errors, never an exception, with the characters of the new
+    notation too; a readable bulletin always gets a verdict."""
+    cfg = GameConfig.default("fr", french)
+    b = parse_bulletin(text, player="p")
+    if isinstance(b, list):
+        assert b and all(isinstance(e, str) and e for e in b)
+        return
+    v = correct(GameState(E17, ()), "RIERAIS", b, cfg, round_no=3, top_score=72)
+    assert v.kind in ("valide", "avertissement", "penalite5", "nul")
+    assert parse_bulletin(b.to_text(), player="p") == b  # and it reads back the same
