@@ -274,6 +274,9 @@ _add(GameRulesPage(
         N_("La feuille porte d'abord la construction (une ligne par coup), puis une ligne "
            "« Scrabbles : » et un scrabble par ligne. Les erreurs de construction sont traitées "
            "comme à l'Intégral."),
+        N_("La construction est la succession des mots placés : leurs scores ne sont pas "
+           "demandés, une ligne sans score n'est pas une faute ; un score écrit faux vaut un "
+           "avertissement, comme à l'Intégral."),
     ),
     example=f"{HEADER}\n1 ACEFHIR H8 FICHERA 82 82\nScrabbles:\n1 10G LEVERAi\n",
     ranking=N_("Classement : par nombre de scrabbles ; à égalité, celui qui a utilisé le moins "

@@ -9,6 +9,7 @@ jeu ».
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -75,3 +76,14 @@ def test_placed_letter_errors_in_romanian() -> None:
         "„S@0,0”: pătratul 0,0 este cel al primei litere a cuvântului (K), nu S.",
         "Racordul „R@+1,0”: cel puțin trei litere de racord.",
     ]
+
+
+def test_the_rules_pages_explain_the_notation_and_the_incomplet_construction(
+    client: FlaskClient,
+) -> None:
+    page = html.unescape(client.get("/regles/duplicate").get_data(as_text=True))
+    assert "R@+1,0 M@+3,0 O@+1,+1 KRUMPS 56 (le R et le M de KRUMPS sont sur la grille" in page
+    assert "porte « (vertical) » devant : (vertical) MEN PROMENERAI 72." in page
+    # S2: « la succession des mots placés pour construire cette grille »
+    page = html.unescape(client.get("/regles/superscrabble_incomplet").get_data(as_text=True))
+    assert "leurs scores ne sont pas demandés, une ligne sans score n'est pas une faute" in page
