@@ -319,8 +319,9 @@ def test_raccord_letters_at_their_places_and_the_vertical_mark_are_kept(
     """Issue 20 §3: raccord letters copied where they stand (« Z@0,0 A@+1,0 ») and the mark
     of a word written downwards (« (vertical) ») are no word for the page: written after the
     word they leave the preview on ZAS (round 2 of the game above: ZAS at H7 = 10 + 1 + 1 =
-    12), a click on the grid keeps them, and the server stores them as placed letters. S1
-    4.3.1: « Une lettre de raccord est une lettre déjà placée sur la grille, reportée sur le
+    12); without a reference they locate the word for the preview as the server does; a
+    click on the grid keeps them, and the server stores them as placed letters. S1 4.3.1:
+    « Une lettre de raccord est une lettre déjà placée sur la grille, reportée sur le
     bulletin de jeu »."""
     words = tmp_path / "za.txt"
     words.write_text("ZA\nZAS\n", "utf-8")
@@ -347,9 +348,14 @@ def test_raccord_letters_at_their_places_and_the_vertical_mark_are_kept(
         "« R@+1,0 M@+3,0 O@+1,+1 KRUMPS 56 »")
     page.fill("#bulletin", "H7 ZAS Z@0,0 A @ +1 , 0 12")
     expect(page.locator("#bulletin-preview")).to_have_text("ZAS en H7 : 12 points.")
-    page.fill("#bulletin", "(vertical) Z@0,0 A@+1,0 ZAS 12")
+    # without a reference the placed letters locate the word in the page too: only H7 has
+    # the Z and the A there for a ZAS the draw can make (down column 7 it would take an A)
+    page.fill("#bulletin", "Z@0,0 A@+1,0 ZAS 12")
+    expect(page.locator("#bulletin-preview")).to_have_text("ZAS en H7 : 12 points.")
+    page.fill("#bulletin", "Z@0,0 A@+1,+1 ZAS 12")  # no A under the Z's right neighbour
     expect(page.locator("#bulletin-preview")).to_have_text(
         "Cliquez sur la case de la première lettre, puis tapez le mot.")
+    page.fill("#bulletin", "(vertical) Z@0,0 A@+1,0 ZAS 12")
     h7 = 7 * 15 + 6  # the Z of round 1's top: its tile takes the click
     page.click(f'#grille-maitre g.tile[data-sq="{h7}"]')
     expect(page.locator("#bulletin")).to_have_value("H7 (vertical) Z@0,0 A@+1,0 ZAS 12")
