@@ -636,7 +636,7 @@ def apply_top(state: GameState, draw: Draw, top: TopChoice) -> GameState:
 class RaccordLetter(NamedTuple):
     """A raccord letter copied where it stands on the grid (S1 4.3.1): ``dx`` squares to the
     right of the word's first letter (negative: to its left), ``dy`` squares below it
-    (negative: above). Written ``R@+1,0`` (:data:`VERTICAL_MARK`, docs/DUPLICATE.md)."""
+    (negative: above). Written ``R@+1,0`` on the bulletin line (docs/DUPLICATE.md)."""
 
     letter: str
     dx: int
@@ -923,7 +923,7 @@ def placed_raccord_fits(
     adjacente par un de ses côtés à une des lettres du mot formé ; soit être adjacente par un
     de ses côtés à une lettre elle-même lettre de raccord »."""
     r0, c0 = divmod(move.start, SIZE)
-    squares: dict[int, str] = {}
+    squares: set[int] = set()
     for x in letters:
         r, c = r0 + x.dy, c0 + x.dx
         if not (0 <= r < SIZE and 0 <= c < SIZE):
@@ -931,7 +931,7 @@ def placed_raccord_fits(
         on_grid = board[r * SIZE + c]
         if not on_grid or on_grid.upper() != x.letter.upper():
             return False
-        squares[r * SIZE + c] = x.letter
+        squares.add(r * SIZE + c)
     word = set(word_squares(move))
     # the letters in the word or touching it, then those touching one of them, and so on
     reached = {sq for sq in squares if sq in word or any(n in word for n in _neighbours(sq))}
