@@ -87,3 +87,22 @@ def test_the_rules_pages_explain_the_notation_and_the_incomplet_construction(
     # S2: « la succession des mots placés pour construire cette grille »
     page = html.unescape(client.get("/regles/superscrabble_incomplet").get_data(as_text=True))
     assert "leurs scores ne sont pas demandés, une ligne sans score n'est pas une faute" in page
+
+
+@pytest.mark.parametrize(("locale", "placed", "vertical"), [
+    ("fr", "ou chaque lettre de raccord à sa place, en cases comptées depuis la première "
+     "lettre du mot", "et, pour un mot écrit de haut en bas sans référence, « (vertical) » "
+     "devant :"),
+    ("ro", "sau fiecare literă de legătură la locul ei, în pătrate numărate de la prima literă "
+     "a cuvântului", "iar pentru un cuvânt scris de sus în jos fără referință, „(vertical)” "
+     "în față:"),
+])
+def test_the_draw_mail_explains_the_notation(locale: str, placed: str, vertical: str) -> None:
+    from mailer.compose import render
+
+    mail = render("duplicate_draw", locale=locale, player_name="Ana", game_title="Marți",
+                  round_no=3, rack="AEIRST", deadline=None, grid="(grille)")
+    for body in (mail.text, html.unescape(mail.html)):
+        assert placed in body and vertical in body
+        assert "R@+1,0 M@+3,0 O@+1,+1 KRUMPS 56" in body
+        assert "(vertical) MEN PROMENERAI 72" in body
