@@ -19,12 +19,13 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 import secrets
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import datetime
-from typing import Any, Literal, cast, get_args
+from typing import Any, Literal, NamedTuple, cast, get_args
 
 from puzzles.ties import shared_ranks
 from scoring import movegen
@@ -698,10 +699,39 @@ def apply_top(state: GameState, draw: Draw, top: TopChoice) -> GameState:
 
 
 # --- bulletins ------------------------------------------------------------------------------
+class RaccordLetter(NamedTuple):
+    """A raccord letter copied where it stands on the grid (S1 4.3.1): ``dx`` squares to the
+    right of the word's first letter (negative: to its left), ``dy`` squares below it
+    (negative: above). Written ``R@+1,0`` on the bulletin line (docs/DUPLICATE.md)."""
+
+    letter: str
+    dx: int
+    dy: int
+
+    def notation(self) -> str:
+        def signed(v: int) -> str:
+            return f"{v:+d}" if v else "0"
+
+        return f"{self.letter}@{signed(self.dx)},{signed(self.dy)}"
+
+
+#: the bulletin's mark for a word written downwards (S1 5.3.1 a, « dans le même sens que
+#: celui où il est écrit sur le bulletin »); ``↓`` is read the same
+VERTICAL_MARK = "(vertical)"
+_VERTICAL_MARKS = frozenset({VERTICAL_MARK, "↓"})
+#: ``R@+1,0`` (coordinates up to two digits; the spaces a mail may put around ``@`` and the
+#: comma are closed up before the line is split)
+_PLACED_RE = re.compile(r"^([A-Za-z])@([+-]?\d{1,2}),([+-]?\d{1,2})$")
+_PLACED_SPACES_RE = re.compile(r"\s*@\s*([+-]?\d{1,2})\s*[,;]\s*(?=[+-]?\d)")
+
+
 @dataclass(frozen=True)
 class Bulletin:
     """One player's answer for a round: the word (canonical, joker lowercase), an
-    alphanumeric ``ref`` and/or ``raccord`` letters (uppercase), the claimed score."""
+    alphanumeric ``ref`` and/or raccord letters (uppercase): ``raccord`` a straight run of
+    grid letters (``MEN``), ``raccord_at`` letters at their places relative to the word's
+    first letter (``R@+1,0 M@+3,0 O@+1,+1``); the claimed score. ``vertical``: the word is
+    written downwards on the bulletin (:data:`VERTICAL_MARK`)."""
 
     player: str
     word: str
@@ -711,12 +741,22 @@ class Bulletin:
     received_at: datetime | None = None
     #: further solutions written on the same bulletin (S1 5.6), ``A / B`` on the line
     alternatives: tuple[Bulletin, ...] = ()
+    #: raccord letters copied where they stand (S1 4.3.1), in the order written
+    raccord_at: tuple[RaccordLetter, ...] = ()
     #: the word is written downwards (S1 4.2.2 « de haut en bas »); False: on one line. The
-    #: direction a wrong or absent reference's places are looked for in (S1 5.3.1)
+    #: direction a wrong or absent reference's places are looked for in (S1 5.3.1 a)
     vertical: bool = False
 
+    @property
+    def raccord_text(self) -> str | None:
+        """The raccord as written in either form (for messages), None without one."""
+        if self.raccord_at:
+            return " ".join(r.notation() for r in self.raccord_at)
+        return self.raccord
+
     def to_text(self) -> str:
-        parts = [p for p in (self.ref, self.raccord, self.word) if p]
+        mark = VERTICAL_MARK if self.vertical else None
+        parts = [p for p in (mark, self.ref, self.raccord_text, self.word) if p]
         if self.claimed is not None:
             parts.append(str(self.claimed))
         return " / ".join([" ".join(parts), *(a.to_text() for a in self.alternatives)])
@@ -736,9 +776,12 @@ def parse_bulletin(
     text: str, *, player: str = "", received_at: datetime | None = None
 ) -> Bulletin | list[str]:
     """Read one line: an optional reference (``H4`` horizontal, ``4H`` vertical), optional
-    raccord letters, the word (joker in lowercase, in parentheses or followed by 0), the
-    claimed score — e.g. ``H4 RESTAIt 70``, ``4H RESTAIt 70``, ``MEN PROMENERAI 72``. Returns
-    a list of French errors when the line cannot be read."""
+    raccord letters (a straight run before the word, or letters at their places
+    ``LETTER@dx,dy``), the word (joker in lowercase, in parentheses or followed by 0), the
+    claimed score, and :data:`VERTICAL_MARK` for a word written downwards — e.g.
+    ``H4 RESTAIt 70``, ``4H RESTAIt 70``, ``MEN PROMENERAI 72``,
+    ``R@+1,0 M@+3,0 O@+1,+1 KRUMPS 24``, ``(vertical) MEN PROMENERAI 72``. Returns a list of
+    French errors when the line cannot be read."""
     if "/" in text:
         parts = text.split("/")
         parsed = [parse_bulletin(p, player=player, received_at=received_at) for p in parts]
@@ -750,15 +793,25 @@ def parse_bulletin(
         if len(scores) == 1:  # one score written for all the solutions
             sols = [replace(b, claimed=next(iter(scores))) for b in sols]
         return replace(sols[0], alternatives=tuple(sols[1:]))
-    tokens = text.split()
+    tokens = close_placed_spaces(text).split()
     if not tokens:
         return ["Bulletin vide : écrivez la référence, le mot et le score (ex. « H4 RESTAIt 70 »)."]
     errors: list[str] = []
     ref: str | None = None
     claimed: int | None = None
     words: list[str] = []
+    placed: list[RaccordLetter] = []
+    vertical = False
     for tok in tokens:
-        if tok.isdigit():
+        if tok.lower() in _VERTICAL_MARKS:
+            vertical = True
+        elif "@" in tok:
+            letter = _placed_letter(tok, placed)
+            if isinstance(letter, str):
+                errors.append(letter)
+            else:
+                placed.append(letter)
+        elif tok.isdigit():
             if claimed is not None:
                 errors.append(f"Deux scores sur le bulletin : {claimed} et {tok}.")
             claimed = int(tok)
@@ -782,9 +835,69 @@ def parse_bulletin(
         raccord = words[0].upper()
         if len(raccord) < 2:
             errors.append(f"Raccord « {raccord} » : trois lettres de raccord au minimum.")
+    if placed and not errors:
+        errors.extend(_placed_errors(placed, raccord, words[-1] if words else None))
     if errors:
         return errors
-    return Bulletin(player, words[-1], ref, raccord, claimed, received_at)
+    return Bulletin(
+        player, words[-1], ref, raccord, claimed, received_at,
+        raccord_at=tuple(placed), vertical=vertical,
+    )
+
+
+def close_placed_spaces(text: str) -> str:
+    """``text`` with the spaces a mail puts in a placed raccord letter closed up (``R @ +1 ,
+    0`` → ``R@+1,0``, ``;`` for the comma), so that it is one token."""
+    return _PLACED_SPACES_RE.sub(r"@\1,", text)
+
+
+#: a ``+`` that separates (the Tactique's two words), not the sign of an offset (``@+1``,
+#: ``,+1``)
+PLUS_SEPARATOR_RE = re.compile(r"(?<![@,])\+")
+
+
+def _placed_letter(tok: str, placed: Sequence[RaccordLetter]) -> RaccordLetter | str:
+    """One ``LETTER@dx,dy`` token, or the French reason it cannot be read."""
+    m = _PLACED_RE.match(tok)
+    if m is None:
+        return (
+            f"« {tok} » : une lettre de raccord à sa place s'écrit LETTRE@colonnes,lignes "
+            "comptées depuis la première lettre du mot (ex. « O@+1,+1 » : une case à droite, "
+            "une case plus bas)."
+        )
+    letter = RaccordLetter(m.group(1).upper(), int(m.group(2)), int(m.group(3)))
+    if max(abs(letter.dx), abs(letter.dy)) >= SIZE:
+        return f"« {tok} » : la lettre de raccord tombe hors de la grille."
+    same = next((p for p in placed if (p.dx, p.dy) == (letter.dx, letter.dy)), None)
+    if same is not None:
+        return (
+            f"« {tok} » : la case {letter.notation()[2:]} porte déjà la lettre de raccord "
+            f"{same.letter}."
+        )
+    return letter
+
+
+def _placed_errors(
+    placed: Sequence[RaccordLetter], raccord: str | None, word: str | None
+) -> list[str]:
+    """What is wrong with a whole raccord written letter by letter (S1 4.3.1)."""
+    errors: list[str] = []
+    if raccord is not None:
+        errors.append(
+            f"Raccord écrit de deux façons ({raccord} et {placed[0].notation()}) : écrivez "
+            "soit les lettres suivies avant le mot, soit chaque lettre à sa place."
+        )
+    elif len(placed) < 2:
+        errors.append(
+            f"Raccord « {placed[0].notation()} » : trois lettres de raccord au minimum."
+        )
+    origin = next((p for p in placed if (p.dx, p.dy) == (0, 0)), None)
+    if origin is not None and word and origin.letter != word[0].upper():
+        errors.append(
+            f"« {origin.notation()} » : la case 0,0 est celle de la première lettre du mot "
+            f"({word[0].upper()}), pas {origin.letter}."
+        )
+    return errors
 
 
 # --- correction -----------------------------------------------------------------------------
@@ -922,10 +1035,67 @@ def marks_match(move: GeneratedMove, written: str, board: Board) -> bool:
     return True
 
 
-def raccord_fits(board: Board, move: GeneratedMove, raccord: str) -> bool:
+def _neighbours(sq: int) -> Iterable[int]:
+    r, c = divmod(sq, SIZE)
+    for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+        if 0 <= r + dr < SIZE and 0 <= c + dc < SIZE:
+            yield (r + dr) * SIZE + c + dc
+
+
+def placed_raccord_fits(
+    board: Board, move: GeneratedMove, letters: Sequence[RaccordLetter]
+) -> bool:
+    """Each of ``letters`` stands on the grid at its place relative to the first square of
+    ``move`` and is a raccord letter (S1 4.3.1): « soit faire partie du mot joué ; soit être
+    adjacente par un de ses côtés à une des lettres du mot formé ; soit être adjacente par un
+    de ses côtés à une lettre elle-même lettre de raccord »."""
+    r0, c0 = divmod(move.start, SIZE)
+    squares: set[int] = set()
+    for x in letters:
+        r, c = r0 + x.dy, c0 + x.dx
+        if not (0 <= r < SIZE and 0 <= c < SIZE):
+            return False
+        on_grid = board[r * SIZE + c]
+        if not on_grid or on_grid.upper() != x.letter.upper():
+            return False
+        squares.add(r * SIZE + c)
+    word = set(word_squares(move))
+    # the letters in the word or touching it, then those touching one of them, and so on
+    reached = {sq for sq in squares if sq in word or any(n in word for n in _neighbours(sq))}
+    frontier = list(reached)
+    while frontier:
+        for n in _neighbours(frontier.pop()):
+            if n in squares and n not in reached:
+                reached.add(n)
+                frontier.append(n)
+    return len(reached) == len(squares)
+
+
+def placed_runs(letters: Sequence[RaccordLetter]) -> list[tuple[RaccordLetter, ...]]:
+    """The runs of three or more letters of ``letters`` on consecutive squares of one row or
+    column, shorter than the whole (S1 5.2: « le raccord correct doit cependant être composé
+    de trois lettres consécutives ou plus »)."""
+    at = {(x.dx, x.dy): x for x in letters}
+    runs: list[tuple[RaccordLetter, ...]] = []
+    for x in letters:
+        for ddx, ddy in ((1, 0), (0, 1)):
+            run = [x]
+            while (run[-1].dx + ddx, run[-1].dy + ddy) in at:
+                run.append(at[(run[-1].dx + ddx, run[-1].dy + ddy)])
+                if 3 <= len(run) < len(letters):
+                    runs.append(tuple(run))
+    return runs
+
+
+def raccord_fits(
+    board: Board, move: GeneratedMove, raccord: str | Sequence[RaccordLetter]
+) -> bool:
     """``raccord`` is a straight run of letters already on the grid, read left to right or
     top to bottom, one of which is part of the played word or side-adjacent to it (so every
-    letter of the run meets RULES §4.3.1 through its neighbour)."""
+    letter of the run meets RULES §4.3.1 through its neighbour); or letters at their places
+    (:func:`placed_raccord_fits`)."""
+    if not isinstance(raccord, str):
+        return placed_raccord_fits(board, move, raccord)
     n = len(raccord)
     target = raccord.upper()
     zone: set[int] = set()
@@ -1067,7 +1237,10 @@ def _normalise(b: Bulletin) -> Bulletin | str:
         except EngineError:
             ref = None
     raccord = b.raccord.upper() if b.raccord and b.raccord.isalpha() else None
-    return replace(b, word=word, ref=ref, raccord=raccord)
+    placed = tuple(
+        RaccordLetter(x.letter.upper(), x.dx, x.dy) for x in b.raccord_at if x.letter.isalpha()
+    )
+    return replace(b, word=word, ref=ref, raccord=raccord, raccord_at=placed)
 
 
 def _correct_one(ctx: RoundContext, raw: Bulletin, who: str) -> Verdict:
@@ -1082,7 +1255,8 @@ def _correct_one(ctx: RoundContext, raw: Bulletin, who: str) -> Verdict:
         return _correct_first(ctx, bulletin, who, cands)
     warnings: list[str] = []
     ref = parse_ref(bulletin.ref) if bulletin.ref else None
-    raccord = bulletin.raccord
+    # the raccord in either form: a straight run (str) or letters at their places
+    raccord: str | tuple[RaccordLetter, ...] | None = bulletin.raccord_at or bulletin.raccord
     horizontal = written_horizontal(bulletin)
     at_ref = [m for m in cands if ref is not None and m.ref == ref]
     by_raccord = [m for m in cands if raccord and raccord_fits(ctx.board, m, raccord)]
@@ -1092,13 +1266,20 @@ def _correct_one(ctx: RoundContext, raw: Bulletin, who: str) -> Verdict:
         # être composé de trois lettres consécutives ou plus »: some run of 3 or more
         # consecutive letters of the written raccord must locate the word by itself
         n = len(raccord)
-        runs = {raccord[i:j] for i in range(n) for j in range(i + 3, n + 1) if j - i < n}
+        runs: Sequence[str | tuple[RaccordLetter, ...]] = (
+            list({raccord[i:j] for i in range(n) for j in range(i + 3, n + 1) if j - i < n})
+            if isinstance(raccord, str)
+            else placed_runs(raccord)
+        )
         by_raccord = [m for m in cands if any(raccord_fits(ctx.board, m, r) for r in runs)]
         altered = bool(by_raccord)
+    raccord_s = bulletin.raccord_text
     if at_ref:
         confirmed = bool(raccord) and any(m in by_raccord for m in at_ref)
         if raccord and not confirmed:
-            warnings.append(f"raccord {raccord} incorrect (la référence {bulletin.ref} est juste)")
+            warnings.append(
+                f"raccord {raccord_s} incorrect (la référence {bulletin.ref} est juste)"
+            )
         if not confirmed:
             ambiguous = _ambiguous_reference(ctx, bulletin, who, cands, at_ref, horizontal)
             if ambiguous is not None:
@@ -1122,9 +1303,9 @@ def _correct_one(ctx: RoundContext, raw: Bulletin, who: str) -> Verdict:
             bad = _forms_bad_word(ctx.board, bulletin.ref, written, ctx.config)
             if bad is not None:
                 return _bad_word_zero(who, bulletin.ref, bad)
-            warnings.append(f"référence {bulletin.ref} erronée (le raccord {raccord} est juste)")
+            warnings.append(f"référence {bulletin.ref} erronée (le raccord {raccord_s} est juste)")
         if altered:
-            warnings.append(f"lettre de raccord altérée ({raccord})")
+            warnings.append(f"lettre de raccord altérée ({raccord_s})")
         warnings.extend(_raccord_length(ctx, raccord))
         return _score_located(ctx, bulletin, who, by_raccord, warnings)
     if extension:
@@ -1177,11 +1358,15 @@ def _bad_word_zero(who: str, ref: str, bad: str) -> Verdict:
     return Verdict(who, 0, "nul", reason_fr=f"Nul : en {ref}, le mot forme le mot non admis {bad}.")
 
 
-def _raccord_length(ctx: RoundContext, raccord: str | None) -> list[str]:
+def _raccord_length(
+    ctx: RoundContext, raccord: str | tuple[RaccordLetter, ...] | None
+) -> list[str]:
     """S1 5.2 « À partir du deuxième coup (sauf si le mot joué au premier coup ne comporte
-    que deux lettres), raccord de deux lettres au lieu de trois »: the warning, if due."""
-    if raccord is not None and len(raccord) == 2 and not ctx.two_letter_first_word():
-        return [f"raccord de deux lettres ({raccord}) au lieu de trois"]
+    que deux lettres), raccord de deux lettres au lieu de trois »: the warning, if due
+    (the raccord in either form: a straight run or letters at their places)."""
+    if raccord and len(raccord) == 2 and not ctx.two_letter_first_word():
+        shown = raccord if isinstance(raccord, str) else " ".join(r.notation() for r in raccord)
+        return [f"raccord de deux lettres ({shown}) au lieu de trois"]
     return []
 
 
@@ -1291,7 +1476,7 @@ def _penalty_or_zero(
     dans le même sens que celui où il est écrit sur le bulletin », G5), else zero (§4.7.4)."""
     same_dir = [m for m in cands if m.horizontal == horizontal]
     matching = [m for m in same_dir if m.score == b.claimed]
-    what = "référence erronée" if (b.ref or b.raccord) else "référence absente ou illisible"
+    what = "référence erronée" if (b.ref or b.raccord_text) else "référence absente ou illisible"
     if b.claimed is not None and matching:
         return _penalty(ctx, b, who, matching, what)
     sense = "horizontalement" if horizontal else "verticalement"

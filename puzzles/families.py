@@ -156,6 +156,10 @@ class GameFamily:
     letters_range: tuple[int, int] | None = None
     #: the short name of ``python -m puzzles problem --type``, if any
     cli_alias: str | None = None
+    #: the sheet's move lines are the words placed, nothing else is asked (the Superscrabble
+    #: incomplet, S2: « la succession des mots placés pour construire cette grille »): a
+    #: score, cumul or letters column left blank is no fault; one written wrong still is
+    words_only_moves: bool = False
 
     @property
     def ranking_points(self) -> bool:
@@ -272,6 +276,7 @@ FAMILIES: dict[GameType, GameFamily] = {
             unit=Unit.SCRABBLES, ranking_penalty=True, rank_by=RankBy.CONSTRUCTION,
             move_bound=MoveBound.STOCK_AND_ANSWERS, statement_fields=("rack",),
             solver=SolverKind.INCOMPLET, generator=GeneratorKind.INCOMPLET, cli_alias="incomplet",
+            words_only_moves=True,
         ),
         GameFamily(
             _G.N_SCRABBLE, "N-Scrabble", Supply.GROUPS, groups_announced=True,

@@ -32,6 +32,7 @@ from datetime import datetime, timedelta
 from typing import Any, Literal, cast, get_args
 
 from puzzles.duplicate import (
+    PLUS_SEPARATOR_RE,
     RACK_SIZE,
     Bulletin,
     Draw,
@@ -43,6 +44,7 @@ from puzzles.duplicate import (
     apply_solos,
     apply_top,
     check_choice,
+    close_placed_spaces,
     correct,
     draw_listed,
     draw_round,
@@ -565,7 +567,7 @@ def parse_free_bulletin(text: str, *, player: str = "") -> FreeBulletin | list[s
     chosen = swapped = ""
     rest: list[str] = []
     errors: list[str] = []
-    for tok in text.split():
+    for tok in close_placed_spaces(text).split():
         if tok.startswith("+") and len(tok) > 1:
             body = tok[1:].upper()
             if not all(ch == JOKER or "A" <= ch <= "Z" for ch in body):
@@ -1229,7 +1231,8 @@ def parse_tactique_billet(text: str, *, player: str = "") -> TactiqueBillet | li
             total = int(t)
         elif t:
             errors.append(f"Cumul « {t} » illisible.")
-    parts = [p for p in head.split("+") if p.strip()]
+    # « + » between the words, not the sign of a raccord letter's offset (« O@+1,+1 »)
+    parts = [p for p in PLUS_SEPARATOR_RE.split(close_placed_spaces(head)) if p.strip()]
     if not parts or len(parts) > 2:
         return errors + [
             "Billet de Tactique : deux mots séparés par « + », puis « = cumul » "

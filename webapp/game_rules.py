@@ -274,6 +274,9 @@ _add(GameRulesPage(
         N_("La feuille porte d'abord la construction (une ligne par coup), puis une ligne "
            "« Scrabbles : » et un scrabble par ligne. Les erreurs de construction sont traitées "
            "comme à l'Intégral."),
+        N_("La construction est la succession des mots placés : leurs scores ne sont pas "
+           "demandés, une ligne sans score n'est pas une faute ; un score écrit faux vaut un "
+           "avertissement, comme à l'Intégral."),
     ),
     example=f"{HEADER}\n1 ACEFHIR H8 FICHERA 82 82\nScrabbles:\n1 10G LEVERAi\n",
     ranking=N_("Classement : par nombre de scrabbles ; à égalité, celui qui a utilisé le moins "
@@ -312,6 +315,14 @@ _DUPLICATE_BULLETIN = N_(
     "RESTAIt) et le score. Vous pouvez écrire avant le mot des lettres déjà sur la grille "
     "qui le situent (le raccord). Seul le dernier bulletin reçu avant la clôture du tour "
     "compte.")
+_DUPLICATE_RACCORD = N_(
+    "Sans référence, le raccord situe le mot : trois lettres déjà sur la grille, dans le mot "
+    "ou qui le touchent (ou qui touchent une autre lettre du raccord). Suivies, elles "
+    "s'écrivent avant le mot : MEN PROMENERAI 72. Sinon chaque lettre s'écrit à sa place, "
+    "en cases comptées depuis la première lettre du mot, d'abord vers la droite puis vers le "
+    "bas (- : vers la gauche, vers le haut) : R@+1,0 M@+3,0 O@+1,+1 KRUMPS 56 (le R et le M "
+    "de KRUMPS sont sur la grille, le O sous le R). Un mot écrit de haut en bas sans "
+    "référence porte « (vertical) » devant : (vertical) MEN PROMENERAI 72.")
 _DUPLICATE_FAULTS = N_(
     "Un mot non valable, qu'on ne peut pas former avec le tirage ou qui ne tient pas sur la "
     "grille vaut zéro. Une référence fausse, un score faux ou absent, un joker mal marqué "
@@ -354,6 +365,7 @@ _add(GameRulesPage(
         N_("RESTAIT en H4 (horizontal, ligne H à partir de la colonne 4), le T étant le joker "
            "(en minuscule), pour 70 points. Plusieurs solutions équivalentes s'écrivent "
            "séparées par « / » : H4 RESTAIt / 4H RESTAIt 70."),
+        _DUPLICATE_RACCORD,
     ),
     ranking=_DUPLICATE_RANKING,
 ))

@@ -374,7 +374,7 @@ class Verifier:
             return
         declared = e.move.letters
         if declared is None:
-            if self.settings.missing_letters_warning:
+            if self.settings.missing_letters_warning and not self.fam.words_only_moves:
                 e.warnings.append("lettres utilisées non indiquées.")
             return
         if sorted(declared) != sorted(p.letters) and self.settings.letters_mismatch_warning:
@@ -435,7 +435,8 @@ class Verifier:
             annul_only = self._annul_only(mv)
             if e.status.counts and e.true_score is not None and not resistance:
                 if mv.score is None:
-                    e.warnings.append("score non indiqué.")
+                    if not self.fam.words_only_moves:  # the score is not asked for
+                        e.warnings.append("score non indiqué.")
                 elif mv.score != e.true_score:
                     e.warnings.append(f"score écrit {mv.score}, score exact {e.true_score}.")
             counted = 0
@@ -450,7 +451,7 @@ class Verifier:
                 cancelled = sum(claimed_by_number[k] for k in e.annul_done)
                 if s.cumul_warning and last_line_of[mv.number] == e.idx:
                     if mv.cumul is None:
-                        if not mv.passed:
+                        if not mv.passed and not self.fam.words_only_moves:
                             e.warnings.append("cumul non indiqué.")
                     elif s.cumul_check == "arithmetic":
                         # with the score left blank the arithmetic cannot be checked

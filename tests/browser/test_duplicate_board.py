@@ -311,3 +311,60 @@ def test_round_two_the_grid_letters_a_word_crosses_are_not_asked_of_the_draw(
     expect(page.locator(".flash.success")).to_contain_text("Bulletin reçu.")
     assert bulletins(app) == ["H7 ZAS 12"]
     assert page.js_errors == []
+
+
+def test_raccord_letters_at_their_places_and_the_vertical_mark_are_kept(
+    app: Flask, live_server: Any, page: Any, tmp_path: Path
+) -> None:
+    """Issue 20 §3: raccord letters copied where they stand (« Z@0,0 A@+1,0 ») and the mark
+    of a word written downwards (« (vertical) ») are no word for the page: written after the
+    word they leave the preview on ZAS (round 2 of the game above: ZAS at H7 = 10 + 1 + 1 =
+    12); without a reference they locate the word for the preview as the server does; a
+    click on the grid keeps them, and the server stores them as placed letters. S1 4.3.1:
+    « Une lettre de raccord est une lettre déjà placée sur la grille, reportée sur le
+    bulletin de jeu »."""
+    words = tmp_path / "za.txt"
+    words.write_text("ZA\nZAS\n", "utf-8")
+    app.config["LEXICONS"] = {"za": str(words)}
+    start = clock.now() - timedelta(days=1, hours=1)
+    with app.app_context(), Session(get_engine(app), expire_on_commit=False) as s:
+        comp = problems.create_competition(session=s, slug="dup", name="Duplicate")
+        ana = create_player(session=s, name="Ana Popescu", email="ana@example.ro")
+        problems.register(session=s, competition=comp, player=ana)
+        duplicate.create_game(
+            session=s, competition=comp, title="Duplicate du lundi", code="D1",
+            settings=DuplicateSettings(lang="fr", rounds=2),
+            rhythm={"kind": "hours", "hours": 24}, starts_at=start,
+            lexicon_name="za", bag_order=full_bag())
+        s.commit()
+    with app.app_context():
+        assert lifecycle.run_due(now=start + timedelta(minutes=1)) == ["draw:D1:1"]
+        assert lifecycle.run_due(now=clock.now()) == [
+            "close:D1:1", "correct:D1:1", "publish:D1:1", "draw:D1:2"]
+    base = live_server.url
+    sign_in_by_link(page, app, base, "ana@example.ro")
+    page.goto(base + "/duplicate/D1")
+    expect(page.locator("#bulletin-raccord-help")).to_contain_text(
+        "« R@+1,0 M@+3,0 O@+1,+1 KRUMPS 56 »")
+    page.fill("#bulletin", "H7 ZAS Z@0,0 A @ +1 , 0 12")
+    expect(page.locator("#bulletin-preview")).to_have_text("ZAS en H7 : 12 points.")
+    # without a reference the placed letters locate the word in the page too: only H7 has
+    # the Z and the A there for a ZAS the draw can make (down column 7 it would take an A)
+    page.fill("#bulletin", "Z@0,0 A@+1,0 ZAS 12")
+    expect(page.locator("#bulletin-preview")).to_have_text("ZAS en H7 : 12 points.")
+    page.fill("#bulletin", "Z@0,0 A@+1,+1 ZAS 12")  # no A under the Z's right neighbour
+    expect(page.locator("#bulletin-preview")).to_have_text(
+        "Cliquez sur la case de la première lettre, puis tapez le mot.")
+    page.fill("#bulletin", "(vertical) Z@0,0 A@+1,0 ZAS 12")
+    h7 = 7 * 15 + 6  # the Z of round 1's top: its tile takes the click
+    page.click(f'#grille-maitre g.tile[data-sq="{h7}"]')
+    expect(page.locator("#bulletin")).to_have_value("H7 (vertical) Z@0,0 A@+1,0 ZAS 12")
+    expect(page.locator("#bulletin-preview")).to_have_text("ZAS en H7 : 12 points.")
+    send(page, "Z@0,0 A@+1,0 ZAS 12")
+    expect(page.locator(".flash.success")).to_contain_text("Bulletin reçu.")
+    assert bulletins(app) == ["Z@0,0 A@+1,0 ZAS 12"]
+    with app.app_context(), Session(get_engine(app)) as s:
+        entry = s.exec(select(DuplicateEntry)).one()
+        assert entry.bulletin == {"word": "ZAS", "ref": None, "raccord": None, "claimed": 12,
+                                  "raccord_at": [["Z", 0, 0], ["A", 1, 0]]}
+    assert page.js_errors == []

@@ -50,7 +50,7 @@ def judge(cfg: GameConfig, text: str, rack: str = "RIERAIS", *, grid: str = E17,
     ``first_word``: the game's first top, as the state keeps it)."""
     b = parse_bulletin(text, player="p")
     assert isinstance(b, Bulletin), b
-    b = replace(b, vertical=vertical)
+    b = replace(b, vertical=vertical or b.vertical)  # the kwarg, or the line's own mark
     state = GameState(grid, (), first_word=first_word)
     return correct(state, rack, b, cfg, round_no=round_no, top_score=72)
 

@@ -91,6 +91,8 @@ def test_the_table_holds_the_facts_the_call_sites_used_to_test() -> None:
     assert where(lambda f: f.rank_by is RankBy.SCORE_VECTOR) == {
         G.SERIE_MAXIMAUX, G.SERIE_MAXIMAUX_CONSONNES}
     assert where(lambda f: f.rank_by is RankBy.CONSTRUCTION) == {G.SUPERSCRABBLE_INCOMPLET}
+    # S2: « la succession des mots placés pour construire cette grille » — no scores asked
+    assert where(lambda f: f.words_only_moves) == {G.SUPERSCRABBLE_INCOMPLET}
     assert where(lambda f: f.rank_by is RankBy.ELIMINATION) == {G.EXCLUSIF_RESISTANCE}
     assert where(lambda f: f.generator_needs_lexicon) == {
         G.RANGEE, G.EXCLUSIF_FOND, G.EXCLUSIF_RESISTANCE, G.SUPERSCRABBLE}

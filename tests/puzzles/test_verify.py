@@ -643,6 +643,50 @@ def test_superscrabble_incomplet(words: tuple[str, ...], expected: list[MoveStat
     assert r.final_score == (1 if expected == [V] else 0)
 
 
+# S2, Superscrabble incomplet: « Les joueurs présenteront une grille reflétant la
+# construction réalisée, la succession des mots placés pour construire cette grille et la
+# solution proprement-dite » — the words, no scores; « Les erreurs de construction de la
+# grille seront traitées comme au Scrabble intégral. »
+# RAT H7: R1 A1·(H8 DW) T1 = 3 x 2 = 6. ETA 8F: E1 T1 + A1 on the grid = 3. AIME F5: A1,
+# I1 x 3 (F6 TL), M2, E1 on the grid = 7. BRA 5D: B3 R1 (E5 DW) A1 on the grid = 5 x 2 = 10.
+# LEVERAi 10G puts the 7 letters down (RATE across on H10): 1 scrabble.
+INCOMPLET_WORDS = ("RAT", "RATE", "ETA", "AIME", "BRA", "LEVERAI")
+
+
+def test_incomplet_construction_lines_need_no_score() -> None:
+    problem = Problem(id="si", game=GameType.SUPERSCRABBLE_INCOMPLET, rack="AEELRV?")
+    text = "1 ART H7 RAT\n2 ET 8F ETA\n3 AIM F5 AIME\n4 BR 5D BRA\nScrabbles:\n10G LEVERAi\n"
+    r = run(problem, text, lex(*INCOMPLET_WORDS))
+    assert statuses(r) == [V, V, V, V]
+    assert [m.true_score for m in r.moves] == [6, 3, 7, 10]
+    assert all(m.warnings == () for m in r.moves)
+    assert (r.total, r.warnings, r.penalty, r.final_score) == (1, 0, 0, 1)
+    # the same blank columns with the letters and the cumul checked: still no fault
+    strict = Settings(missing_letters_warning=True, cumul_warning=True)
+    r = run(problem, "1 H7 RAT\n2 8F ETA\n3 F5 AIME\n4 5D BRA\nScrabbles:\n10G LEVERAi\n",
+            lex(*INCOMPLET_WORDS), strict)
+    assert (r.warnings, r.penalty, r.final_score) == (0, 0, 1)
+
+
+def test_incomplet_written_wrong_score_still_warns() -> None:
+    # as in the Intégral: ETA written 5 for 3 is a warning; the blank ones are not
+    problem = Problem(id="si", game=GameType.SUPERSCRABBLE_INCOMPLET, rack="AEELRV?")
+    text = "1 ART H7 RAT 6\n2 ET 8F ETA 5\n3 AIM F5 AIME\n4 BR 5D BRA\nScrabbles:\n10G LEVERAi\n"
+    r = run(problem, text, lex(*INCOMPLET_WORDS))
+    assert statuses(r) == [V, W, V, V]
+    assert r.moves[1].warnings == ("score écrit 5, score exact 3.",)
+    assert (r.total, r.warnings, r.penalty, r.final_score) == (1, 1, 0, 1)
+
+
+def test_integral_missing_scores_still_warn() -> None:
+    # the Intégral asks for the scores (« leurs scores et le cumul présumé », S2): four lines
+    # without one are four warned lines
+    text = "1 ART H7 RAT\n2 ET 8F ETA\n3 AIM F5 AIME\n4 BR 5D BRA\n"
+    r = run(INTEGRAL, text, lex(*INCOMPLET_WORDS))
+    assert statuses(r) == [W, W, W, W]
+    assert r.warnings == 4
+
+
 def test_superscrabble_warnings_convert_to_ranking_points() -> None:
     # RULES §5.3: 4 warnings -> 1 point, 7 -> 2. Each invalid entry warns with the setting on.
     problem = Problem(id="s", game=GameType.SUPERSCRABBLE, board=RAT_BOARD, rack="AEELRV?")

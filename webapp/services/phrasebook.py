@@ -173,6 +173,15 @@ MESSAGES: tuple[str, ...] = (
     N_("Le mot joué manque."),
     N_("Trop de mots (%(words)s) : écrivez au plus le raccord puis le mot joué."),
     N_("Raccord « %(raccord)s » : trois lettres de raccord au minimum."),
+    N_("« %(token)s » : une lettre de raccord à sa place s'écrit LETTRE@colonnes,lignes "
+       "comptées depuis la première lettre du mot (ex. « O@+1,+1 » : une case à droite, une "
+       "case plus bas)."),
+    N_("« %(token)s » : la lettre de raccord tombe hors de la grille."),
+    N_("« %(token)s » : la case %(square)s porte déjà la lettre de raccord %(letter)s."),
+    N_("Raccord écrit de deux façons (%(raccord)s et %(placed)s) : écrivez soit les lettres "
+       "suivies avant le mot, soit chaque lettre à sa place."),
+    N_("« %(token)s » : la case 0,0 est celle de la première lettre du mot (%(first)s), pas "
+       "%(letter)s."),
     N_("Vous n'êtes pas inscrit à la partie « %(title)s » (%(code)s)."),
     N_("La partie « %(title)s » (%(code)s) n'a pas encore commencé : le premier tirage sera "
        "publié le %(date)s."),

@@ -473,14 +473,25 @@ def parse_text(text: str, variant: str = "") -> tuple[list[str], dict[str, Any] 
 
 
 def bulletin_dict(b: Any) -> dict[str, Any]:
-    return {"word": b.word, "ref": b.ref, "raccord": getattr(b, "raccord", None),
-            "claimed": b.claimed}
+    """The stored form of a bulletin; the raccord letters written at their places
+    (``raccord_at``, ``[letter, dx, dy]`` each) and the vertical mark only when written, so
+    that the bulletins stored before them read the same."""
+    d = {"word": b.word, "ref": b.ref, "raccord": getattr(b, "raccord", None),
+         "claimed": b.claimed}
+    if getattr(b, "raccord_at", ()):
+        d["raccord_at"] = [[x.letter, x.dx, x.dy] for x in b.raccord_at]
+    if getattr(b, "vertical", False):
+        d["vertical"] = True
+    return d
 
 
 def bulletin_of(d: dict[str, Any], player: str, received_at: datetime | None) -> Bulletin:
+    placed = tuple(engine().RaccordLetter(str(x[0]), int(x[1]), int(x[2]))
+                   for x in d.get("raccord_at") or ())
     return Bulletin(player=player, word=d["word"], ref=d.get("ref"),
                     raccord=d.get("raccord"), claimed=d.get("claimed"),
-                    received_at=received_at)
+                    received_at=received_at, raccord_at=placed,
+                    vertical=bool(d.get("vertical")))
 
 
 def bulletin_line(b: dict[str, Any] | None) -> str | None:
@@ -493,12 +504,15 @@ def bulletin_line(b: dict[str, Any] | None) -> str | None:
         words = " + ".join(x for x in (bulletin_line(b["first"]), bulletin_line(b["second"]))
                            if x)
         return words + (f" = {b['total']}" if b.get("total") is not None else "")
-    place = b.get("ref") or (f"raccord {b['raccord']}" if b.get("raccord") else "")
+    placed = " ".join(engine().RaccordLetter(*x).notation() for x in b.get("raccord_at") or ())
+    place = " ".join(x for x in (b.get("ref"), b.get("raccord"), placed) if x)
+    mark = engine().VERTICAL_MARK if b.get("vertical") else ""
     claimed = b.get("claimed")
     letters = (f"-{b['swapped']}" if b.get("swapped") else "",
                f"+{b['chosen']}" if b.get("chosen") else "")
-    return " ".join(str(x) for x in (place, b["word"], claimed if claimed is not None else "",
-                                     *letters) if x != "")
+    return " ".join(str(x) for x in (mark, place, b["word"],
+                                     claimed if claimed is not None else "", *letters)
+                    if x != "")
 
 
 def all_answered(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> bool:

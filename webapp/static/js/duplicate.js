@@ -47,15 +47,20 @@
 
   // A bulletin: reference, raccord and word, score; the variants add « +T » (letters chosen
   // from the stock), « -N » (the Métagramme's letter given back), and the Tactique's second
-  // word after « + » (only the first word is previewed).
+  // word after « + » (only the first word is previewed). Raccord letters at their places
+  // (« O@+1,+1 », puzzles.duplicate.parse_bulletin) and the mark « (vertical) » / « ↓ » are
+  // kept as written (marks) and are no word; the server reads them.
   function split(text) {
     var first = text.split(/\s[+=]\s/)[0];
     var rest = text.slice(first.length);
+    // the spaces a mail puts in « R @ 1 , 0 » closed up, as the server does
+    first = first.replace(/\s*@\s*([+-]?\d{1,2})\s*[,;]\s*(?=[+-]?\d)/g, "@$1,");
     var tokens = first.trim().split(/\s+/).filter(Boolean);
     var out = { ref: null, words: [], score: null, chosen: "", swapped: "", extra: [],
-                rest: rest };
+                marks: [], rest: rest };
     tokens.forEach(function (t) {
-      if (/^\d+$/.test(t)) out.score = t;
+      if (t.indexOf("@") >= 0 || /^(\(vertical\)|↓)$/i.test(t)) out.marks.push(t);
+      else if (/^\d+$/.test(t)) out.score = t;
       else if (/^[+-][A-Za-z?]+$/.test(t)) {
         if (t.charAt(0) === "+") out.chosen += t.slice(1).toUpperCase();
         else out.swapped += t.slice(1).toUpperCase();
@@ -107,9 +112,74 @@
     }
   }
 
+  // Raccord letters at their places without a reference (« Z@0,0 A@+1,0 ZAS 12 »): the one
+  // placement of the word that has each letter on the grid at its offset from the word's
+  // first square, in the word, touching it or touching another of them (S1 4.3.1, as
+  // puzzles.duplicate.placed_raccord_fits) whose letters the draw gives; null when none or
+  // several (the server decides)
+  function locate(b, word) {
+    var marks = b.marks;
+    var placed = [];
+    marks.forEach(function (m) {
+      var g = /^([A-Za-z])@([+-]?\d{1,2}),([+-]?\d{1,2})$/.exec(m);
+      if (g) placed.push({ letter: g[1].toUpperCase(), dx: parseInt(g[2], 10),
+                           dy: parseInt(g[3], 10) });
+    });
+    if (placed.length < 2) return null;
+    var n = S.SIZE;
+    var len;
+    try { len = S.parseWord(word).length; } catch (e) { return null; }
+    function near(a, b) {
+      return Math.abs(a % n - b % n) + Math.abs(Math.floor(a / n) - Math.floor(b / n)) === 1;
+    }
+    var found = [];
+    for (var sq = 0; sq < n * n; sq++) {
+      [true, false].forEach(function (horizontal) {
+        var r0 = Math.floor(sq / n), c0 = sq % n, step = horizontal ? 1 : n;
+        if ((horizontal ? c0 : r0) + len > n) return;
+        var squares = [];
+        for (var i = 0; i < placed.length; i++) {
+          var r = r0 + placed[i].dy, c = c0 + placed[i].dx;
+          if (r < 0 || r >= n || c < 0 || c >= n) return;
+          var cell = cells[r * n + c];
+          if (!cell || cell.toUpperCase() !== placed[i].letter) return;
+          squares.push(r * n + c);
+        }
+        var inWord = [];
+        for (var k = 0; k < len; k++) inWord.push(sq + k * step);
+        var before = horizontal ? (c0 > 0 ? sq - 1 : -1) : (r0 > 0 ? sq - n : -1);
+        var last = sq + (len - 1) * step;
+        var after = horizontal ? (c0 + len < n ? last + 1 : -1) : (r0 + len < n ? last + n : -1);
+        if ((before >= 0 && cells[before]) || (after >= 0 && cells[after])) return;
+        var reached = squares.filter(function (q) {
+          return inWord.some(function (w) { return w === q || near(w, q); });
+        });
+        var grown = true;
+        while (grown) {
+          grown = false;
+          squares.forEach(function (q) {
+            if (reached.indexOf(q) < 0 && reached.some(function (x) { return near(x, q); })) {
+              reached.push(q);
+              grown = true;
+            }
+          });
+        }
+        if (reached.length !== squares.length) return;
+        var ref = S.formatRef({ row: r0, col: c0, horizontal: horizontal });
+        try {
+          var r2 = S.scoreMove(cells, ref, word, config);
+          var missing = missingFromRack(S.lettersUsed(r2.placement.tiles), b.chosen, b.swapped);
+          if (r2.placement.tiles.length && missing.length <= missing.jokersLeft) found.push(ref);
+        } catch (e) { /* the word does not lie there */ }
+      });
+    }
+    return found.length === 1 ? found[0] : null;
+  }
+
   function show() {
     var b = split(input.value);
     preview.textContent = "";
+    if (!b.ref && b.words.length) b.ref = locate(b, b.words[b.words.length - 1]);
     if (!b.ref || !b.words.length) {
       preview.textContent = t("click", "Cliquez sur la case de la première lettre, puis tapez le mot.");
       return;
@@ -142,7 +212,8 @@
     var ref = S.formatRef({ row: Math.floor(sq / S.SIZE), col: sq % S.SIZE,
                             horizontal: last.horizontal });
     var b = split(input.value);
-    input.value = [ref].concat(b.words, b.score !== null ? [b.score] : [], b.extra).join(" ") +
+    input.value = [ref].concat(b.marks, b.words, b.score !== null ? [b.score] : [],
+                               b.extra).join(" ") +
       (b.words.length ? "" : " ") + b.rest;
     input.focus();
     show();
