@@ -573,7 +573,7 @@ def parse_free_bulletin(text: str, *, player: str = "") -> FreeBulletin | list[s
     if "/" in text:
         parts = text.split("/")
         parsed = [parse_free_bulletin(p, player=player) for p in parts]
-        errors = [f"Solution {k} : {e}" for k, p in enumerate(parsed, 1)
+        errors = [f"Solution n° {k} : {e}" for k, p in enumerate(parsed, 1)
                   if isinstance(p, list) for e in p]
         if errors:
             return errors

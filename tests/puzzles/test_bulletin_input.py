@@ -91,7 +91,7 @@ def test_free_bulletin_keeps_each_solutions_letters() -> None:
     assert isinstance(shared, FreeBulletin)
     assert [shared.bulletin.claimed, shared.alternatives[0].bulletin.claimed] == [22, 22]
     assert parse_free_bulletin("H7 ZA 22 +Z / H7 LA 22 +1") == [
-        "Solution 2 : Lettres choisies « +1 » illisibles."]
+        "Solution n° 2 : Lettres choisies « +1 » illisibles."]
 
 
 def test_free_correction_retains_the_solution_whose_score_is_right() -> None:

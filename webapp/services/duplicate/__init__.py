@@ -44,6 +44,7 @@ from __future__ import annotations
 from webapp.services.duplicate.bulletins import (
     BulletinOutcome,
     claim_mail,
+    form_text,
     submit_bulletin,
 )
 from webapp.services.duplicate.correction import (
@@ -71,6 +72,7 @@ from webapp.services.duplicate.game import (
     SUPERSCRABBLE,
     VARIANT_RULES_FR,
     WEEKDAYS_FR,
+    BulletinRefused,
     DuplicateError,
     all_answered,
     bulletin_dict,
@@ -89,6 +91,8 @@ from webapp.services.duplicate.game import (
     engine,
     entries_of,
     first_line,
+    free_dict,
+    free_of,
     game_url,
     is_free,
     is_live,
@@ -149,6 +153,7 @@ from webapp.services.stored import duplicate_settings_of, variant_settings_of
 __all__ = [
     "BULLETIN_EXAMPLES",
     "BulletinOutcome",
+    "BulletinRefused",
     "ChangePreview",
     "DuplicateError",
     "FREE_VARIANTS",
@@ -167,6 +172,9 @@ __all__ = [
     "bulletin_dict",
     "bulletin_line",
     "bulletin_of",
+    "free_dict",
+    "free_of",
+    "form_text",
     "check_rhythm",
     "claim_mail",
     "close_round",
