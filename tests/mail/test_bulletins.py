@@ -149,3 +149,46 @@ def test_refused_mail_bulletins_get_one_answer_per_window(
     assert subject == "Bulletin non enregistré : Bulletins (B24) (Re: B24)"
     assert "au plus 2 par heure" in text
 
+
+
+def test_refused_correspondence_moves_get_one_answer_per_window(
+    app: Flask, seed: Seed, intake: Any, smtp_port: int, relay: Relay, tmp_path: Path
+) -> None:
+    """The correspondence game's moves by mail: each refused move was answered
+    (« coup refusé »), a storm of them a storm of mails. Now one answer per player, game
+    and BULLETIN_WINDOW_SECONDS; the control characters are stripped before the move is
+    read or quoted, and a long token is quoted cut."""
+    from collections import Counter
+
+    from scoring.tiles import tileset
+    from tests.web.za_game import use_word_list
+    from webapp.db import session_scope
+    from webapp.models import Competition, InboundMessage, OutboxMessage, Player
+    from webapp.services import clock, correspondence
+
+    app.config["BULLETIN_WINDOW_SECONDS"] = 3600  # the sends fall in one window
+    use_word_list(app, tmp_path, "ZA\nZAS\n")
+    head = "ZAEIBCDSEOUFGHAE"
+    row = head + "".join(sorted((tileset("fr").bag() - Counter(head)).elements()))[:30]
+    with app.app_context(), session_scope(app) as s:
+        comp = s.get(Competition, seed.competition_id)
+        ana, bogdan = s.get(Player, seed.ana_id), s.get(Player, seed.bogdan_id)
+        assert comp is not None and ana is not None and bogdan is not None
+        correspondence.create_game(session=s, competition=comp, red=ana, blue=bogdan,
+                                   row=row, starts_at=clock.now() - timedelta(hours=1),
+                                   code="CO24", lexicon_name="za")
+    _mail(smtp_port, "\x1b[2JH8 ZA", 1, subject="CO24")  # ESC: stripped, then « [2JH8 »
+    _mail(smtp_port, "X" * 300 + " ZA", 2, subject="CO24")
+    _mail(smtp_port, "H8 ZAS", 3, subject="CO24")  # no S in Ana's rack
+    assert intake.wait_idle()
+    inbound = rows(app, InboundMessage)
+    assert [m.status for m in inbound] == ["processed"] * 3
+    assert inbound[0].error == "partie par correspondance CO24 : coup refusé : Référence " \
+        "illisible : « [2JH8 »."
+    assert inbound[1].error == ("partie par correspondance CO24 : coup refusé (déjà répondu "
+                                "dans la fenêtre) : Référence illisible : « " + "X" * 20
+                                + "… ».")
+    refused = [m for m in rows(app, OutboxMessage)
+               if (m.dedupe_key or "").startswith("corr_refused:")]
+    assert len(refused) == 1
+    assert "\x1b" not in refused[0].body_text and "[2JH8 ZA" in refused[0].body_text

@@ -26,7 +26,6 @@ from webapp.models import (
     DuplicateRound,
     DuplicateStatus,
     OutboxKind,
-    OutboxMessage,
     Player,
     Problem,
     ProblemStatus,
@@ -167,12 +166,10 @@ def _refused(session: Session, game: DuplicateGame, player: Player, received_at:
     ``BULLETIN_WINDOW_SECONDS`` (its answers' dedupe keys share a prefix)."""
     window = setting("BULLETIN_WINDOW_SECONDS", 60) or 60
     prefix = f"duplicate_refused:{game.id}:{player.id}:"
-    answered = session.exec(select(OutboxMessage.id).where(
-        col(OutboxMessage.dedupe_key).startswith(prefix, autoescape=True),
-        OutboxMessage.created_at > received_at - timedelta(seconds=window)).limit(1)).first()
+    answered = notify.answered_since(session, prefix, received_at - timedelta(seconds=window))
     stamp = int(received_at.timestamp() * 1_000_000)
     return BulletinRefused(message, title=f"{game.title} ({game.code})",
-                           reply_key=f"{prefix}{stamp}", answered=answered is not None)
+                           reply_key=f"{prefix}{stamp}", answered=answered)
 
 
 def _check_bounds(session: Session, game: DuplicateGame, rnd: DuplicateRound, player: Player,
