@@ -242,3 +242,50 @@ def test_odd_numbers_are_french_reasons(
     assert "rreur interne" not in page
     [entry] = _entries(db_session)
     assert entry.parse_errors == [reason] and entry.bulletin is None
+
+
+def test_the_rate_holds_for_bulletins_sent_at_once(
+    app: Flask, ctx: Flask, db_session: Session, competition: Competition, tmp_path: Path,
+    frozen_clock: Any, ana: Player,
+) -> None:
+    """The issue's 25 posts in 0.4 s, here 25 at the same instant from 25 threads (web and
+    mail alternating): the player's row lock serialises them, so exactly
+    BULLETINS_PER_WINDOW (10) are stored, with their 10 receipts; the 15 others are refused
+    with nothing stored."""
+    import threading
+
+    from webapp.db import session_scope
+    from webapp.models import Channel
+    from webapp.services import duplicate
+
+    game = _start(app, db_session, competition, tmp_path, frozen_clock)
+    barrier = threading.Barrier(25)
+    refused: list[str] = []
+    errors: list[BaseException] = []
+
+    def send(i: int) -> None:
+        try:
+            with app.app_context():
+                barrier.wait()
+                with session_scope(app) as s:
+                    duplicate.submit_bulletin(
+                        session=s, player=s.get(Player, ana.id),
+                        game=s.get(DuplicateGame, game.id), text=f"H4 BENIE {i}",
+                        channel=Channel.EMAIL if i % 2 else Channel.WEB,
+                        received_at=START + timedelta(seconds=1))
+        except duplicate.BulletinRefused as exc:
+            refused.append(str(exc))
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=send, args=(i,)) for i in range(25)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert errors == []
+    assert [e.version for e in _entries(db_session)] == list(range(1, 11))
+    assert len(_receipts(db_session)) == 10
+    assert refused == ["Trop de bulletins envoyés en peu de temps : au plus 10 par minute. "
+                       "Votre bulletin n'a pas été enregistré ; renvoyez-le dans un "
+                       "moment."] * 15
