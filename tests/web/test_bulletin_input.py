@@ -289,3 +289,34 @@ def test_the_rate_holds_for_bulletins_sent_at_once(
     assert refused == ["Trop de bulletins envoyés en peu de temps : au plus 10 par minute. "
                        "Votre bulletin n'a pas été enregistré ; renvoyez-le dans un "
                        "moment."] * 15
+
+
+def test_a_superscrabble_sheet_may_be_longer(
+    app: Flask, ctx: Flask, client: FlaskClient, db_session: Session,
+    competition: Competition, tmp_path: Path, frozen_clock: Any, ana: Player,
+) -> None:
+    """A Partie de Superscrabble sheet lists every scrabble of the round, comma-separated:
+    its line may take BULLETIN_TEXT_MAX_CHARS (2000), not BULLETIN_MAX_CHARS (200)."""
+    from tests.web.za_game import use_word_list
+    from webapp.services import duplicate
+
+    use_word_list(app, tmp_path, "ZA\nBENIES\n", name="benie")
+    with app.app_context():
+        duplicate.create_game(
+            session=db_session, competition=competition, title="Super", code="S24",
+            settings=duplicate.variants().VariantSettings(variant="top"),
+            rhythm={"kind": "hours", "hours": 24}, starts_at=START, lexicon_name="benie",
+            variant="superscrabble", superscrabble={"start": "H7 ZA", "racks": ["BENIEST"]})
+        db_session.commit()
+    frozen_clock.move_to(START)
+    assert lifecycle.run_due(now=clock.now()) == ["draw:S24:1"]
+    login_player(client, ana)
+    sheet = ", ".join(["8A BENIES"] * 30) + " ; 30"  # 30 × 9 + 29 × 2 + 5 = 333 characters
+    assert len(sheet) == 333
+    assert client.post("/duplicate/S24/bulletin", data={"bulletin": sheet}).status_code == 302
+    [entry] = _entries(db_session)
+    assert entry.raw_text == sheet and len(entry.bulletin["entries"]) == 30
+    resp = client.post("/duplicate/S24/bulletin", data={"bulletin": sheet * 7})
+    assert resp.status_code == 400
+    assert "Bulletin trop long : 2331 caractères sur sa ligne, au plus 2000." in resp.get_data(
+        as_text=True)

@@ -3,7 +3,8 @@ acknowledged; a bulletin received on time but stored after the close still count
 
 Control characters are stripped first (``submissions.strip_controls``, as the sheets' NUL).
 A bulletin beyond a bound is refused before anything is stored (:class:`BulletinRefused`,
-French): a bulletin line longer than ``BULLETIN_MAX_CHARS``, a text longer than
+French): a bulletin line longer than ``BULLETIN_MAX_CHARS`` (a Superscrabble sheet, which
+lists every scrabble of the round: ``BULLETIN_TEXT_MAX_CHARS``), a text longer than
 ``BULLETIN_TEXT_MAX_CHARS``, more than ``BULLETIN_MAX_SOLUTIONS`` solutions, more than
 ``BULLETIN_VERSIONS_PER_ROUND`` versions for the round, or more than ``BULLETINS_PER_WINDOW``
 for the round in ``BULLETIN_WINDOW_SECONDS`` (the sheets' rate, ``submissions.setting``);
@@ -35,6 +36,7 @@ from webapp.models import (
 from webapp.services import audit, notify
 from webapp.services.duplicate.correction import compute_results
 from webapp.services.duplicate.game import (
+    SUPERSCRABBLE,
     BulletinRefused,
     DuplicateError,
     all_answered,
@@ -177,6 +179,8 @@ def _check_bounds(session: Session, game: DuplicateGame, rnd: DuplicateRound, pl
     """:class:`BulletinRefused` beyond a bound of the text or of the player's rate (the
     module's docstring); nothing is stored then."""
     line, most = first_line(text), setting("BULLETIN_MAX_CHARS", 200)
+    if game.variant == SUPERSCRABBLE:  # a sheet lists every scrabble of the round
+        most = setting("BULLETIN_TEXT_MAX_CHARS", 2000)
     if most > 0 and len(line) > most:
         raise _refused(session, game, player, received_at,
                        f"Bulletin trop long : {len(line)} caractères sur sa ligne, au plus "
