@@ -320,3 +320,41 @@ def test_a_superscrabble_sheet_may_be_longer(
     assert resp.status_code == 400
     assert "Bulletin trop long : 2331 caractères sur sa ligne, au plus 2000." in resp.get_data(
         as_text=True)
+
+
+@pytest.mark.parametrize("variant", ["", "completif", "tactique"])
+def test_any_text_is_stored_or_refused(
+    app: Flask, ctx: Flask, db_session: Session, competition: Competition, tmp_path: Path,
+    frozen_clock: Any, ana: Player, variant: str,
+) -> None:
+    """Through the service itself (on the test database): any text gives a stored bulletin
+    (read, or with French reasons) or a French refusal — never another exception, never a
+    control character stored, never « erreur interne »."""
+    from hypothesis import HealthCheck, given, settings
+
+    from tests.puzzles.test_bulletin_fuzz import texts
+    from webapp.models import Channel
+    from webapp.services import duplicate
+
+    app.config.update(BULLETINS_PER_WINDOW=0, BULLETIN_VERSIONS_PER_ROUND=0)
+    game = _start(app, db_session, competition, tmp_path, frozen_clock, variant=variant)
+
+    @settings(max_examples=60, deadline=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+    @given(text=texts)
+    def check(text: str) -> None:
+        try:
+            out = duplicate.submit_bulletin(session=db_session, player=ana, game=game,
+                                            text=text, channel=Channel.EMAIL,
+                                            received_at=START + timedelta(seconds=1))
+        except duplicate.DuplicateError as exc:
+            assert str(exc).strip()
+        else:
+            raw = out.entry.raw_text
+            assert not any(ord(ch) < 32 and ch not in "\t\n\r" or ch == "\x7f" for ch in raw)
+            assert (out.entry.bulletin is None) == bool(out.errors)
+            assert not any("rreur interne" in e for e in out.errors)
+        finally:
+            db_session.rollback()
+
+    check()
