@@ -135,6 +135,8 @@ def test_the_new_reasons_in_romanian() -> None:
         "n'a pas été enregistré ; le dernier reçu compte.":
         "Ați trimis deja 4 buletine pentru runda 1: cel mult 4 pe rundă. Acesta nu a fost "
         "înregistrat; contează ultimul primit.",
+        "Ligne 2 : « ² » n'est ni une référence (H4, 4H), ni un mot, ni un score.":
+        "Rândul 2: „²” nu este nici referință (H4, 4H), nici cuvânt, nici punctaj.",
         # the sheets' flash message is not taken for a « Solution n° … » one
         "Solution de référence enregistrée : 166 points.":
         "Soluția de referință a fost înregistrată: 166 puncte.",
@@ -146,3 +148,15 @@ def test_the_new_reasons_in_romanian() -> None:
                   "enregistré.")
     assert mail.subject == "Buletin neînregistrat: D1"
     assert "Prea multe soluții pe buletin: 6, cel mult 5." in mail.text
+
+
+def test_reasons_name_the_line_when_the_text_has_several() -> None:
+    """A mail's bulletin is the first non-empty line; when the text has several, its
+    reasons say which line was read (« Ligne 2 : … »); a one-line bulletin's do not."""
+    assert parse_text("\nH8 ZA ²\n-- \nAna") == (
+        ["Ligne 2 : « ² » n'est ni une référence (H4, 4H), ni un mot, ni un score."], None)
+    assert parse_text("H8 ZA ²") == (
+        ["« ² » n'est ni une référence (H4, 4H), ni un mot, ni un score."], None)
+    assert parse_text("Bonjour,\nH4 BENIE 20", "tactique")[0] == [
+        "Ligne 1 : « Bonjour, » n'est ni une référence (H4, 4H), ni un mot, ni un score."]
+    assert parse_text("H4 BENIE 20\nAna")[0] == []

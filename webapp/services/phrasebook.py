@@ -175,6 +175,7 @@ MESSAGES: tuple[str, ...] = (
     N_("Raccord « %(raccord)s » : trois lettres de raccord au minimum."),
     N_("Score « %(score)s » : au plus %(digits)s chiffres."),
     N_("Solution n° %(number)s : %(reason)s"),
+    N_("Ligne %(line)s : %(reason)s"),
     N_("Cumul « %(total)s » illisible."),
     N_("Nombre de scrabbles « %(count)s » illisible."),
     N_("Feuille de Superscrabble : écrivez chaque scrabble une fois, séparés par des "

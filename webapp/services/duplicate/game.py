@@ -440,8 +440,9 @@ def parse_line(variant: str, line: str) -> Any:
 
 
 def parse_text(text: str, variant: str = "") -> tuple[list[str], dict[str, Any] | None]:
-    """The bulletin is the first non-empty line (a mail's signature below it is ignored).
-    The parsers answer every line with a bulletin or French reasons (their fuzzers:
+    """The bulletin is the first non-empty line (a mail's signature below it is ignored);
+    when the text has several, its reasons name that line (« Ligne 2 : … »). The parsers
+    answer every line with a bulletin or French reasons (their fuzzers:
     tests/puzzles/test_bulletin_fuzz.py); should one raise all the same, the bulletin is kept
     as unreadable, for the arbitre, with a French reason."""
     line = first_line(text)
@@ -454,7 +455,11 @@ def parse_text(text: str, variant: str = "") -> tuple[list[str], dict[str, Any] 
         log.exception("parse_bulletin raised")
         return ["Bulletin illisible : il est conservé et l'arbitre l'examinera."], None
     if isinstance(parsed, list):
-        return [str(e) for e in parsed], None
+        lines = [ln for ln in text.splitlines() if ln.strip()]
+        if len(lines) == 1:
+            return [str(e) for e in parsed], None
+        number = next(k for k, ln in enumerate(text.splitlines(), 1) if ln.strip())
+        return [f"Ligne {number} : {e}" for e in parsed], None
     if variant in FREE_VARIANTS:
         return [], free_dict(parsed)
     if variant == SUPERSCRABBLE:
