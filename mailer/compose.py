@@ -123,6 +123,12 @@ TEMPLATES: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("draw_notation", "submission_address", "subject_hint", "game_url", "variant_label",
          "variant_rule", "stock", "bulletin_example"),
     ),
+    # A Duplicate bulletin beyond a bound (webapp.services.duplicate.BulletinRefused):
+    # nothing stored; one per player, game and rate window.
+    "duplicate_refused": (
+        ("player_name", "game_title", "reason"),
+        ("original_subject",),
+    ),
     "duplicate_receipt": (
         ("player_name", "game_title", "round_no", "received_at"),
         ("rack", "deadline", "late", "channel", "bulletin", "errors", "text",

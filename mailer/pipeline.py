@@ -198,8 +198,12 @@ def _reply(
     inbound: InboundMessage,
     msg: Any,
     player_id: int | None = None,
+    template: str | None = None,
+    dedupe_key: str | None = None,
 ) -> bool:
-    """Queue an automatic answer unless the address had too many in the last hour."""
+    """Queue an automatic answer unless the address had too many in the last hour.
+    ``template``: the mail's template when it is not named as ``kind``; ``dedupe_key``:
+    one answer for every message sharing it (by default one per inbound message)."""
     now = clock.now()
     if addresses.address_problem(to_addr) is not None:
         # Nothing can be sent there (and a bad To must never reach the outbox).
@@ -233,9 +237,9 @@ def _reply(
         session=session,
         kind=kind,
         to_addr=to_addr,
-        template=kind,
+        template=template or kind,
         context=context,
-        dedupe_key=f"{kind}:inbound:{inbound.id}",
+        dedupe_key=dedupe_key or f"{kind}:inbound:{inbound.id}",
         player_id=player_id,
         headers=headers,
     )
@@ -307,9 +311,11 @@ class Delivery:
     msg: Any = None
 
     def reply(self, kind: OutboxKind, to_addr: str, context: dict[str, Any],
-              player_id: int | None = None) -> bool:
+              player_id: int | None = None, *, template: str | None = None,
+              dedupe_key: str | None = None) -> bool:
         return _reply(self.session, self.settings, kind=kind, to_addr=to_addr,
-                      context=context, inbound=self.row, msg=self.msg, player_id=player_id)
+                      context=context, inbound=self.row, msg=self.msg, player_id=player_id,
+                      template=template, dedupe_key=dedupe_key)
 
 
 @dataclass(frozen=True)
@@ -414,10 +420,21 @@ def claim_for_games(d: Delivery, player: Player, text: str) -> Outcome | None:
     if claimed is not None:
         return Outcome(InboundStatus.PROCESSED,
                        f"partie par correspondance {claimed[0].code} : {claimed[1]}")
-    bulletin = duplicate.claim_mail(
-        session=d.session, player=player, subject=subject, text=text,
-        received_at=d.row.received_at, inbound_message_id=d.row.id,
-        in_reply_to=d.row.message_id)
+    try:
+        bulletin = duplicate.claim_mail(
+            session=d.session, player=player, subject=subject, text=text,
+            received_at=d.row.received_at, inbound_message_id=d.row.id,
+            in_reply_to=d.row.message_id)
+    except duplicate.BulletinRefused as exc:
+        # beyond a bound (length, solutions, rate): nothing stored; one answer per player,
+        # game and rate window, not one per message (no receipt storm)
+        if exc.answered:
+            return Outcome(InboundStatus.IGNORED,
+                           f"bulletin refusé (déjà répondu dans la fenêtre) : {exc}")
+        d.reply(OutboxKind.REFUSED, player.email,
+                {"player_name": player.name, "game_title": exc.title, "reason": str(exc)},
+                player_id=player.id, template="duplicate_refused", dedupe_key=exc.reply_key)
+        return Outcome(InboundStatus.IGNORED, f"bulletin refusé : {exc}")
     if bulletin is not None:
         return Outcome(InboundStatus.PROCESSED, f"bulletin Duplicate n° {bulletin.entry.id}")
     return None

@@ -762,7 +762,27 @@ class Bulletin:
         return " / ".join([" ".join(parts), *(a.to_text() for a in self.alternatives)])
 
 
+#: the most digits a written score may have (a Duplicate move scores well under 10,000)
+MAX_SCORE_DIGITS = 4
+
+
+def is_number(token: str) -> bool:
+    """ASCII digits only: ``str.isdigit`` also takes « ² » or « ٣ », which ``int`` refuses
+    or reads as another number."""
+    return token.isascii() and token.isdigit()
+
+
+def score_error(token: str) -> str | None:
+    """A French reason when a written number is too long to be a score, else None."""
+    if len(token) > MAX_SCORE_DIGITS:
+        shown = token if len(token) <= 12 else f"{token[:12]}…"
+        return f"Score « {shown} » : au plus {MAX_SCORE_DIGITS} chiffres."
+    return None
+
+
 def _is_ref(token: str) -> bool:
+    if not token.isascii():
+        return False
     if not any(ch.isdigit() for ch in token) or not any(ch.isalpha() for ch in token):
         return False
     try:
@@ -811,7 +831,11 @@ def parse_bulletin(
                 errors.append(letter)
             else:
                 placed.append(letter)
-        elif tok.isdigit():
+        elif is_number(tok):
+            too_long = score_error(tok)
+            if too_long:
+                errors.append(too_long)
+                continue
             if claimed is not None:
                 errors.append(f"Deux scores sur le bulletin : {claimed} et {tok}.")
             claimed = int(tok)
@@ -1201,15 +1225,20 @@ def correct(
         return Verdict(who, 0, "absent", reason_fr="Pas de bulletin : zéro.")
     ctx = context or prepare_round(state, rack, config, round_no=round_no, top_score=top_score)
     solutions = (bulletin, *bulletin.alternatives)
-    verdicts = [_correct_one(ctx, b, who) for b in solutions]
+    return retain_solution([_correct_one(ctx, b, who) for b in solutions],
+                           [b.claimed for b in solutions])
+
+
+def retain_solution(verdicts: Sequence[Verdict], claimed: Sequence[int | None]) -> Verdict:
+    """S1 5.6: of several solutions on one bulletin (``verdicts[i]`` the correction of the
+    solution whose written score is ``claimed[i]``), the one whose score is exactly the
+    claimed one, else the lowest-scoring non-null one; its reason says so."""
     if len(verdicts) == 1:
         return verdicts[0]
-    # S1 5.6: several solutions — the one whose score is exactly the claimed one, else the
-    # lowest-scoring non-null one
     exact = [
         v
-        for v, b in zip(verdicts, solutions, strict=True)
-        if v.kind == "valide" and v.score == b.claimed
+        for v, c in zip(verdicts, claimed, strict=True)
+        if v.kind == "valide" and v.score == c
     ]
     non_null = [v for v in verdicts if v.kind not in ("nul", "absent")]
     chosen = (

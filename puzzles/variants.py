@@ -48,13 +48,16 @@ from puzzles.duplicate import (
     correct,
     draw_listed,
     draw_round,
+    is_number,
     minus_tiles,
     no_valid_draw,
     parse_bulletin,
     prepare_round,
     rank_moves,
     read_object,
+    retain_solution,
     round_config,
+    score_error,
     top_key,
 )
 from puzzles.ties import shared_ranks
@@ -554,19 +557,37 @@ def draw_variant(
 @dataclass(frozen=True)
 class FreeBulletin:
     """A bulletin with the letters the player took: ``chosen`` (``+T``), ``swapped`` (the
-    Métagramme's given-back letter, ``-A``)."""
+    Métagramme's given-back letter, ``-A``); ``alternatives``: the further solutions written
+    on the line (``A +T / B +S``, S1 5.6), each with its own letters."""
 
     bulletin: Bulletin
     chosen: str = ""
     swapped: str = ""
+    alternatives: tuple[FreeBulletin, ...] = ()
 
 
 def parse_free_bulletin(text: str, *, player: str = "") -> FreeBulletin | list[str]:
     """``H4 RESTAIT 70 +T`` (the chosen letters after ``+``; ``+?`` a stock joker) and, in
-    Métagramme, ``-A`` for the letter given back. French errors as a list."""
+    Métagramme, ``-A`` for the letter given back. Several solutions are separated by ``/``,
+    each with its letters (``H4 RESTAIT 70 +T / 8C MOTS 25 +S``); one score written for all
+    of them counts for each (as :func:`~puzzles.duplicate.parse_bulletin`). French errors
+    as a list (« solution 2 : … » when the line has several)."""
+    if "/" in text:
+        parts = text.split("/")
+        parsed = [parse_free_bulletin(p, player=player) for p in parts]
+        errors = [f"Solution n° {k} : {e}" for k, p in enumerate(parsed, 1)
+                  if isinstance(p, list) for e in p]
+        if errors:
+            return errors
+        sols = [p for p in parsed if isinstance(p, FreeBulletin)]
+        scores = {f.bulletin.claimed for f in sols if f.bulletin.claimed is not None}
+        if len(scores) == 1:  # one score written for all the solutions
+            sols = [replace(f, bulletin=replace(f.bulletin, claimed=next(iter(scores))))
+                    for f in sols]
+        return replace(sols[0], alternatives=tuple(sols[1:]))
     chosen = swapped = ""
     rest: list[str] = []
-    errors: list[str] = []
+    errors = []
     for tok in close_placed_spaces(text).split():
         if tok.startswith("+") and len(tok) > 1:
             body = tok[1:].upper()
@@ -617,6 +638,12 @@ def correct_free(
     who = fb.bulletin.player if fb is not None and fb.bulletin.player else player
     if fb is None:
         return Verdict(who, 0, "absent", reason_fr="Pas de bulletin : zéro.")
+    if fb.alternatives:  # several solutions (S1 5.6), each corrected with its own letters
+        solutions = (replace(fb, alternatives=()), *fb.alternatives)
+        return retain_solution(
+            [correct_free(state, drawn, sol, config, top_score=top_score, settings=settings,
+                          player=who, contexts=contexts) for sol in solutions],
+            [sol.bulletin.claimed for sol in solutions])
     v = settings.variant
     free = settings.free if v != "metagramme" else (1 if fb.swapped else 0)
     if len(fb.chosen) > free or (v == "metagramme" and len(fb.swapped) > 1):
@@ -1227,10 +1254,12 @@ def parse_tactique_billet(text: str, *, player: str = "") -> TactiqueBillet | li
     errors: list[str] = []
     if eq:
         t = tail.strip()
-        if t.isdigit():
+        too_long = score_error(t) if is_number(t) else None
+        if is_number(t) and too_long is None:
             total = int(t)
         elif t:
-            errors.append(f"Cumul « {t} » illisible.")
+            shown = t if len(t) <= 12 else f"{t[:12]}…"
+            errors.append(too_long or f"Cumul « {shown} » illisible.")
     # « + » between the words, not the sign of a raccord letter's offset (« O@+1,+1 »)
     parts = [p for p in PLUS_SEPARATOR_RE.split(close_placed_spaces(head)) if p.strip()]
     if not parts or len(parts) > 2:
@@ -1247,6 +1276,16 @@ def parse_tactique_billet(text: str, *, player: str = "") -> TactiqueBillet | li
     first = cast(Bulletin, parsed[0])
     second = cast(Bulletin, parsed[1]) if len(parsed) == 2 else None
     return TactiqueBillet(player, first, second, total)
+
+
+def _written_score(b: Bulletin, v: Verdict) -> int:
+    """The score written for the solution of ``b`` that ``v`` retained (a word written with
+    several solutions, « A / B », S1 5.6: the cumul is checked against the retained one's);
+    0 when none was written."""
+    solutions = (b, *b.alternatives)
+    same = [s for s in solutions if s.word == v.word] or [b]
+    placed = [s for s in same if s.ref == v.ref] or same
+    return placed[0].claimed or 0
 
 
 def correct_tactique(
@@ -1309,8 +1348,8 @@ def correct_tactique(
         score = v1.score + v2.score
         reasons = [f"Mot 1 : {v1.reason_fr}", f"Mot 2 : {v2.reason_fr}"]
         warn = v1.kind == "avertissement" or v2.kind == "avertissement"
-        written = (billet.first.claimed or 0) + (billet.second.claimed or 0 if billet.second
-                                                  else 0)
+        written = _written_score(billet.first, v1) + (
+            _written_score(billet.second, v2) if billet.second else 0)
         if billet.total is None:
             warn = True
             reasons.append("Avertissement : cumul absent.")
@@ -1452,11 +1491,18 @@ def parse_scrabble_sheet(text: str, *, player: str = "") -> ScrabbleSheet | list
     head, sep, tail = text.partition(";")
     count: int | None = None
     errors: list[str] = []
-    if sep and tail.strip():
-        if tail.strip().isdigit():
-            count = int(tail.strip())
+    if "/" in head:
+        errors.append("Feuille de Superscrabble : écrivez chaque scrabble une fois, séparés "
+                      "par des virgules ; « / » n'y a pas de sens (ex. « H4 RESTAIT, "
+                      "8C RESTAIT ; 2 »).")
+        head = head.replace("/", ",")
+    t = tail.strip()
+    if sep and t:
+        if is_number(t) and not score_error(t):
+            count = int(t)
         else:
-            errors.append(f"Nombre de scrabbles « {tail.strip()} » illisible.")
+            shown = t if len(t) <= 12 else f"{t[:12]}…"
+            errors.append(f"Nombre de scrabbles « {shown} » illisible.")
     entries: list[tuple[str, str]] = []
     for part in head.split(","):
         if not part.strip():

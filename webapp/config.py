@@ -87,6 +87,17 @@ class Config:
     # sheets per player (all problems, web and e-mail together) within the window; 0: no limit
     SUBMISSIONS_PER_WINDOW = 10
     SUBMISSION_WINDOW_SECONDS = 60
+    # round-game bulletins (Duplicate and its variants; docs/DUPLICATE.md « Bornes du
+    # bulletin »): the bulletin line's characters, the solutions on it (« A / B »), the whole
+    # text kept (a mail's signature below the line; longer is refused), the versions one
+    # player may send for one round, and per window (web and e-mail together); beyond any of
+    # them the bulletin is refused in French and nothing is stored; 0: no limit
+    BULLETIN_MAX_CHARS = 200
+    BULLETIN_MAX_SOLUTIONS = 5
+    BULLETIN_TEXT_MAX_CHARS = 2000
+    BULLETIN_VERSIONS_PER_ROUND = 30
+    BULLETINS_PER_WINDOW = 10
+    BULLETIN_WINDOW_SECONDS = 60
     APPEALS_PER_SHEET = 2  # appeals a player may file on one problem's verification
     MAX_APPEAL_DAYS = 30  # the console accepts an appeal window of 0..MAX_APPEAL_DAYS days
     MAIL_FROM = "Arbitre <arbitre@localhost>"

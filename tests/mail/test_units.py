@@ -186,6 +186,7 @@ MINIMAL = {
     "corr_reminder": {"player_name": "Ana", "game_title": "C1", "deadline": "demain"},
     "corr_final": {"player_name": "Ana", "game_title": "C1", "reason": "fin", "red": "Ana",
                    "blue": "Bob", "red_total": 10, "blue_total": 8},
+    "duplicate_refused": {"player_name": "Ana", "game_title": "D1", "reason": "trop long"},
     "duplicate_corrected": {"player_name": "Ana", "game_title": "D1", "round_no": 1,
                             "top_ref": "H4", "top_word": "RESTAIT", "top_score": 70,
                             "score": 70, "old_score": 0, "reason": ""},

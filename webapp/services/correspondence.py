@@ -44,6 +44,7 @@ from webapp.models import (
 )
 from webapp.services import audit, changes, notify
 from webapp.services.duplicate import text_grid
+from webapp.services.submissions import setting, strip_controls
 from webapp.services.timefmt import format_local
 from webapp.services.verification import base_lexicon
 
@@ -230,7 +231,8 @@ def parse_move(text: str) -> tuple[str | None, str | None]:
     if not is_ref(ref) and is_ref(word):
         ref, word = word, ref
     if not is_ref(ref):
-        raise CorrespondenceError(f"Référence illisible : « {parts[0]} ».")
+        shown = parts[0] if len(parts[0]) <= 20 else f"{parts[0][:20]}…"
+        raise CorrespondenceError(f"Référence illisible : « {shown} ».")
     return ref, word
 
 
@@ -241,6 +243,7 @@ def submit_move(*, session: Session, player: Player, game: CorrespondenceGame, t
     row is locked; the opponent is told it is his turn, both get the result at the end."""
     if received_at.tzinfo is None:
         raise ValueError("received_at must be timezone-aware")
+    text = strip_controls(text)
     locked = session.get(CorrespondenceGame, game.id, with_for_update=True)
     assert locked is not None
     game = locked
@@ -364,16 +367,24 @@ def claim_mail(*, session: Session, player: Player, subject: str, text: str,
     if len(games) != 1:
         return None
     game = games[0]
+    text = strip_controls(text)
     try:
         out = submit_move(session=session, player=player, game=game, text=text,
                           channel=Channel.EMAIL, received_at=received_at)
     except CorrespondenceError as exc:
+        # one « coup refusé » answer per player, game and BULLETIN_WINDOW_SECONDS, not one
+        # per message (no receipt storm)
+        prefix = f"corr_refused:{game.id}:{player.id}:"
+        window = setting("BULLETIN_WINDOW_SECONDS", 60) or 60
+        if notify.answered_since(session, prefix, received_at - timedelta(seconds=window)):
+            return game, f"coup refusé (déjà répondu dans la fenêtre) : {exc}"
         notify.enqueue(session=session, kind=KIND_TURN, to_addr=player.email,
                        template="corr_turn",
                        context={"player_name": player.name, "game_title": _title(game),
                                 "refused": str(exc), "text": text.strip()[:500],
                                 "game_url": game_url(game)},
-                       player_id=player.id)
+                       player_id=player.id,
+                       dedupe_key=f"{prefix}{int(received_at.timestamp() * 1_000_000)}")
         return game, f"coup refusé : {exc}"
     return game, f"coup {len(out.game.moves)} joué : {out.move['ref'] or 'passe'}"
 

@@ -326,6 +326,15 @@ def appeal_answer(*, session: Session, appeal: Any, player: Player, problem: Any
     )
 
 
+def answered_since(session: Session, key_prefix: str, since: datetime) -> bool:
+    """An outbox message whose dedupe key starts with ``key_prefix`` was queued after
+    ``since``: the answers to refused bulletins and moves go once per window, not once per
+    message (no receipt storm)."""
+    return session.exec(select(OutboxMessage.id).where(
+        col(OutboxMessage.dedupe_key).startswith(key_prefix, autoescape=True),
+        OutboxMessage.created_at > since).limit(1)).first() is not None
+
+
 def existing_keys(session: Session, keys: list[str]) -> set[str]:
     """The dedupe keys among ``keys`` already in the outbox: one query per 500 keys, so a
     notice batch costs a few queries whatever the number of players."""

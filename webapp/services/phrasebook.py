@@ -182,6 +182,25 @@ MESSAGES: tuple[str, ...] = (
        "suivies avant le mot, soit chaque lettre à sa place."),
     N_("« %(token)s » : la case 0,0 est celle de la première lettre du mot (%(first)s), pas "
        "%(letter)s."),
+    N_("Score « %(score)s » : au plus %(digits)s chiffres."),
+    N_("Solution n° %(number)s : %(reason)s"),
+    N_("Ligne %(line)s : %(reason)s"),
+    N_("Cumul « %(total)s » illisible."),
+    N_("Nombre de scrabbles « %(count)s » illisible."),
+    N_("Feuille de Superscrabble : écrivez chaque scrabble une fois, séparés par des "
+       "virgules ; « / » n'y a pas de sens (ex. « H4 RESTAIT, 8C RESTAIT ; 2 »)."),
+    N_("Bulletin illisible : il est conservé et l'arbitre l'examinera."),
+    # the bounds of a bulletin (services.duplicate.bulletins, issue 24 §3)
+    N_("Bulletin trop long : %(length)s caractères sur sa ligne, au plus %(most)s. Un "
+       "bulletin tient en une ligne (ex. « H4 RESTAIt 70 ») ; il n'a pas été enregistré."),
+    N_("Message trop long : %(length)s caractères, au plus %(most)s. Il n'a pas été "
+       "enregistré ; renvoyez le bulletin seul, sur une ligne."),
+    N_("Trop de solutions sur le bulletin : %(count)s, au plus %(most)s. Il n'a pas été "
+       "enregistré."),
+    N_("Vous avez déjà envoyé %(count)s bulletins pour le tour %(number)s : au plus "
+       "%(most)s par tour. Celui-ci n'a pas été enregistré ; le dernier reçu compte."),
+    N_("Trop de bulletins envoyés en peu de temps : au plus %(limit)s par %(window)s. Votre "
+       "bulletin n'a pas été enregistré ; renvoyez-le dans un moment."),
     N_("Vous n'êtes pas inscrit à la partie « %(title)s » (%(code)s)."),
     N_("La partie « %(title)s » (%(code)s) n'a pas encore commencé : le premier tirage sera "
        "publié le %(date)s."),

@@ -80,6 +80,17 @@ def strip_nul(text: str) -> str:
     return text.replace("\x00", "") if "\x00" in text else text
 
 
+#: the C0 control characters but tab, line feed and carriage return, and DEL
+_CONTROLS = {c: None for c in (*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F)}
+
+
+def strip_controls(text: str) -> str:
+    """:func:`strip_nul`, and the other control characters (ESC, BEL, backspace…) but tab
+    and line ends: a one-line bulletin means nothing by them, and shown raw on a page or in
+    a receipt they would drive the reader's terminal."""
+    return strip_nul(text).translate(_CONTROLS)
+
+
 def _may_take_part(competition_id: int, player_id: Any) -> Any:
     """SQL: registered in the competition, or the competition is open to all."""
     return (
@@ -95,15 +106,17 @@ def may_take_part(session: Session, *, player_id: int, competition_id: int) -> b
     return bool(session.execute(sa.select(_may_take_part(competition_id, player_id))).scalar())
 
 
-def _setting(name: str, default: int) -> int:
+def setting(name: str, default: int) -> int:
+    """An integer setting of the app (``default`` outside an app context)."""
     return int(current_app.config.get(name, default)) if has_app_context() else default
+
 
 
 def _check_entry(session: Session, player: Player, problem: Problem,
                  received_at: datetime) -> None:
     """Registration and the per-player rate, in one query; raises :class:`SubmissionRefused`."""
-    limit = _setting("SUBMISSIONS_PER_WINDOW", 10)
-    window = _setting("SUBMISSION_WINDOW_SECONDS", 60)
+    limit = setting("SUBMISSIONS_PER_WINDOW", 10)
+    window = setting("SUBMISSION_WINDOW_SECONDS", 60)
     since = received_at - timedelta(seconds=window)
     allowed = _may_take_part(problem.competition_id, player.id)
     recent = (
@@ -125,12 +138,13 @@ def _check_entry(session: Session, player: Player, problem: Problem,
     if limit > 0 and count >= limit:
         raise SubmissionRefused(
             f"Trop de feuilles envoyées en peu de temps : au plus {limit} par "
-            f"{_duration(window)}. Votre feuille n'a pas été enregistrée ; renvoyez-la "
+            f"{duration_fr(window)}. Votre feuille n'a pas été enregistrée ; renvoyez-la "
             "dans un moment."
         )
 
 
-def _duration(seconds: int) -> str:
+def duration_fr(seconds: int) -> str:
+    """« minute », « 2 heures », « 90 secondes »: the window of a rate, in French."""
     if seconds % 3600 == 0:
         hours = seconds // 3600
         return "heure" if hours == 1 else f"{hours} heures"

@@ -148,4 +148,5 @@ def bulletin(code: str) -> ResponseReturnValue:
     cur = view.current
     board = _board_data(view.game, cur) if cur and cur.status == RoundStatus.OPEN else None
     return render_template("duplicate/game.html", registered=True, mine=[], my_results=[],
-                           text=text, error=error, board_data=board, **page_data(view)), 400
+                           text=duplicate.form_text(text), error=error, board_data=board,
+                           **page_data(view)), 400

@@ -44,6 +44,7 @@ from __future__ import annotations
 from webapp.services.duplicate.bulletins import (
     BulletinOutcome,
     claim_mail,
+    form_text,
     submit_bulletin,
 )
 from webapp.services.duplicate.correction import (
@@ -72,6 +73,7 @@ from webapp.services.duplicate.game import (
     SUPERSCRABBLE,
     VARIANT_RULES_FR,
     WEEKDAYS_FR,
+    BulletinRefused,
     DuplicateError,
     all_answered,
     bulletin_dict,
@@ -90,6 +92,8 @@ from webapp.services.duplicate.game import (
     engine,
     entries_of,
     first_line,
+    free_dict,
+    free_of,
     game_url,
     is_free,
     is_live,
@@ -151,6 +155,7 @@ from webapp.services.stored import duplicate_settings_of, variant_settings_of
 __all__ = [
     "BULLETIN_EXAMPLES",
     "BulletinOutcome",
+    "BulletinRefused",
     "ChangePreview",
     "DuplicateError",
     "FREE_VARIANTS",
@@ -169,6 +174,9 @@ __all__ = [
     "bulletin_dict",
     "bulletin_line",
     "bulletin_of",
+    "free_dict",
+    "free_of",
+    "form_text",
     "check_rhythm",
     "claim_mail",
     "close_round",

@@ -1,12 +1,21 @@
 """A player's Duplicate bulletin, by web or mail: stored raw first, parsed, flagged late,
-acknowledged; a bulletin received on time but stored after the close still counts."""
+acknowledged; a bulletin received on time but stored after the close still counts.
+
+Control characters are stripped first (``submissions.strip_controls``, as the sheets' NUL).
+A bulletin beyond a bound is refused before anything is stored (:class:`BulletinRefused`,
+French): a bulletin line longer than ``BULLETIN_MAX_CHARS`` (a Superscrabble sheet, which
+lists every scrabble of the round: ``BULLETIN_TEXT_MAX_CHARS``), a text longer than
+``BULLETIN_TEXT_MAX_CHARS``, more than ``BULLETIN_MAX_SOLUTIONS`` solutions, more than
+``BULLETIN_VERSIONS_PER_ROUND`` versions for the round, or more than ``BULLETINS_PER_WINDOW``
+for the round in ``BULLETIN_WINDOW_SECONDS`` (the sheets' rate, ``submissions.setting``);
+0 lifts a bound."""
 
 from __future__ import annotations
 
 import hashlib
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
@@ -27,15 +36,18 @@ from webapp.models import (
 from webapp.services import audit, notify
 from webapp.services.duplicate.correction import compute_results
 from webapp.services.duplicate.game import (
+    SUPERSCRABBLE,
+    BulletinRefused,
     DuplicateError,
     all_answered,
     bulletin_line,
     first_line,
     game_url,
-    parse_line,
     parse_text,
     schedule_changed,
+    solution_count,
 )
+from webapp.services.submissions import duration_fr, setting, strip_controls
 from webapp.services.timefmt import format_local
 
 
@@ -61,10 +73,12 @@ def submit_bulletin(
     """Store one bulletin for the round in progress at ``received_at`` (raw text first),
     parse it, flag it late when received after the round's deadline, enqueue its receipt.
     Does not commit. :class:`DuplicateError` (French) when no round has been drawn yet or
-    the player is not registered."""
+    the player is not registered; :class:`BulletinRefused` beyond a bound (nothing is
+    stored, no receipt)."""
     if received_at.tzinfo is None:
         raise ValueError("received_at must be timezone-aware")
     assert player.id is not None and game.id is not None
+    text = strip_controls(text)
     registered = session.exec(select(Registration.id).where(
         Registration.competition_id == game.competition_id,
         Registration.player_id == player.id)).first()
@@ -93,6 +107,13 @@ def submit_bulletin(
                                      DuplicateEntry.player_id == player.id)
         .order_by(col(DuplicateEntry.version).desc()).limit(1)
     ).first()
+    _check_bounds(session, game, rnd, player, text, last, received_at)
+    errors, bulletin = parse_text(text, game.variant)  # never raises
+    most = setting("BULLETIN_MAX_SOLUTIONS", 5)
+    if most > 0 and solution_count(bulletin) > most:
+        raise _refused(session, game, player, received_at,
+                       f"Trop de solutions sur le bulletin : {solution_count(bulletin)}, au "
+                       f"plus {most}. Il n'a pas été enregistré.")
     late = received_at > rnd.closes_at
     entry = DuplicateEntry(
         round_id=rnd.id or 0, player_id=player.id, version=(last.version + 1) if last else 1,
@@ -102,7 +123,6 @@ def submit_bulletin(
     )
     session.add(entry)
     session.flush()  # the raw text is in before anything that could fail
-    errors, bulletin = parse_text(text, game.variant)
     entry.parse_errors, entry.bulletin = errors, bulletin
     session.add(entry)
     audit.record(session=session, actor=f"player:{player.id}", action="duplicate.bulletin",
@@ -142,6 +162,64 @@ def submit_bulletin(
     return BulletinOutcome(entry=entry, round=rnd, late=late, errors=errors)
 
 
+def _refused(session: Session, game: DuplicateGame, player: Player, received_at: datetime,
+             message: str) -> BulletinRefused:
+    """The refusal, and whether one was answered by mail in the last
+    ``BULLETIN_WINDOW_SECONDS`` (its answers' dedupe keys share a prefix)."""
+    window = setting("BULLETIN_WINDOW_SECONDS", 60) or 60
+    prefix = f"duplicate_refused:{game.id}:{player.id}:"
+    answered = notify.answered_since(session, prefix, received_at - timedelta(seconds=window))
+    stamp = int(received_at.timestamp() * 1_000_000)
+    return BulletinRefused(message, title=f"{game.title} ({game.code})",
+                           reply_key=f"{prefix}{stamp}", answered=answered)
+
+
+def _check_bounds(session: Session, game: DuplicateGame, rnd: DuplicateRound, player: Player,
+                  text: str, last: DuplicateEntry | None, received_at: datetime) -> None:
+    """:class:`BulletinRefused` beyond a bound of the text or of the player's rate (the
+    module's docstring); nothing is stored then."""
+    line, most = first_line(text), setting("BULLETIN_MAX_CHARS", 200)
+    if game.variant == SUPERSCRABBLE:  # a sheet lists every scrabble of the round
+        most = setting("BULLETIN_TEXT_MAX_CHARS", 2000)
+    if most > 0 and len(line) > most:
+        raise _refused(session, game, player, received_at,
+                       f"Bulletin trop long : {len(line)} caractères sur sa ligne, au plus "
+                       f"{most}. Un bulletin tient en une ligne (ex. « H4 RESTAIt 70 ») ; il "
+                       "n'a pas été enregistré.")
+    most = setting("BULLETIN_TEXT_MAX_CHARS", 2000)
+    if most > 0 and len(text) > most:
+        raise _refused(session, game, player, received_at,
+                       f"Message trop long : {len(text)} caractères, au plus {most}. Il n'a "
+                       "pas été enregistré ; renvoyez le bulletin seul, sur une ligne.")
+    most = setting("BULLETIN_VERSIONS_PER_ROUND", 30)
+    if most > 0 and last is not None and last.version >= most:
+        raise _refused(session, game, player, received_at,
+                       f"Vous avez déjà envoyé {last.version} bulletins pour le tour "
+                       f"{rnd.number} : au plus {most} par tour. Celui-ci n'a pas été "
+                       "enregistré ; le dernier reçu compte.")
+    limit = setting("BULLETINS_PER_WINDOW", 10)
+    window = setting("BULLETIN_WINDOW_SECONDS", 60)
+    if limit > 0:
+        recent = session.execute(
+            sa.select(sa.func.count(col(DuplicateEntry.id)))
+            .where(col(DuplicateEntry.round_id) == rnd.id,
+                   col(DuplicateEntry.player_id) == player.id,
+                   col(DuplicateEntry.received_at) > received_at - timedelta(seconds=window),
+                   col(DuplicateEntry.received_at) <= received_at)).scalar_one()
+        if recent >= limit:
+            raise _refused(session, game, player, received_at,
+                           f"Trop de bulletins envoyés en peu de temps : au plus {limit} par "
+                           f"{duration_fr(window)}. Votre bulletin n'a pas été enregistré ; "
+                           "renvoyez-le dans un moment.")
+
+
+def form_text(text: str) -> str:
+    """What the web form shows again after a refusal: the text typed, cut at
+    ``BULLETIN_TEXT_MAX_CHARS`` (a refused 100 KB bulletin must not come back whole)."""
+    most = setting("BULLETIN_TEXT_MAX_CHARS", 2000)
+    return text[:most] if most > 0 else text
+
+
 def claim_mail(*, session: Session, player: Player, subject: str, text: str,
                received_at: datetime, inbound_message_id: int | None,
                in_reply_to: str | None) -> BulletinOutcome | None:
@@ -158,6 +236,7 @@ def claim_mail(*, session: Session, player: Player, subject: str, text: str,
     ).all())
     if not games:
         return None
+    text = strip_controls(text)
     words = {w.upper() for w in re.findall(r"[\w-]+", subject or "")}
     named = [g for g in games if g.code.upper() in words]
     if len(named) == 1:
@@ -169,9 +248,7 @@ def claim_mail(*, session: Session, player: Player, subject: str, text: str,
                 col(Problem.status).in_((ProblemStatus.OPEN, ProblemStatus.CLOSED)))).all()}:
             return None
         running = [g for g in games if g.status == DuplicateStatus.RUNNING]
-        line = first_line(text)
-        if (len(running) != 1 or not line
-                or isinstance(parse_line(running[0].variant, line), list)):
+        if len(running) != 1 or parse_text(text, running[0].variant)[1] is None:
             return None
         game = running[0]
     return submit_bulletin(session=session, player=player, game=game, text=text.strip(),

@@ -34,6 +34,7 @@ from webapp.services.duplicate.game import (
     engine,
     entries_of,
     first_line,
+    free_of,
     is_free,
     move_dict,
     players_of,
@@ -70,11 +71,9 @@ def compute_results(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> lis
         elif entry.bulletin is None:
             bulletins[str(p.id)] = first_line(entry.raw_text)  # read again: its errors
         else:
-            b = bulletin_of(entry.bulletin, str(p.id), entry.received_at)
-            if is_free(game):  # with the letters taken from the stock
-                b = variants().FreeBulletin(b, entry.bulletin.get("chosen", ""),
-                                            entry.bulletin.get("swapped", ""))
-            bulletins[str(p.id)] = b
+            # every solution written (S1 5.6); the free variants with the letters taken
+            bulletins[str(p.id)] = (free_of if is_free(game) else bulletin_of)(
+                entry.bulletin, str(p.id), entry.received_at)
     if is_free(game):
         verdicts = variants().correct_free_round(
             state, rnd.draw["rack"], bulletins,

@@ -71,6 +71,20 @@ class DuplicateError(ValueError):
     """A French message for the arbitre or the player; nothing was changed."""
 
 
+class BulletinRefused(DuplicateError):
+    """A bulletin beyond a bound (its length, its solutions, the player's rate): nothing is
+    stored. The mail answering it has the dedupe key ``reply_key``; ``answered``: a refusal
+    of this player's bulletins for this game was already answered within the rate window
+    (one answer per window, not one per message: no receipt storm); ``title``: the game, as
+    the answer names it."""
+
+    def __init__(self, message: str, *, reply_key: str, title: str, answered: bool) -> None:
+        super().__init__(message)
+        self.reply_key = reply_key
+        self.title = title
+        self.answered = answered
+
+
 def engine() -> Any:
     return engine_module
 
@@ -447,7 +461,11 @@ def parse_line(variant: str, line: str) -> Any:
 
 
 def parse_text(text: str, variant: str = "") -> tuple[list[str], dict[str, Any] | None]:
-    """The bulletin is the first non-empty line (a mail's signature below it is ignored)."""
+    """The bulletin is the first non-empty line (a mail's signature below it is ignored);
+    when the text has several, its reasons name that line (« Ligne 2 : … »). The parsers
+    answer every line with a bulletin or French reasons (their fuzzers:
+    tests/puzzles/test_bulletin_fuzz.py); should one raise all the same, the bulletin is kept
+    as unreadable, for the arbitre, with a French reason."""
     line = first_line(text)
     if not line:
         example = BULLETIN_EXAMPLES.get(variant, "H4 RESTAIt 70")
@@ -456,13 +474,15 @@ def parse_text(text: str, variant: str = "") -> tuple[list[str], dict[str, Any] 
         parsed = parse_line(variant, line)
     except Exception:  # the parser must never cost a player his bulletin
         log.exception("parse_bulletin raised")
-        return ["Erreur interne à la lecture du bulletin ; il est conservé et l'arbitre "
-                "l'examinera."], None
+        return ["Bulletin illisible : il est conservé et l'arbitre l'examinera."], None
     if isinstance(parsed, list):
-        return [str(e) for e in parsed], None
+        lines = [ln for ln in text.splitlines() if ln.strip()]
+        if len(lines) == 1:
+            return [str(e) for e in parsed], None
+        number = next(k for k, ln in enumerate(text.splitlines(), 1) if ln.strip())
+        return [f"Ligne {number} : {e}" for e in parsed], None
     if variant in FREE_VARIANTS:
-        return [], {**bulletin_dict(parsed.bulletin), "chosen": parsed.chosen,
-                    "swapped": parsed.swapped}
+        return [], free_dict(parsed)
     if variant == SUPERSCRABBLE:
         return [], {"entries": [list(e) for e in parsed.entries], "count": parsed.count}
     if variant == "tactique":
@@ -472,26 +492,64 @@ def parse_text(text: str, variant: str = "") -> tuple[list[str], dict[str, Any] 
     return [], bulletin_dict(parsed)
 
 
+def solution_count(d: dict[str, Any] | None) -> int:
+    """How many solutions a stored bulletin holds (a Tactique billet: its word with the
+    most; a Superscrabble sheet: 1)."""
+    if not d:
+        return 0
+    if "first" in d:
+        return max(solution_count(d["first"]), solution_count(d.get("second")))
+    if "entries" in d:
+        return 1
+    return 1 + len(d.get("alternatives") or ())
+
+
 def bulletin_dict(b: Any) -> dict[str, Any]:
-    """The stored form of a bulletin; the raccord letters written at their places
-    (``raccord_at``, ``[letter, dx, dy]`` each) and the vertical mark only when written, so
-    that the bulletins stored before them read the same."""
-    d = {"word": b.word, "ref": b.ref, "raccord": getattr(b, "raccord", None),
-         "claimed": b.claimed}
+    """A ``puzzles.duplicate.Bulletin`` as stored: ``word``, ``ref``, ``raccord``,
+    ``claimed``; the raccord letters written at their places (``raccord_at``, ``[letter, dx,
+    dy]`` each) and the vertical mark only when written; with several solutions (``A / B``,
+    S1 5.6) the first one's keys and ``alternatives``, a list of the others' — every key
+    beyond the first four only when written, so the bulletins stored before read the same."""
+    out: dict[str, Any] = {"word": b.word, "ref": b.ref, "raccord": getattr(b, "raccord", None),
+                           "claimed": b.claimed}
     if getattr(b, "raccord_at", ()):
-        d["raccord_at"] = [[x.letter, x.dx, x.dy] for x in b.raccord_at]
+        out["raccord_at"] = [[x.letter, x.dx, x.dy] for x in b.raccord_at]
     if getattr(b, "vertical", False):
-        d["vertical"] = True
-    return d
+        out["vertical"] = True
+    alternatives = getattr(b, "alternatives", ())
+    if alternatives:
+        out["alternatives"] = [bulletin_dict(a) for a in alternatives]
+    return out
+
+
+def free_dict(fb: Any) -> dict[str, Any]:
+    """A ``puzzles.variants.FreeBulletin`` as stored: :func:`bulletin_dict` with the letters
+    taken (``chosen``, ``swapped``); each alternative with its own letters."""
+    out = {**bulletin_dict(fb.bulletin), "chosen": fb.chosen, "swapped": fb.swapped}
+    if fb.alternatives:
+        out["alternatives"] = [free_dict(a) for a in fb.alternatives]
+    return out
 
 
 def bulletin_of(d: dict[str, Any], player: str, received_at: datetime | None) -> Bulletin:
+    """The stored bulletin (:func:`bulletin_dict`) with every solution."""
     placed = tuple(engine().RaccordLetter(str(x[0]), int(x[1]), int(x[2]))
                    for x in d.get("raccord_at") or ())
     return Bulletin(player=player, word=d["word"], ref=d.get("ref"),
                     raccord=d.get("raccord"), claimed=d.get("claimed"),
                     received_at=received_at, raccord_at=placed,
-                    vertical=bool(d.get("vertical")))
+                    vertical=bool(d.get("vertical")),
+                    alternatives=tuple(bulletin_of(a, player, received_at)
+                                       for a in d.get("alternatives") or ()))
+
+
+def free_of(d: dict[str, Any], player: str, received_at: datetime | None) -> Any:
+    """The stored bulletin of a letter-choice variant (:func:`free_dict`) with every
+    solution and its letters."""
+    return variants().FreeBulletin(
+        replace(bulletin_of(d, player, received_at), alternatives=()),
+        d.get("chosen", ""), d.get("swapped", ""),
+        tuple(free_of(a, player, received_at) for a in d.get("alternatives") or ()))
 
 
 def bulletin_line(b: dict[str, Any] | None) -> str | None:
@@ -510,9 +568,11 @@ def bulletin_line(b: dict[str, Any] | None) -> str | None:
     claimed = b.get("claimed")
     letters = (f"-{b['swapped']}" if b.get("swapped") else "",
                f"+{b['chosen']}" if b.get("chosen") else "")
-    return " ".join(str(x) for x in (mark, place, b["word"],
-                                     claimed if claimed is not None else "", *letters)
-                    if x != "")
+    one = " ".join(str(x) for x in (mark, place, b["word"],
+                                    claimed if claimed is not None else "", *letters)
+                   if x != "")
+    others = [bulletin_line(a) or "" for a in b.get("alternatives") or ()]
+    return " / ".join([one, *others])
 
 
 def all_answered(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> bool:
