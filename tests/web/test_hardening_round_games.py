@@ -283,6 +283,9 @@ def test_names_with_a_line_break_are_refused_where_they_enter(
             problems.create_competition(session=db_session, slug="x2", name="X\rY")
         with pytest.raises(duplicate.DuplicateError, match="Titre : un retour à la ligne"):
             za_game(app, db_session, competition, tmp_path, title="Ex\npress")
+        with pytest.raises(ValueError, match="Nom de l'arbitre : un retour à la ligne"):
+            create_arbitre(session=db_session, username="juge2", password="motdepasse1",
+                           name="Juge\r\nBis")
     db_session.rollback()
     assert db_session.exec(select(Competition)).all()[0].slug == "cn2026"
     assert len(db_session.exec(select(Competition)).all()) == 1
