@@ -232,12 +232,13 @@ def test_names_with_a_line_break_are_refused_where_they_enter(
 ) -> None:
     use_word_list(app, tmp_path, "ZA\nZAS\n")
     ana, _bob = pair
-    # the CSV import: a quoted cell may hold a line break (the line is the record's last)
+    # the CSV import: a quoted cell may hold a line break (the error names the record's
+    # first line)
     r = console.post("/console/joueurs", data={
         "csv": 'nom;club;email\n"Cid\r\nDan";Club;cid@example.fr\nEve;"A\x1bB";eve@example.fr\n'})
     assert r.status_code == 400
     page = text(r)
-    assert "Ligne 3 : nom « Cid Dan » : un retour à la ligne n'y est pas admis." in page
+    assert "Ligne 2 : nom « Cid Dan » : un retour à la ligne n'y est pas admis." in page
     assert "Ligne 4 : club « A B » : le caractère de contrôle U+001B n'y est pas admis." in page
     assert db_session.exec(select(Player).where(Player.email == "eve@example.fr")).first() \
         is None

@@ -165,8 +165,10 @@ def _read(text: str, report: ImportReport) -> list[Row]:
     rows: list[Row] = []
     seen: dict[str, int] = {}
     try:
+        ended = reader.line_num
         for record in reader:
-            line = reader.line_num
+            # the record's first line (a quoted cell may hold a line break: it ends later)
+            line, ended = ended + 1, reader.line_num
             if not any(cell.strip() for cell in record):
                 continue
             def cell(key: str, record: list[str] = record) -> str:
