@@ -310,7 +310,7 @@ def test_the_calendars_write_stored_line_breaks_on_one_line(
         (Player, ana.id, {"name": "Ana\r\nPopescu"}),
         (Competition, competition.id, {"name": "Ligue\nB;is", "slug": "cn😀"}),
         (Problem, prob.id, {"title": "Premier\rproblème\x1b"}),
-        (DuplicateGame, game.id, {"title": "Ex\u2028press"}),
+        (DuplicateGame, game.id, {"title": "Ex\u2028press", "code": "EX😀"}),
     ):
         db_session.execute(sa.update(model).where(model.id == key).values(**values))
     db_session.commit()
@@ -333,6 +333,12 @@ def test_the_calendars_write_stored_line_breaks_on_one_line(
     # an X- property is TEXT (RFC 5545 §3.8.8.2): escaped, which icalendar leaves as read
     assert b"\r\nX-WR-CALNAME:Ligue B\\;is\r\n" in r.data
     assert len(list(cal.walk("VEVENT"))) == 4
+    # a stored code is percent-encoded in the events' URLs (RFC 3986)
+    assert {str(ev["URL"]) for ev in cal.walk("VEVENT")} == {
+        "http://arbitre.test/problemes/P1", "http://arbitre.test/duplicate/EX%F0%9F%98%80"}
+    # and its game page still answers (round 1 is open), the title as stored
+    r = client.get("/duplicate/" + quote("EX😀"))
+    assert r.status_code == 200 and "Ex\u2028press" in text(r)
 
 
 # --- the console forms' bounds -----------------------------------------------------------------
