@@ -614,3 +614,24 @@ def test_fuzz_the_round_actions(
     r = console.post(f"/console/duplicate/EX1/tours/{number}/{action}", data=form,
                      follow_redirects=True)
     _french_answer(r)
+
+
+def test_a_time_zone_too_long_for_the_file_system_is_refused_in_french(
+    console: FlaskClient, competition: Competition, db_session: Session,
+) -> None:
+    """``ZoneInfo("T" * 5000)`` raises ``OSError`` (« File name too long »), not the
+    ``ValueError`` the forms caught: the Duplicate fuzzer found the 500, which the problem
+    form (the same reader) and a problem file's deadline had too."""
+    from puzzles.problem import ProblemError, parse_deadline
+    from tests.web.test_hardening_console import problem_form
+
+    zone = "T" * 5000
+    message = f"Fuseau horaire inconnu : « {'T' * 40} »."
+    r = console.post("/console/duplicate", data=duplicate_form(competition, timezone=zone))
+    assert r.status_code == 400 and errors_of(r) == [message]
+    r = console.post("/console/problemes/nouveau", data=problem_form(competition, timezone=zone))
+    assert r.status_code == 400 and errors_of(r) == [message]
+    with pytest.raises(ProblemError, match="Fuseau horaire inconnu"):
+        parse_deadline(f"2000-05-12T19:00:00[{zone}]")
+    assert db_session.exec(select(DuplicateGame)).all() == []
+    assert db_session.exec(select(Problem)).all() == []
