@@ -85,7 +85,7 @@ def parse_deadline(text: str) -> datetime:
         )
     try:
         zone = ZoneInfo(m.group("zone"))
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a name too long
         raise ProblemError(f"Fuseau horaire inconnu : « {m.group('zone')} ».") from None
     try:
         instant = datetime.fromisoformat(m.group("instant"))

@@ -53,7 +53,7 @@ from werkzeug.wrappers import Response
 
 from webapp.db import get_engine, session_scope
 from webapp.models import Arbitre, ArbitreLoginToken, LoginToken, OutboxKind, Player
-from webapp.services import addresses, audit, clock, notify, single_use
+from webapp.services import addresses, audit, clock, inputs, notify, single_use
 
 bp = Blueprint("auth", __name__, template_folder="auth_templates")
 csrf = CSRFProtect()
@@ -266,6 +266,7 @@ def create_arbitre(
         raise ValueError(f"Le mot de passe doit compter au moins {MIN_PASSWORD} caractères.")
     if session.exec(select(Arbitre).where(Arbitre.username == username)).first():
         raise ValueError(f"L'identifiant « {username} » existe déjà.")
+    name = inputs.check_line(name, "Nom de l'arbitre")  # one line: it signs mails
     if email.strip():
         email = addresses.validate(email.strip())  # InvalidAddress: a French ValueError
     a = Arbitre(username=username, name=name or username, email=email.strip(),

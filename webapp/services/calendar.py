@@ -5,7 +5,10 @@ Each event has a UID that never changes for the same thing (``problem-<id>-clotu
 ``duplicate-<id>-coup-<n>@<host>``), so a calendar that reloads the feed updates its events
 instead of duplicating them. Every instant is written in UTC (``…Z``); ``icalendar`` folds
 long lines at 75 octets and ends every line with CRLF. DTSTAMP is the instant the row was
-created (the feed is a published calendar without METHOD: RFC 5545 §3.8.7.2).
+created (the feed is a published calendar without METHOD: RFC 5545 §3.8.7.2). Every text
+(a title, a name) is written on one line (``inputs.one_line``: a line break or control
+character stored before names were checked becomes a space), escaped by ``icalendar``, and
+codes are percent-encoded in URLs, so no stored value can break the feed.
 
 Events: a problem's publication, its deadline (« Clôture »), and for an Anticipation
 announced move by move each move's announcement (to the round's close); a Duplicate game's
@@ -16,9 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime, timedelta
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
-from icalendar import Calendar
+from icalendar import Calendar, vText
 from icalendar import Event as IcsEvent
 from sqlmodel import Session, col, select
 
@@ -32,7 +35,7 @@ from webapp.models import (
     Registration,
     Submission,
 )
-from webapp.services import rounds
+from webapp.services import inputs, rounds
 from webapp.services.timefmt import format_local
 
 #: how long a one-instant event (a publication, a deadline) lasts in a calendar
@@ -50,9 +53,9 @@ def _event(*, uid: str, host: str, summary: str, start: datetime, end: datetime,
     ev.add("dtstamp", stamp)
     ev.add("dtstart", start)
     ev.add("dtend", max(end, start + timedelta(minutes=1)))
-    ev.add("summary", summary)
+    ev.add("summary", inputs.one_line(summary))
     if description:
-        ev.add("description", description)
+        ev.add("description", inputs.one_line(description))
     if url:
         ev.add("url", url)
     return ev
@@ -61,7 +64,7 @@ def _event(*, uid: str, host: str, summary: str, start: datetime, end: datetime,
 def problem_events(problem: Problem, base_url: str) -> list[IcsEvent]:
     """Publication, deadline and (Anticipation announced move by move) each move."""
     host = _host(base_url)
-    url = f"{base_url.rstrip('/')}/problemes/{problem.code}"
+    url = f"{base_url.rstrip('/')}/problemes/{quote(problem.code, safe='')}"
     label = problem.game.label
     stamp = problem.created_at
     deadline_local = format_local(problem.deadline_at, problem.timezone)
@@ -92,7 +95,7 @@ def problem_events(problem: Problem, base_url: str) -> list[IcsEvent]:
 def duplicate_events(session: Session, game: DuplicateGame, base_url: str) -> list[IcsEvent]:
     """The game's start and each round drawn so far (opening to deadline)."""
     host = _host(base_url)
-    url = f"{base_url.rstrip('/')}/duplicate/{game.code}"
+    url = f"{base_url.rstrip('/')}/duplicate/{quote(game.code, safe='')}"
     out = [_event(uid=f"duplicate-{game.id}-debut", host=host, stamp=game.created_at,
                   summary=f"Duplicate : {game.title} — début",
                   start=game.starts_at, end=game.starts_at + MARK, url=url,
@@ -114,7 +117,8 @@ def _calendar(name: str, events: Iterable[IcsEvent]) -> bytes:
     cal.add("prodid", "-//Arbitre//Concours de Scrabble par correspondance//FR")
     cal.add("version", "2.0")
     cal.add("calscale", "GREGORIAN")
-    cal.add("x-wr-calname", name)
+    # an X- property is written as given (no TEXT escaping): one line, "\\ ; ," escaped
+    cal.add("x-wr-calname", vText(inputs.one_line(name)))
     for ev in events:
         cal.add_component(ev)
     return bytes(cal.to_ical())

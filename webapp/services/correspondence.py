@@ -42,7 +42,7 @@ from webapp.models import (
     Player,
     Registration,
 )
-from webapp.services import audit, changes, notify
+from webapp.services import audit, changes, inputs, notify
 from webapp.services.duplicate import text_grid
 from webapp.services.submissions import setting, strip_controls
 from webapp.services.timefmt import format_local
@@ -135,6 +135,12 @@ def create_game(
         engine().new_game(letters, engine().CorrespondenceSettings(lang=lang))
     except ValueError as exc:
         raise CorrespondenceError(str(exc)) from None
+    try:
+        title = inputs.check_line(title, "Titre", limit=200)
+        if code is not None:
+            inputs.check_code(code.strip(), "Code de la partie")
+    except ValueError as exc:
+        raise CorrespondenceError(str(exc)) from None
     code = (code or f"CORR-{secrets.token_hex(3)}").strip()
     if not code or any(c.isspace() for c in code):
         raise CorrespondenceError("Le code de la partie ne peut contenir d'espace.")
@@ -144,7 +150,7 @@ def create_game(
     assert competition.id is not None and red.id is not None and blue.id is not None
     game = CorrespondenceGame(
         code=code, competition_id=competition.id,
-        title=title.strip() or f"{red.name} – {blue.name}", lang=lang,
+        title=title or inputs.one_line(f"{red.name} – {blue.name}")[:200], lang=lang,
         lexicon_name=lexicon_name, row=letters, red_id=red.id, blue_id=blue.id, moves=[],
         move_hours=move_hours, reminder_hours=reminder_hours, grace_hours=grace_hours,
         turn_started_at=starts_at, status=PLAYING,
@@ -191,13 +197,21 @@ def create_round_robin(
                 raise CorrespondenceError(f"{red.name} et {blue.name} ont déjà une partie dans "
                                           f"la série « {competition.name} ».")
     prefix = (code_prefix or f"SERIE{competition.id}").strip()
+    try:  # the codes are « {prefix}-{round}-{board} »: room left for the two numbers
+        inputs.check_code(prefix, "Préfixe des codes")
+        if len(prefix) > inputs.CODE_MAX - 6:
+            raise ValueError(f"Préfixe des codes : {len(prefix)} caractères, "
+                             f"{inputs.CODE_MAX - 6} au plus.")
+    except ValueError as exc:
+        raise CorrespondenceError(str(exc)) from None
     games: list[CorrespondenceGame] = []
     for number, pairs in enumerate(rounds, 1):
         for board, (red_key, blue_key) in enumerate(pairs, 1):
             red, blue = by_key[red_key], by_key[blue_key]
             games.append(create_game(
                 session=session, competition=competition, red=red, blue=blue, row=row,
-                starts_at=starts_at, title=f"Tour {number} : {red.name} – {blue.name}",
+                starts_at=starts_at,
+                title=inputs.one_line(f"Tour {number} : {red.name} – {blue.name}")[:200],
                 code=f"{prefix}-{number}-{board}", lang=lang, lexicon_name=lexicon_name,
                 move_hours=move_hours, reminder_hours=reminder_hours,
                 grace_hours=grace_hours, actor=actor))

@@ -14,6 +14,7 @@ country; audited).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -37,7 +38,7 @@ from webapp.models import (
     RoundStatus,
     Submission,
 )
-from webapp.services import audit, calendar
+from webapp.services import audit, calendar, inputs
 from webapp.services.phrasebook import N_
 
 RESULTS_STATUSES = (ProblemStatus.PROVISIONAL, ProblemStatus.FINAL)
@@ -183,17 +184,21 @@ def profile(session: Session, player_id: int) -> Player | None:
 
 
 def profile_values(form: Mapping[str, str]) -> dict[str, str]:
-    """The profile's fields from a form, spaces collapsed."""
-    return {k: " ".join(form.get(k, "").split()) for k in PROFILE_LIMITS}
+    """The profile's fields from a form, spaces collapsed; a line break or a control
+    character stays (:func:`profile_errors` refuses it)."""
+    return {k: re.sub(r"[ \t]+", " ", form.get(k, "")).strip() for k in PROFILE_LIMITS}
 
 
 def profile_errors(values: Mapping[str, str]) -> list[str]:
-    """A French message per field too long."""
+    """A French message per field too long or not one line (``inputs.line_problem``)."""
     errors = []
     for k, (what, most) in PROFILE_LIMITS.items():
         if len(values[k]) > most:
             errors.append(f"{what.capitalize()} est trop long : {most} caractères au "
                           f"plus ({len(values[k])} saisis).")
+        problem = inputs.line_problem(values[k])
+        if problem is not None:
+            errors.append(f"{what.capitalize()} : {problem}.")
     return errors
 
 

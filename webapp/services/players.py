@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from sqlmodel import Session, col, func, select
 
 from webapp.models import Competition, Player, Problem, Registration, Submission
-from webapp.services import addresses, audit, notify, problems
+from webapp.services import addresses, audit, inputs, notify, problems
 
 _HEADERS = {
     "name": ("nom", "name", "joueur", "nom complet"),
@@ -59,6 +59,11 @@ def record_bounces(*, session: Session, emails: Iterable[str], at: datetime) -> 
 def create_player(*, session: Session, name: str, email: str, club: str = "",
                   licence: str = "", category: str = "", country: str = "") -> Player:
     email = addresses.validate(email)  # InvalidAddress is a ValueError (French message)
+    name = inputs.check_line(name, "Nom du joueur", limit=200, required=True)
+    club = inputs.check_line(club, "Club", limit=120)
+    licence = inputs.check_line(licence, "Numéro de licence", limit=40)
+    category = inputs.check_line(category, "Série", limit=20)
+    country = inputs.check_line(country, "Pays", limit=60)
     if session.exec(select(Player).where(Player.email == email)).first():
         raise ValueError(f"Un joueur a déjà l'adresse « {email} ».")
     p = Player(name=name.strip(), club=club.strip(), email=email, token=new_token(),
@@ -126,6 +131,9 @@ def import_players_csv(
 
 Row = tuple[int, str, str, str, dict[str, str | None]]
 
+#: the profile columns as a line's error names them
+_CSV_LABELS = {"licence": "numéro de licence", "category": "série", "country": "pays"}
+
 
 def _read(text: str, report: ImportReport) -> list[Row]:
     text = text.lstrip("\ufeff")
@@ -157,8 +165,10 @@ def _read(text: str, report: ImportReport) -> list[Row]:
     rows: list[Row] = []
     seen: dict[str, int] = {}
     try:
+        ended = reader.line_num
         for record in reader:
-            line = reader.line_num
+            # the record's first line (a quoted cell may hold a line break: it ends later)
+            line, ended = ended + 1, reader.line_num
             if not any(cell.strip() for cell in record):
                 continue
             def cell(key: str, record: list[str] = record) -> str:
@@ -176,6 +186,16 @@ def _read(text: str, report: ImportReport) -> list[Row]:
                 report.errors.append((line, "pays trop long (60 caractères au plus)."))
             if not name:
                 report.errors.append((line, "nom manquant."))
+            for what, value in (("nom", name), ("club", club),
+                                *((_CSV_LABELS[k], v or "") for k, v in profile.items())):
+                problem = inputs.line_problem(value)
+                if problem is not None:
+                    report.errors.append((line, f"{what} « {inputs.shown(value)} » : "
+                                                f"{problem}."))
+            if len(name) > 200:
+                report.errors.append((line, "nom trop long (200 caractères au plus)."))
+            if len(club) > 120:
+                report.errors.append((line, "club trop long (120 caractères au plus)."))
             problem = addresses.address_problem(email)
             if problem is not None:
                 report.errors.append(
@@ -217,7 +237,8 @@ def update_player(*, session: Session, player: Player, values: Mapping[str, str]
                   actor: str) -> dict[str, tuple[str, str]]:
     """Check and store the arbitre's edit of ``player`` (every key of :data:`EDITABLE`;
     spaces collapsed, the address checked and unique); returns the changed fields (before,
-    after), audited as ``player.profile``. :class:`PlayerRefused` lists what is wrong and
+    after), audited as ``player.profile``; a line break or a control character is refused
+    (``inputs.line_problem``). :class:`PlayerRefused` lists what is wrong and
     nothing is stored. The personal submission address does not change (it is the token's)."""
     new = {k: " ".join((values.get(k) or "").split()) for k in EDITABLE}
     errors = []
@@ -227,6 +248,10 @@ def update_player(*, session: Session, player: Player, values: Mapping[str, str]
                           f"({len(new[k])} saisis).")
     if not new["name"]:
         errors.append("Le nom est obligatoire.")
+    for k, (what, _most) in EDITABLE.items():  # a line break is refused, not collapsed
+        problem = inputs.line_problem((values.get(k) or "").replace("\t", " ").strip())
+        if problem is not None:
+            errors.append(f"{what.capitalize()} : {problem}.")
     if new["locale"] not in LOCALES:
         errors.append(f"Langue inconnue : « {new['locale']} » (français fr ou roumain ro).")
     try:

@@ -7,7 +7,7 @@ import secrets
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
 from flask import current_app, has_app_context
 from sqlmodel import Session, col, func, select
@@ -31,7 +31,7 @@ from webapp.models import (
     Submission,
     Verification,
 )
-from webapp.services import audit, rounds
+from webapp.services import audit, inputs, rounds
 from webapp.services.stored import puzzle_of as puzzle_of  # the one reader, re-exported
 from webapp.services.stored import readable_puzzle as readable_puzzle
 from webapp.services.stored import store_deadline
@@ -44,6 +44,9 @@ def create_competition(
 ) -> Competition:
     """A new competition; French ``ValueError`` when the slug is taken (``ranking_rule``
     may be the console form's string: an unknown one raises ``UnknownEnumValue``)."""
+    inputs.check_code(slug, "Identifiant de la compétition")
+    name = inputs.check_line(name, "Nom de la compétition", required=True)
+    description = inputs.check_text(description, "Description", limit=5000)
     if competition_by_slug(session, slug) is not None:
         raise ValueError(f"Une compétition a déjà l'identifiant « {slug} ».")
     comp = Competition(
@@ -58,6 +61,7 @@ def create_competition(
 
 def add_stage(*, session: Session, competition: Competition, name: str) -> Stage:
     assert competition.id is not None
+    name = inputs.check_line(name, "Nom de l'étape", required=True)
     last = session.exec(
         select(Stage).where(Stage.competition_id == competition.id)
         .order_by(col(Stage.position).desc())
@@ -182,13 +186,14 @@ def create_problem(
         raise ValueError("La clôture doit suivre la publication.")
     if stage is not None and stage.competition_id != competition.id:
         raise ValueError("Cette étape n'appartient pas à la compétition choisie.")
+    if code:
+        inputs.check_code(code, "Code public")
+    title = inputs.check_line(title or "", "Titre") or None
+    instructions = inputs.check_text(instructions, "Consignes", limit=5000)
     if code and session.exec(select(Problem.id).where(Problem.code == code)).first():
         raise ValueError(f"Le code public « {code} » est déjà celui d'un autre "
                          "problème : choisissez-en un autre.")
-    try:
-        ZoneInfo(timezone)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise ValueError(f"Fuseau horaire inconnu : « {timezone} ».") from None
+    inputs.zone_of(timezone)
 
     rounds.check_schedule(game=puzzle.game, publish_at=publish_at,
                           deadline_at=deadline_at, interval_minutes=round_interval_minutes,
@@ -204,7 +209,7 @@ def create_problem(
         code=code,
         competition_id=competition.id,
         stage_id=stage.id if stage else None,
-        title=title or puzzle.title or puzzle.game.label,
+        title=title or inputs.one_line(puzzle.title or "")[:200] or puzzle.game.label,
         game=puzzle.game,
         lang=puzzle.lang,
         params=({**puzzle.to_dict(), "settings": {"anticipation_live": True}} if live

@@ -32,6 +32,7 @@ from webapp.board_svg import board_svg
 from webapp.db import read_engine, session_scope
 from webapp.models import Channel, CorrespondenceGame
 from webapp.services import clock, correspondence, correspondence_pages
+from webapp.views.helpers import content_disposition
 
 bp = Blueprint("correspondence", __name__)
 
@@ -78,7 +79,8 @@ def sheet_document(code: str) -> Response:
     with Session(read_engine(), expire_on_commit=False) as s:
         text = correspondence.sheet(s, _game(s, code))
     return Response(text, content_type="text/plain; charset=utf-8",
-                    headers={"Content-Disposition": f'inline; filename="fisa-{code}.txt"'})
+                    headers={"Content-Disposition": content_disposition(f"fisa-{code}.txt",
+                                                                        inline=True)})
 
 
 @bp.route("/correspondance/<code>/coup", methods=["POST"])

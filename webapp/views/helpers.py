@@ -9,10 +9,12 @@ only turn stored values into what a page shows.
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import quote
 
 from flask import Blueprint
 from flask_babel import gettext  # type: ignore[import-untyped]
@@ -30,6 +32,23 @@ from webapp.db import read_engine
 from webapp.models import ProblemStatus
 from webapp.services import clock, rounds
 from webapp.services.reports import Grid
+
+
+def content_disposition(filename: str, *, inline: bool = False) -> str:
+    """The ``Content-Disposition`` of a downloaded file (RFC 6266): ``attachment`` (or
+    ``inline``), an ASCII ``filename="…"`` for old clients, and ``filename*=UTF-8''…``
+    (RFC 5987, percent-encoded) when the name is not plain ASCII — a code with an accent or
+    an emoji. Every download of the web app writes its header here: a header is Latin-1,
+    so an unencoded name outside it never reaches the client (``UnicodeEncodeError``)."""
+    name = "".join(ch for ch in filename if ch.isprintable() and ch not in "/\\") or "fichier"
+    fallback = "".join(
+        ch if " " <= ch <= "~" and ch not in '"%;' else "_"
+        for ch in unicodedata.normalize("NFKD", name) if not unicodedata.combining(ch))
+    value = f'{"inline" if inline else "attachment"}; filename="{fallback}"'
+    if fallback != name:
+        value += f"; filename*=UTF-8''{quote(name, safe='')}"
+    return value
+
 
 STATUS_FR = {
     ProblemStatus.DRAFT: "brouillon",

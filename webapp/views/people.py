@@ -36,7 +36,7 @@ from webapp.board_svg import board_svg
 from webapp.db import session_scope
 from webapp.services import people, public_pages
 from webapp.views import helpers
-from webapp.views.helpers import letters_view, read_session
+from webapp.views.helpers import content_disposition, letters_view, read_session
 
 bp = Blueprint("people", __name__)
 # the rules page of a Duplicate game's variant: {{ url_for('people.rules', game=v|rules_page) }}
@@ -66,7 +66,7 @@ def player(player_id: int) -> str:
 
 def _ics(body: bytes, filename: str) -> Response:
     return Response(body, mimetype="text/calendar",
-                    headers={"Content-Disposition": f'inline; filename="{filename}"'})
+                    headers={"Content-Disposition": content_disposition(filename, inline=True)})
 
 
 @bp.route("/joueurs/<int:player_id>/calendrier.ics")

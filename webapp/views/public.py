@@ -37,7 +37,7 @@ from webapp.services import phrasebook, public_pages, reports, rows, timefmt
 from webapp.services import problems as problems_service
 from webapp.services.standings import Standings
 from webapp.views import helpers
-from webapp.views.helpers import letters_view, read_session
+from webapp.views.helpers import content_disposition, letters_view, read_session
 
 bp = Blueprint("public", __name__)
 helpers.register_template_helpers(bp)
@@ -267,7 +267,7 @@ def ranking_csv(code: str) -> Response:
         ("\ufeff" + buf.getvalue()).encode("utf-8"),
         mimetype="text/csv",
         headers={
-            "Content-Disposition": f'attachment; filename="classement-{prob.code}-{kind}.csv"'
+            "Content-Disposition": content_disposition(f"classement-{prob.code}-{kind}.csv")
         },
     )
 
@@ -365,7 +365,7 @@ def standings_csv(slug: str) -> Response:
     return Response(
         ("\ufeff" + buf.getvalue()).encode("utf-8"),
         mimetype="text/csv",
-        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        headers={"Content-Disposition": content_disposition(name)},
     )
 
 

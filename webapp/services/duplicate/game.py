@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime, time, timedelta
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
 from flask import current_app, has_app_context
 from sqlmodel import Session, col, select
@@ -42,7 +42,7 @@ from webapp.models import (
     RoundStatus,
     SeedSource,
 )
-from webapp.services import audit, changes
+from webapp.services import audit, changes, inputs
 from webapp.services.stored import duplicate_settings_of, variant_settings_of
 from webapp.services.verification import base_lexicon
 
@@ -174,9 +174,9 @@ def check_rhythm(rhythm: dict[str, Any], timezone: str) -> dict[str, Any]:
         raise DuplicateError("Rythme des tours inconnu : choisissez « toutes les N heures », "
                              "« jours fixes », « dès que tous ont répondu » ou « en direct ».")
     try:
-        ZoneInfo(timezone)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise DuplicateError(f"Fuseau horaire inconnu : « {timezone} ».") from None
+        inputs.zone_of(timezone)
+    except ValueError as exc:
+        raise DuplicateError(str(exc)) from None
     if kind == "live":
         try:
             minutes = int(rhythm.get("minutes", 0))
@@ -286,6 +286,12 @@ def create_game(
     rhythm = check_rhythm(rhythm, timezone)
     if not title.strip():
         raise DuplicateError("Donnez un titre à la partie.")
+    try:
+        title = inputs.check_line(title, "Titre", limit=200)
+        if code is not None:
+            inputs.check_code(code.strip(), "Code de la partie")
+    except ValueError as exc:
+        raise DuplicateError(str(exc)) from None
     if review_minutes < 0:
         raise DuplicateError("Le délai de revue du top ne peut pas être négatif.")
     if rhythm["kind"] == "live" and review_minutes:

@@ -4,10 +4,8 @@ session and the actor."""
 from __future__ import annotations
 
 import math
-import re
 from datetime import UTC, datetime
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from flask import (
     abort,
@@ -17,16 +15,20 @@ from sqlmodel import Session
 
 from webapp.auth import arbitre_required, current_arbitre
 from webapp.db import get_engine
+from webapp.models import DEFAULT_TIMEZONE
+from webapp.services import inputs
 
 PER_PAGE = 50
 MIN_YEAR, MAX_YEAR = 2000, 2100  # dates a competition can have
 
 
-#: a problem's public code: in URLs, mail subjects and addresses
-CODE_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
+#: a public code: in URLs, mail subjects and addresses (``webapp.services.inputs``)
+CODE_RE = inputs.CODE_RE
 
 
 MAX_TEXT = {"name": 200, "title": 200, "description": 5000, "instructions": 5000}
+#: the fields of several lines (any other text field is one line: a name, a title)
+MULTILINE = ("description", "instructions")
 
 
 #: the largest id a row can have (PostgreSQL ``integer``)
@@ -47,7 +49,8 @@ def int_field(form: Any, name: str, label: str, *, lo: int, hi: int,
     try:
         value = int(raw)
     except ValueError:
-        raise ValueError(f"{label} : « {raw[:40]} » n'est pas un nombre entier.") from None
+        raise ValueError(f"{label} : « {inputs.shown(raw)} » n'est pas un nombre entier.") \
+            from None
     if not lo <= value <= hi:
         raise ValueError(f"{label} : {value} est hors des limites (de {lo} à {hi}).")
     return value
@@ -65,20 +68,43 @@ def float_field(form: Any, name: str, label: str, *, lo: float, hi: float,
     except ValueError:
         value = math.nan
     if not math.isfinite(value):
-        raise ValueError(f"{label} : « {raw[:40]} » n'est pas un nombre.")
+        raise ValueError(f"{label} : « {inputs.shown(raw)} » n'est pas un nombre.")
     if not lo <= value <= hi:
         raise ValueError(f"{label} : {raw} est hors des limites (de {lo:g} à {hi:g}).")
     return value
 
 
-def text_field(form: Any, name: str, label: str, *, required: bool = False) -> str:
-    value = (form.get(name) or "").strip()
-    if required and not value:
-        raise ValueError(f"{label} : valeur obligatoire.")
-    limit = MAX_TEXT.get(name, 200)
-    if len(value) > limit:
-        raise ValueError(f"{label} : {len(value)} caractères, {limit} au plus.")
+def text_field(form: Any, name: str, label: str, *, required: bool = False,
+               limit: int | None = None) -> str:
+    """A text form field, stripped, at most ``limit`` characters (:data:`MAX_TEXT`, 200 for
+    other fields); one line without control characters unless it is one of
+    :data:`MULTILINE` (``webapp.services.inputs``); a French ``ValueError`` naming it."""
+    value = form.get(name) or ""
+    most = limit if limit is not None else MAX_TEXT.get(name, 200)
+    if name in MULTILINE:
+        return inputs.check_text(value, label, limit=most)
+    return inputs.check_line(value, label, limit=most, required=required)
+
+
+def code_field(form: Any, name: str, label: str) -> str | None:
+    """A public code (a slug, ``webapp.services.inputs.check_code``), ``None`` when empty."""
+    code = (form.get(name) or "").strip()
+    return inputs.check_code(code, label) if code else None
+
+
+def choice_field(form: Any, name: str, choices: Any, message: str, default: str) -> str:
+    """One of ``choices`` (empty: ``default``), or the French ``message``."""
+    value = (form.get(name) or "").strip() or default
+    if value not in choices:
+        raise ValueError(message)
     return value
+
+
+def timezone_field(form: Any, name: str = "timezone") -> str:
+    """An IANA time zone name (empty: the server's default), or a French ``ValueError``."""
+    tz = (form.get(name) or "").strip() or DEFAULT_TIMEZONE
+    inputs.zone_of(tz)
+    return tz
 
 
 def id_arg(value: int | None) -> int | None:
@@ -110,18 +136,15 @@ def _session() -> Session:
 
 def parse_local(value: str, tz: str) -> datetime:
     """A ``datetime-local`` field read in ``tz`` (the competition's zone), as UTC."""
-    try:
-        zone = ZoneInfo(tz)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise ValueError(f"Fuseau horaire inconnu : « {tz} ».") from None
+    zone = inputs.zone_of(tz)
     try:
         naive = datetime.fromisoformat(value.strip())
     except ValueError:
-        raise ValueError(f"Date illisible : « {value[:40]} » (attendu AAAA-MM-JJTHH:MM).") \
-            from None
+        raise ValueError(f"Date illisible : « {inputs.shown(value)} » (attendu "
+                         "AAAA-MM-JJTHH:MM).") from None
     if not MIN_YEAR <= naive.year <= MAX_YEAR:
-        raise ValueError(f"Date hors des limites : « {value[:40]} » (l'année doit être comprise "
-                         f"entre {MIN_YEAR} et {MAX_YEAR}).")
+        raise ValueError(f"Date hors des limites : « {inputs.shown(value)} » (l'année doit "
+                         f"être comprise entre {MIN_YEAR} et {MAX_YEAR}).")
     if naive.tzinfo is not None:
         return naive.astimezone(UTC)
     return naive.replace(tzinfo=zone).astimezone(UTC)

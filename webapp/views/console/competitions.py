@@ -87,10 +87,14 @@ def show(slug: str) -> ResponseReturnValue:
         elif len(name) > MAX_TEXT["name"]:
             flash(f"Le nom de l'étape dépasse {MAX_TEXT['name']} caractères.", "error")
         else:
-            with session_scope() as s:
-                c = rows.competition(s, comp.id or 0)
-                problems.create_stage(session=s, competition=c, name=name, actor=_actor())
-            flash(f"Étape « {name} » ajoutée.", "success")
+            try:
+                with session_scope() as s:
+                    c = rows.competition(s, comp.id or 0)
+                    problems.create_stage(session=s, competition=c, name=name, actor=_actor())
+            except ValueError as exc:  # a line break, a control character
+                flash(str(exc), "error")
+            else:
+                flash(f"Étape « {name} » ajoutée.", "success")
         return redirect(url_for("console.competitions.show", slug=slug))
     if request.method == "POST" and request.form.get("action") == "registration":
         open_to_all = request.form.get("open_registration") == "1"

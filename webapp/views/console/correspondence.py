@@ -11,9 +11,38 @@ from flask.typing import ResponseReturnValue
 
 from webapp.db import session_scope
 from webapp.services import clock, correspondence, correspondence_pages, rows
-from webapp.views.console.common import _actor, _session
+from webapp.views.console.common import (
+    _actor,
+    _session,
+    code_field,
+    id_arg,
+    int_field,
+    text_field,
+)
 
 bp = Blueprint("correspondence", __name__)
+
+
+#: the longest row of letters (the whole bag: 102 tiles, spaces allowed between them)
+MAX_ROW = 300
+
+
+def _hours(form: Any, prefix: str = "") -> tuple[int, int, int]:
+    """The three delays, bounded in French as the service bounds them together (a move in
+    1 to 1440 hours, the reminder before that, the grace 0 to 720 hours)."""
+    return (int_field(form, f"{prefix}move_hours", "Délai d'un coup (heures)", lo=1,
+                      hi=24 * 60, default=72),
+            int_field(form, f"{prefix}reminder_hours", "Rappel avant le délai (heures)", lo=0,
+                      hi=24 * 60, default=24),
+            int_field(form, f"{prefix}grace_hours", "Tolérance (heures)", lo=0, hi=24 * 30,
+                      default=24))
+
+
+def _id(form: Any, name: str) -> int | None:
+    """A row id from the form, ``None`` when it cannot name one (empty, not a number, out of
+    the ids' range): the page then asks to choose."""
+    raw = (form.get(name) or "").strip()
+    return id_arg(int(raw)) if raw.isascii() and raw.isdigit() and len(raw) <= 10 else None
 
 
 @bp.route("/correspondance", methods=["GET", "POST"])
@@ -22,24 +51,25 @@ def index() -> ResponseReturnValue:
     error = None
     if request.method == "POST":
         try:
+            title = text_field(form, "title", "Titre")
+            code = code_field(form, "code", "Code de la partie")
+            row = text_field(form, "row", "Rangée de lettres", limit=MAX_ROW)
+            lexicon = text_field(form, "lexicon", "Liste de mots", limit=100) or "default"
+            move_hours, reminder_hours, grace_hours = _hours(form)
             with session_scope() as s:
-                comp = rows.competition_or_none(s, _int(form, "competition_id"))
-                red = rows.player_or_none(s, _int(form, "red_id"))
-                blue = rows.player_or_none(s, _int(form, "blue_id"))
+                comp = rows.competition_or_none(s, _id(form, "competition_id"))
+                red = rows.player_or_none(s, _id(form, "red_id"))
+                blue = rows.player_or_none(s, _id(form, "blue_id"))
                 if comp is None or red is None or blue is None:
                     raise correspondence.CorrespondenceError(
                         "Choisissez la série, le joueur ROUGE et le joueur BLEU.")
                 game = correspondence.create_game(
-                    session=s, competition=comp, red=red, blue=blue, row=form.get("row", ""),
-                    starts_at=clock.now(), title=form.get("title", ""),
-                    code=form.get("code", "").strip() or None,
-                    lexicon_name=form.get("lexicon", "default").strip() or "default",
-                    move_hours=_int(form, "move_hours", 72),
-                    reminder_hours=_int(form, "reminder_hours", 24),
-                    grace_hours=_int(form, "grace_hours", 24),
-                    actor=_actor())
+                    session=s, competition=comp, red=red, blue=blue, row=row,
+                    starts_at=clock.now(), title=title, code=code,
+                    lexicon_name=lexicon, move_hours=move_hours,
+                    reminder_hours=reminder_hours, grace_hours=grace_hours, actor=_actor())
                 code = game.code
-        except correspondence.CorrespondenceError as exc:
+        except (correspondence.CorrespondenceError, ValueError) as exc:
             error = str(exc)
         else:
             flash(f"Partie par correspondance {code} créée : ROUGE joue.", "success")
@@ -63,35 +93,32 @@ def round_robin() -> ResponseReturnValue:
     now on the same row; then the series page."""
     form = request.form
     try:
+        row = text_field(form, "series_row", "Rangée de lettres", limit=MAX_ROW)
+        prefix = text_field(form, "code_prefix", "Préfixe des codes", limit=100)
+        lexicon = text_field(form, "series_lexicon", "Liste de mots", limit=100) or "default"
+        move_hours, reminder_hours, grace_hours = _hours(form, "series_")
+        chosen = form.getlist("player_ids")
+        if len(chosen) > MAX_PLAYERS:
+            raise correspondence.CorrespondenceError(
+                f"Tournoi toutes rondes : {len(chosen)} joueurs choisis, {MAX_PLAYERS} au plus.")
         with session_scope() as s:
-            comp = rows.competition_or_none(s, _int(form, "series_competition_id"))
+            comp = rows.competition_or_none(s, _id(form, "series_competition_id"))
             if comp is None:
                 raise correspondence.CorrespondenceError("Choisissez la série.")
-            chosen = [rows.player_or_none(s, _int({"id": v}, "id")) for v in
-                      form.getlist("player_ids")]
-            players = [p for p in chosen if p is not None]
+            found = [rows.player_or_none(s, _id({"id": v}, "id")) for v in chosen]
+            players = [p for p in found if p is not None]
             games = correspondence.create_round_robin(
-                session=s, competition=comp, players=players,
-                row=form.get("series_row", ""), starts_at=clock.now(),
-                code_prefix=form.get("code_prefix", "").strip(),
-                lexicon_name=form.get("series_lexicon", "default").strip() or "default",
-                move_hours=_int(form, "series_move_hours", 72),
-                reminder_hours=_int(form, "series_reminder_hours", 24),
-                grace_hours=_int(form, "series_grace_hours", 24), actor=_actor())
+                session=s, competition=comp, players=players, row=row,
+                starts_at=clock.now(), code_prefix=prefix, lexicon_name=lexicon,
+                move_hours=move_hours, reminder_hours=reminder_hours,
+                grace_hours=grace_hours, actor=_actor())
             comp_id, count = comp.id, len(games)
-    except correspondence.CorrespondenceError as exc:
+    except (correspondence.CorrespondenceError, ValueError) as exc:
         return _console_page(form, series_error=str(exc))
     flash(f"Série : {count} parties créées (toutes rondes) ; dans chacune, ROUGE joue.",
           "success")
     return redirect(url_for("correspondence.series", competition_id=comp_id))
 
 
-def _int(form: Any, name: str, default: int = 0) -> int:
-    text = (form.get(name, "") or "").strip()
-    if not text:
-        return default
-    try:
-        return int(text)
-    except ValueError:
-        raise correspondence.CorrespondenceError(
-            f"« {text} » n'est pas un nombre entier ({name}).") from None
+#: the most players of one round robin (its games are all created in one request)
+MAX_PLAYERS = 40

@@ -6,9 +6,8 @@ results, every correction with its reason, re-correction, each previewed first).
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+import re
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
@@ -18,51 +17,64 @@ from webapp.models import (
     DEFAULT_TIMEZONE,
     RoundStatus,
 )
-from webapp.services import duplicate, duplicate_pages, rows
-from webapp.views.console.common import _actor, _session, int_field
+from webapp.services import duplicate, duplicate_pages, inputs, rows
+from webapp.views.console.common import (
+    LANGS,
+    MAX_ID,
+    _actor,
+    _session,
+    choice_field,
+    code_field,
+    id_arg,
+    int_field,
+    parse_local,
+    text_field,
+    timezone_field,
+)
 from webapp.views.duplicate import GAME_STATUS_FR, game_or_404, page_data
 
 bp = Blueprint("duplicate", __name__)
 
 
-def _parse_start(value: str, tz: str) -> datetime:
-    try:
-        naive = datetime.fromisoformat(value.strip())
-    except ValueError:
-        raise duplicate.DuplicateError(
-            f"Date illisible : « {value} » (attendu AAAA-MM-JJTHH:MM).") from None
-    if naive.tzinfo is not None:
-        return naive.astimezone(UTC)
-    return naive.replace(tzinfo=ZoneInfo(tz)).astimezone(UTC)
+#: the bounds of the new game's numbers (French errors from ``common.int_field``)
+MAX_ROUNDS = 200  # no bag lasts longer: a round takes at least one tile
+MAX_SOLO_POINTS = 1000
+MAX_REVIEW_MINUTES = 7 * 24 * 60  # a week
+#: the Duplicate settings' choices on the form, with the message for anything else
+CONVERSIONS = ("4", "6")
+SOLO_RULES = ("auto", "n_minus_6", "none")
+AMBIGUOUS = ("penalty", "warning")  # DuplicateSettings.ambiguous_reference (S1 5.3.2)
+#: the variants' own settings on the form: field, its label, its default (the engine's
+#: ``VariantSettings.from_json`` refuses any other value in French)
+VARIANT_FIELDS = (
+    ("tactique_order", "Tactique : ordre des groupes", "free"),
+    ("free_joker_rule", "Complétif, Superjoker : jokers", "none"),
+    ("tactique_refill", "Tactique : complément des groupes", "per_group"),
+    ("tactique_rejection", "Tactique : tirage refusé", "group"),
+    ("free_unused", "Complétif, Superjoker : lettre choisie non posée", "stock"),
+)
+#: the round actions' text fields and their longest length
+ACTION_FIELDS = {"ref": ("Référence", 100), "word": ("Mot", 100),
+                 "digest": ("Empreinte de l'aperçu", 128)}
+MAX_REASON = 2000
 
 
 def _settings_from_form(form: Any) -> Any:
     eng = duplicate.engine()
-    rounds_text = form.get("rounds", "").strip()
-    try:
-        rounds = int(rounds_text) if rounds_text else None
-        solo_points = int(form.get("solo_points", "10") or 10)
-        conversion = int(form.get("warning_conversion_from", "4") or 4)
-    except ValueError:
-        raise duplicate.DuplicateError("Le nombre de tours, la prime de solo et l'avertissement "
-                                       "converti doivent être des nombres entiers.") from None
-    if rounds is not None and rounds < 1:
-        raise duplicate.DuplicateError("Le nombre de tours doit être au moins 1 (laissez vide "
-                                       "pour jouer jusqu'à la fin du sac).")
-    if conversion not in (4, 6):
-        raise duplicate.DuplicateError("La conversion des avertissements se fait au 4e ou au "
-                                       "6e.")
-    lang = form.get("lang", "fr")
-    if lang not in ("fr", "ro"):
-        raise duplicate.DuplicateError("Jeu de lettres inconnu : français (102) ou roumain "
-                                       "(100).")
-    solo_rule = form.get("solo_rule", "auto")
-    if solo_rule not in ("auto", "n_minus_6", "none"):
-        raise duplicate.DuplicateError("Règle du solo inconnue.")
-    ambiguous = form.get("ambiguous_reference", "penalty") or "penalty"
-    if ambiguous not in ("penalty", "warning"):
-        raise duplicate.DuplicateError("Référence ambiguë : pénalité de 5 points ou "
-                                       "avertissement.")
+    rounds_text = (form.get("rounds") or "").strip()
+    rounds = int_field(form, "rounds", "Nombre de tours", lo=1, hi=MAX_ROUNDS) \
+        if rounds_text else None
+    solo_points = int_field(form, "solo_points", "Prime de solo", lo=0, hi=MAX_SOLO_POINTS,
+                            default=10)
+    conversion = int(choice_field(form, "warning_conversion_from", CONVERSIONS,
+                                  "La conversion des avertissements se fait au 4e ou au 6e.",
+                                  "4"))
+    lang = choice_field(form, "lang", LANGS, "Jeu de lettres inconnu : français (102) ou "
+                        "roumain (100).", "fr")
+    solo_rule = choice_field(form, "solo_rule", SOLO_RULES, "Règle du solo inconnue.", "auto")
+    ambiguous = choice_field(form, "ambiguous_reference", AMBIGUOUS,
+                             "Référence ambiguë : pénalité de 5 points ou avertissement.",
+                             "penalty")
     return eng.DuplicateSettings(lang=lang, rounds=rounds, solo_rule=solo_rule,
                                  solo_points=solo_points, warning_conversion_from=conversion,
                                  ambiguous_reference=ambiguous)
@@ -73,14 +85,11 @@ def _variant_settings(form: Any, dup: Any) -> Any:
     imposed, RULES §9.1, the groups' refill and rejection, G14; Complétif/Superjoker: the
     Romanian joker rules, §9.3, the unused chosen letters, G15); the plain Duplicate
     settings otherwise."""
-    variant = form.get("variant", "").strip()
+    variant = _variant(form)
     if variant not in ("tactique", "completif", "superjoker"):
         return dup
-    data = {"tactique_order": form.get("tactique_order", "free") or "free",
-            "free_joker_rule": form.get("free_joker_rule", "none") or "none",
-            "tactique_refill": form.get("tactique_refill", "per_group") or "per_group",
-            "tactique_rejection": form.get("tactique_rejection", "group") or "group",
-            "free_unused": form.get("free_unused", "stock") or "stock"}
+    data = {name: text_field(form, name, label, limit=40) or default
+            for name, label, default in VARIANT_FIELDS}
     try:
         return duplicate.variants().VariantSettings.from_json(
             {**data, "variant": variant, "duplicate": json.loads(dup.to_json())})
@@ -88,29 +97,76 @@ def _variant_settings(form: Any, dup: Any) -> Any:
         raise duplicate.DuplicateError(str(exc)) from None
 
 
+def _variant(form: Any) -> str:
+    """The form's variant ("": the plain Duplicate), one of the server's, or French."""
+    variant = (form.get("variant") or "").strip()
+    if variant and variant not in duplicate.SERVER_VARIANTS:
+        labels = ", ".join(duplicate.label_of(v) for v in duplicate.SERVER_VARIANTS)
+        raise duplicate.DuplicateError(f"Variante « {inputs.shown(variant)} » inconnue de ce "
+                                       f"serveur (jouables : {labels}).")
+    return variant
+
+
 def _rhythm_from_form(form: Any) -> dict[str, Any]:
-    kind = form.get("rhythm", "hours")
+    """The rhythm's fields (``duplicate.check_rhythm`` bounds them in French: 1–180 min
+    live, 1–1440 h, the weekdays and a HH:MM time)."""
+    kind = choice_field(form, "rhythm", duplicate.RHYTHM_KINDS,
+                        "Rythme des tours inconnu : choisissez « toutes les N heures », « jours "
+                        "fixes », « dès que tous ont répondu » ou « en direct ».", "hours")
     if kind == "live":
         # empty: the variant's time, 6 min for the Tactique (RULES §9.1), 3 otherwise
-        minutes = ((form.get("live_minutes") or "").strip()
-                   or str(duplicate.live_minutes(form.get("variant", "").strip())))
+        minutes = int_field(form, "live_minutes", "Temps d'un tour en direct (minutes)",
+                            lo=1, hi=180, default=duplicate.live_minutes(_variant(form)))
         return {"kind": kind, "minutes": minutes, "mails": form.get("live_mails") == "1"}
     if kind == "weekdays":
-        return {"kind": kind, "days": form.getlist("days"), "time": form.get("time", "20:00")}
-    return {"kind": kind, "hours": form.get("hours", "")}
+        days = form.getlist("days")
+        if len(days) > 7 or not all(d in "0123456" and len(d) == 1 for d in days):
+            raise duplicate.DuplicateError("Choisissez au moins un jour de la semaine pour la "
+                                           "clôture des tours.")
+        hhmm = (form.get("time") or "").strip() or "20:00"
+        if not re.fullmatch(r"\d{1,2}:\d{2}", hhmm, re.ASCII):
+            raise duplicate.DuplicateError(f"Heure de clôture illisible : "
+                                           f"« {inputs.shown(hhmm)} » (attendu HH:MM).")
+        return {"kind": kind, "days": days, "time": hhmm}
+    return {"kind": kind, "hours": int_field(form, "hours", "Délai d'un tour (heures)", lo=1,
+                                             hi=24 * 60)}
+
+
+def _superscrabble(form: Any) -> dict[str, Any]:
+    """The Partie de Superscrabble's start word and racks (checked by the service)."""
+    start = text_field(form, "superscrabble_start", "Partie de Superscrabble, mot de départ",
+                       limit=20)
+    racks = (form.get("superscrabble_racks") or "").split()
+    if len(racks) > MAX_ROUNDS:
+        raise duplicate.DuplicateError(f"Partie de Superscrabble : {len(racks)} tirages, "
+                                       f"{MAX_ROUNDS} au plus.")
+    return {"start": start, "racks": racks}
 
 
 @bp.route("/duplicate", methods=["GET", "POST"])
 def index() -> ResponseReturnValue:
+    """A new game: every field bounded and checked in French (``common``'s readers, as the
+    problem form), nothing stored when one is refused."""
     form = request.form
     error = None
     with _session() as s:
         listing = duplicate_pages.console_list(s)
     if request.method == "POST":
-        tz = form.get("timezone", DEFAULT_TIMEZONE).strip() or DEFAULT_TIMEZONE
         try:
+            tz = timezone_field(form)
+            title = text_field(form, "title", "Titre")
+            code = code_field(form, "code", "Code de la partie")
+            lexicon = text_field(form, "lexicon", "Liste de mots", limit=100) or "default"
+            starts_at = parse_local(form.get("starts_at", ""), tz)
+            review = int_field(form, "review_minutes", "Revue du top après la clôture "
+                               "(minutes)", lo=0, hi=MAX_REVIEW_MINUTES, default=0)
+            settings = _variant_settings(form, _settings_from_form(form))
+            rhythm = _rhythm_from_form(form)
+            variant = _variant(form)
+            superscrabble = _superscrabble(form)
+            comp_id = id_arg(form.get("competition_id", type=int))
             with session_scope() as s:
-                comp = rows.competition_or_none(s, int(form.get("competition_id", "0") or 0))
+                comp = rows.competition_or_none(s, comp_id)
                 if comp is None:
                     raise duplicate.DuplicateError("Choisissez la compétition dont les "
                                                    "inscrits joueront la partie.")
@@ -119,17 +175,16 @@ def index() -> ResponseReturnValue:
                                   hi=duplicate.MAX_GIVEN_SEED)
                         if (form.get("seed") or "").strip() else None)
                 game = duplicate.create_game(
-                    session=s, competition=comp, title=form.get("title", ""),
-                    settings=_variant_settings(form, _settings_from_form(form)),
-                    rhythm=_rhythm_from_form(form),
-                    starts_at=_parse_start(form.get("starts_at", ""), tz),
-                    code=form.get("code", "").strip() or None,
-                    lexicon_name=form.get("lexicon", "default").strip() or "default",
+                    session=s, competition=comp, title=title,
+                    settings=settings,
+                    rhythm=rhythm,
+                    starts_at=starts_at,
+                    code=code,
+                    lexicon_name=lexicon,
                     timezone=tz, seed=seed,
-                    review_minutes=int(form.get("review_minutes", "0") or 0),
-                    actor=_actor(), variant=form.get("variant", "").strip(),
-                    superscrabble={"start": form.get("superscrabble_start", ""),
-                                   "racks": form.get("superscrabble_racks", "").split()})
+                    review_minutes=review,
+                    actor=_actor(), variant=variant,
+                    superscrabble=superscrabble)
                 code = game.code
         except (duplicate.DuplicateError, ValueError) as exc:
             error = str(exc)
@@ -158,8 +213,15 @@ def _preview_or_apply(code: str, number: int, action: str) -> ResponseReturnValu
     """Without ``digest``: the preview page (what the change would do; nothing stored).
     With the preview's ``digest``: the change stored, if it is still exactly the one shown."""
     form = request.form
-    ref, word, reason = form.get("ref", ""), form.get("word", ""), form.get("reason", "")
-    digest = form.get("digest", "")
+    if not 0 < number <= MAX_ID:
+        abort(404)  # no round has that number
+    try:
+        ref, word, digest = (text_field(form, name, label, limit=most)
+                             for name, (label, most) in ACTION_FIELDS.items())
+        reason = text_field(form, "reason", "Motif", limit=MAX_REASON)
+    except ValueError as exc:
+        flash(f"Rien n'a été changé : {exc}", "error")
+        return redirect(url_for("console.duplicate.game", code=code))
     try:
         with session_scope() as s:
             game = game_or_404(s, code, for_update=True)

@@ -23,6 +23,7 @@ from webapp.db import session_scope
 from webapp.models import OutboxStatus
 from webapp.services import rows
 from webapp.views.console.common import PER_PAGE, _actor, _session
+from webapp.views.helpers import content_disposition
 
 bp = Blueprint("mail", __name__)
 
@@ -77,7 +78,7 @@ def inbound_raw(inbound_id: int) -> Response:
         msg = rows.inbound_message(s, inbound_id)
         raw = bytes(msg.raw)
     resp = Response(raw, mimetype="message/rfc822")
-    resp.headers["Content-Disposition"] = f'attachment; filename="message-{inbound_id}.eml"'
+    resp.headers["Content-Disposition"] = content_disposition(f"message-{inbound_id}.eml")
     resp.headers["X-Content-Type-Options"] = "nosniff"
     resp.headers["Content-Security-Policy"] = "sandbox"
     return resp

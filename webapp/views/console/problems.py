@@ -38,10 +38,10 @@ from webapp.services import rankings as ranking_service
 from webapp.services import reference as reference_service
 from webapp.services.stored import readable_puzzle
 from webapp.views.console.common import (
-    CODE_RE,
     LANGS,
     _actor,
     _session,
+    code_field,
     id_arg,
     int_field,
     parse_local,
@@ -96,12 +96,7 @@ def new() -> ResponseReturnValue:
             lang = form.get("lang", "fr")
             if lang not in LANGS:
                 raise ValueError("Langue inconnue : français (fr) ou roumain (ro).")
-            code = form.get("code", "").strip()
-            if code and not CODE_RE.fullmatch(code):
-                raise ValueError(
-                    f"Code public « {code[:40]} » refusé : de 1 à 32 lettres sans accent, "
-                    "chiffres, - et _, commençant par une lettre ou un chiffre."
-                )
+            code = code_field(form, "code", "Code public") or ""
             title = text_field(form, "title", "Titre")
             instructions = text_field(form, "instructions", "Consignes")
             max_days = int(current_app.config.get("MAX_APPEAL_DAYS", 30))
