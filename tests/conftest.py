@@ -113,3 +113,16 @@ def frozen_clock() -> Iterator[time_machine.Coordinates]:
     """The clock stands still at :data:`FROZEN_START`; move it with ``.move_to`` / ``.shift``."""
     with time_machine.travel(FROZEN_START, tick=False) as traveller:
         yield traveller
+
+
+@pytest.fixture(autouse=True)
+def _fresh_ranking_tables() -> Iterator[None]:
+    """A published ranking's rows are rendered once per process, keyed by database, schema,
+    ranking id and publication time (``webapp.views.public._ranking_table``). On PostgreSQL
+    every test of a run shares one schema whose tables start anew, so two tests' rankings
+    can have the same id and (frozen clock) the same time: each test starts with no cached
+    table, as each server process does."""
+    yield
+    from webapp.views.public import _ranking_table
+
+    _ranking_table.cache_clear()
