@@ -5,7 +5,9 @@ rounds drawn, closed, corrected and published by ``lifecycle.run_due`` under the
 clock — then the stored JSON compared byte for byte with
 ``tests/data/snapshots/server/<game>.json``: each ``DuplicateRound``'s ``draw``, ``top``,
 ``results`` (and its grids and state), each ``DuplicateEntry``'s ``bulletin`` and parse
-errors, the game's stored settings and state, and ``duplicate.standings()``.
+errors, the game's stored settings and state, and ``duplicate.standings()``. Four games
+also pin the arbitre's other top (``duplicate.override_top`` between the correction and the
+publication: the bulletins corrected again, the next rounds drawn on the arbitre's grid).
 
 The games are those of the web tests (tests/web/za_game.py, test_duplicate_variants.py,
 test_duplicate_variants_more.py, test_duplicate_variants_warnings.py), with the same word
@@ -68,6 +70,9 @@ class Spec:
     plays: tuple[tuple[str | None, ...], ...]
     bag: str | None = None
     superscrabble: dict[str, Any] = field(default_factory=dict)
+    #: the arbitre's other top (round → reference, word), retained once the round is
+    #: corrected, before its publication (the game then has an hour of review)
+    overrides: dict[int, tuple[str, str]] = field(default_factory=dict)
 
 
 GAMES: dict[str, Spec] = {
@@ -116,7 +121,31 @@ GAMES: dict[str, Spec] = {
         ("1A ANTISERA ; 1", "1A ANTISERA", "1A ANTISERA ; 2", None),
         ("E8 STAINERS ; 1", "E8 STAINERS", None, "E8 STAINERS, 8A ANTISERA ; 2"),
     ), superscrabble={"start": "H7 LA", "racks": ["RETAINS"] * 4}),
+    # the arbitre's other top (console « Autre top »): test_duplicate.py (H8 ZA), the
+    # Métagramme M1 (H7 ZAS -E +A), the Tactique TA2 (H8 + H8, ZA + ZAS), the Superscrabble
+    # SS1 (7B ENTRAILS); the later rounds are drawn on the arbitre's grid
+    "duplicate_override": Spec("", ("ZA", "ZAS"), 2, (
+        ("H7 ZA 22", "H8 ZA 22", "ZA 22", None),
+        ("H7 ZAS 12", "H8 ZAS 12", None, "9H AS 2"),
+    ), bag=full_bag(), overrides={1: ("H8", "ZA")}),
+    "metagramme_override": Spec("metagramme", ("ZA", "ZAS"), 1, (
+        ("H7 ZAS 24 -E +A", "H7 ZAS 24 +A", "H8 ZAS 24 -Z +A", None),
+    ), bag=_bag("ZEIBCDS"), overrides={1: ("H7", "ZAS -E +A")}),
+    "tactique_override": Spec("tactique", ("ZA", "ZAS", "AS"), 2, (
+        ("H7 ZA 22 + H7 ZAS 12 = 34", "H8 ZA 22 + H8 ZAS 12 = 34", None, None),
+        ("G10 AS 2 + 8G ZA 11 = 13", None, None, None),
+    ), bag=_bag("ZAEIBCDSEOUFGH" + "AAA"), overrides={1: ("H8 + H8", "ZA + ZAS")}),
+    "superscrabble_override": Spec("superscrabble", ("LA", "ENTRAILS", "ANTISERA"), 1, (
+        ("8A ANTISERA, 8H ANTISERA, 7B ENTRAILS ; 3",
+         "8H ANTISERA, 8H ANTISERA, H2 ENTRAILS ; 2", None, None),
+    ), superscrabble={"start": "H7 LA", "racks": ["RETAINS"]}, overrides={1: ("7B", "ENTRAILS")}),
 }
+
+
+def _round_of(session: Session, game: DuplicateGame, number: int) -> DuplicateRound:
+    session.expire_all()
+    return session.exec(select(DuplicateRound).where(DuplicateRound.game_id == game.id,
+                                                     DuplicateRound.number == number)).one()
 
 
 def _stored(session: Session, game: DuplicateGame) -> dict[str, Any]:
@@ -159,26 +188,39 @@ def test_server_game_matches_its_snapshot(
     spec = GAMES[name]
     use_word_list(app, tmp_path, "".join(f"{w}\n" for w in spec.words), name="w")
     players = [make_player(n, e) for n, e in PLAYERS]
+    review = 60 if spec.overrides else 0
     game = duplicate.create_game(
         session=db_session, competition=competition, title=f"Partie {name}", code="SN1",
         settings=DuplicateSettings(lang="fr", rounds=spec.rounds),
         rhythm={"kind": "hours", "hours": 24}, starts_at=START, lexicon_name="w",
-        bag_order=spec.bag, variant=spec.variant,
+        bag_order=spec.bag, variant=spec.variant, review_minutes=review,
         superscrabble=spec.superscrabble or None)
     db_session.commit()
     frozen_clock.move_to(START)
     assert lifecycle.run_due(now=clock.now()) == ["draw:SN1:1"]
     for n, row in enumerate(spec.plays, 1):
-        frozen_clock.move_to(START + (n - 1) * DAY + HOUR)
+        rnd = _round_of(db_session, game, n)
+        frozen_clock.move_to(rnd.opens_at + HOUR)
         for i, (player, text) in enumerate(zip(players, row, strict=True)):
             if text is not None:
                 channel = Channel.EMAIL if i % 2 else Channel.WEB
                 duplicate.submit_bulletin(session=db_session, player=player, game=game,
                                           text=text, channel=channel, received_at=clock.now())
                 db_session.commit()
-        frozen_clock.move_to(START + n * DAY)
+        frozen_clock.move_to(rnd.closes_at)
         steps = lifecycle.run_due(now=clock.now())
-        assert steps[:3] == [f"close:SN1:{n}", f"correct:SN1:{n}", f"publish:SN1:{n}"], steps
+        if not review:
+            assert steps[:3] == [f"close:SN1:{n}", f"correct:SN1:{n}", f"publish:SN1:{n}"]
+            continue
+        assert steps == [f"close:SN1:{n}", f"correct:SN1:{n}"], steps
+        if n in spec.overrides:
+            ref, word = spec.overrides[n]
+            duplicate.override_top(session=db_session, game=game,
+                                   rnd=_round_of(db_session, game, n), ref=ref, word=word,
+                                   actor="arbitre", reason="choix de l'arbitre")
+            db_session.commit()
+        frozen_clock.move_to(rnd.closes_at + review * timedelta(minutes=1))
+        assert lifecycle.run_due(now=clock.now())[0] == f"publish:SN1:{n}"
     db_session.expire_all()
     g = db_session.get(DuplicateGame, game.id)
     assert g is not None and g.status == DuplicateStatus.FINISHED
