@@ -5,7 +5,9 @@ with ``tests/data/snapshots/replay/<case>/expected.json`` (``expected.txt``).
 
 A case is a directory: ``game.json``, optionally ``bulletins.txt`` (the BULLETINS file) and
 ``words.txt`` (``--lexicon``; without it the bundled French list), and ``SOURCE`` (the test
-or doc the GAME.json comes from). A deliberate change of the output is recorded with
+or doc the GAME.json comes from). The refused games (``tests/data/snapshots/replay_errors/``,
+the same layout) pin the French message on stderr (``expected.err``) and the exit status 2.
+A deliberate change of the output is recorded with
 ``ARBITRE_UPDATE_SNAPSHOTS=1 pytest tests/puzzles/test_replay_snapshots.py`` (then review the
 diff); without it a missing or different snapshot fails.
 """
@@ -22,6 +24,7 @@ from puzzles.duplicate_cli import main as cli_main
 from tests.snapshots import SNAPSHOTS, check_snapshot
 
 CASES = SNAPSHOTS / "replay"
+ERRORS = SNAPSHOTS / "replay_errors"
 
 
 def _argv(case: Path, tmp_path: Path) -> list[str]:
@@ -37,6 +40,7 @@ def _argv(case: Path, tmp_path: Path) -> list[str]:
 
 
 CASE_DIRS = sorted(p for p in CASES.iterdir() if (p / "game.json").exists())
+ERROR_DIRS = sorted(p for p in ERRORS.iterdir() if (p / "game.json").exists())
 
 
 def test_every_variant_has_a_case() -> None:
@@ -55,3 +59,13 @@ def test_replay_matches_its_snapshot(case: Path, tmp_path: Path,
         rc = cli_main([*argv, *flags], out)
         assert rc == 0, capsys.readouterr().err
         check_snapshot(case / name, out.getvalue())
+
+
+@pytest.mark.parametrize("case", ERROR_DIRS, ids=[p.name for p in ERROR_DIRS])
+def test_refused_replay_matches_its_snapshot(case: Path, tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    for flags in ([], ["--json"]):
+        out = io.StringIO()
+        assert cli_main([*_argv(case, tmp_path), *flags], out) == 2
+        assert out.getvalue() == ""
+        check_snapshot(case / "expected.err", capsys.readouterr().err)
