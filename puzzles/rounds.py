@@ -16,9 +16,11 @@ docs/PUZZLES.md §"Anticipation par correspondance" documents the rule.
 
 Played live (RULES §6.1, :func:`live_announcement_times`), the groups are displayed at the
 start, 60 min of reflection follow, then move k is announced when move k-1's time is over:
-10 min for moves 1–4, 8 for 5–8, 6 for 9–12, 4 for 13–14 (the timetable of
-:func:`puzzles.variants.anticipation_schedule`); the round of move k closes at the
-announcement of move k+1, move 14's at the end of its 4 minutes (the problem's deadline).
+10 min for moves 1–4, 8 for 5–8, 6 for 9–12, 4 for 13–14 (the timetable,
+:func:`anticipation_schedule` of :class:`LiveSlot`; re-exported by :mod:`puzzles.variants`);
+the round of move k closes at the announcement of move k+1, move 14's at the end of its 4
+minutes (the problem's deadline). This module imports neither the Duplicate nor its
+variants: the one-sheet verifier needs only the timetable.
 
 Pure: no clock, no database; the caller passes the instants.
 """
@@ -31,13 +33,57 @@ from datetime import datetime, timedelta
 
 from puzzles.feuille import Feuille, FeuilleMove
 from puzzles.timefmt import format_instant
-from puzzles.variants import LiveSlot, anticipation_schedule
 
 #: Moves of an Anticipation (RULES §6.1).
 MOVES = 14
 
 #: A billet's played content: per line (group, letters, reference, word, pass).
 BilletKey = tuple[tuple[int | None, str | None, str | None, str | None, bool], ...]
+
+
+# --- the live timetable (RULES §6.1) ---------------------------------------------------------
+@dataclass(frozen=True)
+class LiveSlot:
+    """One step of a live Anticipation: ``move`` 0 is the reflection phase."""
+
+    move: int
+    start: datetime
+    deadline: datetime
+    one_minute: datetime
+    """When « Une minute ! » is called."""
+
+
+def anticipation_minutes(move: int) -> int:
+    """RULES §6.1: 10 min for moves 1–4, 8 for 5–8, 6 for 9–12, 4 for 13–14."""
+    if not 1 <= move <= 14:
+        raise ValueError(f"Anticipation : le coup {move} n'existe pas (1 à 14).")
+    return (10, 8, 6, 4)[(move - 1) // 4]
+
+
+def anticipation_schedule(
+    start: datetime,
+    *,
+    reflection_minutes: int = 60,
+    moves: int = 14,
+    gap_seconds: int = 0,
+) -> list[LiveSlot]:
+    """The live Anticipation timetable: the reflection phase (60 min, RULES §6.1), then the
+    14 moves back to back (``gap_seconds`` between a deadline and the next announcement)."""
+    out = [
+        LiveSlot(
+            0,
+            start,
+            start + timedelta(minutes=reflection_minutes),
+            start + timedelta(minutes=reflection_minutes - 1),
+        )
+    ]
+    t = out[0].deadline
+    for k in range(1, moves + 1):
+        t = t + timedelta(seconds=gap_seconds)
+        end = t + timedelta(minutes=anticipation_minutes(k))
+        out.append(LiveSlot(k, t, end, end - timedelta(minutes=1)))
+        t = end
+    return out
 
 
 def announcement_times(

@@ -1,6 +1,8 @@
 """The Duplicate variants of the FRSc rule book (docs/RULES.md §9, §7.7, §6.1; docs/VARIANTS.md):
 Tactique, Duplicate Top, Complétif, Superjoker, Métagramme, Elliptique, the Partie de
-Superscrabble and the live Anticipation schedule.
+Superscrabble. The live Anticipation timetable (:class:`LiveSlot`, :func:`anticipation_minutes`,
+:func:`anticipation_schedule`) lives in :mod:`puzzles.rounds` and is re-exported here for
+its callers.
 
 Built on :mod:`puzzles.duplicate` by composition: the same game state, draws
 (:func:`puzzles.duplicate.draw_round` with another ``rack_size``), top order
@@ -28,7 +30,6 @@ import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
-from datetime import datetime, timedelta
 from typing import Any, Literal, cast, get_args
 
 from puzzles.duplicate import (
@@ -60,6 +61,9 @@ from puzzles.duplicate import (
     score_error,
     top_key,
 )
+from puzzles.rounds import LiveSlot as LiveSlot
+from puzzles.rounds import anticipation_minutes as anticipation_minutes
+from puzzles.rounds import anticipation_schedule as anticipation_schedule
 from puzzles.ties import shared_ranks
 from scoring import movegen
 from scoring.board import Board
@@ -1427,51 +1431,6 @@ def rank_duplicate_top(
     rows.sort(key=lambda r: (-r.points, r.companions, -r.topped_total, r.player))
     ranks = shared_ranks([(r.points, r.companions, r.topped_total) for r in rows])
     return [replace(r, rank=k) for r, k in zip(rows, ranks, strict=True)]
-
-
-# --- Anticipation played live ----------------------------------------------------------------
-@dataclass(frozen=True)
-class LiveSlot:
-    """One step of a live Anticipation: ``move`` 0 is the reflection phase."""
-
-    move: int
-    start: datetime
-    deadline: datetime
-    one_minute: datetime
-    """When « Une minute ! » is called."""
-
-
-def anticipation_minutes(move: int) -> int:
-    """RULES §6.1: 10 min for moves 1–4, 8 for 5–8, 6 for 9–12, 4 for 13–14."""
-    if not 1 <= move <= 14:
-        raise DuplicateError(f"Anticipation : le coup {move} n'existe pas (1 à 14).")
-    return (10, 8, 6, 4)[(move - 1) // 4]
-
-
-def anticipation_schedule(
-    start: datetime,
-    *,
-    reflection_minutes: int = 60,
-    moves: int = 14,
-    gap_seconds: int = 0,
-) -> list[LiveSlot]:
-    """The live Anticipation timetable: the reflection phase (60 min, RULES §6.1), then the
-    14 moves back to back (``gap_seconds`` between a deadline and the next announcement)."""
-    out = [
-        LiveSlot(
-            0,
-            start,
-            start + timedelta(minutes=reflection_minutes),
-            start + timedelta(minutes=reflection_minutes - 1),
-        )
-    ]
-    t = out[0].deadline
-    for k in range(1, moves + 1):
-        t = t + timedelta(seconds=gap_seconds)
-        end = t + timedelta(minutes=anticipation_minutes(k))
-        out.append(LiveSlot(k, t, end, end - timedelta(minutes=1)))
-        t = end
-    return out
 
 
 # --- Partie de Superscrabble -----------------------------------------------------------------

@@ -244,3 +244,38 @@ def test_two_candidates_sent_in_time_cannot_be_chosen_between_afterwards() -> No
     r = judge([(at(10, 12), "1 G2 ART H7 RAT 6 6\n"), (at(11, 9), "1 G2 ART H6 RAT 6 6\n")])
     assert [m.status for m in r.moves] == [V]
     assert r.moves[0].ref == "H6" and r.final_score == 6
+
+
+# --- the live timetable lives here (issue 21) ---------------------------------------------------
+def test_the_verifier_imports_neither_the_duplicate_nor_its_variants() -> None:
+    """« The one-sheet verifier imports the whole variants engine for a 45-line timetable »
+    (issue 21): the timetable is puzzles.rounds'; a fresh interpreter importing the
+    verifier loads no module of puzzles.duplicate or puzzles.variants."""
+    import subprocess
+    import sys
+
+    code = ("import sys, puzzles.verify; print(sorted(m for m in sys.modules if "
+            "m.startswith(('puzzles.duplicate', 'puzzles.variants'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_variants_re_export_the_live_timetable() -> None:
+    """puzzles.variants' callers keep their names: the same objects as puzzles.rounds'.
+    Move 0 (the reflection) 60 min from 14:00, then 10, 10, 10, 10, 8, … (RULES §6.1): move
+    1 from 15:00 to 15:10, « Une minute ! » at 15:09; move 14 ends at 14:00 + 60 + 4 × 10 +
+    4 × 8 + 4 × 6 + 2 × 4 = 164 min, 16:44."""
+    from puzzles import rounds, variants
+
+    assert variants.LiveSlot is rounds.LiveSlot
+    assert variants.anticipation_schedule is rounds.anticipation_schedule
+    assert variants.anticipation_minutes is rounds.anticipation_minutes
+    start = datetime(2026, 5, 10, 14, 0, tzinfo=UTC)
+    slots = rounds.anticipation_schedule(start)
+    assert (slots[1].start, slots[1].deadline, slots[1].one_minute) == (
+        start + timedelta(minutes=60), start + timedelta(minutes=70),
+        start + timedelta(minutes=69))
+    assert slots[-1].deadline == start + timedelta(minutes=164) == rounds.live_deadline(start)
+    with pytest.raises(ValueError, match="le coup 15 n'existe pas \\(1 à 14\\)"):
+        rounds.anticipation_minutes(15)
