@@ -228,11 +228,37 @@ def test_series_round_robin_in_one_step(
 
 
 def text_of(page: str, element_id: str) -> str:
-    """The text of the element with this id (its tags dropped, blanks folded, entities
-    decoded)."""
-    m = re.search(rf'<(\w+)[^>]*\bid="{element_id}"[^>]*>(.*?)</\1>', page, re.S)
-    assert m is not None, element_id
-    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", m.group(2))).split())
+    """The text of the element with this id, nested elements included (tags dropped,
+    blanks folded, entities decoded)."""
+    from html.parser import HTMLParser
+
+    class Finder(HTMLParser):
+        void = {"br", "img", "input", "meta", "link", "hr", "wbr", "source"}
+
+        def __init__(self) -> None:
+            super().__init__(convert_charrefs=True)
+            self.depth, self.parts, self.found = 0, [], False
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            if self.depth:
+                self.depth += tag not in self.void
+                self.parts.append(" ")
+            elif dict(attrs).get("id") == element_id and not self.found:
+                self.depth, self.found = 1, True
+
+        def handle_endtag(self, tag: str) -> None:
+            if self.depth:
+                self.depth -= 1
+                self.parts.append(" ")
+
+        def handle_data(self, data: str) -> None:
+            if self.depth:
+                self.parts.append(data)
+
+    finder = Finder()
+    finder.feed(page)
+    assert finder.found, element_id
+    return " ".join("".join(finder.parts).split())
 
 
 def sheet_rows(page: str) -> list[list[str]]:

@@ -179,20 +179,23 @@ def create_game(
 
 def draw_row(row: str, seed: int | None, lang: str) -> tuple[str, str]:
     """The row and the seed it was drawn from (``""`` for a typed row): a typed ``row``
-    as it is (a seed with it is refused), else the whole tile set in the order of ``seed``
+    as it is, else the whole tile set in the order of ``seed``
     (``puzzles.correspondence.row_from_seed``; ``None``: a fresh secret 128-bit seed from
-    ``secrets``, as the Duplicate's bag)."""
-    if row.strip():
-        if seed is not None:
-            raise CorrespondenceError("Donnez la rangée ou la graine qui la tire, pas les "
-                                      "deux.")
-        return row, ""
-    if seed is None:
-        seed = secrets.randbits(128)
-    if not 0 <= seed <= MAX_ROW_SEED:
+    ``secrets``, as the Duplicate's bag). Both given: the row must be the one the seed
+    draws (a series' games share it), else a French refusal."""
+    if seed is not None and not 0 <= seed <= MAX_ROW_SEED:
         raise CorrespondenceError(f"Graine de la rangée : de 0 à {MAX_ROW_SEED}.")
     if lang not in ("fr", "ro"):
         raise CorrespondenceError(f"Langue inconnue : « {inputs.shown(lang)} ».")
+    if row.strip():
+        if seed is None:
+            return row, ""
+        if row.replace(" ", "").upper() != engine().row_from_seed(lang, seed):
+            raise CorrespondenceError(f"La rangée écrite n'est pas celle que tire la graine "
+                                      f"{seed} : donnez l'une ou l'autre.")
+        return row, str(seed)
+    if seed is None:
+        seed = secrets.randbits(128)
     return engine().row_from_seed(lang, seed), str(seed)
 
 
