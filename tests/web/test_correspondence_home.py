@@ -290,7 +290,8 @@ def test_the_sheet_front_event_players_row_and_grid(
                             "BLEU Bob Arbitres Juge Arbitre ROUGE avant la partie première "
                             "partie de la série Rangée de lettres 46 lettres")
     assert "14 sont entrées en jeu" in front
-    row = re.search(r'<div id="rangee"[^>]*>(.*)</div>\s*<h4>', page, re.S)
+    row = re.search(r'<div id="rangee"[^>]*>(.*?)</div>\s*</div>\s*<div class="fisa-grid">',
+                    page, re.S)
     assert row is not None
     tiles = re.findall(r'aria-label="([^"]+)">[^<]*<sub>(\d+)</sub>', row.group(1))
     # the 46 letters of the row (16 + 30), each with its French value: Z 10, A 1, …
@@ -298,7 +299,7 @@ def test_the_sheet_front_event_players_row_and_grid(
     values = dict(tileset("fr").points)
     assert all(int(v) == values.get(ch, 0) for ch, v in tiles)
     assert tiles[:3] == [("Z", "10"), ("A", "1"), ("E", "1")]
-    assert '<div class="fisa-grid"><svg' in page  # the grid on the front
+    assert '<div class="fisa-grid"><h4>Grille</h4><svg' in page  # the grid on the front
     back = text_of(page, "fiche-verso")
     assert back == ("Verso Plafonds d’ouverture (compensation du trait de ROUGE) : tout score "
                     "peut être joué, mais la fiche crédite au plus tour I : ROUGE 10, BLEU 20 "
@@ -340,3 +341,32 @@ def test_migration_0014_keeps_older_games_in_europe_paris(empty_engine: sa.Engin
         assert "timezone" not in columns and "row_seed" not in columns
         assert conn.execute(sa.text("SELECT code FROM correspondence_game")).scalars().all() \
             == ["OLD"]
+
+
+def _tiles(fragment: str) -> list[tuple[str, str]]:
+    """(letter, value) of each valued tile (``letter_tiles`` with values) in ``fragment``."""
+    return re.findall(r'<span class="letter[^"]*" aria-label="([^"]+)">[^<]*<sub>(\d+)</sub>',
+                      fragment)
+
+
+def test_the_duplicate_draws_show_their_letter_values(
+    app: Flask, ctx: Flask, client: FlaskClient, db_session: Session, competition: Competition,
+    make_player: Callable[..., Player], frozen_clock: Any, tmp_path: Path,
+) -> None:
+    """Issue 22 §2: « Tiles show their letter values on the Duplicate and correspondence
+    pages, as on the problem pages. » Round 1 of the ZA game draws ZAEIBCD; French values
+    (FISF): Z 10, A E I 1, B C 3, D 2 — on the public page and the console's."""
+    from tests.web.za_game import za_game
+
+    make_player("Ana", "ana@example.ro")
+    za_game(app, db_session, competition, tmp_path)
+    frozen_clock.move_to(START)
+    assert lifecycle.run_due(now=clock.now()) == ["draw:EX1:1"]
+    expected = [("Z", "10"), ("A", "1"), ("E", "1"), ("I", "1"), ("B", "3"), ("C", "3"),
+                ("D", "2")]
+    page = client.get("/duplicate/EX1").get_data(as_text=True)
+    section = re.search(r'id="tirage-en-cours".*?</section>', page, re.S)
+    assert section is not None and _tiles(section.group(0)) == expected
+    login_arbitre(client, db_session)
+    console = client.get("/console/duplicate/EX1").get_data(as_text=True)
+    assert _tiles(console) == expected
