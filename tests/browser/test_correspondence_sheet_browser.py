@@ -11,6 +11,7 @@ Word list {ZA, ZAS}; row ZAEIBCD SEOUFGH …: RED plays H8 ZA = (10 + 1) × 2 = 
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from datetime import timedelta
 from pathlib import Path
@@ -28,6 +29,9 @@ from webapp.services import clock, correspondence, players, problems
 pytestmark = [pytest.mark.browser, pytest.mark.db]
 
 HEAD = "ZAEIBCDSEOUFGHAE"
+#: docs/screenshots is rewritten only when asked (ARBITRE_UPDATE_SCREENSHOTS=1), so a test run
+#: leaves the checkout as it found it
+DOC_SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 
 def _row() -> str:
@@ -102,6 +106,12 @@ def test_the_fisa_front_and_back_laid_out_on_screen_phone_and_paper(
             "[...document.querySelectorAll('*')].filter(e => e.getBoundingClientRect().right"
             " > innerWidth).map(e => e.tagName + '#' + e.id + '.' + e.className + ' '"
             " + Math.round(e.getBoundingClientRect().right)).slice(0, 15)")
+        # docs/WEB.md's picture of the sheet (under its 150 KB)
+        shots = DOC_SCREENSHOTS if os.environ.get("ARBITRE_UPDATE_SCREENSHOTS") == "1" \
+            else tmp_path
+        shots.mkdir(parents=True, exist_ok=True)
+        page.locator("#fiche").screenshot(path=str(shots / "correspondance-fiche.png"))
+        assert (shots / "correspondance-fiche.png").stat().st_size < 150_000
         # paper: the back begins a new page
         page.emulate_media(media="print")
         assert page.evaluate(
