@@ -370,3 +370,11 @@ def test_the_duplicate_draws_show_their_letter_values(
     login_arbitre(client, db_session)
     console = client.get("/console/duplicate/EX1").get_data(as_text=True)
     assert _tiles(console) == expected
+
+
+def test_rounds_in_roman_numerals_as_the_rules_write_them() -> None:
+    """RULES §8.1's cap table writes the rounds « I », « II »."""
+    from webapp.services.correspondence import roman
+
+    assert [roman(n) for n in (1, 2, 3, 4, 9, 14, 40, 49, 90, 1994)] == [
+        "I", "II", "III", "IV", "IX", "XIV", "XL", "XLIX", "XC", "MCMXCIV"]
