@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from puzzles.duplicate import DuplicateError, minus_tiles
+from puzzles.duplicate import DuplicateError, Lang, minus_tiles, secret_bag
 from puzzles.ties import shared_ranks
 from scoring.board import Board
 from scoring.config import GameConfig
@@ -112,6 +112,14 @@ def new_game(row: str, settings: CorrespondenceSettings | None = None) -> CorrSt
             raise DuplicateError(f"Rangée : {n} fois « {ch} », le jeu n'en compte que {have}.")
     return CorrState(letters, Board().to_cgp(), min(14, len(letters)),
                      (letters[:7], letters[7:14]))
+
+
+def row_from_seed(lang: Lang, seed: int) -> str:
+    """The whole tile set of ``lang`` as one letter row (``?`` a joker), in the order
+    ``seed`` (0 to 2**128 − 1) gives: the Duplicate's unbiased shuffle of the bag
+    (:func:`puzzles.duplicate.secret_bag`), so the arbitre draws the row instead of typing
+    about a hundred letters, and anyone given the seed can draw it again and check it."""
+    return "".join(secret_bag(lang, seed))
 
 
 def _config(config: GameConfig, board: Board, s: CorrespondenceSettings) -> GameConfig:

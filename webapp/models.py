@@ -646,7 +646,10 @@ class CorrespondenceGame(StrEnumColumns, table=True):
     one move each in turn, each within ``move_hours`` of the previous one (a reminder
     ``reminder_hours`` before; lost on time ``grace_hours`` after the deadline). The game is
     rebuilt from ``row`` and ``moves`` (``[ref, word]`` or ``null`` for a pass, with the
-    receive time); ``competition_id`` is the series."""
+    receive time); ``competition_id`` is the series. ``timezone``: the zone its pages, mails
+    and sheet show the deadlines in (migration 0014; older games ``Europe/Paris``);
+    ``row_seed``: the seed the row was drawn from (``puzzles.correspondence.row_from_seed``),
+    empty when the arbitre typed it."""
 
     __tablename__ = "correspondence_game"
 
@@ -664,6 +667,8 @@ class CorrespondenceGame(StrEnumColumns, table=True):
     move_hours: int = 72
     reminder_hours: int = 24
     grace_hours: int = 24
+    timezone: str = DEFAULT_TIMEZONE
+    row_seed: str = ""
     turn_started_at: datetime = _ts(index=True)
     reminded_moves: int = -1  # the number of moves when the last reminder was sent
     status: CorrespondenceStatus = _enum(

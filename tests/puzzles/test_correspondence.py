@@ -202,3 +202,27 @@ def test_caps_bind_in_round_one_for_blue_and_round_two_for_red() -> None:
     st = play(st, "I8", "AXE", cfg)
     assert (st.moves[-1].round_no, st.moves[-1].score, st.moves[-1].recorded) == (2, 33, 30)
     assert st.recorded == (0 + 30, 20)
+
+
+def test_a_row_drawn_from_a_seed_is_the_whole_bag_in_that_seeds_order() -> None:
+    """The arbitre's row drawn instead of typed (issue 22 §3): every tile of the set once —
+    French 102 with 2 jokers, Romanian 100 (FISF / FRSc sets) — the same row for the same
+    seed, another for another seed, the seed bounded to 128 bits; the first 14 letters
+    (RED's and BLUE's racks) for seed 12345 pinned against the Duplicate's secret bag."""
+    from collections import Counter
+
+    from puzzles.correspondence import new_game, row_from_seed
+    from puzzles.duplicate import secret_bag
+    from scoring.tiles import tileset
+
+    for lang, size in (("fr", 102), ("ro", 100)):
+        row = row_from_seed(lang, 12345)  # type: ignore[arg-type]
+        assert len(row) == size and Counter(row) == Counter(tileset(lang).counts)
+        assert row == row_from_seed(lang, 12345)  # type: ignore[arg-type]
+        assert row != row_from_seed(lang, 12346)  # type: ignore[arg-type]
+        assert row == "".join(secret_bag(lang, 12345))  # type: ignore[arg-type]
+    assert Counter(row_from_seed("fr", 2**128 - 1))["?"] == 2
+    state = new_game(row_from_seed("fr", 12345))
+    assert state.racks == ("UITQMBE", "HC?NEXS")
+    with pytest.raises(DuplicateError):
+        row_from_seed("fr", 2**128)

@@ -16,6 +16,8 @@ from 1500, K = 20, expectation ½: BLUE 1500 + 20 × (1 − ½) = 1510, RED 1490
 
 from __future__ import annotations
 
+import html
+import re
 from collections import Counter
 from collections.abc import Callable
 from datetime import timedelta
@@ -121,6 +123,14 @@ def test_correspondence_game_end_to_end(
     assert lifecycle.run_due(now=clock.now()) == []
     [reminder] = _outbox(db_session, correspondence.KIND_REMINDER)
     assert reminder.to_addr == "ana@example.ro"
+    # still in play: the grace is said, « perdue au temps » is not (nobody has lost yet);
+    # START + 98 h = 14/05 12:00 UTC, 15:00 in Bucharest (summer time, UTC+3): the site's
+    # zone, the game's by default
+    playing = client.get("/correspondance/CO1").get_data(as_text=True)
+    assert "perdue au temps" not in playing.lower()
+    assert text_of(playing, "tolerance") == (
+        "Tolérance : un coup reçu jusqu’au 14/05/2026 à 15:00 (Europe/Bucharest, UTC+03:00) "
+        "compte encore.")
     # lost on time: the deadline (START + 74 h) plus the grace (24 h)
     frozen_clock.move_to(START + 98 * HOUR - timedelta(seconds=1))
     assert correspondence.run_due(now=clock.now()) == []
@@ -140,8 +150,17 @@ def test_correspondence_game_end_to_end(
         -1].body_text
 
     page = client.get("/correspondance/CO1").get_data(as_text=True)
-    assert "1 rouge H8 ZA 22 10" in page  # the sheet: round, colour, move, made, recorded
-    assert "1 bleu H8 ZAS 12 12" in page
+    # the sheet's back, laid out: move, round, colour, ref, word, made, credited (the cap
+    # explained), thinking time (1 h each: START → START + 1 h → START + 2 h), running totals
+    assert sheet_rows(page) == [
+        ["1", "I", "ROUGE", "H8", "ZA", "22",
+         "10 ZA 22 points, crédité 10 : plafond d'ouverture (tour I)", "1h00", "10", "0"],
+        ["2", "I", "BLEU", "H8", "ZAS", "12", "12", "1h00", "10", "12"]]
+    # lost on time: said once it happened, with the loser; the sheet's end says the result
+    assert "Perdue au temps : ROUGE (Ana)." in page
+    assert text_of(page, "fiche-resultat").endswith("Résultat ROUGE 0, BLEU 1")
+    raw = client.get("/correspondance/CO1/fiche.txt").get_data(as_text=True)
+    assert "1 rouge H8 ZA 22 10 1h00" in raw and "1 bleu H8 ZAS 12 12 1h00" in raw
     table = client.get(f"/correspondance/serie/{competition.id}").get_data(as_text=True)
     assert ('<tr class="series-row"><td>1</td><td>Bob</td><td>1</td><td>1</td><td>0</td>'
             '<td>0</td><td>1,0</td><td>2</td><td>1510,0</td></tr>') in table
@@ -206,6 +225,47 @@ def test_series_round_robin_in_one_step(
     assert len(db_session.exec(select(CorrespondenceGame)).all()) == 6
     series = client.get(f"/correspondance/serie/{competition.id}").get_data(as_text=True)
     assert "S-3-2" in series
+
+
+def text_of(page: str, element_id: str) -> str:
+    """The text of the element with this id, nested elements included (tags dropped,
+    blanks folded, entities decoded)."""
+    from html.parser import HTMLParser
+
+    class Finder(HTMLParser):
+        void = {"br", "img", "input", "meta", "link", "hr", "wbr", "source"}
+
+        def __init__(self) -> None:
+            super().__init__(convert_charrefs=True)
+            self.depth, self.parts, self.found = 0, [], False
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            if self.depth:
+                self.depth += tag not in self.void
+                self.parts.append(" ")
+            elif dict(attrs).get("id") == element_id and not self.found:
+                self.depth, self.found = 1, True
+
+        def handle_endtag(self, tag: str) -> None:
+            if self.depth:
+                self.depth -= 1
+                self.parts.append(" ")
+
+        def handle_data(self, data: str) -> None:
+            if self.depth:
+                self.parts.append(data)
+
+    finder = Finder()
+    finder.feed(page)
+    assert finder.found, element_id
+    return " ".join("".join(finder.parts).split())
+
+
+def sheet_rows(page: str) -> list[list[str]]:
+    """The back of the fișa on the game page: one list of cell texts per move."""
+    rows = re.findall(r'<tr class="fisa-move[^"]*"[^>]*>(.*?)</tr>', page, re.S)
+    return [[" ".join(html.unescape(re.sub(r"<[^>]+>", " ", c)).split())
+             for c in re.findall(r"<td[^>]*>(.*?)</td>", r, re.S)] for r in rows]
 
 
 def correspondence_outsider(db_session: Session) -> Player:

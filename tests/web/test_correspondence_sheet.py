@@ -29,6 +29,7 @@ from flask.testing import FlaskClient
 from sqlmodel import Session, select
 
 from puzzles.correspondence import parse_sheet
+from tests.web.test_correspondence_game import sheet_rows, text_of
 from tests.web.test_duplicate import START, _mail, _outbox
 from tests.web.test_pages import login_arbitre, login_player
 from webapp.models import Arbitre, Competition, CorrespondenceGame, Player
@@ -84,8 +85,19 @@ def test_a_draw_by_passes_and_the_printable_sheet_that_rebuilds_it(
         "ana@example.ro": "Ana – Bob (CD1) — partie nulle",
         "bob@example.fr": "Ana – Bob (CD1) — partie nulle"}
 
-    # the printable document: plain text, every move with its thinking time, the end
+    # the game page's sheet, laid out: the four passes with their thinking times, then the
+    # end; nobody lost on time, so the page does not say « perdue au temps »
     page = client.get("/correspondance/CD1").get_data(as_text=True)
+    assert sheet_rows(page) == [
+        ["1", "I", "ROUGE", "", "passe", "0", "0", "1h00", "0", "0"],
+        ["2", "I", "BLEU", "", "passe", "0", "0", "2h30", "0", "0"],
+        ["3", "II", "ROUGE", "", "passe", "0", "0", "0h30", "0", "0"],
+        ["4", "II", "BLEU", "", "passe", "0", "0", "26h00", "0", "0"]]
+    assert text_of(page, "fiche-resultat") == (
+        f"Fin {game.end_reason} Lettres restantes ROUGE -7, BLEU -7 Totaux ROUGE -7, BLEU -7 "
+        "Résultat ROUGE ½, BLEU ½")
+    assert "perdue au temps" not in page.lower()
+    # the printable document: plain text, every move with its thinking time, the end
     assert 'href="/correspondance/CD1/fiche.txt"' in page
     doc = client.get("/correspondance/CD1/fiche.txt")
     assert doc.status_code == 200 and doc.mimetype == "text/plain"

@@ -582,12 +582,16 @@ def test_fuzz_the_correspondence_forms(
     # created game mails a Message-ID drawn from it (email.utils.make_msgid): seed it apart
     random.seed(os.urandom(16))
     use_word_list(app, tmp_path_factory.mktemp("za"), "ZA\nZAS\n")
-    form = data.draw(_fuzzed(correspondence_form(competition, *pair, code="")))
+    # the row's seed and the game's zone too (issue 22 §3: empty row → drawn from the seed or
+    # a secret one; empty zone → the site's)
+    form = data.draw(_fuzzed({**correspondence_form(competition, *pair, code=""), "seed": "",
+                              "timezone": ""}))
     _french_answer(console.post("/console/correspondance", data=form))
     series = data.draw(_fuzzed({
         "series_competition_id": str(competition.id), "series_row": row_letters(),
         "code_prefix": "", "series_lexicon": "za", "series_move_hours": "72",
-        "series_reminder_hours": "24", "series_grace_hours": "24"}))
+        "series_reminder_hours": "24", "series_grace_hours": "24", "series_seed": "",
+        "series_timezone": ""}))
     ids = data.draw(st.lists(st.one_of(st.sampled_from([str(p.id) for p in pair]), FIELD),
                              max_size=4))
     _french_answer(console.post("/console/correspondance/serie",

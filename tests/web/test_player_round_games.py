@@ -111,11 +111,12 @@ def test_the_public_index_of_correspondence_games(
     resp = client.get("/correspondance")
     assert resp.status_code == 200
     page = resp.get_data(as_text=True)
-    # the move due first on top: CO2 (48 h) before CO1 (72 h); 10:00 UTC = 12:00 in Paris
+    # the move due first on top: CO2 (48 h) before CO1 (72 h); each in its game's zone, the
+    # site's by default: 10:00 UTC = 13:00 in Bucharest (UTC+3 in May)
     assert page.index('data-game="CO2"') < page.index('data-game="CO1"')
     assert _line(page, "CO2") == ("Cid – Ana CO2 — Cid (ROUGE) contre Ana (BLEU) · au tour de "
-                                  "Cid, coup 1, jusqu’au 12/05/2026 à 12:00 (Europe/Paris, "
-                                  "UTC+02:00)")
+                                  "Cid, coup 1, jusqu’au 12/05/2026 à 13:00 (Europe/Bucharest, "
+                                  "UTC+03:00)")
     assert "Aucune partie terminée." in page
     assert f'href="/correspondance/serie/{competition.id}"' in page and "parties : 2" in page
     assert 'href="/correspondance"' in client.get("/duplicate").get_data(as_text=True)

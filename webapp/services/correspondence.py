@@ -32,6 +32,7 @@ from scoring.notation import is_ref
 from scoring.tiles import tileset
 from webapp.db import session_scope
 from webapp.models import (
+    DEFAULT_TIMEZONE,
     Arbitre,
     AuditLog,
     Channel,
@@ -54,7 +55,8 @@ PLAYING, FINISHED = CorrespondenceStatus.PLAYING, CorrespondenceStatus.FINISHED
 KIND_TURN, KIND_REMINDER, KIND_FINAL = (
     OutboxKind.CORR_TURN, OutboxKind.CORR_REMINDER, OutboxKind.CORR_FINAL)
 PASS_WORDS = {"PASSE", "PASSER", "PAS"}
-TIMEZONE = "Europe/Paris"
+#: the highest seed a letter row is drawn from (``puzzles.correspondence.row_from_seed``)
+MAX_ROW_SEED = (1 << 128) - 1
 
 
 class CorrespondenceError(ValueError):
@@ -109,12 +111,21 @@ def create_game(
     *, session: Session, competition: Competition, red: Player, blue: Player, row: str,
     starts_at: datetime, title: str = "", code: str | None = None, lang: str = "fr",
     lexicon_name: str = "default", move_hours: int = 72, reminder_hours: int = 24,
-    grace_hours: int = 24, actor: str = audit.SYSTEM,
+    grace_hours: int = 24, timezone: str = DEFAULT_TIMEZONE, seed: int | None = None,
+    actor: str = audit.SYSTEM,
 ) -> CorrespondenceGame:
     """A new game, RED to move from ``starts_at``; RED and BLUE must be registered in the
-    series (``competition``); the row is checked against the tile set."""
+    series (``competition``); the row is checked against the tile set. An empty ``row`` is
+    drawn from ``seed`` (:func:`draw_row`; ``None``: a fresh secret seed), the seed then
+    stored with the game. ``timezone``: the zone of its pages, mails and sheet (the site's
+    by default)."""
     if starts_at.tzinfo is None:
         raise ValueError("starts_at must be timezone-aware")
+    try:
+        inputs.zone_of(timezone)
+    except ValueError as exc:
+        raise CorrespondenceError(str(exc)) from None
+    row, row_seed = draw_row(row, seed, lang)
     if red.id == blue.id:
         raise CorrespondenceError("ROUGE et BLEU doivent être deux joueurs différents.")
     for p in (red, blue):
@@ -153,24 +164,47 @@ def create_game(
         title=title or inputs.one_line(f"{red.name} – {blue.name}")[:200], lang=lang,
         lexicon_name=lexicon_name, row=letters, red_id=red.id, blue_id=blue.id, moves=[],
         move_hours=move_hours, reminder_hours=reminder_hours, grace_hours=grace_hours,
-        turn_started_at=starts_at, status=PLAYING,
+        timezone=timezone, row_seed=row_seed, turn_started_at=starts_at, status=PLAYING,
     )
     game.lexicon_sha256 = config_of(game).lexicon.identity.sha256
     session.add(game)
     session.flush()
     _schedule_changed(session)
     audit.record(session=session, actor=actor, action="correspondence.create", target=code,
-                 red=red.id, blue=blue.id, row=letters, move_hours=move_hours,
-                 grace_hours=grace_hours)
+                 red=red.id, blue=blue.id, row=letters, row_seed=row_seed,
+                 move_hours=move_hours, grace_hours=grace_hours, timezone=timezone)
     _turn_notice(session, game)
     return game
+
+
+def draw_row(row: str, seed: int | None, lang: str) -> tuple[str, str]:
+    """The row and the seed it was drawn from (``""`` for a typed row): a typed ``row``
+    as it is, else the whole tile set in the order of ``seed``
+    (``puzzles.correspondence.row_from_seed``; ``None``: a fresh secret 128-bit seed from
+    ``secrets``, as the Duplicate's bag). Both given: the row must be the one the seed
+    draws (a series' games share it), else a French refusal."""
+    if seed is not None and not 0 <= seed <= MAX_ROW_SEED:
+        raise CorrespondenceError(f"Graine de la rangée : de 0 à {MAX_ROW_SEED}.")
+    if lang not in ("fr", "ro"):
+        raise CorrespondenceError(f"Langue inconnue : « {inputs.shown(lang)} ».")
+    if row.strip():
+        if seed is None:
+            return row, ""
+        if row.replace(" ", "").upper() != engine().row_from_seed(lang, seed):
+            raise CorrespondenceError(f"La rangée écrite n'est pas celle que tire la graine "
+                                      f"{seed} : donnez l'une ou l'autre.")
+        return row, str(seed)
+    if seed is None:
+        seed = secrets.randbits(128)
+    return engine().row_from_seed(lang, seed), str(seed)
 
 
 def create_round_robin(
     *, session: Session, competition: Competition, players: list[Player], row: str,
     starts_at: datetime, code_prefix: str = "", lang: str = "fr",
     lexicon_name: str = "default", move_hours: int = 72, reminder_hours: int = 24,
-    grace_hours: int = 24, actor: str = audit.SYSTEM,
+    grace_hours: int = 24, timezone: str = DEFAULT_TIMEZONE, seed: int | None = None,
+    actor: str = audit.SYSTEM,
 ) -> list[CorrespondenceGame]:
     """A whole series in one step (RULES §8.1: the row « is shared by a series of games »;
     pairings: a round robin within the group): every pair of ``players`` meets once, on
@@ -179,7 +213,8 @@ def create_round_robin(
     player RED in half of his games, ± 1), in the order the players are given. Codes
     ``{prefix}-{round}-{board}`` (the prefix defaults to ``SERIE{competition id}``),
     titles « Tour r : ROUGE – BLEU ». Nothing is created when anything is refused (a player
-    twice or not registered, a pair that already has a game in this series, the row)."""
+    twice or not registered, a pair that already has a game in this series, the row). An
+    empty ``row`` is drawn once from ``seed`` (:func:`draw_row`) for the whole series."""
     if len({p.id for p in players}) != len(players):
         raise CorrespondenceError("Un joueur est choisi deux fois.")
     if len(players) < 2:
@@ -196,6 +231,7 @@ def create_round_robin(
             if frozenset((red.id, blue.id)) in existing:
                 raise CorrespondenceError(f"{red.name} et {blue.name} ont déjà une partie dans "
                                           f"la série « {competition.name} ».")
+    row, row_seed = draw_row(row, seed, lang)
     prefix = (code_prefix or f"SERIE{competition.id}").strip()
     try:  # the codes are « {prefix}-{round}-{board} »: room left for the two numbers
         inputs.check_code(prefix, "Préfixe des codes")
@@ -214,7 +250,8 @@ def create_round_robin(
                 title=inputs.one_line(f"Tour {number} : {red.name} – {blue.name}")[:200],
                 code=f"{prefix}-{number}-{board}", lang=lang, lexicon_name=lexicon_name,
                 move_hours=move_hours, reminder_hours=reminder_hours,
-                grace_hours=grace_hours, actor=actor))
+                grace_hours=grace_hours, timezone=timezone,
+                seed=int(row_seed) if row_seed else None, actor=actor))
     audit.record(session=session, actor=actor, action="correspondence.round_robin",
                  target=str(competition.id), players=[p.id for p in players],
                  games=[g.code for g in games], row=games[0].row if games else row)
@@ -269,7 +306,7 @@ def submit_move(*, session: Session, player: Player, game: CorrespondenceGame, t
         raise CorrespondenceError("Ce n'est pas votre tour : votre adversaire doit jouer.")
     if received_at < game.turn_started_at:
         raise CorrespondenceError("La partie n'a pas encore commencé : premier coup à partir "
-                                  f"du {format_local(game.turn_started_at, TIMEZONE)}.")
+                                  f"du {format_local(game.turn_started_at, game.timezone)}.")
     if received_at > lost_on_time_at(game):
         raise CorrespondenceError("Coup reçu après le délai et sa tolérance : la partie est "
                                   "perdue au temps.")
@@ -337,9 +374,9 @@ def run_due(*, now: datetime) -> list[str]:
                 if now >= lost_on_time_at(game):
                     loser = to_move(game)
                     colour = "ROUGE" if loser == game.red_id else "BLEU"
+                    until = format_local(lost_on_time_at(game), game.timezone)
                     _finish(s, game, state_of(game), f"{colour} perd au temps (aucun coup "
-                            f"reçu avant le {format_local(lost_on_time_at(game), TIMEZONE)}).",
-                            now, loser=loser)
+                            f"reçu avant le {until}).", now, loser=loser)
                     audit.record(session=s, actor=audit.SYSTEM, action="correspondence.time",
                                  target=game.code, move=n + 1, loser=loser)
                     done.append(f"time:{game.code}:{n + 1}")
@@ -429,7 +466,7 @@ def _turn_notice(session: Session, game: CorrespondenceGame, last: Any = None) -
                           else "passe" if last else None),
                  "rack": state.racks[colour], "grid": text_grid(state.board_cgp),
                  "totals": f"ROUGE {state.recorded[0]} – BLEU {state.recorded[1]}",
-                 "deadline": format_local(deadline(game), TIMEZONE),
+                 "deadline": format_local(deadline(game), game.timezone),
                  "submission_address": notify.submission_address(p),
                  "subject_hint": game.code, "game_url": game_url(game)},
         dedupe_key=f"corr_turn:{game.code}:{len(game.moves) + 1}", player_id=p.id)
@@ -444,8 +481,8 @@ def _reminder(session: Session, game: CorrespondenceGame) -> None:
         session=session, kind=KIND_REMINDER, to_addr=p.email, template="corr_reminder",
         context={"player_name": p.name, "game_title": _title(game),
                  "move_no": len(game.moves) + 1,
-                 "deadline": format_local(deadline(game), TIMEZONE),
-                 "lost_at": format_local(lost_on_time_at(game), TIMEZONE),
+                 "deadline": format_local(deadline(game), game.timezone),
+                 "lost_at": format_local(lost_on_time_at(game), game.timezone),
                  "game_url": game_url(game)},
         dedupe_key=f"corr_reminder:{game.code}:{len(game.moves) + 1}", player_id=p.id)
 
@@ -472,25 +509,125 @@ def _final_notices(session: Session, game: CorrespondenceGame, state: Any) -> No
 # --- the score sheet and the series ----------------------------------------------------------
 
 
-def sheet(session: Session, game: CorrespondenceGame) -> str:
-    """The fișa de concurs of the game as it stands (``puzzles.correspondence.sheet_text``):
-    the front names the series, RED and BLUE, the arbitres (those who acted on the game:
-    its creation, in the audit log), RED's coefficient and rank in the series table of the
-    games finished before this one was created (blank before his first), the row and the
-    grid; the back each move with its scores and its thinking time (received − turn
-    start), then the end. ``puzzles.correspondence.parse_sheet`` rebuilds the game from
-    it (``/correspondance/<code>/fiche.txt``, the printable document)."""
+def sheet_header(session: Session, game: CorrespondenceGame) -> Any:
+    """The front of the fișa (``puzzles.correspondence.SheetHeader``): the series, RED and
+    BLUE, the arbitres (those who acted on the game: its creation, in the audit log), RED's
+    coefficient and rank in the series table of the games finished before this one was
+    created (blank before his first)."""
     red, blue = _players(session, game)
     comp = session.get(Competition, game.competition_id)
     before = {row["name"]: row for row in series(session, game.competition_id,
                                                  before=game.created_at)}
     previous = before.get(red.name)
-    header = engine().SheetHeader(
+    return engine().SheetHeader(
         event=comp.name if comp else "", red=red.name, blue=blue.name,
         arbiters=", ".join(_arbiters(session, game)),
         red_coefficient=previous["coefficient"] if previous else None,
         red_rank=previous["rank"] if previous else None)
-    return str(engine().sheet_text(state_of(game), header, times=thinking_times(game)))
+
+
+def sheet(session: Session, game: CorrespondenceGame) -> str:
+    """The fișa de concurs of the game as it stands (``puzzles.correspondence.sheet_text``)
+    as the raw record: the front (:func:`sheet_header`, the row and the grid), the back
+    each move with its scores and its thinking time (received − turn start), then the end.
+    ``puzzles.correspondence.parse_sheet`` rebuilds the game from it
+    (``/correspondance/<code>/fiche.txt``); the game page shows it laid out
+    (:func:`sheet_view`)."""
+    return str(engine().sheet_text(state_of(game), sheet_header(session, game),
+                                   times=thinking_times(game)))
+
+
+@dataclass
+class SheetMove:
+    """One line of the back of the fișa: the move number, round (I, II…) and colour (0 RED,
+    1 BLUE), the move (``ref``/``word``, both ``None`` for a pass), the score made and the
+    score credited, the cap that credited less (``None`` when the whole score counts), the
+    letters drawn after it, the thinking time (« 26h05 »), the instant received, the
+    running totals credited (RED, BLUE)."""
+
+    number: int
+    round_no: int
+    colour: int
+    ref: str | None
+    word: str | None
+    score: int
+    recorded: int
+    cap: int | None
+    drawn: str
+    thinking: str
+    received_at: datetime | None
+    running: tuple[int, int]
+
+    @property
+    def capped(self) -> bool:
+        return self.cap is not None and self.recorded < self.score
+
+    @property
+    def round_label(self) -> str:
+        """The round in Roman numerals, as RULES §8.1 writes them (« I », « II »)."""
+        return roman(self.round_no)
+
+
+def roman(n: int) -> str:
+    """``n`` (≥ 1) in Roman numerals: 1 → I, 4 → IV, 14 → XIV."""
+    out = ""
+    for value, mark in ((1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"),
+                        (90, "XC"), (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"),
+                        (4, "IV"), (1, "I")):
+        while n >= value:
+            out, n = out + mark, n - value
+    return out
+
+
+@dataclass
+class SheetView:
+    """The fișa de concurs laid out (RULES §8.1; the game page): front — the header
+    (:func:`sheet_header`), the letter row (``row``, how many letters have come into play
+    ``used``, the seed it was drawn from ``row_seed``), the grid (``state``); back — the
+    opening caps (round in Roman numerals, RED's, BLUE's), the moves
+    (:class:`SheetMove`), then when the game is over its end, the leftovers, the totals
+    and the result, and whether a player lost on time (``lost_on_time``: the colour, 0 RED
+    or 1 BLUE, else ``None``)."""
+
+    header: Any
+    row: str
+    used: int
+    row_seed: str
+    caps: tuple[tuple[str, int, int], ...]
+    moves: list[SheetMove]
+    finished: bool
+    end_reason: str
+    leftover: tuple[int, int]
+    totals: tuple[int, int]
+    result: tuple[float | None, float | None]
+    lost_on_time: int | None
+
+
+def sheet_view(session: Session, game: CorrespondenceGame, state: Any = None) -> SheetView:
+    state = state if state is not None else state_of(game)
+    s = settings_of(game)
+    times = thinking_times(game)
+    moves: list[SheetMove] = []
+    running = [0, 0]
+    for i, m in enumerate(state.moves):
+        running[m.colour] += m.recorded
+        stored = game.moves[i] if i < len(game.moves) else {}
+        at = datetime.fromisoformat(stored["at"]) if stored.get("at") else None
+        moves.append(SheetMove(
+            number=i + 1, round_no=m.round_no, colour=m.colour, ref=m.ref, word=m.word,
+            score=m.score, recorded=m.recorded, cap=s.cap(m.round_no, m.colour),
+            drawn=m.drawn, thinking=times[i] if i < len(times) else "",
+            received_at=_aware(at) if at else None, running=(running[0], running[1])))
+    lost = None
+    if game.status == FINISHED and not state.finished:  # ended by the clock, not by play
+        lost = 0 if (game.result_red or 0) < (game.result_blue or 0) else 1
+    return SheetView(
+        header=sheet_header(session, game), row=state.row, used=state.pos,
+        row_seed=game.row_seed,
+        caps=tuple((roman(rnd), red, blue) for rnd, red, blue in s.caps), moves=moves,
+        finished=game.status == FINISHED, end_reason=game.end_reason,
+        leftover=state.leftover, totals=state.totals,
+        result=(game.result_red, game.result_blue), lost_on_time=lost)
 
 
 def _arbiters(session: Session, game: CorrespondenceGame) -> list[str]:

@@ -12,6 +12,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
+from scoring.tiles import tileset
 from webapp.models import Competition, CorrespondenceGame, Player, Registration
 from webapp.services import correspondence
 
@@ -23,20 +24,22 @@ def game_by_code(session: Session, code: str) -> CorrespondenceGame | None:
 
 @dataclass
 class GameView:
-    """A game's page: the replayed state, RED and BLUE, the score sheet, the colour of the
-    player looking (0 RED, 1 BLUE, ``None`` someone else), his rack, whether he is to move,
-    the move's deadline and the instant the game is lost on time."""
+    """A game's page: the replayed state, RED and BLUE, the score sheet laid out
+    (``correspondence.sheet_view``), the colour of the player looking (0 RED, 1 BLUE,
+    ``None`` someone else), his rack, whether he is to move, the move's deadline and the
+    instant the game is lost on time, the letters' values (the tiles show them)."""
 
     game: CorrespondenceGame
     state: Any
     red: Player | None
     blue: Player | None
-    sheet: str
+    sheet: correspondence.SheetView
     colour: int | None
     my_rack: str | None
     my_turn: bool
     deadline: datetime
     lost_at: datetime
+    values: dict[str, int]
 
 
 def game_view(session: Session, game: CorrespondenceGame, player_id: int | None) -> GameView:
@@ -46,11 +49,13 @@ def game_view(session: Session, game: CorrespondenceGame, player_id: int | None)
         colour = 0 if player_id == game.red_id else 1
     return GameView(
         game=game, state=state, red=session.get(Player, game.red_id),
-        blue=session.get(Player, game.blue_id), sheet=correspondence.sheet(session, game),
+        blue=session.get(Player, game.blue_id),
+        sheet=correspondence.sheet_view(session, game, state),
         colour=colour, my_rack=state.racks[colour] if colour is not None else None,
         my_turn=player_id is not None and game.status == correspondence.PLAYING
         and player_id == correspondence.to_move(game),
         deadline=correspondence.deadline(game), lost_at=correspondence.lost_on_time_at(game),
+        values=dict(tileset(game.lang).points),
     )
 
 

@@ -146,7 +146,7 @@ def round_games(session: Session, player_id: int, comp_ids: list[int]) -> list[R
             action = "move" if correspondence.to_move(c) == player_id else "opponent"
             when = correspondence.deadline(c)
         lines.append(RoundGameLine("correspondence", c.code, c.title, action, when,
-                                   correspondence.TIMEZONE, len(c.moves) + 1, other))
+                                   c.timezone, len(c.moves) + 1, other))
     order = {"bulletin": 0, "move": 0, "bulletin_sent": 1, "opponent": 1, "between": 1,
              "scheduled": 2, "finished": 3}
     far = datetime.max.replace(tzinfo=UTC)

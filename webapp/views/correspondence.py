@@ -1,14 +1,14 @@
 """Pages of the two-player correspondence game (``webapp.services.correspondence``).
 
 Public: ``/correspondance`` — every game (in play: whose turn and until when; finished: the
-result) and the series; ``/correspondance/<code>`` — the score sheet (fișa de concurs), the
-grid, whose turn and until when; the player to move gets his rack and the move form
-(``POST …/coup``); ``/correspondance/<code>/fiche.txt`` — the sheet as a printable text
-document that rebuilds the game (``puzzles.correspondence.parse_sheet``).
-``/correspondance/serie/<competition id>`` — the series table (W/D/L, points, spread, rating
-coefficient) and the round-robin pairings of its players. The console's page
-(``/console/correspondance``: the games and a new one) is the ``console.correspondence``
-feature (``webapp.views.console.correspondence``).
+result) and the series; ``/correspondance/<code>`` — whose turn and until when (in the
+game's time zone), the score sheet (fișa de concurs) laid out front and back with the grid;
+the player to move gets his rack and the move form (``POST …/coup``);
+``/correspondance/<code>/fiche.txt`` — the sheet as the raw text record that rebuilds the
+game (``puzzles.correspondence.parse_sheet``). ``/correspondance/serie/<competition id>`` —
+the series table (W/D/L, points, spread, rating coefficient) and the round-robin pairings
+of its players. The console's page (``/console/correspondance``: the games and a new one)
+is the ``console.correspondence`` feature (``webapp.views.console.correspondence``).
 """
 
 from __future__ import annotations
@@ -50,11 +50,11 @@ def _page(s: Session, game: CorrespondenceGame, text: str = "",
     view = correspondence_pages.game_view(s, game, me.id if me is not None else None)
     return render_template(
         "correspondence/game.html", game=game, state=view.state, red=view.red,
-        blue=view.blue, sheet=view.sheet, colour=view.colour, my_rack=view.my_rack,
+        blue=view.blue, fisa=view.sheet, colour=view.colour, my_rack=view.my_rack,
         my_turn=view.my_turn, deadline=view.deadline, lost_at=view.lost_at, text=text,
-        error=error,
+        error=error, values=view.values,
         grid_svg=board_svg(view.state.board, tileset=tileset(game.lang), title="Grille"),
-        timezone=correspondence.TIMEZONE)
+        timezone=game.timezone)
 
 
 @bp.route("/correspondance")
@@ -62,8 +62,7 @@ def games() -> str:
     """Every correspondence game: in play (whose turn, until when), finished, the series."""
     with Session(read_engine(), expire_on_commit=False) as s:
         view = correspondence_pages.index_view(s)
-    return render_template("correspondence/index.html", view=view,
-                           timezone=correspondence.TIMEZONE)
+    return render_template("correspondence/index.html", view=view)
 
 
 @bp.route("/correspondance/<code>")

@@ -58,7 +58,8 @@ def game_or_404(s: Session, code: str, *, for_update: bool = False) -> Duplicate
 
 def page_data(view: duplicate_pages.GameView) -> dict[str, Any]:
     """What a game's pages (public and console) give their template: the view's values, the
-    grid drawn as SVG, the French status names."""
+    grid drawn as SVG (each tile with its points), the letters' values for the draws' tiles
+    (``tile_values``, as on the problem pages), the French status names."""
     game = view.game
     return {
         "game": game, "rounds": view.rounds, "current": view.current,
@@ -69,6 +70,7 @@ def page_data(view: duplicate_pages.GameView) -> dict[str, Any]:
         "variant_label": view.variant_label, "variant_rule": view.variant_rule,
         "bulletin_example": view.bulletin_example, "top_letters": duplicate.top_letters,
         "round_status": ROUND_STATUS_FR, "game_status": GAME_STATUS_FR,
+        "tile_values": dict(tileset(game.lang).points),
     }
 
 

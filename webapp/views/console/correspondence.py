@@ -1,6 +1,8 @@
 """The two-player correspondence game in the console (``webapp.services.correspondence``):
 ``/console/correspondance`` — the games and a new one; ``POST /console/correspondance/serie``
-— a series' whole round robin in one step (``create_round_robin``)."""
+— a series' whole round robin in one step (``create_round_robin``). Both forms take the
+game's time zone (empty: the site's) and either a typed letter row or a seed to draw it
+from (both empty: a fresh secret seed draws it)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 
 from webapp.db import session_scope
+from webapp.models import DEFAULT_TIMEZONE
 from webapp.services import clock, correspondence, correspondence_pages, rows
 from webapp.views.console.common import (
     _actor,
@@ -18,6 +21,7 @@ from webapp.views.console.common import (
     id_arg,
     int_field,
     text_field,
+    timezone_field,
 )
 
 bp = Blueprint("correspondence", __name__)
@@ -38,6 +42,14 @@ def _hours(form: Any, prefix: str = "") -> tuple[int, int, int]:
                       default=24))
 
 
+def _seed(form: Any, name: str) -> int | None:
+    """The seed the row is drawn from (empty: ``None``, a fresh secret one is drawn)."""
+    if not (form.get(name) or "").strip():
+        return None
+    return int_field(form, name, "Graine de la rangée", lo=0,
+                     hi=correspondence.MAX_ROW_SEED)
+
+
 def _id(form: Any, name: str) -> int | None:
     """A row id from the form, ``None`` when it cannot name one (empty, not a number, out of
     the ids' range): the page then asks to choose."""
@@ -54,8 +66,10 @@ def index() -> ResponseReturnValue:
             title = text_field(form, "title", "Titre")
             code = code_field(form, "code", "Code de la partie")
             row = text_field(form, "row", "Rangée de lettres", limit=MAX_ROW)
+            seed = _seed(form, "seed")
             lexicon = text_field(form, "lexicon", "Liste de mots", limit=100) or "default"
             move_hours, reminder_hours, grace_hours = _hours(form)
+            tz = timezone_field(form)
             with session_scope() as s:
                 comp = rows.competition_or_none(s, _id(form, "competition_id"))
                 red = rows.player_or_none(s, _id(form, "red_id"))
@@ -67,12 +81,14 @@ def index() -> ResponseReturnValue:
                     session=s, competition=comp, red=red, blue=blue, row=row,
                     starts_at=clock.now(), title=title, code=code,
                     lexicon_name=lexicon, move_hours=move_hours,
-                    reminder_hours=reminder_hours, grace_hours=grace_hours, actor=_actor())
-                code = game.code
+                    reminder_hours=reminder_hours, grace_hours=grace_hours, timezone=tz,
+                    seed=seed, actor=_actor())
+                code, drawn = game.code, game.row_seed
         except (correspondence.CorrespondenceError, ValueError) as exc:
             error = str(exc)
         else:
-            flash(f"Partie par correspondance {code} créée : ROUGE joue.", "success")
+            how = f" ; rangée tirée de la graine {drawn}" if drawn else ""
+            flash(f"Partie par correspondance {code} créée{how} : ROUGE joue.", "success")
             return redirect(url_for("correspondence.game_page", code=code))
     return _console_page(form, error)
 
@@ -83,7 +99,8 @@ def _console_page(form: Any, error: str | None = None,
         listing = correspondence_pages.console_list(s)
     return render_template("correspondence/console.html", competitions=listing.competitions,
                            players=listing.players, games=listing.games, form=form,
-                           error=error, series_error=series_error), (
+                           error=error, series_error=series_error,
+                           default_timezone=DEFAULT_TIMEZONE), (
         400 if error or series_error else 200)
 
 
@@ -94,9 +111,11 @@ def round_robin() -> ResponseReturnValue:
     form = request.form
     try:
         row = text_field(form, "series_row", "Rangée de lettres", limit=MAX_ROW)
+        seed = _seed(form, "series_seed")
         prefix = text_field(form, "code_prefix", "Préfixe des codes", limit=100)
         lexicon = text_field(form, "series_lexicon", "Liste de mots", limit=100) or "default"
         move_hours, reminder_hours, grace_hours = _hours(form, "series_")
+        tz = timezone_field(form, "series_timezone")
         chosen = form.getlist("player_ids")
         if len(chosen) > MAX_PLAYERS:
             raise correspondence.CorrespondenceError(
@@ -111,7 +130,7 @@ def round_robin() -> ResponseReturnValue:
                 session=s, competition=comp, players=players, row=row,
                 starts_at=clock.now(), code_prefix=prefix, lexicon_name=lexicon,
                 move_hours=move_hours, reminder_hours=reminder_hours,
-                grace_hours=grace_hours, actor=_actor())
+                grace_hours=grace_hours, timezone=tz, seed=seed, actor=_actor())
             comp_id, count = comp.id, len(games)
     except (correspondence.CorrespondenceError, ValueError) as exc:
         return _console_page(form, series_error=str(exc))
