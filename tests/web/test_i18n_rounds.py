@@ -40,7 +40,12 @@ from sqlmodel import Session, col, select
 
 from puzzles.duplicate import DuplicateSettings
 from scoring.tiles import tileset
-from tests.web.test_i18n import _french_pieces, _translated, _visible
+from tests.web.test_i18n import (  # world: the fixture of a verified problem
+    _french_pieces,
+    _translated,
+    _visible,
+    world,  # noqa: F401
+)
 from tests.web.za_game import START, full_bag, use_word_list
 from webapp.auth import create_arbitre
 from webapp.models import (
@@ -386,3 +391,74 @@ def test_every_mail_of_the_games_in_romanian(rounds_world: dict[str, Any], db_se
     assert {m.to_addr: m.subject for m in finals} == {
         "cristi@example.ro": "Cristi Stan – Dan Radu (CO2) — partidă câștigată",
         "dan@example.ro": "Cristi Stan – Dan Radu (CO2) — partidă pierdută"}
+
+
+# --- raw values on the French pages (issue 22 §5) ------------------------------------------
+
+
+def test_french_pages_say_values_in_words(client: FlaskClient, rounds_world: dict[str, Any],
+                                          db_session: Session) -> None:
+    """No setting's code on a French page: the solo rule, the built-in word list, the
+    problem JSON's hint; the draw notation comes with its legend; the footer's switch says
+    it changes a signed-in player's mails too."""
+    _sign(client, arbitre_id=rounds_world["arbitre"].id)
+    form = _get(client, "/console/duplicate", "fr")
+    assert "n − 6 points sous 16 joueurs (règlement FISF)" in form
+    assert "RULES (n − 6" not in form and "\n4e\n" in form
+    new_problem = _get(client, "/console/problemes/nouveau", "fr")
+    assert "docs/PUZZLES.md" not in new_problem
+    assert "l'énoncé complet, un objet JSON : format, type de partie" in new_problem
+    # the draws' notation (« EIBCD+SE »: the reliquat kept, then the new letters) explained
+    page = client.get("/duplicate/D1", headers={"Accept-Language": "fr"}).get_data(
+        as_text=True)
+    assert "Notation des tirages : « + » sépare les lettres gardées du tour précédent" in (
+        html.unescape(page))
+    assert re.search(r'<td class="mono"[^>]*title="« \+ » sépare le reliquat des lettres '
+                     r'nouvelles ; « - » en tête : tirage précédent rejeté">EIBCD\+SE</td>',
+                     html.unescape(page))
+    ro = _get(client, "/duplicate/D1", "ro")
+    assert "Notația tragerilor: „+” desparte literele păstrate" in ro
+    # the footer's note: for a signed-in player only, in his language
+    assert "(aussi la langue de vos courriels)" not in page
+    _sign(client, player_id=rounds_world["players"][0].id)
+    assert "(și limba e-mailurilor dumneavoastră)" in _get(client, "/duplicate", "fr")
+    from webapp.models import Player
+
+    ana = db_session.get(Player, rounds_world["players"][0].id)
+    assert ana is not None
+    ana.locale = "fr"
+    db_session.add(ana)
+    db_session.commit()
+    mine = client.get("/duplicate", headers={"Accept-Language": "fr"}).get_data(as_text=True)
+    assert re.search(r'<form class="lang-switch".*<span class="small lang-note" '
+                     r'id="lang-note">\(aussi la langue de vos courriels\)</span>\s*</form>',
+                     mine, re.S)
+
+
+def test_word_list_names_in_words(app: Flask) -> None:
+    from webapp.i18n import lexicon_label
+
+    with app.test_request_context("/", headers={"Accept-Language": "fr"}):
+        assert lexicon_label("default") == "la liste intégrée"
+        assert lexicon_label("default+ab12") == (
+            "la liste intégrée (avec les décisions de l'arbitre sur les mots)")
+        assert lexicon_label("fr-comprehensive") == "fr-comprehensive"
+    with app.test_request_context("/", headers={"Accept-Language": "ro"}):
+        assert lexicon_label("default") == "lista inclusă"
+
+
+def test_a_report_and_a_problem_page_say_their_values(client: FlaskClient,
+                                                      world: dict[str, Any],  # noqa: F811
+                                                      ) -> None:
+    """A verification report: its score's unit and the run's origin (« vérification
+    initiale », written by the server) in the page's language; the problem page names the
+    built-in word list in words."""
+    _sign(client, arbitre_id=world["arbitre"].id)
+    url = f"/rapports/{world['verification'].id}"
+    fr, ro = _get(client, url, "fr"), _get(client, url, "ro")
+    assert re.search(r"\n166\npoints\n", fr) and re.search(r"\n166\npuncte\n", ro)
+    assert "— vérification initiale" in fr and "— verificare inițială" in ro
+    assert "vérification initiale" not in ro
+    problem = _get(client, f"/problemes/{world['done'].code}", "fr")
+    assert "\nla liste intégrée" in problem and "\ndefault" not in problem
+    assert "\nlista inclusă" in _get(client, f"/problemes/{world['done'].code}", "ro")

@@ -290,6 +290,10 @@ MESSAGES: tuple[str, ...] = (
     N_("ROUGE %(red)s – BLEU %(blue)s"), N_("%(ref)s %(word)s (%(score)s points)"),
     N_("ROUGE"), N_("BLEU"), N_("gagnée"), N_("nulle"), N_("perdue"),
     N_("n° %(number)s, version %(version)s"),
+    # a verification's and a reference solution's origin (services.verification,
+    # services.reference)
+    N_("vérification initiale"), N_("solveur (%(seconds)s s)"),
+    N_("solveur (%(seconds)s s, optimum prouvé)"), N_("arbitre"),
     # a Duplicate round in a player's results (services.people)
     N_("%(title)s — coup %(number)s"),
     # a Duplicate game's page (services.duplicate.describe_rhythm, services.duplicate_pages)
