@@ -462,3 +462,48 @@ def test_a_report_and_a_problem_page_say_their_values(client: FlaskClient,
     problem = _get(client, f"/problemes/{world['done'].code}", "fr")
     assert "\nla liste intégrée" in problem and "\ndefault" not in problem
     assert "\nlista inclusă" in _get(client, f"/problemes/{world['done'].code}", "ro")
+
+
+def test_the_corrections_reasons_through_the_phrasebook() -> None:
+    """The reasons puzzles.duplicate and puzzles.variants write, as they write them (several
+    solutions, a list of warnings ending the sentence, a penalty brought to 0, a Superscrabble
+    sheet's list, a Tactique's two words), in Romanian and whole: a value never swallows the
+    next sentence."""
+    from mailer.compose import translations
+    from webapp.services.phrasebook import translate
+
+    ro = translations("ro").gettext
+    cases = {
+        "2 solutions sur le bulletin ; retenue : H7 ZA. Avertissement : joker mal entouré ou "
+        "non entouré ; score 20 faux, score exact 22.":
+            "2 soluții pe buletin; reținută: H7 ZA. Avertisment: joker marcat greșit sau "
+            "nemarcat ; scorul 20 greșit, scorul exact 22.",
+        "2 solutions sur le bulletin, aucune n'est valable. Nul : le mot ZZZQX n'est pas "
+        "admis.":
+            "2 soluții pe buletin, niciuna nu este valabilă. Nul: cuvântul ZZZQX nu este admis.",
+        "Nul : référence erronée et le score 30 ne correspond à aucun emplacement du mot écrit "
+        "horizontalement.":
+            "Nul: referință greșită, iar scorul 30 nu corespunde niciunei poziții a cuvântului "
+            "scris orizontal.",
+        "Pénalité de 5 points : dernière lettre du mot ZAS absente ou modifiée alors qu'elle "
+        "est déjà sur la grille ; 3 − 5 ramené à 0.":
+            "Penalizare de 5 puncte: ultima literă a cuvântului ZAS lipsește sau este "
+            "schimbată, deși se află deja pe grilă; 3 − 5 adus la 0.",
+        "2 scrabble(s) valable(s) ; 1 non valable(s) ; avertissement : nombre de scrabbles "
+        "absent.":
+            "2 scrabble-uri valabile; 1 nevalabile; avertisment: numărul de scrabble-uri "
+            "lipsește.",
+        "Mot 1 : Valide. Mot 2 : Pas de bulletin : zéro. Avertissement : cumul absent.":
+            "Cuvântul 1: Valabil. Cuvântul 2: Niciun buletin: zero. Avertisment: cumul lipsă.",
+        "2 coups à 22 points ; retenu : le moins de jokers.":
+            "2 mutări de 22 puncte; reținută: cei mai puțini jokeri.",
+        "Nul : la lettre choisie Z n'est plus dans le stock.":
+            "Nul: litera aleasă Z nu mai este în stoc.",
+        "BLEU perd au temps (aucun coup reçu avant le 14/05/2026 à 13:00 (Europe/Bucharest, "
+        "UTC+03:00)).":
+            "ALBASTRU pierde la timp (nicio mutare primită înainte de 14/05/2026, ora 13:00 "
+            "(Europe/Bucharest, UTC+03:00)).",
+        "Top choisi par l'arbitre (juge) : le mot est plus beau":
+            "Top ales de arbitru (juge): le mot est plus beau",
+    }
+    assert {fr: translate(fr, ro) for fr in cases} == cases

@@ -230,11 +230,12 @@ MESSAGES: tuple[str, ...] = (
     N_("Nul : mot illisible « %(word)s »."),
     N_("Nul : bulletin illisible — %(reason)s"),
     N_("Nul : en %(ref)s, le mot forme le mot non admis %(bad)s."),
-    N_("Nul : %(what)s et le score %(claimed)s ne correspond à aucun emplacement du mot "
-       "écrit %(sense)s."),
+    # (the longer message first: its value « sense » would otherwise take the parenthesis)
     N_("Nul : %(what)s et le score %(claimed)s ne correspond à aucun emplacement du mot "
        "écrit %(sense)s (il correspond à un emplacement %(other)s, mais le mot n'est pas "
        "écrit dans ce sens)."),
+    N_("Nul : %(what)s et le score %(claimed)s ne correspond à aucun emplacement du mot "
+       "écrit %(sense)s."),
     N_("Nul : %(count)s lettre(s) choisie(s), %(most)s au plus."),
     N_("Nul : en Métagramme, la lettre rendue et la lettre choisie vont ensemble (« -A +T »)."),
     N_("Nul : en Elliptique, un coup pose au plus %(most)s lettres (%(word)s en pose "
@@ -280,6 +281,13 @@ MESSAGES: tuple[str, ...] = (
     N_("le coup le plus ouvert"), N_("le mot horizontal"),
     N_("la plus petite référence (rangée, puis colonne)"), N_("le plus petit mot"),
     N_("nul"), N_("absent"),
+    N_("cumul absent"),
+    N_("%(count)s scrabble(s) valable(s)"), N_("%(count)s non valable(s)"),
+    N_("%(count)s répété(s)"), N_("nombre de scrabbles absent"),
+    N_("nombre écrit %(written)s, %(count)s scrabbles listés"),
+    N_("Aucun scrabble : la grille ne change pas."),
+    N_("Top choisi par l'arbitre (%(actor)s) : %(reason)s"),
+    N_("Suite choisie par l'arbitre (%(actor)s) : %(reason)s"),
     # the states of a Duplicate game and of its rounds (views.duplicate), of a correspondence
     # game
     N_("programmée"), N_("en cours"), N_("terminée"), N_("corrigé"), N_("résultats publiés"),
@@ -465,12 +473,20 @@ MESSAGES: tuple[str, ...] = (
 )
 
 
+#: the values that may hold several sentences
+_SENTENCES = ("reason", "warning", "warnings")
+
+
 @lru_cache(maxsize=1)
 def _patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
     out = []
     for msgid in MESSAGES:
         regex = re.escape(msgid)
-        regex = re.sub(r"%\\\((\w+)\\\)s", r"(?P<\1>.+?)", regex)
+        # a reason may hold several sentences; any other value (a word, a reference, a
+        # number, a date) none: « … retenue : H7 ZA. Avertissement : … » is two messages
+        regex = re.sub(r"%\\\((\w+)\\\)s", lambda m: (
+            f"(?P<{m.group(1)}>.+?)" if m.group(1) in _SENTENCES
+            else f"(?P<{m.group(1)}>(?:(?!\\. ).)+?)"), regex)
         out.append((re.compile(regex + r"\Z", re.DOTALL), msgid))
     return tuple(out)
 
@@ -521,6 +537,11 @@ def translate(text: object, gettext: Callable[[str], str]) -> str:
         return whole
     parts = _SENTENCE.split(text.strip())
     if len(parts) == 1:
+        if " ; " in text:  # a list (« 2 scrabble(s) valable(s) ; 1 répété(s). »): item by item
+            items = text.strip().split(" ; ")
+            done = [_part(p, gettext) for p in items]
+            if done != items:
+                return "; ".join(done)
         return text
     return " ".join(_one(p, gettext) or p for p in parts)
 
