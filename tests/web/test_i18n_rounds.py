@@ -19,6 +19,7 @@ The games (word list {ZA, ZAS}, tests.web.za_game):
   reference, the score fits the only place), Dan one second late.
 - C1, a Complétif of two rounds (tests.web.test_duplicate_variants): Cristi chooses the Z,
   no longer in the stock: zero.
+- R1, a Duplicate whose round 1 is open at the end (the bulletin form), D3 one to come.
 - CO1, Ana (RED) against Bogdan: H8 ZA (22, recorded 10 in round I), H8 ZAS (12); Ana to
   play. CO2, Cristi against Dan: Cristi plays H8 ZA, Dan loses on time.
 """
@@ -108,6 +109,13 @@ def rounds_world(app: Flask, ctx: Flask, db_session: Session, competition: Compe
         settings=DuplicateSettings(lang="fr", rounds=2), rhythm={"kind": "hours", "hours": 24},
         starts_at=START, lexicon_name="za", bag_order=_bag("ZEIBCDS"), variant="completif",
         timezone="Europe/Bucharest")
+    # R1 starts as the others end (its round 1 open at the last step), D3 a week later
+    for code, starts in (("R1", START + 2 * DAY), ("D3", START + 10 * DAY)):
+        duplicate.create_game(
+            session=db_session, competition=competition, title=f"Duplicat {code}", code=code,
+            settings=DuplicateSettings(lang="fr", rounds=2),
+            rhythm={"kind": "all_answered", "hours": 1}, starts_at=starts, lexicon_name="za",
+            bag_order=full_bag(), timezone="Europe/Bucharest")
     db_session.commit()
     frozen_clock.move_to(START)
     assert _run() == ["draw:D1:1", "draw:C1:1"]
@@ -146,7 +154,7 @@ def rounds_world(app: Flask, ctx: Flask, db_session: Session, competition: Compe
     _bulletin(db_session, ana, c1, "7H ZAS 13 +A")
     frozen_clock.move_to(START + 2 * DAY + timedelta(seconds=1))
     _bulletin(db_session, dan, d1, "H7 ZAS 12")
-    _run()
+    assert "draw:R1:1" in _run()
     db_session.expire_all()
     games = {g.code: g for g in db_session.exec(select(DuplicateGame)).all()}
     corr = {g.code: g for g in db_session.exec(select(CorrespondenceGame)).all()}
@@ -170,10 +178,13 @@ def _pages(w: dict[str, Any]) -> list[tuple[str, dict[str, int]]]:
               "/correspondance", "/correspondance/CO1", "/correspondance/CO2",
               f"/correspondance/serie/{comp.id}", f"/joueurs/{ana.id}",
               f"/competitions/{comp.slug}", "/regles/duplicate", "/regles/duplicate_completif",
-              "/regles/correspondance", "/duplicate/NOPE", "/archives"]
-    player = ["/joueur/", "/duplicate/D1", "/duplicate/C1", "/correspondance/CO1"]
+              "/regles/correspondance", "/duplicate/NOPE", "/archives", "/duplicate/R1",
+              "/duplicate/D3"]
+    player = ["/joueur/", "/duplicate/D1", "/duplicate/C1", "/correspondance/CO1",
+              "/duplicate/R1", "/duplicate/D3"]
     console = ["/console/duplicate", "/console/duplicate/D1", "/console/duplicate/C1",
-               "/console/correspondance", "/console/"]
+               "/console/duplicate/R1", "/console/duplicate/D3", "/console/correspondance",
+               "/console/"]
     return ([(u, {}) for u in public] + [(u, {"player_id": ana.id}) for u in player]
             + [(u, {"arbitre_id": w["arbitre"].id}) for u in console])
 
@@ -269,7 +280,7 @@ def test_round_games_pages_in_romanian(app: Flask, client: FlaskClient,
         assert (fr_text == ro_text) == ("player_id" in who), url
         for piece in french_left(ro_text, french_only_words, pieces):
             found.setdefault(piece, set()).add(url)
-    assert len(pages) == 24
+    assert len(pages) == 30  # 17 public, 6 of a player, 7 of the console
     assert found == {}, "\n".join(f"{p!r}: {sorted(u)}" for p, u in sorted(found.items()))
 
 
@@ -322,7 +333,13 @@ def test_the_verdicts_in_both_languages(client: FlaskClient,
 def test_statuses_colours_and_plurals(client: FlaskClient, rounds_world: dict[str, Any]) -> None:
     listing = _get(client, "/duplicate", "ro")
     assert "\nîncheiată\n" in listing and "terminée" not in listing
-    assert "\nterminée\n" in _get(client, "/duplicate", "fr")
+    assert "\nîn desfășurare\n" in listing and "\nprogramată\n" in listing
+    french = _get(client, "/duplicate", "fr")
+    assert "\nterminée\n" in french and "\nen cours\n" in french
+    assert "\nprogrammée\n" in french
+    # the plural of the hours: « au plus tard 1 heure », « cel târziu la 1 oră »
+    assert "au plus tard 1 heure après le tirage" in _get(client, "/duplicate/R1", "fr")
+    assert "cel târziu la 1 oră după tragere" in _get(client, "/duplicate/R1", "ro")
     co1 = _get(client, "/correspondance/CO1", "ro")
     assert "Este rândul lui ROȘU (mutarea 3)." in co1
     assert "o mutare în 72 de ore (toleranță 24 de ore)" in co1
