@@ -106,6 +106,10 @@ def translate_filters(app: Flask) -> None:
                     _french(*args, **kwargs), gettext))
 
 
+#: the verdict kinds of puzzles.duplicate whose code is not their French name
+VERDICT_KINDS = {"penalite5": "pénalité"}
+
+
 def lexicon_label(name: object) -> str:
     """A word list's name for the pages: the server's built-in list (``default``) in words
     (« la liste intégrée »), a list with the arbitre's decisions on words (``name+…``) said
@@ -141,6 +145,9 @@ def init_app(app: Flask) -> None:
     app.jinja_env.filters["tr_report"] = lambda text: phrasebook.report_text(text, gettext)
     # a word list's name as the pages show it: {{ name|lexicon_label }}
     app.jinja_env.filters["lexicon_label"] = lexicon_label
+    # a Duplicate verdict's kind (« valide », « penalite5 »…) in words: {{ kind|verdict_kind }}
+    app.jinja_env.filters["verdict_kind"] = lambda kind: phrasebook.translate(
+        VERDICT_KINDS.get(kind, kind), gettext)
 
     @app.context_processor
     def _languages() -> dict[str, object]:

@@ -321,6 +321,12 @@ def test_the_verdicts_in_both_languages(client: FlaskClient,
                         (("valabil", "avertisment", "nul", "penalizare", "absent"), ro)):
         for kind in kinds:
             assert f"\n{kind}\n" in text, kind
+    # the preview of a new correction names the kinds in words too (old and new)
+    preview = client.post("/console/duplicate/D1/tours/2/recorriger", data={"reason": "control"},
+                          headers={"Accept-Language": "ro"})
+    assert preview.status_code == 200
+    shown = html.unescape(_page_text(preview.get_data(as_text=True)))
+    assert shown.count("\npenalizare\n") == 2 and "penalite5" not in shown
     console_c1 = _get(client, "/console/duplicate/C1", "ro")
     assert "Nul: litera aleasă Z nu mai este în stoc." in console_c1
     assert "Literă(e) aleasă(e): A." in console_c1
@@ -404,6 +410,7 @@ def test_every_mail_of_the_games_in_romanian(rounds_world: dict[str, Any], db_se
     assert "Scoruri: ROȘU 10 – ALBASTRU 12." in turn
     results = by_subject["Duplicat D1 (D1) — rezultatele rundei 1: 22 din 22"]
     assert "Scorul dumneavoastră: 22 — Valabil." in results
+    assert "Totalul dumneavoastră: 22 — locul 1 la egalitate din 4." in results
     finals = [m for m in mails if m.kind == "corr_final"]
     assert {m.to_addr: m.subject for m in finals} == {
         "cristi@example.ro": "Cristi Stan – Dan Radu (CO2) — partidă câștigată",
