@@ -483,6 +483,11 @@ def test_a_report_and_a_problem_page_say_their_values(client: FlaskClient,
     assert re.search(r"\n166\npoints\n", fr) and re.search(r"\n166\npuncte\n", ro)
     assert "— vérification initiale" in fr and "— verificare inițială" in ro
     assert "vérification initiale" not in ro
+    # each move's verdict badge: « valide » / « valabil »
+    assert re.search(r'<span class="badge[^"]*">valabil</span>', client.get(
+        url, headers={"Accept-Language": "ro"}).get_data(as_text=True))
+    assert re.search(r'<span class="badge[^"]*">valide</span>', client.get(
+        url, headers={"Accept-Language": "fr"}).get_data(as_text=True))
     problem = _get(client, f"/problemes/{world['done'].code}", "fr")
     assert "\nla liste intégrée" in problem and "\ndefault" not in problem
     assert "\nlista inclusă" in _get(client, f"/problemes/{world['done'].code}", "ro")
