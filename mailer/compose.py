@@ -247,6 +247,32 @@ def _environment(autoescape: bool, locale: str = "fr") -> jinja2.Environment:
     return _env(autoescape, locale)
 
 
+#: the context values the services write in French and the mail shows as they are: a
+#: correction's reason, a refusal, the scores « ROUGE 10 – BLEU 12 », the last move
+#: « H8 ZA (22 points) », a game's result, a bulletin's reference « n° 4, version 1 »
+_FRENCH_VALUES = ("reason", "refused", "totals", "last", "result", "entry_ref", "why")
+#: the values quoted as the player or the arbitre wrote them: never rewritten
+_QUOTED = ("text", "sheet_text", "bulletin", "grid", "report_text", "problem_text",
+           "appeal_text", "answer", "original_subject", "note")
+
+
+def _in_language(context: dict[str, Any], lang: str) -> dict[str, Any]:
+    """``context`` for a mail in ``lang``: the French values of :data:`_FRENCH_VALUES`
+    through the phrasebook, and the dates the services give as French text
+    (« 11/05/2026 à 13:00 (Europe/Bucharest, UTC+03:00) ») in the language's form."""
+    if lang == "fr":
+        return dict(context)
+    gettext = translations(lang).gettext
+    out: dict[str, Any] = {}
+    for key, value in context.items():
+        if isinstance(value, str) and key not in _QUOTED:
+            if key in _FRENCH_VALUES:
+                value = phrasebook.translate(value, gettext)
+            value = phrasebook.dates(value, gettext)
+        out[key] = value
+    return out
+
+
 def render(template: str, *, locale: str | None = "fr", **context: Any) -> ComposedMail:
     """Render template ``template`` (a key of :data:`TEMPLATES`) with ``context``, in the
     language ``locale`` (``"fr"``, ``"ro"``; ``None`` or another one: French).
@@ -262,7 +288,7 @@ def render(template: str, *, locale: str | None = "fr", **context: Any) -> Compo
     if missing:
         raise TypeError(f"modèle {template!r} : variables manquantes {', '.join(missing)}")
     ctx: dict[str, Any] = {"competition_name": "Arbitre", "site_url": None, "contact": None}
-    ctx.update(context)
+    ctx.update(_in_language(context, lang))
     text_env = _environment(False, lang)
     subject = text_env.get_template(f"{template}.subject.txt").render(ctx)
     subject = " ".join(subject.split())

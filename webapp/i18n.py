@@ -106,6 +106,22 @@ def translate_filters(app: Flask) -> None:
                     _french(*args, **kwargs), gettext))
 
 
+#: the verdict kinds of puzzles.duplicate whose code is not their French name
+VERDICT_KINDS = {"penalite5": "pénalité"}
+
+
+def lexicon_label(name: object) -> str:
+    """A word list's name for the pages: the server's built-in list (``default``) in words
+    (« la liste intégrée »), a list with the arbitre's decisions on words (``name+…``) said
+    so; any other name as configured (``fr-comprehensive``)."""
+    text = "" if name is None else str(name)
+    base, _plus, decisions = text.partition("+")
+    label = gettext("la liste intégrée") if base == "default" else base
+    if decisions:
+        label += " " + gettext("(avec les décisions de l'arbitre sur les mots)")
+    return str(label)
+
+
 def init_app(app: Flask) -> None:
     app.config.setdefault("BABEL_DEFAULT_LOCALE", DEFAULT_LANGUAGE)
     app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(TRANSLATIONS_DIR))
@@ -127,6 +143,11 @@ def init_app(app: Flask) -> None:
     app.jinja_env.filters["tr_msg"] = lambda text: phrasebook.translate(text, gettext)
     # the text report of a verification (puzzles.verify), line by line: {{ text|tr_report }}
     app.jinja_env.filters["tr_report"] = lambda text: phrasebook.report_text(text, gettext)
+    # a word list's name as the pages show it: {{ name|lexicon_label }}
+    app.jinja_env.filters["lexicon_label"] = lexicon_label
+    # a Duplicate verdict's kind (« valide », « penalite5 »…) in words: {{ kind|verdict_kind }}
+    app.jinja_env.filters["verdict_kind"] = lambda kind: phrasebook.translate(
+        VERDICT_KINDS.get(kind, kind), gettext)
 
     @app.context_processor
     def _languages() -> dict[str, object]:

@@ -12,6 +12,7 @@ import pytest
 from flask import Flask
 from sqlmodel import Session
 
+from tests.browser.test_duplicate_board import running_game  # noqa: F401 (a fixture)
 from webapp.db import get_engine
 from webapp.services import clock, problems
 
@@ -53,3 +54,45 @@ def test_the_switch_and_the_countdown_in_romanian(live_server: Any, page: Any,
     page.get_by_role("button", name="Français").click()
     page.wait_for_url(re.compile(r"/problemes/P1$"))
     assert page.get_attribute("html", "lang") == "fr"
+
+
+def test_a_players_switch_changes_his_pages_and_his_mails(
+    app: Flask, live_server: Any, page: Any, running_game: None,  # noqa: F811
+) -> None:
+    """Issue 22 §5: next to the switch, a signed-in player reads that it also sets his
+    mails' language; after « Română » the Duplicate page is Romanian (state, rhythm in its
+    plural form) and the receipt of the bulletin he then sends is a Romanian mail."""
+    from playwright.sync_api import expect
+    from sqlmodel import col, select
+
+    from tests.browser.test_player_flow import sign_in_by_link
+    from webapp.models import OutboxMessage, Player
+
+    base = live_server.url
+    sign_in_by_link(page, app, base, "ana@example.ro")
+    page.goto(base + "/duplicate/D1")
+    note = page.locator(".lang-switch #lang-note")
+    expect(note).to_have_text("(aussi la langue de vos courriels)")
+    expect(note).to_be_visible()
+    expect(page.locator("main")).to_contain_text("Partie en cours.")
+    page.get_by_role("button", name="Română").click()
+    page.wait_for_url(re.compile(r"/duplicate/D1$"))
+    assert page.get_attribute("html", "lang") == "ro"
+    expect(note).to_have_text("(și limba e-mailurilor dumneavoastră)")
+    expect(page.locator("main")).to_contain_text("Partida în desfășurare.")
+    expect(page.locator("main")).to_contain_text("o tură la fiecare 24 de ore")
+    with app.app_context(), Session(get_engine(app)) as s:
+        ana = s.exec(select(Player)).one()
+        assert ana.locale == "ro"
+    page.fill("#bulletin", "H7 ZA 22")
+    page.click(".bulletin-form button[type=submit]")
+    expect(page.locator(".flash.success")).to_contain_text("Buletin primit.")
+    with app.app_context(), Session(get_engine(app)) as s:
+        receipt = s.exec(select(OutboxMessage).where(OutboxMessage.kind == "receipt")
+                         .order_by(col(OutboxMessage.id).desc())).first()
+    assert receipt is not None
+    assert receipt.subject == "Buletin primit — Duplicate du lundi (D1), runda 1"
+    assert re.search(r"prin formularul online, la \d\d/\d\d/\d{4}, ora \d\d:\d\d:\d\d \(",
+                     receipt.body_text)
+    assert "Referința trimiterii: nr. " in receipt.body_text
+    assert page.js_errors == []

@@ -49,10 +49,30 @@ def _catalogue() -> Any:
         return read_po(f, locale="ro")
 
 
+def _forms(value: str | tuple[str, ...]) -> tuple[str, ...]:
+    """A message's id or string as its forms: one for a plain message, every plural form
+    for a plural one (``msgid``, ``msgid_plural``; ``msgstr[0]``, ``msgstr[1]``…)."""
+    return (value,) if isinstance(value, str) else tuple(value)
+
+
+def _placeholders(text: str) -> list[str]:
+    return sorted(re.findall(r"%\(\w+\)s|%%", text))
+
+
 def _translated() -> dict[str, str]:
     """msgid -> msgstr for the messages whose Romanian differs from the French (« Club »,
-    « Total », « SHA-256 » are the same in both: nothing to catch there)."""
-    return {m.id: m.string for m in _catalogue() if m.id and m.string and m.string != m.id}
+    « Total », « SHA-256 » are the same in both: nothing to catch there); a plural message
+    gives each of its French forms (with the Romanian plural form)."""
+    out: dict[str, str] = {}
+    for m in _catalogue():
+        if not m.id or not m.string:
+            continue
+        ids, strings = _forms(m.id), _forms(m.string)
+        for i, mid in enumerate(ids):
+            ro = strings[min(i, len(strings) - 1)]
+            if ro and ro != mid:
+                out[mid] = ro
+    return out
 
 
 def _french_pieces(translated: dict[str, str]) -> list[str]:
@@ -76,24 +96,38 @@ def test_every_message_has_its_romanian_translation() -> None:
     ids = [m.id for m in cat if m.id]
     # the pages, the mails and the switch: hundreds of texts (714 when this test was written)
     assert len(ids) > 700
-    empty = [m.id for m in cat if m.id and not m.string]
+    empty = [m.id for m in cat if m.id and not all(_forms(m.string))]
     fuzzy = [m.id for m in cat if m.id and m.fuzzy]
     assert empty == [] and fuzzy == []
     # every placeholder of the French is in the Romanian, and no other
     for m in cat:
-        if m.id:
-            assert sorted(re.findall(r"%\(\w+\)s|%%", m.id)) == sorted(
-                re.findall(r"%\(\w+\)s|%%", m.string)), m.id
+        if not m.id:
+            continue
+        if isinstance(m.id, str):
+            assert isinstance(m.string, str), m.id
+            assert _placeholders(m.id) == _placeholders(m.string), m.id
+            continue
+        # a plural message: Romanian has three forms (one, few, many: « 1 oră », « 2 ore »,
+        # « 20 de ore »; the catalogue's Plural-Forms); the « one » form has the placeholders
+        # of the French singular or of the plural (« un tour toutes les heures » names no
+        # number), every other form exactly those of the French plural
+        singular, plural = m.id
+        forms = _forms(m.string)
+        assert len(forms) == cat.num_plurals == 3, m.id
+        assert _placeholders(forms[0]) in (_placeholders(singular), _placeholders(plural)), m.id
+        assert all(_placeholders(f) == _placeholders(plural) for f in forms[1:]), m.id
+        assert "%(num)s" in plural, m.id
     # real Romanian: its own letters appear (« ă », « ș », « ț », « î », « â »)
-    text = " ".join(m.string for m in cat if m.id)
+    text = " ".join(" ".join(_forms(m.string)) for m in cat if m.id)
     assert all(ch in text for ch in "ășțîâ")
 
 
 def test_the_committed_mo_is_the_po_compiled() -> None:
-    po = {m.id: m.string for m in _catalogue() if m.id}
+    po = {_forms(m.id): _forms(m.string) for m in _catalogue() if m.id}
     with MO.open("rb") as f:
-        mo = {m.id: m.string for m in read_mo(f) if m.id}
+        mo = {_forms(m.id): _forms(m.string) for m in read_mo(f) if m.id}
     assert mo == po
+    assert any(len(k) == 2 for k in po)  # the plural messages are compiled too
 
 
 def test_extraction_finds_no_message_missing_from_the_catalogue() -> None:

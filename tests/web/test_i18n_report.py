@@ -123,7 +123,7 @@ def test_the_round_mails_name_the_variant_in_romanian() -> None:
             "aleasă") in mail.text
     final = render("duplicate_final", locale="ro", player_name="Ana", game_title="Marți",
                    total=12, total_label="Vos points de classement (tours topés)", ranking=[])
-    assert "Punctele dumneavoastră de clasament (ture la top) : 12" in final.text
+    assert "Punctele dumneavoastră de clasament (ture la top): 12" in final.text
 
 
 def test_the_consoles_flash_messages_in_romanian() -> None:

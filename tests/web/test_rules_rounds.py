@@ -127,7 +127,7 @@ def test_every_duplicate_and_correspondence_game_links_to_its_rules(
             ro = _text(client.get(f"/duplicate/{code}", headers={"Accept-Language": "ro"})
                        .get_data(as_text=True))
             assert "Duplicat Tactic — reguli" in ro, ro
-            assert "o tură la fiecare 24 ore" in ro, ro
+            assert "o tură la fiecare 24 de ore" in ro, ro  # (20 and more: « de »)
             assert "Duplicate Tactique" not in ro and "toutes les 24 heures" not in ro
     # the games' list (games under way: their status set so, no round drawn) names each
     # game's rules

@@ -39,7 +39,7 @@ from webapp.models import (
     Submission,
 )
 from webapp.services import audit, calendar, inputs
-from webapp.services.phrasebook import N_
+from webapp.services.phrasebook import N_, translate
 
 RESULTS_STATUSES = (ProblemStatus.PROVISIONAL, ProblemStatus.FINAL)
 
@@ -303,9 +303,10 @@ def season_svg(events: list[Event], gettext: Callable[[str], str] = str) -> str:
             continue
         h = PANEL * e.percent / top_pct
         x = LEFT + i * slot + slot * 0.2
+        name = escape(translate(e.title, gettext))
         parts.append(
             f'<rect class="bar" data-event="{i + 1}" x="{x:.1f}" y="{y0 - h:.1f}" '
-            f'width="{slot * 0.6:.1f}" height="{h:.1f}"><title>{escape(e.title)} : '
+            f'width="{slot * 0.6:.1f}" height="{h:.1f}"><title>{name} : '
             f'{_fr(e.percent)} %</title></rect>')
     parts.append(f'<line class="axis" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y0}" y2="{y0}"/>')
     # panel 2: ranks, 1 at the top, the worst rank (at least 2) at the bottom
@@ -330,7 +331,8 @@ def season_svg(events: list[Event], gettext: Callable[[str], str] = str) -> str:
         path = " ".join(f"{x:.1f},{y:.1f}" for x, y, _ in points)
         parts.append(f'<polyline class="rank" points="{path}"/>')
     for i, (x, y, e) in enumerate(points):
-        label = rank_of % {"event": e.title, "rank": e.rank, "entrants": e.entrants}
+        label = rank_of % {"event": translate(e.title, gettext), "rank": e.rank,
+                           "entrants": e.entrants}
         parts.append(f'<circle class="pt" data-event="{i + 1}" cx="{x:.1f}" cy="{y:.1f}" '
                      f'r="4"><title>{escape(label)}</title>'
                      f'</circle>')

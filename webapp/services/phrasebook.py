@@ -218,6 +218,92 @@ MESSAGES: tuple[str, ...] = (
     N_("%(colour)s : %(word)s en %(ref)s refusé — %(reason)s"),
     N_("%(colour)s : %(word)s en %(ref)s demande des lettres absentes du chevalet %(rack)s."),
     N_("mot non admis : %(word)s"), N_("coup illégal"), N_("Rouge"), N_("Bleu"),
+    # the correction of a Duplicate bulletin (puzzles.duplicate, puzzles.variants: each
+    # verdict's reason, the top's reason) and its verdict kinds (issue 22 §5)
+    N_("Valide."), N_("Pas de bulletin : zéro."), N_("Pas de billet : zéro."),
+    N_("Second mot absent."),
+    N_("Nul : le mot %(word)s n'est pas admis."),
+    N_("Nul : %(word)s en %(ref)s forme le mot non admis %(bad)s."),
+    N_("Nul : %(word)s en %(ref)s demande des lettres absentes du tirage %(rack)s."),
+    N_("Nul : %(word)s en %(ref)s — %(reason)s"),
+    N_("Nul : le mot %(word)s ne peut être placé sur la grille avec le tirage %(rack)s."),
+    N_("Nul : mot illisible « %(word)s »."),
+    N_("Nul : bulletin illisible — %(reason)s"),
+    N_("Nul : en %(ref)s, le mot forme le mot non admis %(bad)s."),
+    # (the longer message first: its value « sense » would otherwise take the parenthesis)
+    N_("Nul : %(what)s et le score %(claimed)s ne correspond à aucun emplacement du mot "
+       "écrit %(sense)s (il correspond à un emplacement %(other)s, mais le mot n'est pas "
+       "écrit dans ce sens)."),
+    N_("Nul : %(what)s et le score %(claimed)s ne correspond à aucun emplacement du mot "
+       "écrit %(sense)s."),
+    N_("Nul : %(count)s lettre(s) choisie(s), %(most)s au plus."),
+    N_("Nul : en Métagramme, la lettre rendue et la lettre choisie vont ensemble (« -A +T »)."),
+    N_("Nul : en Elliptique, un coup pose au plus %(most)s lettres (%(word)s en pose "
+       "%(count)s)."),
+    N_("Nul : la lettre rendue %(letter)s n'est pas dans le tirage %(rack)s."),
+    N_("Nul : la lettre choisie %(letter)s n'est plus dans le stock."),
+    N_("Nul : la lettre %(letter)s n'est plus dans le stock et il ne reste aucun joker."),
+    N_("Valeur de la lettre hors stock déduite : −%(points)s."),
+    N_("Mot 1 : %(reason)s"), N_("Mot 2 : %(reason)s"),
+    N_("%(count)s solutions sur le bulletin, aucune n'est valable."),
+    N_("%(count)s solutions sur le bulletin ; retenue : %(ref)s %(word)s."),
+    N_("Pénalité de %(points)s points : %(what)s, le score %(claimed)s correspond à un "
+       "emplacement valable."),
+    N_("Pénalité de %(points)s points : %(what)s, le score %(claimed)s correspond à un "
+       "emplacement valable (%(places)s emplacements possibles)."),
+    N_("Pénalité de %(points)s points : %(what)s, le score %(claimed)s correspond à un "
+       "emplacement valable ; %(score)s − %(penalty)s ramené à 0."),
+    N_("Pénalité de %(points)s points : %(what)s, le score %(claimed)s correspond à un "
+       "emplacement valable (%(places)s emplacements possibles) ; %(score)s − %(penalty)s "
+       "ramené à 0."),
+    N_("Pénalité de %(points)s points : dernière lettre du mot %(word)s absente ou modifiée "
+       "alors qu'elle est déjà sur la grille."),
+    N_("Pénalité de %(points)s points : dernière lettre du mot %(word)s absente ou modifiée "
+       "alors qu'elle est déjà sur la grille ; %(score)s − %(penalty)s ramené à 0."),
+    N_("référence erronée"), N_("référence absente ou illisible"),
+    N_("référence %(ref)s ambiguë (le mot s'y place pour %(scores)s points)"),
+    N_("horizontalement"), N_("verticalement"),
+    N_("raccord %(raccord)s incorrect (la référence %(ref)s est juste)"),
+    N_("référence %(ref)s erronée (le raccord %(raccord)s est juste)"),
+    N_("lettre de raccord altérée (%(raccord)s)"),
+    N_("sens de la référence %(ref)s inversé"),
+    N_("raccord de deux lettres (%(raccord)s) au lieu de trois"),
+    N_("joker mal entouré ou non entouré"),
+    N_("score absent (%(score)s points attribués)"),
+    N_("score %(claimed)s faux et placement incertain : score minimum %(score)s attribué"),
+    N_("score %(claimed)s faux, score exact %(exact)s"),
+    N_("cumul %(total)s faux (%(written)s d'après les scores écrits)"),
+    N_("Seul coup à %(score)s points."),
+    N_("%(count)s coups à %(score)s points ; retenu : %(rule)s."),
+    N_("%(count)s coups à %(score)s points ; retenu selon l'ordre FISF du top."),
+    N_("Lettre(s) choisie(s) : %(letters)s."), N_("Lettre rendue : %(letter)s."),
+    N_("le meilleur score"), N_("le moins de jokers"), N_("le coup qui termine la partie"),
+    N_("le coup le plus ouvert"), N_("le mot horizontal"),
+    N_("la plus petite référence (rangée, puis colonne)"), N_("le plus petit mot"),
+    N_("nul"), N_("absent"),
+    N_("cumul absent"),
+    N_("%(count)s scrabble(s) valable(s)"), N_("%(count)s non valable(s)"),
+    N_("%(count)s répété(s)"), N_("nombre de scrabbles absent"),
+    N_("nombre écrit %(written)s, %(count)s scrabbles listés"),
+    N_("Aucun scrabble : la grille ne change pas."),
+    N_("Top choisi par l'arbitre (%(actor)s) : %(reason)s"),
+    N_("Suite choisie par l'arbitre (%(actor)s) : %(reason)s"),
+    # the states of a Duplicate game and of its rounds (views.duplicate), of a correspondence
+    # game
+    N_("programmée"), N_("en cours"), N_("terminée"), N_("corrigé"), N_("résultats publiés"),
+    # a correspondence game's end, its scores and its moves (services.correspondence,
+    # puzzles.correspondence)
+    N_("%(colour)s perd au temps (aucun coup reçu avant le %(date)s)."),
+    N_("%(count)s passes consécutives."), N_("%(colour)s a posé toutes ses lettres."),
+    N_("ROUGE %(red)s – BLEU %(blue)s"), N_("%(ref)s %(word)s (%(score)s points)"),
+    N_("ROUGE"), N_("BLEU"), N_("gagnée"), N_("nulle"), N_("perdue"),
+    N_("n° %(number)s, version %(version)s"),
+    # a verification's and a reference solution's origin (services.verification,
+    # services.reference)
+    N_("vérification initiale"), N_("solveur (%(seconds)s s)"),
+    N_("solveur (%(seconds)s s, optimum prouvé)"), N_("arbitre"),
+    # a Duplicate round in a player's results (services.people)
+    N_("%(title)s — coup %(number)s"),
     # a Duplicate game's page (services.duplicate.describe_rhythm, services.duplicate_pages)
     N_("en direct : %(minutes)s min par tour, le tirage suivant dès les résultats"),
     N_("un tour toutes les %(hours)s heures"),
@@ -387,12 +473,20 @@ MESSAGES: tuple[str, ...] = (
 )
 
 
+#: the values that may hold several sentences
+_SENTENCES = ("reason", "warning", "warnings")
+
+
 @lru_cache(maxsize=1)
 def _patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
     out = []
     for msgid in MESSAGES:
         regex = re.escape(msgid)
-        regex = re.sub(r"%\\\((\w+)\\\)s", r"(?P<\1>.+?)", regex)
+        # a reason may hold several sentences; any other value (a word, a reference, a
+        # number, a date) none: « … retenue : H7 ZA. Avertissement : … » is two messages
+        regex = re.sub(r"%\\\((\w+)\\\)s", lambda m: (
+            f"(?P<{m.group(1)}>.+?)" if m.group(1) in _SENTENCES
+            else f"(?P<{m.group(1)}>(?:(?!\\. ).)+?)"), regex)
         out.append((re.compile(regex + r"\Z", re.DOTALL), msgid))
     return tuple(out)
 
@@ -405,8 +499,9 @@ def _one(text: str, gettext: Callable[[str], str]) -> str | None:
         m = regex.fullmatch(text)
         if m:
             # a reason may list several messages joined by « ; »: each is translated
-            values = {k: " ; ".join(translate(p, gettext) for p in v.split(" ; "))
-                      if k in ("reason", "warning", "warnings", "game", "unit", "colour")
+            values = {k: " ; ".join(_part(p, gettext) for p in v.split(" ; "))
+                      if k in ("reason", "warning", "warnings", "game", "unit", "colour",
+                               "what", "sense", "rule", "result")
                       else ", ".join(translate(p, gettext) for p in v.split(", "))
                       if k == "days"
                       else dates(v, gettext) if k == "date"
@@ -416,6 +511,17 @@ def _one(text: str, gettext: Callable[[str], str]) -> str | None:
             except (KeyError, ValueError, TypeError):  # a broken translation: the French
                 return text
     return None
+
+
+def _part(text: str, gettext: Callable[[str], str]) -> str:
+    """One part of a value (« score 20 faux, score exact 22. », the last of a list of
+    warnings, carries the list's final full stop): translated with or without that stop."""
+    out = translate(text, gettext)
+    if out == text and text.endswith(".") and not text.endswith(".."):
+        bare = translate(text[:-1], gettext)
+        if bare != text[:-1]:
+            return bare + "."
+    return out
 
 
 def translate(text: object, gettext: Callable[[str], str]) -> str:
@@ -431,6 +537,11 @@ def translate(text: object, gettext: Callable[[str], str]) -> str:
         return whole
     parts = _SENTENCE.split(text.strip())
     if len(parts) == 1:
+        if " ; " in text:  # a list (« 2 scrabble(s) valable(s) ; 1 répété(s). »): item by item
+            items = text.strip().split(" ; ")
+            done = [_part(p, gettext) for p in items]
+            if done != items:
+                return "; ".join(done)
         return text
     return " ".join(_one(p, gettext) or p for p in parts)
 

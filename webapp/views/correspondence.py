@@ -24,6 +24,7 @@ from flask import (
     url_for,
 )
 from flask.typing import ResponseReturnValue
+from flask_babel import gettext  # type: ignore[import-untyped]
 from sqlmodel import Session
 
 from scoring.tiles import tileset
@@ -53,7 +54,7 @@ def _page(s: Session, game: CorrespondenceGame, text: str = "",
         blue=view.blue, fisa=view.sheet, colour=view.colour, my_rack=view.my_rack,
         my_turn=view.my_turn, deadline=view.deadline, lost_at=view.lost_at, text=text,
         error=error, values=view.values,
-        grid_svg=board_svg(view.state.board, tileset=tileset(game.lang), title="Grille"),
+        grid_svg=board_svg(view.state.board, tileset=tileset(game.lang), title=gettext("Grille")),
         timezone=game.timezone)
 
 

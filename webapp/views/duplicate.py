@@ -13,6 +13,7 @@ from typing import Any
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
+from flask_babel import gettext, ngettext  # type: ignore[import-untyped]
 from sqlmodel import Session
 
 from scoring.board import Board
@@ -28,7 +29,7 @@ from webapp.models import (
     DuplicateStatus,
     RoundStatus,
 )
-from webapp.services import clock, duplicate, duplicate_pages
+from webapp.services import clock, duplicate, duplicate_pages, phrasebook
 
 bp = Blueprint("duplicate", __name__)
 
@@ -45,6 +46,29 @@ GAME_STATUS_FR = {
 }
 
 
+def in_language(names: dict[Any, str]) -> dict[Any, str]:
+    """The French status names of ``names`` in the page's language (webapp.services.phrasebook
+    lists them as catalogue msgids)."""
+    return {k: phrasebook.translate(v, gettext) for k, v in names.items()}
+
+
+def rhythm_text(rhythm: dict[str, Any]) -> str:
+    """A game's rhythm in the page's language, the hours in the right plural form (the
+    catalogue's; « un tour toutes les heures », « o tură la fiecare 24 de ore »); the other
+    rhythms as :func:`duplicate.describe_rhythm` writes them, through the phrasebook."""
+    kind = rhythm.get("kind")
+    if kind == "hours":
+        return str(ngettext("un tour toutes les heures", "un tour toutes les %(num)s heures",
+                            int(rhythm["hours"])))
+    if kind == "all_answered":
+        return str(ngettext(
+            "tour suivant dès que tous les joueurs ont répondu, au plus tard %(num)s heure "
+            "après le tirage",
+            "tour suivant dès que tous les joueurs ont répondu, au plus tard %(num)s heures "
+            "après le tirage", int(rhythm["hours"])))
+    return phrasebook.translate(duplicate.describe_rhythm(rhythm), gettext)
+
+
 def _read() -> Session:
     return Session(read_engine(), expire_on_commit=False)
 
@@ -58,18 +82,22 @@ def game_or_404(s: Session, code: str, *, for_update: bool = False) -> Duplicate
 
 def page_data(view: duplicate_pages.GameView) -> dict[str, Any]:
     """What a game's pages (public and console) give their template: the view's values, the
-    grid drawn as SVG (each tile with its points), the letters' values for the draws' tiles
-    (``tile_values``, as on the problem pages), the French status names."""
+    grid drawn as SVG (each tile with its points; its title in the page's language), the
+    letters' values for the draws' tiles (``tile_values``, as on the problem pages), the status
+    names in the page's language."""
     game = view.game
     return {
         "game": game, "rounds": view.rounds, "current": view.current,
         "published": view.published,
         "grid_svg": board_svg(Board.from_cgp(view.grid), tileset=tileset(game.lang),
-                              title=view.grid_title) if view.grid else None,
-        "grid_title": view.grid_title, "standings": view.standings, "rhythm": view.rhythm,
+                              title=phrasebook.translate(view.grid_title, gettext))
+        if view.grid else None,
+        "grid_title": view.grid_title, "standings": view.standings,
+        "rhythm": rhythm_text(game.rhythm),
         "variant_label": view.variant_label, "variant_rule": view.variant_rule,
         "bulletin_example": view.bulletin_example, "top_letters": duplicate.top_letters,
-        "round_status": ROUND_STATUS_FR, "game_status": GAME_STATUS_FR,
+        "round_status": in_language(ROUND_STATUS_FR),
+        "game_status": in_language(GAME_STATUS_FR),
         "tile_values": dict(tileset(game.lang).points),
     }
 
@@ -83,7 +111,7 @@ def games() -> str:
     with _read() as s:
         rows, current = duplicate_pages.public_games(s)
     return render_template("duplicate/index.html", games=rows, current=current,
-                           game_status=GAME_STATUS_FR)
+                           game_status=in_language(GAME_STATUS_FR))
 
 
 @bp.route("/duplicate/<code>")

@@ -24,6 +24,7 @@ from flask import (
 )
 from flask.typing import ResponseReturnValue
 from flask_babel import gettext  # type: ignore[import-untyped]
+from flask_babel import lazy_gettext as _l
 from markupsafe import Markup
 from werkzeug.exceptions import NotFound as HTTPNotFound
 
@@ -43,17 +44,18 @@ bp = Blueprint("public", __name__)
 helpers.register_template_helpers(bp)
 
 ERRORS = {
-    400: ("Requête refusée", "Le formulaire n'a pas pu être accepté. S'il est resté ouvert "
-          "longtemps ou a été envoyé depuis un autre site, rechargez la page et recommencez : "
-          "ce que vous aviez saisi n'a pas été enregistré."),
-    403: ("Accès refusé", "Cette page ne vous est pas accessible."),
-    404: ("Page introuvable", "Cette page n'existe pas, ou pas encore."),
+    400: (_l("Requête refusée"), _l("Le formulaire n'a pas pu être accepté. S'il est resté "
+                                    "ouvert longtemps ou a été envoyé depuis un autre site, "
+                                    "rechargez la page et recommencez : ce que vous aviez "
+                                    "saisi n'a pas été enregistré.")),
+    403: (_l("Accès refusé"), _l("Cette page ne vous est pas accessible.")),
+    404: (_l("Page introuvable"), _l("Cette page n'existe pas, ou pas encore.")),
 }
 
 
 def _error_page(exc: Any) -> ResponseReturnValue:
     code = getattr(exc, "code", 500) or 500
-    title, message = ERRORS.get(code, ("Erreur", "Une erreur est survenue."))
+    title, message = ERRORS.get(code, (_l("Erreur"), _l("Une erreur est survenue.")))
     return render_template("error.html", code=code, title=title, message=message), code
 
 

@@ -247,11 +247,12 @@ def describe_rhythm(rhythm: dict[str, Any]) -> str:
     if rhythm.get("kind") == "live":
         return (f"en direct : {rhythm['minutes']} min par tour, le tirage suivant dès les "
                 "résultats")
+    hours = rhythm.get("hours")
     if rhythm.get("kind") == "hours":
-        return f"un tour toutes les {rhythm['hours']} heures"
+        return f"un tour toutes les {hours} heures" if hours != 1 else "un tour toutes les heures"
     if rhythm.get("kind") == "all_answered":
         return (f"tour suivant dès que tous les joueurs ont répondu, au plus tard "
-                f"{rhythm['hours']} heures après le tirage")
+                f"{hours} heure{'s' if hours != 1 else ''} après le tirage")
     days = ", ".join(WEEKDAYS_FR[d] for d in rhythm.get("days", []))
     return f"clôture chaque {days} à {rhythm.get('time')}"
 

@@ -31,7 +31,7 @@ from webapp.views.console.common import (
     text_field,
     timezone_field,
 )
-from webapp.views.duplicate import GAME_STATUS_FR, game_or_404, page_data
+from webapp.views.duplicate import GAME_STATUS_FR, game_or_404, in_language, page_data
 
 bp = Blueprint("duplicate", __name__)
 
@@ -195,7 +195,7 @@ def index() -> ResponseReturnValue:
                            games=listing.games,
                            variants=[(v, duplicate.label_of(v))
                                      for v in duplicate.SERVER_VARIANTS],
-                           form=form, error=error, game_status=GAME_STATUS_FR,
+                           form=form, error=error, game_status=in_language(GAME_STATUS_FR),
                            weekdays=duplicate.WEEKDAYS_FR,
                            default_timezone=DEFAULT_TIMEZONE), (400 if error else 200)
 
