@@ -1,9 +1,11 @@
 """The Duplicate's scheduled steps (:func:`advance`, one per transaction under the game's row
 lock): draw → close → correct → publish → next draw or finish; :func:`run_due` for every
-game, :func:`upcoming_instants` for the scheduler."""
+game, :func:`upcoming_instants` for the scheduler; :func:`close_round_now`, the console's
+« Clore le tour maintenant » (its facts first: :func:`close_now_preview`)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -12,6 +14,7 @@ from sqlmodel import Session, col, select
 from scoring.board import Board
 from webapp.db import session_scope
 from webapp.models import (
+    DuplicateEntry,
     DuplicateGame,
     DuplicateRound,
     DuplicateStatus,
@@ -23,8 +26,10 @@ from webapp.services.audit import PROCESS
 from webapp.services.duplicate.correction import compute_results
 from webapp.services.duplicate.game import (
     SUPERSCRABBLE,
+    DuplicateError,
     all_answered,
     config_of,
+    counting_entries,
     current_round,
     deadline_after,
     draw_dict,
@@ -33,6 +38,8 @@ from webapp.services.duplicate.game import (
     is_free,
     log,
     move_of,
+    players_of,
+    schedule_changed,
     scrabble_top_dict,
     tactique_of,
     tactique_text,
@@ -217,6 +224,58 @@ def close_round(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, in
         rnd.closes_at = now
     s.add(rnd)
     return "close", rnd.number
+
+
+@dataclass(frozen=True)
+class CloseNow:
+    """What closing the open round now means, for the arbitre's confirmation page."""
+
+    number: int  # the round
+    deadline: datetime  # its announced close, still ahead
+    registered: int  # players who may send a bulletin
+    answered: int  # players whose bulletin that counts was read
+    without: int  # the others: they can no longer send one for this round
+
+
+def close_now_preview(s: Session, game: DuplicateGame) -> CloseNow:
+    """The facts of :func:`close_round_now`; :class:`DuplicateError` (French) when no round
+    is open."""
+    rnd = _open_round_of(s, game)
+    players = {p.id for p in players_of(s, game)}
+    counting = counting_entries(list(s.exec(select(DuplicateEntry).where(
+        DuplicateEntry.round_id == rnd.id, col(DuplicateEntry.late).is_(False))).all()))
+    answered = {pid for pid, e in counting.items() if e.bulletin and not e.parse_errors}
+    return CloseNow(number=rnd.number, deadline=rnd.closes_at, registered=len(players),
+                    answered=len(players & answered), without=len(players - answered))
+
+
+def _open_round_of(s: Session, game: DuplicateGame) -> DuplicateRound:
+    rnd = current_round(s, game)
+    if game.status != DuplicateStatus.RUNNING or rnd is None \
+            or rnd.status != RoundStatus.OPEN:
+        raise DuplicateError("Aucun tour n'est ouvert : il n'y a rien à clore.")
+    return rnd
+
+
+def close_round_now(*, session: Session, game: DuplicateGame, actor: str, reason: str,
+                    now: datetime) -> DuplicateRound:
+    """Close the open round before its deadline (the console's « Clore le tour maintenant »,
+    as a problem's « Clore maintenant »): its close becomes ``now`` (a bulletin received
+    afterwards is late), the audit log keeps who, why and the close first announced
+    (``duplicate.close_early``), and the scheduler replans at once, so the correction and
+    the results follow as after any close. ``game``: locked by the caller (FOR UPDATE).
+    :class:`DuplicateError` (French) without a reason or an open round."""
+    rnd = _open_round_of(session, game)
+    if not reason.strip():
+        raise DuplicateError("Indiquez le motif de la clôture anticipée (il figure au "
+                             "journal).")
+    announced = rnd.closes_at
+    close_round(session, game, now)
+    audit.record(session=session, actor=actor, action="duplicate.close_early",
+                 target=game.code, round=rnd.number, reason=reason.strip(),
+                 deadline_announced=announced.isoformat(), at=now.isoformat())
+    schedule_changed(session)
+    return rnd
 
 
 def correct_round(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, int]:
