@@ -1,0 +1,82 @@
+"""Issue 22 §1: « the same list in the reminder mails » — the J-1 reminder of a problem lists,
+under the problem, the round games waiting for the player (a Duplicate bulletin to send, a
+correspondence move to play, each with its deadline and link), as his space does; over real
+SMTP (scheduler → outbox → relay on loopback).
+
+The seed's problem I3 closes on 31/12/2099 at 18:00 UTC; the scheduler runs at 06:00 UTC
+that day: J-1 (REMINDER_DAYS 3 and 1: the latest due is « demain »). Both players are
+registered and have sent no sheet. At the same tick the Duplicate D1 of the competition
+draws its round 1 (a round every 24 hours, time zone Europe/Bucharest, UTC+02:00 in winter):
+its close is 01/01/2100 06:00 UTC = 08:00 in Bucharest. The correspondence game CO1 (Ana RED,
+Bogdan BLUE) started an hour before, 72 hours a move: Ana's move 1 is due 03/01/2100 05:00
+UTC = 06:00 in Paris (the correspondence service's zone, UTC+01:00). Ana waits for both;
+Bogdan only for the Duplicate (it is not his turn in CO1)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+
+from tests.mail.conftest import ANA, BOGDAN, DEADLINE, Relay, Seed, wait_for
+from tests.web.za_game import full_bag, use_word_list
+
+pytestmark = [pytest.mark.db, pytest.mark.mail]
+
+
+def _reminders(relay: Relay) -> dict[str, tuple[str, str, str]]:
+    out = {}
+    for m in relay.handler.messages():
+        if str(m["Subject"]).startswith("Rappel"):
+            out[str(m["To"])] = (str(m["Subject"]),
+                                 m.get_body(("plain",)).get_content().replace("\r\n", "\n"),
+                                 m.get_body(("html",)).get_content())
+    return out
+
+
+def test_the_problem_reminder_lists_the_round_games_waiting(
+    app: Flask, seed: Seed, intake: Any, relay: Relay, tmp_path: Path,
+) -> None:
+    from puzzles.duplicate import DuplicateSettings
+    from tests.web.test_correspondence_game import _row
+    from webapp.db import session_scope
+    from webapp.models import Competition, Player
+    from webapp.services import correspondence, duplicate, lifecycle
+
+    app.config["BASE_URL"] = "https://arbitre.test"
+    now = DEADLINE - timedelta(hours=12)
+    use_word_list(app, tmp_path, "ZA\nZAS\n")
+    with app.app_context(), session_scope(app) as s:
+        comp = s.get(Competition, seed.competition_id)
+        ana, bogdan = s.get(Player, seed.ana_id), s.get(Player, seed.bogdan_id)
+        assert comp is not None and ana is not None and bogdan is not None
+        duplicate.create_game(
+            session=s, competition=comp, title="Duplicate du lundi", code="D1",
+            settings=DuplicateSettings(lang="fr", rounds=2),
+            rhythm={"kind": "hours", "hours": 24}, starts_at=now, lexicon_name="za",
+            bag_order=full_bag(), timezone="Europe/Bucharest")
+        correspondence.create_game(session=s, competition=comp, red=ana, blue=bogdan,
+                                   row=_row(), starts_at=now - timedelta(hours=1),
+                                   code="CO1", title="Ana – Bogdan", lexicon_name="za")
+    with app.app_context():
+        # the round drawn first (at one tick the problems' steps come before the games')
+        assert duplicate.run_due(now=now) == ["draw:D1:1"]
+        assert lifecycle.run_due(now=now) == ["remind:I3"]
+    mails = wait_for(lambda: (r if len(r := _reminders(relay)) == 2 else None))
+    ana_mail = next(v for k, v in mails.items() if ANA[1] in k)
+    bogdan_mail = next(v for k, v in mails.items() if BOGDAN[1] in k)
+    d1 = ("  - Duplicate du lundi (D1) : votre bulletin du tour 1, avant le 01/01/2100 à 08:00 "
+          "(Europe/Bucharest, UTC+02:00)\n    https://arbitre.test/duplicate/D1\n")
+    co1 = ("  - Ana – Bogdan (CO1) : à vous de jouer le coup 1, avant le 03/01/2100 à 06:00 "
+           "(Europe/Paris, UTC+01:00)\n    https://arbitre.test/correspondance/CO1\n")
+    subject, text, html = ana_mail
+    assert subject == "Rappel : Intégral n° 3 (I3) — clôture demain"
+    assert "Vous attendent aussi :\n" + d1 + co1 in text
+    assert text.index("Nous n'avons pas encore reçu votre feuille de route.") \
+        < text.index("Vous attendent aussi :")
+    assert '<a href="https://arbitre.test/correspondance/CO1">' in html
+    _subject, text, _html = bogdan_mail
+    assert "Vous attendent aussi :\n" + d1 in text and "CO1" not in text
