@@ -13,7 +13,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
-from urllib.parse import quote
 
 from flask import current_app
 from flask_babel import lazy_gettext as _l  # type: ignore[import-untyped]
@@ -29,7 +28,6 @@ from webapp.models import (
     OutboxStatus,
     Problem,
     ProblemStatus,
-    Registration,
     Submission,
     Verification,
 )
@@ -45,7 +43,6 @@ from webapp.services import (
     stored,
     verification,
 )
-from webapp.services.timefmt import format_local
 
 log = logging.getLogger(__name__)
 
@@ -315,23 +312,9 @@ def send_reminders(s: Session, p: Problem, now: datetime) -> int:
         pl for pl in problems.registered_players(session=s, problem=p) if pl.id not in senders
     ]
     return notify.reminders(session=s, problem=p, players=without, days_left=d,
-                            waiting={pl.id: waiting_games(s, pl.id) for pl in without
+                            waiting={pl.id: player_space.waiting_games(s, pl.id) for pl in without
                                      if pl.id is not None})
 
-
-def waiting_games(s: Session, player_id: int) -> list[dict[str, Any]]:
-    """The round games waiting for the player (a Duplicate bulletin to send, a
-    correspondence move to play: ``player_space.round_games``, soonest first), as the
-    reminder mail lists them under its problem (issue 22 §1)."""
-    comp_ids = [c for c in s.exec(select(Registration.competition_id).where(
-        Registration.player_id == player_id)).all() if c is not None]
-    base = str(current_app.config.get("BASE_URL") or "").rstrip("/")
-    path = {"duplicate": "duplicate", "correspondence": "correspondance"}
-    return [{"kind": line.kind, "title": line.title, "code": line.code,
-             "round_no": line.round_no, "opponent": line.opponent,
-             "deadline": format_local(line.deadline, line.timezone) if line.deadline else None,
-             "url": f"{base}/{path[line.kind]}/{quote(line.code, safe='')}" if base else None}
-            for line in player_space.round_games(s, player_id, comp_ids) if line.waiting]
 
 
 def upcoming_instants(*, now: datetime) -> list[datetime]:
