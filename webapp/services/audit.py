@@ -40,6 +40,7 @@ ACTIONS: dict[str, Any] = {
     "duplicate.bulletin_repeated": _l("Bulletin envoyé deux fois (un seul enregistré)"),
     "duplicate.close": _l("Tour clos"),
     "duplicate.close_early": _l("Tour clos avant l'échéance"),
+    "duplicate.remind": _l("Rappels du tour envoyés"),
     "duplicate.correct": _l("Tour corrigé"),
     "duplicate.create": _l("Partie duplicate créée"),
     "duplicate.draw": _l("Tirage effectué"),

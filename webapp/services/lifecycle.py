@@ -78,7 +78,7 @@ def run_due(*, now: datetime) -> list[str]:
             # one broken problem must not stop the others; the next tick retries it
             log.exception("problem %s: scheduled step failed", pid)
     # the round-based Duplicate games (their own steps)
-    done += duplicate.run_due(now=now)
+    done += duplicate.run_due(now=now, waiting=player_space.waiting_games)
     # two-player games: reminders, loss on time
     done += correspondence.run_due(now=now)
     return done
