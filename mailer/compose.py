@@ -57,7 +57,15 @@ TEMPLATES: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # J-3 / J-1. ``days_left``: 3 or 1. ``submitted``: whether a sheet is already in.
     "reminder": (
         ("player_name", "problem_title", "deadline", "days_left"),
-        ("submitted", "submission_address", "subject_hint", "problem_url"),
+        ("submitted", "submission_address", "subject_hint", "problem_url", "waiting_games"),
+    ),
+    # A Duplicate round closes soon and the player has no readable bulletin in
+    # (``DUPLICATE_REMINDER_HOURS`` before the close). ``waiting_games``, here as in
+    # ``reminder``: the other round games waiting for him, mappings ``kind`` (duplicate,
+    # correspondence), ``title``, ``code``, ``round_no``, ``deadline``, optional ``url``.
+    "duplicate_reminder": (
+        ("player_name", "game_title", "round_no", "rack", "deadline"),
+        ("submission_address", "subject_hint", "game_url", "waiting_games"),
     ),
     # A new problem is open. ``problem_text``: the statement (rack, row, grid as text).
     "publication": (

@@ -98,6 +98,13 @@ class Config:
     BULLETIN_VERSIONS_PER_ROUND = 30
     BULLETINS_PER_WINDOW = 10
     BULLETIN_WINDOW_SECONDS = 60
+    # the same bulletin (same text, same side of the close) posted again from the web form
+    # within this many seconds is the one already stored: no new version, no second
+    # receipt (a double click); 0: every post is a version
+    BULLETIN_REPOST_SECONDS = 10
+    # a Duplicate round's reminder to the players without a readable bulletin, this many
+    # hours before its close (only when the round lasts longer); 0: none
+    DUPLICATE_REMINDER_HOURS = 12
     APPEALS_PER_SHEET = 2  # appeals a player may file on one problem's verification
     MAX_APPEAL_DAYS = 30  # the console accepts an appeal window of 0..MAX_APPEAL_DAYS days
     MAIL_FROM = "Arbitre <arbitre@localhost>"

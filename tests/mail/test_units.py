@@ -178,6 +178,8 @@ MINIMAL = {
                        "rack": "EAIRSTU", "deadline": "demain", "grid": "(grille)"},
     "duplicate_receipt": {"player_name": "Ana", "game_title": "D1", "round_no": 1,
                           "received_at": "x"},
+    "duplicate_reminder": {"player_name": "Ana", "game_title": "D1", "round_no": 1,
+                           "rack": "EAIRSTU", "deadline": "demain"},
     "duplicate_results": {"player_name": "Ana", "game_title": "D1", "round_no": 1,
                           "top_ref": "H4", "top_word": "RESTAIT", "top_score": 70,
                           "score": 70, "reason": ""},

@@ -165,7 +165,10 @@ def test_solutions_versions_and_rate_are_bounded(
     """BULLETIN_MAX_SOLUTIONS (5), BULLETINS_PER_WINDOW in BULLETIN_WINDOW_SECONDS (here 3
     a minute) and BULLETIN_VERSIONS_PER_ROUND (here 4): French refusals, nothing stored, no
     receipt; the window passes and one more is taken, then the round's bound holds."""
-    app.config.update(BULLETINS_PER_WINDOW=3, BULLETIN_VERSIONS_PER_ROUND=4)
+    # the same text posted again within seconds would be one version (the double click's
+    # guard, tests/web/test_bulletin_repost.py): off here, every post is counted
+    app.config.update(BULLETINS_PER_WINDOW=3, BULLETIN_VERSIONS_PER_ROUND=4,
+                      BULLETIN_REPOST_SECONDS=0)
     _start(app, db_session, competition, tmp_path, frozen_clock)
     login_player(client, ana)
     six = " / ".join(["H4 BENIE 20"] * 6)

@@ -154,7 +154,8 @@ def test_a_whole_game_by_web_and_mail(
     frozen_clock.move_to(START)
     assert lifecycle.run_due(now=clock.now()) == ["draw:D1:1"]
     assert lifecycle.run_due(now=clock.now()) == []  # idempotent
-    assert lifecycle.upcoming_instants(now=clock.now()) == [START + DAY]  # the deadline
+    # the round's reminder (DUPLICATE_REMINDER_HOURS, 12, before its close), the deadline
+    assert lifecycle.upcoming_instants(now=clock.now()) == [START + DAY / 2, START + DAY]
     r1 = _round(db_session, 1)
     assert (r1.draw["rack"], r1.opens_at, r1.closes_at) == (FIRST, START, START + DAY)
     assert ((r1.top or {})["ref"], (r1.top or {})["word"], (r1.top or {})["score"]) == (

@@ -216,8 +216,9 @@ def test_player_page_lists_a_published_duplicate_round(
     app: Flask, client: FlaskClient, db_session: Session, competition: Competition,
     make_player: Callable[..., Player], tmp_path: Any, frozen_clock: Any,
 ) -> None:
-    """A Duplicate round played by correspondence (word list {ZA, ZAS}; round 1 draws
-    ZAEIBCD, top ZA at H7 = (10 + 1) × 2 = 22, tests/web/test_duplicate.py)."""
+    """A Duplicate game played by correspondence (word list {ZA, ZAS}; round 1 draws
+    ZAEIBCD, top ZA at H7 = (10 + 1) × 2 = 22, tests/web/test_duplicate.py), one round
+    published: one line for the game, provisional while it runs (issue 22 §2)."""
     from tests.web.za_game import START, za_game
     from webapp.services import clock, duplicate
 
@@ -237,13 +238,64 @@ def test_player_page_lists_a_published_duplicate_round(
     # Ana found the top: 22 = 22/22 = 100.00 %, 1st of 2; Bob's AZ is not a word: 0 points,
     # 0/22 = 0.00 %, 2nd. The round closed when both had answered, on 10/05.
     assert table_cells(client.get(f"/joueurs/{ana.id}"), "parcours") == [
-        "1|10/05/2026|Express — coup 1|Duplicate|Championnat par correspondance 2026|"
-        "1 / 2|22|100,00|"]
+        "1|10/05/2026|Express|Duplicate (1 tour(s))|Championnat par correspondance 2026|"
+        "1 / 2|22|100,00|provisoire"]
     bob_page = client.get(f"/joueurs/{bob.id}")
     assert table_cells(bob_page, "parcours") == [
-        "1|10/05/2026|Express — coup 1|Duplicate|Championnat par correspondance 2026|"
-        "2 / 2|0|0,00|"]
+        "1|10/05/2026|Express|Duplicate (1 tour(s))|Championnat par correspondance 2026|"
+        "2 / 2|0|0,00|provisoire"]
     assert 'href="/duplicate/EX1"' in bob_page.get_data(as_text=True)
+
+
+def test_player_page_one_line_per_duplicate_game_with_its_final_rank(
+    app: Flask, client: FlaskClient, db_session: Session, competition: Competition,
+    make_player: Callable[..., Player], tmp_path: Any, frozen_clock: Any,
+) -> None:
+    """Issue 22 §2: « one line per Duplicate game with the final rank, total, percentage of
+    the tops and the field size (today each round is its own « épreuve », and « meilleur
+    rang : 1 » is shown for a player who finished last of 3) ».
+
+    The two-round ZA game (tests/web/za_game.py), three players, every round closing as
+    soon as all have answered:
+    - round 1 (ZAEIBCD, empty grid): top ZA at H7 = (Z 10 + A 1) × 2 = 22; Ana H7 ZA 22 and
+      Bob H8 ZA 22 (Z on the star, A on H9: 22 too), Cid H7 AZ 22 (AZ is no word: 0);
+    - round 2 (reliquat EIBCD + SE): the only move ZAS at H7 = Z 10 + A 1 + S 1 = 12; all
+      three find it: 12.
+    Totals: Ana 34, Bob 34, Cid 12; the tops 22 + 12 = 34: Ana and Bob 100.00 % and 1st
+    ex æquo, Cid 12/34 = 35.29 % and 3rd of 3 — though he was 1st (with the others) in
+    round 2, his best rank is 3. No solo: under 16 players the bonus is n − 6 < 0."""
+    from tests.web.za_game import START, za_game
+    from webapp.services import clock, duplicate
+
+    ana = make_player("Ana Popescu", "ana@example.ro")
+    bob = make_player("Bob Martin", "bob@example.fr")
+    cid = make_player("Cid Dumas", "cid@example.fr")
+    game = za_game(app, db_session, competition, tmp_path)
+    with app.app_context():
+        frozen_clock.move_to(START)
+        assert lifecycle.run_due(now=clock.now()) == ["draw:EX1:1"]
+        for rnd, lines in ((1, ((ana, "H7 ZA 22"), (bob, "H8 ZA 22"), (cid, "H7 AZ 22"))),
+                           (2, ((ana, "H7 ZAS 12"), (bob, "H7 ZAS 12"), (cid, "H7 ZAS 12")))):
+            frozen_clock.move_to(START + timedelta(hours=rnd))
+            for pl, line in lines:
+                duplicate.submit_bulletin(session=db_session, player=pl, game=game,
+                                          text=line, channel=Channel.WEB,
+                                          received_at=clock.now())
+            db_session.commit()
+            lifecycle.run_due(now=clock.now())
+        db_session.refresh(game)
+        assert game.status == "finished"
+    cells = {p.name: table_cells(client.get(f"/joueurs/{p.id}"), "parcours")
+             for p in (ana, bob, cid)}
+    line = "1|10/05/2026|Express|Duplicate (2 tour(s))|Championnat par correspondance 2026|"
+    assert cells == {
+        "Ana Popescu": [line + "1 ex æquo / 3|34|100,00|"],
+        "Bob Martin": [line + "1 ex æquo / 3|34|100,00|"],
+        "Cid Dumas": [line + "3 / 3|12|35,29|"],
+    }
+    words = " ".join(re.sub(r"<[^>]+>", "", text(client.get(f"/joueurs/{cid.id}"))).split())
+    assert ("1 épreuve(s) classée(s) · moyenne 35,29 % de la référence · meilleur rang : 3."
+            in words)
 
 
 def test_category_ranks_share_ties(ctx: Flask, db_session: Session,

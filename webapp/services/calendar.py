@@ -12,7 +12,9 @@ codes are percent-encoded in URLs, so no stored value can break the feed.
 
 Events: a problem's publication, its deadline (« Clôture »), and for an Anticipation
 announced move by move each move's announcement (to the round's close); a Duplicate game's
-start and each of its rounds already drawn (from its opening to its deadline).
+start and each of its rounds already drawn (from its opening to its deadline); a
+correspondence game in play, its move awaited (from the turn's start to its deadline,
+``correspondence-<id>-coup-<n>``; issue 22 §1).
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from sqlmodel import Session, col, select
 
 from webapp.models import (
     Competition,
+    CorrespondenceGame,
+    CorrespondenceStatus,
     DuplicateGame,
     DuplicateRound,
     Player,
@@ -112,6 +116,22 @@ def duplicate_events(session: Session, game: DuplicateGame, base_url: str) -> li
     return out
 
 
+def correspondence_events(game: CorrespondenceGame, base_url: str) -> list[IcsEvent]:
+    """A game in play: the move awaited, from the turn's start to its deadline
+    (``turn_started_at`` + ``move_hours``, as ``correspondence.deadline``); nothing once it
+    is over."""
+    if game.status == CorrespondenceStatus.FINISHED:
+        return []
+    n = len(game.moves) + 1
+    due = game.turn_started_at + timedelta(hours=game.move_hours)
+    url = f"{base_url.rstrip('/')}/correspondance/{quote(game.code, safe='')}"
+    return [_event(uid=f"correspondence-{game.id}-coup-{n}", host=_host(base_url),
+                   stamp=game.turn_started_at,
+                   summary=f"Partie par correspondance : {game.title} — coup {n}",
+                   start=game.turn_started_at, end=due, url=url,
+                   description=f"Coup {n} attendu avant le {format_local(due, 'UTC')}.")]
+
+
 def _calendar(name: str, events: Iterable[IcsEvent]) -> bytes:
     cal = Calendar()
     cal.add("prodid", "-//Arbitre//Concours de Scrabble par correspondance//FR")
@@ -151,6 +171,10 @@ def competition_ics(session: Session, competition: Competition, base_url: str) -
         events += problem_events(prob, base_url)
     for game in _games(session, [competition.id]):
         events += duplicate_events(session, game, base_url)
+    for corr in session.exec(select(CorrespondenceGame).where(
+            CorrespondenceGame.competition_id == competition.id)
+            .order_by(col(CorrespondenceGame.id))).all():
+        events += correspondence_events(corr, base_url)
     return _calendar(competition.name, events)
 
 
@@ -169,4 +193,8 @@ def player_ics(session: Session, player: Player, base_url: str) -> bytes:
         events += problem_events(prob, base_url)
     for game in _games(session, comp_ids):
         events += duplicate_events(session, game, base_url)
+    for corr in session.exec(select(CorrespondenceGame).where(
+            (CorrespondenceGame.red_id == player.id) | (CorrespondenceGame.blue_id == player.id))
+            .order_by(col(CorrespondenceGame.id))).all():
+        events += correspondence_events(corr, base_url)
     return _calendar(f"Arbitre — {player.name}", events)

@@ -150,11 +150,24 @@ def public_game_page(session: Session, code: str, *, shown: int | None,
     cur = view.current
     return PublicGamePage(
         view=view, registered=own.registered, mine=own.mine,
-        my_results=[(r, x) for r in view.published for x in r.results
-                    if viewer_id is not None and x["player_id"] == viewer_id],
+        my_results=_my_results(session, view, viewer_id),
         bulletin_round=cur if (own.registered and cur is not None
                                and cur.status == RoundStatus.OPEN) else None,
     )
+
+
+def _my_results(session: Session, view: GameView,
+                viewer_id: int | None) -> list[tuple[DuplicateRound, dict[str, Any]]]:
+    """The viewer's row of each published round's results, with ``sent``: the text of his
+    bulletin that counted (« Mon coup » shows what he sent even when it scored 0 and the
+    correction kept no move of it); None when he sent none."""
+    if viewer_id is None:
+        return []
+    mine = [(r, x) for r in view.published for x in r.results if x["player_id"] == viewer_id]
+    ids = [x["entry_id"] for _r, x in mine if x.get("entry_id")]
+    texts = {e.id: e.raw_text for e in session.exec(
+        select(DuplicateEntry).where(col(DuplicateEntry.id).in_(ids))).all()} if ids else {}
+    return [(r, {**x, "sent": texts.get(x.get("entry_id"))}) for r, x in mine]
 
 
 @dataclass

@@ -36,6 +36,7 @@ from webapp.services import (
     correspondence,
     duplicate,
     notify,
+    player_space,
     problems,
     rankings,
     rounds,
@@ -77,7 +78,7 @@ def run_due(*, now: datetime) -> list[str]:
             # one broken problem must not stop the others; the next tick retries it
             log.exception("problem %s: scheduled step failed", pid)
     # the round-based Duplicate games (their own steps)
-    done += duplicate.run_due(now=now)
+    done += duplicate.run_due(now=now, waiting=player_space.waiting_games)
     # two-player games: reminders, loss on time
     done += correspondence.run_due(now=now)
     return done
@@ -310,7 +311,10 @@ def send_reminders(s: Session, p: Problem, now: datetime) -> int:
     without = [
         pl for pl in problems.registered_players(session=s, problem=p) if pl.id not in senders
     ]
-    return notify.reminders(session=s, problem=p, players=without, days_left=d)
+    return notify.reminders(session=s, problem=p, players=without, days_left=d,
+                            waiting={pl.id: player_space.waiting_games(s, pl.id) for pl in without
+                                     if pl.id is not None})
+
 
 
 def upcoming_instants(*, now: datetime) -> list[datetime]:

@@ -246,9 +246,13 @@ def publication_notices(
 
 
 def reminders(
-    *, session: Session, problem: Any, players: list[Player], days_left: int
+    *, session: Session, problem: Any, players: list[Player], days_left: int,
+    waiting: Mapping[int, list[dict[str, Any]]] | None = None,
 ) -> int:
-    """J-``days_left`` reminders to ``players`` (those without a sheet); idempotent."""
+    """J-``days_left`` reminders to ``players`` (those without a sheet); idempotent.
+    ``waiting``: per player id, the round games waiting for him (``waiting_games`` of the
+    template: ``kind``, ``title``, ``code``, ``round_no``, ``deadline``, ``url``), listed
+    under the problem as the player's space lists them."""
     shared = {
         "problem_title": f"{problem.title} ({problem.code})",
         "deadline": format_local(problem.deadline_at, problem.timezone),
@@ -262,7 +266,8 @@ def reminders(
         key=lambda p: f"reminder:J-{days_left}:{problem.code}:{p.id}",
         kind=OutboxKind.REMINDER, template="reminder",
         context=lambda p: {**shared, "player_name": p.name,
-                           "submission_address": submission_address(p)},
+                           "submission_address": submission_address(p),
+                           "waiting_games": (waiting or {}).get(p.id or 0, [])},
     )
 
 

@@ -1,10 +1,13 @@
-"""Players as people: a player's season (every ranked problem and every published Duplicate
-round he played, with rank, score and percentage of the reference) and its chart, drawn as
-inline SVG on the server (no JavaScript library).
+"""Players as people: a player's season (every ranked problem and every Duplicate game he
+played, with rank, score and percentage of the reference or of the tops) and its chart,
+drawn as inline SVG on the server (no JavaScript library).
 
 ``player_page(session, player_id)`` is the player's page (his season, its chart and two
 figures); ``season(session, player)`` reads the published rankings (the one in force per problem:
-final before provisional, as the ranking page shows) and the published Duplicate rounds;
+final before provisional, as the ranking page shows) and the Duplicate games: one line per
+game, as federations publish them (issue 22 §2) — his rank in the game's ranking after its
+published rounds (« ex æquo » when shared), his total, his percentage of the tops and the
+field; a game not finished yet is provisional;
 ``season_svg(events)`` draws two panels: the percentage per event (bars) and the rank over
 time (a line, first place at the top). ``categories_of`` / ``category_rows``: a problem
 ranking by série. ``player_calendar`` is his RFC 5545 feed. All of these are pure reads;
@@ -30,6 +33,7 @@ from webapp.models import (
     DuplicateEntry,
     DuplicateGame,
     DuplicateRound,
+    DuplicateStatus,
     Player,
     Problem,
     ProblemStatus,
@@ -38,7 +42,7 @@ from webapp.models import (
     RoundStatus,
     Submission,
 )
-from webapp.services import audit, calendar, inputs
+from webapp.services import audit, calendar, duplicate, inputs
 from webapp.services.phrasebook import N_, translate
 
 RESULTS_STATUSES = (ProblemStatus.PROVISIONAL, ProblemStatus.FINAL)
@@ -46,27 +50,30 @@ RESULTS_STATUSES = (ProblemStatus.PROVISIONAL, ProblemStatus.FINAL)
 
 @dataclass(frozen=True)
 class Event:
-    """One line of a player's season: a ranked problem or a published Duplicate round."""
+    """One line of a player's season: a ranked problem or a Duplicate game."""
 
-    kind: str  # "problem" or "round"
-    at: datetime  # the problem's deadline, or the round's close
+    kind: str  # "problem" or "duplicate"
+    at: datetime  # the problem's deadline, or the game's end (its last published round's
+    # close while it runs)
     code: str  # problem code, or the Duplicate game's code
-    title: str  # problem title, or "<game title> — coup n"
+    title: str  # problem title, or the game's title
     competition: str
-    game: GameType | None  # the problem's game type; None for a Duplicate round
+    game: GameType | None  # the problem's game type; None for a Duplicate game
     rank: int
-    entrants: int  # how many were ranked
-    score: int
+    entrants: int  # how many were ranked (the game's field)
+    score: int  # the score, or the game's total (solos in, warnings' deduction out)
     unit: str
-    percent: float | None  # of the problem's reference, or of the round's top
-    provisional: bool
+    percent: float | None  # of the problem's reference, or of the game's tops
+    provisional: bool  # a provisional ranking, or a game still running
     verification_id: int | None = None
-    round_number: int | None = None
+    round_number: int | None = None  # a Duplicate game: the rounds published
+    tied: bool = False  # the rank is shared (« ex æquo »)
 
 
 def season(session: Session, player: Player) -> list[Event]:
-    """Every ranked problem and published Duplicate round of ``player``, oldest first."""
-    events = _problem_events(session, player) + _round_events(session, player)
+    """Every ranked problem and Duplicate game (with a published round) of ``player``,
+    oldest first."""
+    events = _problem_events(session, player) + _game_events(session, player)
     return sorted(events, key=lambda e: (e.at, e.code, e.round_number or 0))
 
 
@@ -103,45 +110,54 @@ def _problem_events(session: Session, player: Player) -> list[Event]:
     return out
 
 
-def _round_events(session: Session, player: Player) -> list[Event]:
-    round_ids = set(session.exec(
-        select(DuplicateEntry.round_id).where(DuplicateEntry.player_id == player.id)).all())
-    if not round_ids:
+def _game_events(session: Session, player: Player) -> list[Event]:
+    """One event per Duplicate game the player sent a bulletin to and which has a published
+    round: his row of the game's ranking (``duplicate.standings``, the rules of the game's
+    variant: ex æquo shared, the warnings' conversion deducted)."""
+    game_ids = set(session.exec(
+        select(DuplicateRound.game_id)
+        .join(DuplicateEntry, col(DuplicateEntry.round_id) == col(DuplicateRound.id))
+        .where(DuplicateEntry.player_id == player.id)).all())
+    if not game_ids:
         return []
-    rounds = session.exec(
-        select(DuplicateRound).where(col(DuplicateRound.id).in_(round_ids))
-        .where(DuplicateRound.status == RoundStatus.PUBLISHED)).all()
-    games = {g.id: g for g in session.exec(select(DuplicateGame).where(
-        col(DuplicateGame.id).in_({r.game_id for r in rounds}))).all()}
+    games = session.exec(select(DuplicateGame).where(col(DuplicateGame.id).in_(game_ids))
+                         .order_by(col(DuplicateGame.id))).all()
     comps = {c.id: c.name for c in session.exec(select(Competition)).all()}
     out: list[Event] = []
-    for rnd in rounds:
-        mine = next((r for r in rnd.results if r.get("player_id") == player.id), None)
-        game = games.get(rnd.game_id)
-        if mine is None or game is None:
+    for game in games:
+        published = [r for r in duplicate.rounds_of(session, game)
+                     if r.status == RoundStatus.PUBLISHED]
+        if not published:
             continue
-
-        def total(r: dict[str, Any]) -> int:
-            return int(r.get("score") or 0) + int(r.get("solo") or 0)
-
-        top = int((rnd.top or {}).get("score") or 0)
-        score = int(mine.get("score") or 0)
+        rows = duplicate.standings(session, game)
+        mine = next((r for r in rows if r.get("player_id") == player.id), None)
+        if mine is None:  # no longer registered: not in the game's ranking
+            continue
+        finished = game.status == DuplicateStatus.FINISHED
+        pct = mine.get("percent")
         out.append(Event(
-            kind="round", at=rnd.closes_at, code=game.code,
-            title=f"{game.title} — coup {rnd.number}",
-            competition=comps.get(game.competition_id, ""), game=None,
-            rank=1 + sum(1 for r in rnd.results if total(r) > total(mine)),
-            entrants=len(rnd.results), score=total(mine), unit="points",
-            percent=round(100.0 * score / top, 2) if top > 0 else None,
-            provisional=False, round_number=rnd.number,
+            kind="duplicate",
+            at=game.finished_at if finished and game.finished_at else published[-1].closes_at,
+            code=game.code, title=game.title, competition=comps.get(game.competition_id, ""),
+            game=None, rank=int(mine["rank"]), entrants=len(rows), score=int(mine["total"]),
+            unit=_GAME_UNITS.get(str(game.variant), "points"),
+            percent=float(pct) if isinstance(pct, int | float) else None,
+            provisional=not finished, round_number=len(published),
+            tied=sum(1 for r in rows if r["rank"] == mine["rank"]) > 1,
         ))
     return out
+
+
+#: the unit of a game's total when it is not points (Duplicate Top: ranking points, the
+#: rounds topped; Partie de Superscrabble: the valid scrabbles)
+_GAME_UNITS = {"top": "points de classement", "superscrabble": "scrabbles"}
 
 
 @dataclass
 class PlayerPage:
     """A player's page: his season (oldest first), its chart as SVG, his mean percentage
-    (None without one) and best rank (None without an event)."""
+    (None without one) and best rank (None without an event): the best rank of his lines, one
+    per problem or Duplicate game (a game's rank is its ranking's, never a round's)."""
 
     player: Player
     events: list[Event]

@@ -353,6 +353,9 @@ MESSAGES: tuple[str, ...] = (
     N_("Partie Duplicate %(code)s créée."),
     N_("Top du tour %(number)s : %(ref)s %(word)s (%(score)s)."),
     N_("Tour %(number)s corrigé à nouveau."),
+    N_("Tour %(number)s clos maintenant : les bulletins reçus désormais sont hors délai ; la "
+       "correction suit."),
+    N_("Aucun tour n'est ouvert : il n'y a rien à clore."),
     N_("Message sortant n° %(id)s remis dans la file : l'expéditeur le renvoie à son "
        "prochain passage."),
     N_("Import terminé : %(created)s créé(s), %(updated)s mis à jour, %(unchanged)s "

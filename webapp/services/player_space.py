@@ -13,7 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import quote
 
+from flask import current_app, has_app_context
 from sqlmodel import Session, col, select
 
 from puzzles.problem import Problem as Puzzle
@@ -46,6 +48,7 @@ from webapp.services import (
 )
 from webapp.services.problems import readable_puzzle
 from webapp.services.public_pages import PUBLIC_STATUSES
+from webapp.services.timefmt import format_local
 
 
 class NotFound(LookupError):
@@ -152,6 +155,22 @@ def round_games(session: Session, player_id: int, comp_ids: list[int]) -> list[R
     far = datetime.max.replace(tzinfo=UTC)
     return sorted(lines, key=lambda x: (
         order[x.action], (x.deadline or far) if x.action != "finished" else far))
+
+
+def waiting_games(s: Session, player_id: int) -> list[dict[str, Any]]:
+    """The round games waiting for the player (a Duplicate bulletin to send, a
+    correspondence move to play: :func:`round_games`, soonest first), as the
+    reminder mails list them under its problem (issue 22 §1)."""
+    comp_ids = [c for c in s.exec(select(Registration.competition_id).where(
+        Registration.player_id == player_id)).all() if c is not None]
+    base = str(current_app.config.get("BASE_URL") or "").rstrip("/") if has_app_context() \
+        else ""
+    path = {"duplicate": "duplicate", "correspondence": "correspondance"}
+    return [{"kind": line.kind, "title": line.title, "code": line.code,
+             "round_no": line.round_no, "opponent": line.opponent,
+             "deadline": format_local(line.deadline, line.timezone) if line.deadline else None,
+             "url": f"{base}/{path[line.kind]}/{quote(line.code, safe='')}" if base else None}
+            for line in round_games(s, player_id, comp_ids) if line.waiting]
 
 
 @dataclass

@@ -1,4 +1,5 @@
-"""What the public pages show, one function per page: a competition's calendar, a problem
+"""What the public pages show, one function per page: a competition's calendar (its problems,
+Duplicate and correspondence games), a problem
 page, a problem's ranking (whole or by série), the championship standings, the archive,
 the printable sheet and a competition's calendar feed. Each reads the rows through the
 services that own them and returns one typed value; the pages (``webapp/views/public.py``,
@@ -19,6 +20,10 @@ from sqlmodel import Session, col, select
 from puzzles.problem import Problem as PuzzleProblem
 from webapp.models import (
     Competition,
+    CorrespondenceGame,
+    CorrespondenceStatus,
+    DuplicateGame,
+    DuplicateStatus,
     Player,
     Problem,
     ProblemStatus,
@@ -26,7 +31,16 @@ from webapp.models import (
     Stage,
     Submission,
 )
-from webapp.services import calendar, clock, people, rankings, reports, rounds, stored
+from webapp.services import (
+    calendar,
+    clock,
+    correspondence,
+    people,
+    rankings,
+    reports,
+    rounds,
+    stored,
+)
 from webapp.services import problems as problems_service
 from webapp.services.standings import Standings, championship_standings
 
@@ -62,6 +76,12 @@ class CompetitionPage:
     stages: dict[int | None, Stage]
     problems: list[Problem]  # but the drafts, by publication
     ranked: set[int]  # those with a ranking in force (none is published when it is empty)
+    #: its Duplicate games (by start) and correspondence games (by creation), issue 22 §1
+    duplicates: list[DuplicateGame] = field(default_factory=list)
+    correspondences: list[CorrespondenceGame] = field(default_factory=list)
+    players: dict[int | None, str] = field(default_factory=dict)  # the latter's, by id
+    #: a correspondence game in play: the deadline of the move awaited, by game id
+    deadlines: dict[int | None, datetime] = field(default_factory=dict)
 
 
 def competition_page(session: Session, slug: str) -> CompetitionPage | None:
@@ -69,9 +89,21 @@ def competition_page(session: Session, slug: str) -> CompetitionPage | None:
     if comp is None:
         return None
     probs = problems_service.public_problems(session, comp)
+    dups = list(session.exec(select(DuplicateGame).where(
+        DuplicateGame.competition_id == comp.id)
+        .order_by(col(DuplicateGame.starts_at), col(DuplicateGame.id))).all())
+    corr = list(session.exec(select(CorrespondenceGame).where(
+        CorrespondenceGame.competition_id == comp.id)
+        .order_by(col(CorrespondenceGame.created_at), col(CorrespondenceGame.id))).all())
+    ids = {c.red_id for c in corr} | {c.blue_id for c in corr}
+    names = {p.id: p.name for p in session.exec(
+        select(Player).where(col(Player.id).in_(ids))).all()} if ids else {}
     return CompetitionPage(comp, {st.id: st for st in problems_service.stages_of(session, comp)},
                            probs, rankings.ranked_problem_ids(
-                               session, [p.id for p in probs if p.id is not None]))
+                               session, [p.id for p in probs if p.id is not None]),
+                           dups, corr, names,
+                           {c.id: correspondence.deadline(c) for c in corr
+                            if c.status != CorrespondenceStatus.FINISHED})
 
 
 def competition_calendar(session: Session, slug: str, base_url: str) -> bytes | None:
@@ -161,18 +193,35 @@ class ArchivePage:
     page: int
     pages: int
     ranked: set[int]  # those with a ranking in force (none is published when it is empty)
+    #: the finished round games, latest first (issue 22 §1): Duplicate, then correspondence
+    duplicates: list[DuplicateGame] = field(default_factory=list)
+    correspondences: list[CorrespondenceGame] = field(default_factory=list)
+    players: dict[int | None, str] = field(default_factory=dict)  # the latter's, by id
 
 
 def archive_page(session: Session, page: int, *, per_page: int = 30) -> ArchivePage:
-    """One page of the problems whose results are public; ``page`` is bounded (a huge page
+    """One page of the problems whose results are public, and the ``per_page`` latest
+    finished Duplicate and correspondence games; ``page`` is bounded (a huge page
     number would overflow the SQL OFFSET: a 500 on PostgreSQL)."""
     page = min(1_000_000, max(1, page))
     probs, total = problems_service.archive_page(
         session, rankings.RESULTS_STATUSES, page=page, per_page=per_page)
     comps = {c.id: c for c in problems_service.competitions(session)}
+    dups = list(session.exec(select(DuplicateGame).where(
+        DuplicateGame.status == DuplicateStatus.FINISHED)
+        .order_by(col(DuplicateGame.finished_at).desc(), col(DuplicateGame.id).desc())
+        .limit(per_page)).all())
+    corr = list(session.exec(select(CorrespondenceGame).where(
+        CorrespondenceGame.status == CorrespondenceStatus.FINISHED)
+        .order_by(col(CorrespondenceGame.finished_at).desc(),
+                  col(CorrespondenceGame.id).desc()).limit(per_page)).all())
+    ids = {c.red_id for c in corr} | {c.blue_id for c in corr}
+    names = {p.id: p.name for p in session.exec(
+        select(Player).where(col(Player.id).in_(ids))).all()} if ids else {}
     return ArchivePage(probs, comps, page, max(1, (total + per_page - 1) // per_page),
                        rankings.ranked_problem_ids(
-                           session, [p.id for p in probs if p.id is not None]))
+                           session, [p.id for p in probs if p.id is not None]),
+                       dups, corr, names)
 
 
 # --- rankings --------------------------------------------------------------------------------

@@ -1,7 +1,9 @@
 """Championship standings of a competition: each problem whose results are published
-contributes its ranking in force (final, else provisional — flagged), aggregated by
-``puzzles.championship`` under the competition's ``ranking_rule`` and ``standings_settings``.
-Reads only; never commits."""
+contributes its ranking in force (final, else provisional — flagged), and each finished
+Duplicate game of the competition its final ranking as one event (issue 22 §1: the rank,
+the total and the percentage of the tops of ``duplicate.standings``, among the players who
+sent it a bulletin), aggregated by ``puzzles.championship`` under the competition's
+``ranking_rule`` and ``standings_settings``. Reads only; never commits."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from dataclasses import dataclass
 from sqlmodel import Session, col, select
 
 from puzzles.championship import (
+    FRSC_BASE_VALUE,
     ChampionshipSettings,
     ProblemRanking,
     ProblemResult,
@@ -21,6 +24,10 @@ from puzzles.championship import (
 )
 from webapp.models import (
     Competition,
+    DuplicateEntry,
+    DuplicateGame,
+    DuplicateRound,
+    DuplicateStatus,
     Player,
     Problem,
     ProblemStatus,
@@ -28,7 +35,7 @@ from webapp.models import (
     RankingRule,
     Stage,
 )
-from webapp.services import audit
+from webapp.services import audit, duplicate
 from webapp.services.rankings import current_ranking
 from webapp.services.stored import standings_settings_of
 
@@ -46,6 +53,7 @@ class StandingsColumn:
     stage: str
     kind: str  # RankingKind
     event_value: int
+    game: str = "problem"  # "problem", or "duplicate" (a finished Duplicate game)
 
     @property
     def provisional(self) -> bool:
@@ -131,6 +139,31 @@ def championship_standings(
         inputs.append(ProblemRanking(key=prob.code, results=tuple(results),
                                      event_value=prob.event_value,
                                      provisional=ranking.kind != RankingKind.FINAL))
+    for game in session.exec(
+        select(DuplicateGame).where(DuplicateGame.competition_id == competition.id)
+        .where(DuplicateGame.status == DuplicateStatus.FINISHED)
+        .order_by(col(DuplicateGame.finished_at), col(DuplicateGame.id))
+    ).all():
+        played = set(session.exec(
+            select(DuplicateEntry.player_id)
+            .join(DuplicateRound, col(DuplicateRound.id) == col(DuplicateEntry.round_id))
+            .where(DuplicateRound.game_id == game.id)).all())
+        game_rows = [r for r in duplicate.standings(session, game)
+                     if r.get("player_id") in played]
+        if not game_rows:
+            continue
+        key = game.code if game.code not in {c.key for c in inputs} \
+            else f"{game.code} (Duplicate)"
+        for r in game_rows:
+            names.setdefault(int(r["player_id"]), (str(r.get("name") or ""),
+                                                   str(r.get("club") or "")))
+        columns.append(StandingsColumn(
+            problem_id=0, code=game.code, title=game.title, stage="",
+            kind=RankingKind.FINAL, event_value=FRSC_BASE_VALUE, game="duplicate"))
+        inputs.append(ProblemRanking(key=key, results=tuple(
+            ProblemResult(player_id=int(r["player_id"]), place=int(r["rank"]),
+                          score=int(r["total"]), percent=r.get("percent"))
+            for r in sorted(game_rows, key=lambda r: int(r["rank"])))))
     rows_out = standings(inputs, rule, settings)
     # the names as they are now (a player may have corrected his), else as ranked
     people = {p.id: p for p in session.exec(

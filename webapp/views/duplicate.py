@@ -163,7 +163,10 @@ def bulletin(code: str) -> ResponseReturnValue:
         except duplicate.DuplicateError as exc:
             error = str(exc)
         else:
-            if late:
+            if outcome.repeated:
+                flash("Ce bulletin venait d'être reçu (envoyé deux fois) : il n'est enregistré "
+                      "qu'une fois, avec un seul accusé de réception.", "success")
+            elif late:
                 flash("Bulletin reçu après la clôture du tour : il est conservé et marqué "
                       "hors délai ; il ne compte pas.", "warning")
             elif errors:

@@ -104,7 +104,9 @@ def competition(slug: str) -> str:
         abort(404)
     return render_template(
         "public/competition.html", competition=page.competition, problems=page.problems,
-        stages=page.stages, ranked=page.ranked,
+        stages=page.stages, ranked=page.ranked, duplicates=page.duplicates,
+        correspondences=page.correspondences, corr_players=page.players,
+        corr_deadlines=page.deadlines,
     )
 
 
@@ -135,7 +137,8 @@ def archive() -> str:
         page = public_pages.archive_page(s, request.args.get("page", 1, type=int) or 1)
     return render_template(
         "public/archive.html", problems=page.problems, competitions=page.competitions,
-        page=page.page, pages=page.pages, ranked=page.ranked,
+        page=page.page, pages=page.pages, ranked=page.ranked, duplicates=page.duplicates,
+        correspondences=page.correspondences, corr_players=page.players,
     )
 
 

@@ -8,7 +8,14 @@ lists every scrabble of the round: ``BULLETIN_TEXT_MAX_CHARS``), a text longer t
 ``BULLETIN_TEXT_MAX_CHARS``, more than ``BULLETIN_MAX_SOLUTIONS`` solutions, more than
 ``BULLETIN_VERSIONS_PER_ROUND`` versions for the round, or more than ``BULLETINS_PER_WINDOW``
 for the round in ``BULLETIN_WINDOW_SECONDS`` (the sheets' rate, ``submissions.setting``);
-0 lifts a bound."""
+0 lifts a bound.
+
+The same bulletin posted twice in a moment from the web form (a double click, a second Enter)
+is one bulletin: when the player's last version for the round has the same text (SHA-256),
+came from the form too, on the same side of the close, at most ``BULLETIN_REPOST_SECONDS``
+(10) before, no version is added and no second receipt sent; the outcome is that version's,
+with ``repeated`` set (0: every post is a version). A mail is a message of its own (its
+answer, its inbound row): two mails are two versions, as before."""
 
 from __future__ import annotations
 
@@ -57,6 +64,9 @@ class BulletinOutcome:
     round: DuplicateRound
     late: bool
     errors: list[str]
+    #: the same bulletin re-posted within ``BULLETIN_REPOST_SECONDS``: ``entry`` is the
+    #: version already stored, nothing was added and no receipt sent
+    repeated: bool = False
 
 
 def submit_bulletin(
@@ -107,6 +117,15 @@ def submit_bulletin(
                                      DuplicateEntry.player_id == player.id)
         .order_by(col(DuplicateEntry.version).desc()).limit(1)
     ).first()
+    sha256 = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    late = received_at > rnd.closes_at
+    if _repeated(last, sha256, channel, late, received_at):
+        assert last is not None
+        audit.record(session=session, actor=f"player:{player.id}",
+                     action="duplicate.bulletin_repeated", target=f"duplicate_entry:{last.id}",
+                     game=game.code, round=rnd.number, version=last.version, channel=channel)
+        return BulletinOutcome(entry=last, round=rnd, late=last.late,
+                               errors=list(last.parse_errors or []), repeated=True)
     _check_bounds(session, game, rnd, player, text, last, received_at)
     errors, bulletin = parse_text(text, game.variant)  # never raises
     most = setting("BULLETIN_MAX_SOLUTIONS", 5)
@@ -114,11 +133,10 @@ def submit_bulletin(
         raise _refused(session, game, player, received_at,
                        f"Trop de solutions sur le bulletin : {solution_count(bulletin)}, au "
                        f"plus {most}. Il n'a pas été enregistré.")
-    late = received_at > rnd.closes_at
     entry = DuplicateEntry(
         round_id=rnd.id or 0, player_id=player.id, version=(last.version + 1) if last else 1,
         channel=channel, received_at=received_at, raw_text=text,
-        sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(), late=late,
+        sha256=sha256, late=late,
         inbound_message_id=inbound_message_id,
     )
     session.add(entry)
@@ -160,6 +178,19 @@ def submit_bulletin(
                      target=f"duplicate_entry:{entry.id}", game=game.code, round=rnd.number,
                      status=rnd.status, recorrected=rnd.status == RoundStatus.CORRECTED)
     return BulletinOutcome(entry=entry, round=rnd, late=late, errors=errors)
+
+
+def _repeated(last: DuplicateEntry | None, sha256: str, channel: Channel, late: bool,
+              received_at: datetime) -> bool:
+    """Whether this web post is ``last`` again (the module's docstring): same text, from the
+    form, same side of the close, within ``BULLETIN_REPOST_SECONDS`` of it."""
+    window = setting("BULLETIN_REPOST_SECONDS", 10)
+    if last is None or window <= 0 or channel != Channel.WEB or last.channel != channel \
+            or last.sha256 != sha256 or bool(last.late) != late:
+        return False
+    before = last.received_at if last.received_at.tzinfo is not None \
+        else last.received_at.replace(tzinfo=received_at.tzinfo)
+    return timedelta(0) <= received_at - before <= timedelta(seconds=window)
 
 
 def _refused(session: Session, game: DuplicateGame, player: Player, received_at: datetime,

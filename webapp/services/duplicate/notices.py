@@ -3,6 +3,7 @@ the final ranking — each through ``notify.fan_out`` (one per player, by ``dedu
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from sqlmodel import Session
@@ -11,6 +12,7 @@ from webapp.models import (
     DuplicateGame,
     DuplicateRound,
     DuplicateVariant,
+    OutboxKind,
     Player,
     RoundStatus,
 )
@@ -65,6 +67,28 @@ def draw_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> int:
         template="duplicate_draw",
         context=lambda p: {**shared, "player_name": p.name,
                            "submission_address": notify.submission_address(p)})
+
+
+def reminder_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound,
+                     players: list[Player],
+                     waiting: Callable[[Player], list[dict[str, Any]]]) -> int:
+    """The round's reminder (``duplicate_reminder``, kind ``reminder``) to ``players`` (those
+    without a readable bulletin), with the other round games ``waiting`` for each;
+    idempotent per game, round and player."""
+    if not round_mails(game):
+        return 0
+    shared = {
+        "game_title": f"{game.title} ({game.code})", "round_no": rnd.number,
+        "rack": rnd.draw["rack"], "deadline": format_local(rnd.closes_at, game.timezone),
+        "game_url": game_url(game), "subject_hint": game.code,
+    }
+    return notify.fan_out(
+        session=s, players=players,
+        key=lambda p: f"duplicate_reminder:{game.code}:{rnd.number}:{p.id}",
+        kind=OutboxKind.REMINDER, template="duplicate_reminder",
+        context=lambda p: {**shared, "player_name": p.name,
+                           "submission_address": notify.submission_address(p),
+                           "waiting_games": [g for g in waiting(p) if g["code"] != game.code]})
 
 
 def top_words(top: dict[str, Any]) -> dict[str, str]:

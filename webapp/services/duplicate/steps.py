@@ -1,9 +1,12 @@
 """The Duplicate's scheduled steps (:func:`advance`, one per transaction under the game's row
 lock): draw → close → correct → publish → next draw or finish; :func:`run_due` for every
-game, :func:`upcoming_instants` for the scheduler."""
+game, :func:`upcoming_instants` for the scheduler; :func:`close_round_now`, the console's
+« Clore le tour maintenant » (its facts first: :func:`close_now_preview`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -12,6 +15,7 @@ from sqlmodel import Session, col, select
 from scoring.board import Board
 from webapp.db import session_scope
 from webapp.models import (
+    DuplicateEntry,
     DuplicateGame,
     DuplicateRound,
     DuplicateStatus,
@@ -23,8 +27,10 @@ from webapp.services.audit import PROCESS
 from webapp.services.duplicate.correction import compute_results
 from webapp.services.duplicate.game import (
     SUPERSCRABBLE,
+    DuplicateError,
     all_answered,
     config_of,
+    counting_entries,
     current_round,
     deadline_after,
     draw_dict,
@@ -33,6 +39,8 @@ from webapp.services.duplicate.game import (
     is_free,
     log,
     move_of,
+    players_of,
+    schedule_changed,
     scrabble_top_dict,
     tactique_of,
     tactique_text,
@@ -47,13 +55,24 @@ from webapp.services.duplicate.game import (
 from webapp.services.duplicate.notices import (
     draw_notices,
     final_notices,
+    reminder_notices,
     results_notices,
 )
 from webapp.services.stored import duplicate_settings_of, variant_settings_of
+from webapp.services.submissions import setting
+
+#: the round games waiting for a player, by his id (``player_space.waiting_games``, which
+#: this package cannot import: it reads the correspondence games, which import this one)
+Waiting = Callable[[Session, int], list[dict[str, Any]]]
 
 
-def run_due(*, now: datetime) -> list[str]:
-    """Every due step of every unfinished game; ``"<action>:<code>:<round>"`` per step."""
+def _nothing_else(_s: Session, _player_id: int) -> list[dict[str, Any]]:
+    return []
+
+
+def run_due(*, now: datetime, waiting: Waiting = _nothing_else) -> list[str]:
+    """Every due step of every unfinished game; ``"<action>:<code>:<round>"`` per step.
+    ``waiting``: what else waits for a player, listed in a round's reminder."""
     with session_scope() as s:
         ids = list(s.exec(select(DuplicateGame.id).where(
             col(DuplicateGame.status).in_((DuplicateStatus.SCHEDULED, DuplicateStatus.RUNNING))
@@ -62,13 +81,14 @@ def run_due(*, now: datetime) -> list[str]:
     for gid in ids:
         assert gid is not None
         try:
-            done += advance(gid, now=now)
+            done += advance(gid, now=now, waiting=waiting)
         except Exception:
             log.exception("duplicate %s: scheduled step failed", gid)
     return done
 
 
-def advance(game_id: int, *, now: datetime, max_steps: int = 10_000) -> list[str]:
+def advance(game_id: int, *, now: datetime, max_steps: int = 10_000,
+            waiting: Waiting = _nothing_else) -> list[str]:
     """Do the due steps of one game, each in its own transaction (game row locked)."""
     done: list[str] = []
     for _ in range(max_steps):
@@ -78,12 +98,50 @@ def advance(game_id: int, *, now: datetime, max_steps: int = 10_000) -> list[str
                 return done
             step = next_step(s, game, now)
             if step is None:
+                rnd = current_round(s, game)
+                if rnd is not None and reminder_due(game, rnd, now):
+                    n = send_reminders(s, game, rnd, waiting)
+                    if n:
+                        audit.record(session=s, actor=audit.SYSTEM, action="duplicate.remind",
+                                     target=game.code, round=rnd.number, at=now.isoformat(),
+                                     process=PROCESS, mails=n)
+                        done.append(f"remind:{game.code}:{rnd.number}")
                 return done
             name, number = step(s, game, now)
             audit.record(session=s, actor=audit.SYSTEM, action=f"duplicate.{name}",
                          target=game.code, round=number, at=now.isoformat(), process=PROCESS)
             done.append(f"{name}:{game.code}:{number}")
     return done
+
+
+def reminder_at(rnd: DuplicateRound) -> datetime | None:
+    """When the open round's reminder is due: ``DUPLICATE_REMINDER_HOURS`` (12; 0: none)
+    before its close, if that is after its opening (a shorter round, a live one, gets
+    none: its draw notice gives the close)."""
+    hours = setting("DUPLICATE_REMINDER_HOURS", 12)
+    if hours <= 0 or rnd.status != RoundStatus.OPEN:
+        return None
+    at = rnd.closes_at - timedelta(hours=hours)
+    return at if at > rnd.opens_at else None
+
+
+def reminder_due(game: DuplicateGame, rnd: DuplicateRound, now: datetime) -> bool:
+    at = reminder_at(rnd)
+    return (game.status == DuplicateStatus.RUNNING and at is not None
+            and at <= now < rnd.closes_at)
+
+
+def send_reminders(s: Session, game: DuplicateGame, rnd: DuplicateRound,
+                   waiting: Waiting = _nothing_else) -> int:
+    """The round's reminder to every player without a readable bulletin that counts (as a
+    problem's J-1 goes to those without a sheet), listing what else waits for him; the
+    outbox's keys make it once per player and round (issue 22 §1)."""
+    counting = counting_entries(list(s.exec(select(DuplicateEntry).where(
+        DuplicateEntry.round_id == rnd.id, col(DuplicateEntry.late).is_(False))).all()))
+    answered = {pid for pid, e in counting.items() if e.bulletin and not e.parse_errors}
+    without = [p for p in players_of(s, game) if p.id not in answered]
+    return reminder_notices(s, game, rnd, without,
+                            lambda p: waiting(s, p.id or 0))
 
 
 def next_step(s: Session, game: DuplicateGame, now: datetime) -> Any:
@@ -219,6 +277,58 @@ def close_round(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, in
     return "close", rnd.number
 
 
+@dataclass(frozen=True)
+class CloseNow:
+    """What closing the open round now means, for the arbitre's confirmation page."""
+
+    number: int  # the round
+    deadline: datetime  # its announced close, still ahead
+    registered: int  # players who may send a bulletin
+    answered: int  # players whose bulletin that counts was read
+    without: int  # the others: they can no longer send one for this round
+
+
+def close_now_preview(s: Session, game: DuplicateGame) -> CloseNow:
+    """The facts of :func:`close_round_now`; :class:`DuplicateError` (French) when no round
+    is open."""
+    rnd = _open_round_of(s, game)
+    players = {p.id for p in players_of(s, game)}
+    counting = counting_entries(list(s.exec(select(DuplicateEntry).where(
+        DuplicateEntry.round_id == rnd.id, col(DuplicateEntry.late).is_(False))).all()))
+    answered = {pid for pid, e in counting.items() if e.bulletin and not e.parse_errors}
+    return CloseNow(number=rnd.number, deadline=rnd.closes_at, registered=len(players),
+                    answered=len(players & answered), without=len(players - answered))
+
+
+def _open_round_of(s: Session, game: DuplicateGame) -> DuplicateRound:
+    rnd = current_round(s, game)
+    if game.status != DuplicateStatus.RUNNING or rnd is None \
+            or rnd.status != RoundStatus.OPEN:
+        raise DuplicateError("Aucun tour n'est ouvert : il n'y a rien à clore.")
+    return rnd
+
+
+def close_round_now(*, session: Session, game: DuplicateGame, actor: str, reason: str,
+                    now: datetime) -> DuplicateRound:
+    """Close the open round before its deadline (the console's « Clore le tour maintenant »,
+    as a problem's « Clore maintenant »): its close becomes ``now`` (a bulletin received
+    afterwards is late), the audit log keeps who, why and the close first announced
+    (``duplicate.close_early``), and the scheduler replans at once, so the correction and
+    the results follow as after any close. ``game``: locked by the caller (FOR UPDATE).
+    :class:`DuplicateError` (French) without a reason or an open round."""
+    rnd = _open_round_of(session, game)
+    if not reason.strip():
+        raise DuplicateError("Indiquez le motif de la clôture anticipée (il figure au "
+                             "journal).")
+    announced = rnd.closes_at
+    close_round(session, game, now)
+    audit.record(session=session, actor=actor, action="duplicate.close_early",
+                 target=game.code, round=rnd.number, reason=reason.strip(),
+                 deadline_announced=announced.isoformat(), at=now.isoformat())
+    schedule_changed(session)
+    return rnd
+
+
 def correct_round(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, int]:
     rnd = current_round(s, game)
     assert rnd is not None and rnd.status == RoundStatus.CLOSED
@@ -284,6 +394,9 @@ def upcoming_instants(*, now: datetime) -> list[datetime]:
                 out.add(game.starts_at)
             elif rnd.status == RoundStatus.OPEN:
                 out.add(rnd.closes_at)
+                at = reminder_at(rnd)
+                if at is not None:
+                    out.add(at)
             elif rnd.status == RoundStatus.CORRECTED and rnd.closed_at is not None:
                 out.add(rnd.closed_at + timedelta(minutes=game.review_minutes))
     return sorted(t for t in out if t > now)

@@ -158,9 +158,38 @@
     });
   }
 
+  // A form marked data-send-once is sent once: a double click on « Envoyer » (or a second
+  // Enter) while the first post is on its way does nothing, and its buttons are disabled
+  // (the server also takes the same bulletin re-posted within seconds as one). A submit
+  // another script refused (preventDefault: the bulletin's letters checked) leaves the form
+  // as it was; coming back to the page (the browser's back-forward cache) enables it again.
+  function sendOnce() {
+    document.addEventListener("submit", function (ev) {
+      var form = ev.target;
+      if (!form || !form.hasAttribute || !form.hasAttribute("data-send-once")) return;
+      if (ev.defaultPrevented) return;
+      if (form.getAttribute("data-sending") === "1") { ev.preventDefault(); return; }
+      form.setAttribute("data-sending", "1");
+      // disabled after the form's data is taken, so a named button still counts
+      setTimeout(function () {
+        Array.prototype.forEach.call(form.querySelectorAll("button[type=submit], button:not([type])"),
+          function (b) { b.disabled = true; b.setAttribute("aria-busy", "true"); });
+      }, 0);
+    });
+    window.addEventListener("pageshow", function () {
+      Array.prototype.forEach.call(document.querySelectorAll("form[data-send-once]"), function (f) {
+        f.removeAttribute("data-sending");
+        Array.prototype.forEach.call(f.querySelectorAll("button[aria-busy]"), function (b) {
+          b.disabled = false; b.removeAttribute("aria-busy");
+        });
+      });
+    });
+  }
+
   function ready(fn) {
     if (document.readyState !== "loading") fn();
     else document.addEventListener("DOMContentLoaded", fn);
   }
+  sendOnce();
   ready(function () { localTimes(); countdowns(); lastMinute(); replays(); zoomableBoards(); });
 })();

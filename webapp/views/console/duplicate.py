@@ -1,7 +1,9 @@
 """The Duplicate by correspondence in the console (``webapp.services.duplicate``):
 ``/console/duplicate`` (the games, a new game), ``/console/duplicate/<code>`` (the round in
 progress, bulletins received, the computed top and its ties, override of the top before the
-results, every correction with its reason, re-correction, each previewed first)."""
+results, every correction with its reason, re-correction, each previewed first),
+``/console/duplicate/<code>/clore`` (« Clore le tour maintenant »: confirmed, with a
+reason, audited)."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from webapp.models import (
     DEFAULT_TIMEZONE,
     RoundStatus,
 )
-from webapp.services import duplicate, duplicate_pages, inputs, rows
+from webapp.services import clock, duplicate, duplicate_pages, inputs, rows
 from webapp.views.console.common import (
     LANGS,
     MAX_ID,
@@ -259,3 +261,38 @@ def override_top(code: str, number: int) -> ResponseReturnValue:
 @bp.route("/duplicate/<code>/tours/<int:number>/recorriger", methods=["POST"])
 def recorrect(code: str, number: int) -> ResponseReturnValue:
     return _preview_or_apply(code, number, "recorriger")
+
+
+@bp.route("/duplicate/<code>/clore", methods=["GET", "POST"])
+def close_now(code: str) -> ResponseReturnValue:
+    """« Clore le tour maintenant »: a confirmation page (the announced close, who has not
+    answered), then the early close with its reason (audited ``duplicate.close_early``); the
+    scheduler corrects and publishes the round as after any close."""
+    back = url_for("console.duplicate.game", code=code)
+    error = None
+    try:
+        reason = text_field(request.form, "reason", "Motif", limit=MAX_REASON)
+    except ValueError as exc:
+        reason, error = "", str(exc)
+    if request.method == "POST" and request.form.get("confirm") == "1" and error is None:
+        try:
+            with session_scope() as s:
+                game = game_or_404(s, code, for_update=True)
+                rnd = duplicate.close_round_now(session=s, game=game, actor=_actor(),
+                                                reason=reason, now=clock.now())
+                number = rnd.number
+        except duplicate.DuplicateError as exc:
+            error = str(exc)
+        else:
+            flash(f"Tour {number} clos maintenant : les bulletins reçus désormais sont hors "
+                  "délai ; la correction suit.", "success")
+            return redirect(back)
+    with _session() as s:
+        game = game_or_404(s, code)
+        try:
+            facts = duplicate.close_now_preview(s, game)
+        except duplicate.DuplicateError as exc:
+            flash(str(exc), "error")
+            return redirect(back)
+    return render_template("duplicate/console_close_now.html", game=game, facts=facts,
+                           error=error, reason=reason), 400 if error else 200
