@@ -57,8 +57,10 @@ def test_competition_page_calendar_and_archives_hold_the_round_games(
     assert rows == {
         "D1": "Duplicate du lundi Duplicate 10/05/2026 à 13:00 (Europe/Bucharest, UTC+03:00) "
               "en cours",
-        "CO1": "Ana – Bob Partie par correspondance Ana – Bob 10/05/2026 à 10:00:00 UTC en cours "
-               "— coup 1 avant le 13/05/2026 à 10:00:00 UTC",
+        # in the game's own zone (the site's: Europe/Bucharest), as the Duplicate's
+        "CO1": "Ana – Bob Partie par correspondance Ana – Bob 10/05/2026 à 13:00 "
+               "(Europe/Bucharest, UTC+03:00) en cours — coup 1 avant le 13/05/2026 à 13:00 "
+               "(Europe/Bucharest, UTC+03:00)",
     }
     assert 'href="/duplicate/D1"' in page and 'href="/correspondance/CO1"' in page
     # the feed: the Duplicate's start and round 1, and the correspondence move awaited
@@ -104,5 +106,5 @@ def test_competition_page_calendar_and_archives_hold_the_round_games(
                           "10/05/2026 à 15:00 (Europe/Bucharest, UTC+03:00) Classement final")
     # lost on time by Ana (RED): 0 – 1
     assert rows["CO1"] == ("Ana – Bob Championnat par correspondance 2026 Partie par "
-                           "correspondance 14/05/2026 à 10:00:01 UTC Ana 0 – 1 Bob")
+                           "correspondance 14/05/2026 à 13:00 (Europe/Bucharest, UTC+03:00) Ana 0 – 1 Bob")
     assert 'href="/correspondance/CO1"' in archives
