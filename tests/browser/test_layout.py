@@ -34,6 +34,7 @@ from tests.browser.phone_world import build_world, sign_in
 from webapp.auth import create_arbitre
 from webapp.db import get_engine
 from webapp.models import InboundChannel, Problem
+from webapp.services.players import create_player
 
 pytestmark = [pytest.mark.browser, pytest.mark.db]
 
@@ -226,6 +227,21 @@ def test_header_is_one_line_at_1280_signed_in(app: Flask, live_server: Any, brow
     for path in ("/joueur/", "/", "/duplicate/D1", "/correspondance/CO1"):
         page.goto(base + path)
         one_line_header(page, [*words["nav"], words["mine"], "Ana Popescu", words["out"]])
+    page.context.close()
+
+    # a name of the 200 characters a player's name may hold: cut with « … », whole in its
+    # title, and the header still one line
+    long_name = ("Maria-Magdalena Constantinescu-Vasilescu " * 5)[:200].strip()
+    with app.app_context(), Session(get_engine(app)) as s:
+        create_player(session=s, name=long_name, email="maria@example.ro")
+        s.commit()
+    page = new_page(browser, lang)
+    sign_in(page, app, base, "maria@example.ro")
+    page.goto(base + "/joueur/")
+    one_line_header(page, [*words["nav"], words["mine"], long_name, words["out"]])
+    name = page.locator(".who > span")
+    expect(name).to_have_attribute("title", long_name)
+    assert name.evaluate("e => e.scrollWidth > e.clientWidth")  # cut, not wrapped
     page.context.close()
 
     page = new_page(browser, lang)
