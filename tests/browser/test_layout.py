@@ -262,8 +262,9 @@ def test_header_is_one_line_at_1280_signed_in(app: Flask, live_server: Any, brow
 PHONE_TABLES = {
     "/competitions/cn2026": ("#calendrier", ["Clôture", "État"], ["Închidere", "Stare"]),
     "/archives": ("#archives", ["Clôture", "Résultats"], ["Închidere", "Rezultate"]),
-    "/problemes/P0/classement": ("#classement", ["Rang", "Score", "Rapport"],
-                                 ["Loc", "Scor", "Raport"]),
+    "/problemes/P0/classement": ("#classement", ["Rang", "Score", "% de la référence",
+                                                 "Rapport"],
+                                 ["Loc", "Scor", "% din referință", "Raport"]),
     "/competitions/cn2026/classement": ("#classement-general", ["Rang", "Total"],
                                         ["Loc", "Total"]),
     "/duplicate": ("#parties", ["État", "Clôture du tour"], ["Stare", "Închiderea rundei"]),
@@ -274,6 +275,10 @@ PHONE_TABLES = {
     "/console/duplicate": ("#parties-duplicate", ["État"], ["Stare"]),
     "/console/correspondance": ("#parties-correspondance", ["État"], ["Stare"]),
     "/console/problemes/{P0}": ("#feuilles-recues", ["Vérification"], ["Verificare"]),
+    "/console/courrier/sortant?statut=tous": ("#outbox", ["Destinataire", "État"],
+                                              ["Destinatar", "Stare"]),
+    "/console/courrier/recu?statut=tous": ("#inbound", ["De", "État"], ["De la", "Stare"]),
+    "/console/courrier": ("#boite-locale", ["Sujet", "État"], ["Subiect", "Stare"]),
 }
 
 CELLS = """(table, names) => {
