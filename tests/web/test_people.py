@@ -208,8 +208,9 @@ def test_console_edits_club_licence_serie_country(
     assert "RO-0042" in page and "Roumanie" in page
     # the console's list of players shows the three fields and links to his console page
     listing = client.get("/console/joueurs").get_data(as_text=True)
-    assert (f'<td><a href="/console/joueurs/{ana.id}">Ana Popescu</a></td>'
-            "<td>CS București</td><td>RO-0042</td><td>A</td><td>Roumanie</td>") in listing
+    assert (f'<td data-label="Nom"><a href="/console/joueurs/{ana.id}">Ana Popescu</a></td>'
+            '<td data-label="Club">CS București</td><td data-label="Licence">RO-0042</td>'
+            '<td data-label="Série">A</td><td data-label="Pays">Roumanie</td>') in listing
 
 
 def test_player_page_lists_a_published_duplicate_round(

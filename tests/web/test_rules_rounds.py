@@ -138,7 +138,8 @@ def test_every_duplicate_and_correspondence_game_links_to_its_rules(
         db_session.add(game_row)
     db_session.commit()
     index = client.get("/duplicate").get_data(as_text=True)
-    links = re.findall(r'<td><a href="/regles/([a-z_]+)" title="[^"]*">([^<]+)</a></td>', index)
+    links = re.findall(r'<td data-label="Jeu"><a href="/regles/([a-z_]+)" title="[^"]*">'
+                       r'([^<]+)</a></td>', index)
     assert sorted(links) == sorted((VARIANT_PAGES[v], ROUND_PAGES[VARIANT_PAGES[v]])
                                    for v in VARIANT_PAGES), links
     assert 'href="/regles#regles-tours"' in index
