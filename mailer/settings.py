@@ -42,6 +42,9 @@ DEFAULTS: dict[str, Any] = {
     "OUTBOX_BACKOFF_SECONDS": 30.0,  # first retry delay; doubled each attempt
     "OUTBOX_BACKOFF_MAX_SECONDS": 6 * 3600.0,
     "OUTBOX_BATCH": 20,
+    # SMTP connections to the relay a sender pass keeps open at once; each one carries
+    # message after message for the whole pass (no connection per message)
+    "OUTBOX_CONNECTIONS": 2,
     "IMAP_HOST": "",
     "IMAP_PORT": 143,
     "IMAP_SSL": False,
@@ -83,6 +86,7 @@ class MailSettings:
     backoff_seconds: float
     backoff_max_seconds: float
     batch: int
+    connections: int
     imap_host: str
     imap_port: int
     imap_ssl: bool
@@ -121,6 +125,7 @@ class MailSettings:
             backoff_seconds=float(get("OUTBOX_BACKOFF_SECONDS")),
             backoff_max_seconds=float(get("OUTBOX_BACKOFF_MAX_SECONDS")),
             batch=int(get("OUTBOX_BATCH")),
+            connections=max(1, int(get("OUTBOX_CONNECTIONS"))),
             imap_host=str(get("IMAP_HOST")),
             imap_port=int(get("IMAP_PORT")),
             imap_ssl=_bool(get("IMAP_SSL")),
