@@ -117,7 +117,7 @@ class Processor:
     the database was briefly unavailable during processing).
     """
 
-    def __init__(self, app: Flask, on_processed: Any = None, max_batch: int = 5,
+    def __init__(self, app: Flask, on_processed: Any = None, max_batch: int = 25,
                  sweep_seconds: float = 30.0, batcher: StoreBatcher | None = None) -> None:
         self.app = app
         self.batcher = batcher
@@ -161,7 +161,7 @@ class Processor:
             if stop:
                 return
 
-    def _yield_to_intake(self, longest: float = 0.25) -> None:
+    def _yield_to_intake(self, longest: float = 0.05) -> None:
         # Intake first: a sender waits for our 250 with its connection open, whereas a
         # receipt a few hundred milliseconds later harms no one. Bounded, so a steady
         # stream of mail cannot postpone processing indefinitely.
