@@ -30,6 +30,8 @@ DEFAULTS: dict[str, Any] = {
     "MAIL_REPLY_RATE_PER_HOUR": 10,  # automatic replies per address per hour
     "MAIL_INSTRUCTIONS_PER_HOUR": 60,  # "instructions" to non-players per hour, all together
     "MAIL_WORKERS": 4,  # threads doing database work for the listener
+    # threads processing stored messages (PostgreSQL; SQLite, one writer, always uses one)
+    "MAIL_PROCESS_THREADS": 4,
     "SMTP_RELAY": "",  # host:port; empty -> local mbox in the instance folder
     "SMTP_USERNAME": "",
     "SMTP_PASSWORD": "",
@@ -74,6 +76,7 @@ class MailSettings:
     reply_rate_per_hour: int
     instructions_per_hour: int
     workers: int
+    process_threads: int
     relay: str
     smtp_username: str
     smtp_password: str
@@ -113,6 +116,7 @@ class MailSettings:
             reply_rate_per_hour=int(get("MAIL_REPLY_RATE_PER_HOUR")),
             instructions_per_hour=int(get("MAIL_INSTRUCTIONS_PER_HOUR")),
             workers=int(get("MAIL_WORKERS")),
+            process_threads=max(1, int(get("MAIL_PROCESS_THREADS"))),
             relay=str(get("SMTP_RELAY")),
             smtp_username=str(get("SMTP_USERNAME")),
             smtp_password=str(get("SMTP_PASSWORD")),
