@@ -390,9 +390,13 @@ class RelayConnections:
                 smtp = await self._open()
             try:
                 await smtp.send_message(msg, sender=sender, recipients=recipients)
-            except (aiosmtplib.SMTPResponseException, aiosmtplib.SMTPRecipientsRefused):
-                # an answer from the relay (the envelope was reset): the connection is fine
-                self._keep(smtp)
+            except (aiosmtplib.SMTPResponseException, aiosmtplib.SMTPRecipientsRefused) as exc:
+                # an answer from the relay (the envelope was reset): the connection goes on,
+                # unless the answer was 421, the relay closing it
+                if getattr(exc, "code", None) == 421:
+                    smtp.close()
+                else:
+                    self._keep(smtp)
                 raise
             except BaseException:
                 smtp.close()  # broken, timed out or cancelled: its state is unknown

@@ -203,3 +203,24 @@ def test_parallel_connections_are_bounded_by_the_setting(
     assert sum(per_connection) == 30 and min(per_connection) >= 2
     ids = [mid for mid, _ in counting_relay.accepted]
     assert len(set(ids)) == 30
+
+
+def test_after_a_421_the_sender_does_not_reuse_the_connection(
+        app: Flask, counting_relay: CountingRelay) -> None:
+    """421 is the relay closing the connection (RFC 5321 §3.8): that mail is retried later,
+    the next ones go over a new connection."""
+    app.config.update(OUTBOX_CONNECTIONS=1, OUTBOX_BATCH=20)
+    to = _enqueue(app, 6)
+    closing = to[2]
+    counting_relay.refuse_rcpt = {closing: ["421 4.3.2 fermeture du service (test)"]}
+
+    assert _send(app) == 5
+    peers = [peer for _, peer in counting_relay.rcpt_seen]
+    assert len(set(peers[:3])) == 1 and len(set(peers[3:])) == 1 and peers[2] != peers[3]
+    rows_now = _by_addr(app)
+    assert rows_now[closing].status == "pending" and "421" in (rows_now[closing].last_error
+                                                               or "")
+    _backoff_over(app, rows_now[closing].id)
+    assert _send(app) == 1
+    sent_ids = [mid for mid, _ in counting_relay.accepted]
+    assert len(sent_ids) == len(set(sent_ids)) == 6
