@@ -2,10 +2,21 @@
 
 Starts the real embedded intake (aiosmtpd) and outbox sender on loopback, with an aiosmtpd
 relay that records what it receives; then C concurrent aiosmtplib clients, in a separate
-process like real senders, send N sheets from P registered players. Reports the intake
-throughput (messages per second until the last ``250``, i.e. stored and committed) and the
-time until every receipt reached the relay, then checks that every message was stored once,
-submitted once and answered once (one receipt, ``In-Reply-To`` its Message-ID).
+process like real senders, send N sheets from P registered players. Reports:
+
+* the intake throughput: messages per second until the last ``250`` (stored and committed);
+* the receipts' throughput: receipts per second from the first to the last one reaching the
+  relay (i.e. leaving the outbox), with the number of relay connections they came over;
+* the machine-independent ratio receipts/s ÷ intake/s — at least 1.0 when the receipts
+  keep pace with the intake, far below when they pile up behind it;
+* p50/p99 of the wait from each message's ``250`` (taken by the client) to its receipt at
+  the relay (both ``time.time()`` on this machine), and how many were lost (no receipt);
+* the server process's CPU per message, and the load average before and after (the
+  machine is shared: give every figure with its load average);
+
+then checks that every message was stored once, submitted once and answered once (one
+receipt, ``In-Reply-To`` its Message-ID), and none lost. A benchmark, not a test: the
+figures depend on the machine; the checks do not.
 
     .venv/bin/python bench/mail.py [--messages 1000] [--clients 20] [--players 50]
                                    [--database-url postgresql+psycopg://postgres@127.0.0.1/test]
@@ -20,6 +31,8 @@ import asyncio
 import email
 import email.policy
 import json
+import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -40,9 +53,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 class Relay:
     def __init__(self) -> None:
         self.received: list[bytes] = []
+        self.at: list[float] = []  # wall clock (time.time) of each message's arrival
+        self.peers: set[tuple[str, int]] = set()  # one per connection the sender opened
 
     async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
         self.received.append(envelope.original_content or b"")
+        self.at.append(time.time())
+        self.peers.add(tuple(session.peer))
         return "250 OK"
 
 
@@ -57,11 +74,15 @@ def sheet(i: int, player: int, token: str) -> EmailMessage:
     return msg
 
 
-async def send_all(port: int, messages: list[EmailMessage], clients: int) -> list[float]:
+async def send_all(port: int, messages: list[EmailMessage],
+                   clients: int) -> tuple[list[float], dict[str, float]]:
+    """Send everything; returns the 250 latencies and, per Message-ID, the wall clock time
+    (``time.time``, the same clock as the relay's in the other process) of its 250."""
     queue: asyncio.Queue[EmailMessage] = asyncio.Queue()
     for m in messages:
         queue.put_nowait(m)
     latencies: list[float] = []
+    accepted_at: dict[str, float] = {}
 
     async def client() -> None:
         smtp = aiosmtplib.SMTP(hostname="127.0.0.1", port=port, timeout=60)
@@ -77,11 +98,17 @@ async def send_all(port: int, messages: list[EmailMessage], clients: int) -> lis
                 if errors or not response.startswith("2.0.0 Message reçu"):
                     raise RuntimeError(f"refused: {errors} {response}")
                 latencies.append(time.perf_counter() - t0)
+                accepted_at[str(m["Message-ID"])] = time.time()
         finally:
             await smtp.quit()
 
     await asyncio.gather(*(client() for _ in range(clients)))
-    return latencies
+    return latencies, accepted_at
+
+
+def pct(values: list[float], q: float) -> float:
+    """The q-quantile (nearest rank) of sorted ``values``."""
+    return values[min(len(values) - 1, max(0, int(round(q * len(values) + 0.5)) - 1))]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -98,8 +125,10 @@ def main(argv: list[str] | None = None) -> int:
         messages = [sheet(i, i % args.players, f"benchtok{i % args.players:04d}")
                     for i in range(args.messages)]
         t0 = time.perf_counter()
-        lat = asyncio.run(send_all(args.client_port, messages, args.clients))
-        print(json.dumps({"seconds": time.perf_counter() - t0, "latencies": lat}))
+        start = time.time()
+        lat, accepted_at = asyncio.run(send_all(args.client_port, messages, args.clients))
+        print(json.dumps({"seconds": time.perf_counter() - t0, "latencies": lat,
+                          "start": start, "accepted_at": accepted_at}))
         return 0
 
     import sqlalchemy as sa
@@ -147,6 +176,8 @@ def main(argv: list[str] | None = None) -> int:
             token = f"benchtok{p:04d}"
             s.add(Player(name=f"Joueur {p}", email=f"joueur{p}@bench.example", token=token))
     handle = start_embedded(app)
+    load_before = os.getloadavg()
+    cpu_before = resource.getrusage(resource.RUSAGE_SELF)
     try:
         t0 = time.perf_counter()
         out = subprocess.run(
@@ -156,11 +187,14 @@ def main(argv: list[str] | None = None) -> int:
         ).stdout
         report = json.loads(out)
         latencies = report["latencies"]
+        accepted_at: dict[str, float] = report["accepted_at"]
         t_intake = report["seconds"]
         deadline = time.monotonic() + 300
         while len(relay.received) < args.messages and time.monotonic() < deadline:
             time.sleep(0.1)
         t_answered = time.perf_counter() - t0
+        load_after = os.getloadavg()
+        cpu_after = resource.getrusage(resource.RUSAGE_SELF)
         time.sleep(1.0)  # anything sent twice would show up now
     finally:
         handle.stop()
@@ -170,10 +204,16 @@ def main(argv: list[str] | None = None) -> int:
         inbound = s.exec(select(InboundMessage.status, InboundMessage.message_id)).all()
         subs = s.exec(select(sa.func.count()).select_from(Submission)).one()
         outbox = s.exec(select(OutboxMessage.kind, OutboxMessage.status)).all()
-    replies = Counter(
-        str(email.message_from_bytes(raw, policy=email.policy.default)["In-Reply-To"])
-        for raw in relay.received
-    )
+    answered = [(str(email.message_from_bytes(raw, policy=email.policy.default)["In-Reply-To"]),
+                 at) for raw, at in zip(relay.received, relay.at, strict=True)]
+    replies = Counter(mid for mid, _ in answered)
+    # from the SMTP 250 (client side) to the receipt reaching the relay, i.e. leaving the
+    # outbox; the first receipt of each message (a second one is a failure below anyway)
+    first_at: dict[str, float] = {}
+    for mid, at in answered:
+        first_at.setdefault(mid, at)
+    waits = sorted(first_at[m] - accepted_at[m] for m in accepted_at if m in first_at)
+    lost = sum(1 for m in accepted_at if m not in first_at)
     sent_ids = {f"<bench-{i}@bench.example>" for i in range(args.messages)}
     checks = {
         "stored once": len(inbound) == args.messages
@@ -182,6 +222,7 @@ def main(argv: list[str] | None = None) -> int:
         "submitted once": subs == args.messages,
         "one receipt each, all sent": Counter(outbox) == {("receipt", "sent"): args.messages},
         "answered once": set(replies) == sent_ids and set(replies.values()) == {1},
+        "lost = 0": lost == 0 and len(accepted_at) == args.messages,
     }
     latencies.sort()
     print(f"database: {engine.dialect.name}; {args.messages} messages, {args.clients} clients, "
@@ -191,6 +232,25 @@ def main(argv: list[str] | None = None) -> int:
           f"p95 {latencies[int(len(latencies) * 0.95)] * 1000:.0f} ms)")
     print(f"all receipts at the relay after {t_answered:.2f} s "
           f"-> {args.messages / t_answered:.1f} answered/s")
+    intake_rate = args.messages / t_intake
+    if len(relay.at) > 1:
+        # receipts per second while they flow: first to last receipt at the relay
+        span = max(relay.at) - min(relay.at)
+        receipt_rate = (len(relay.at) - 1) / span if span > 0 else float("inf")
+        print(f"receipts: {receipt_rate:.1f} receipts/s (first to last at the relay, over "
+              f"{len(relay.peers)} relay connections); ratio receipts/s / intake/s = "
+              f"{receipt_rate / intake_rate:.2f} (target >= 1.00)")
+    if waits:
+        print(f"250 -> receipt at the relay: p50 {pct(waits, 0.50) * 1000:.0f} ms, "
+              f"p99 {pct(waits, 0.99) * 1000:.0f} ms, max {waits[-1] * 1000:.0f} ms; "
+              f"lost {lost}")
+    cpu = (cpu_after.ru_utime - cpu_before.ru_utime) + (cpu_after.ru_stime - cpu_before.ru_stime)
+    # less dependent on the machine's other load than the rates: the CPU the server process
+    # (intake, processing, sender, and the bench's relay) spent per message
+    print(f"server process CPU: {cpu * 1000 / args.messages:.1f} ms per message "
+          f"({cpu:.1f} s in all)")
+    print("load average (1, 5, 15 min): before " + " ".join(f"{x:.2f}" for x in load_before)
+          + ", after " + " ".join(f"{x:.2f}" for x in load_after))
     for name, ok in checks.items():
         print(f"  {'OK ' if ok else 'FAIL'} {name}")
     if schema:

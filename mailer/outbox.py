@@ -9,8 +9,10 @@ Owns delivery only (composition is :mod:`mailer.compose`, enqueueing is
    any network traffic. The claim records the holder (host, pid, start stamp:
    :mod:`mailer.holder`); a ``sending`` row whose holder ran on this host and is surely gone
    (killed, crashed) is taken back at once, without waiting for the lease;
-2. sends with **aiosmtplib** through ``SMTP_RELAY`` (optional STARTTLS/TLS and login) — or,
-   with no relay configured, appends to ``instance/outbox.mbox``;
+2. sends with **aiosmtplib** through ``SMTP_RELAY`` (optional STARTTLS/TLS and login) over at
+   most ``OUTBOX_CONNECTIONS`` connections kept open for the whole pass, one envelope after
+   the other (:class:`RelayConnections`) — or, with no relay configured, appends to
+   ``instance/outbox.mbox``;
 3. marks the row ``sent``, or puts it back to ``pending`` with an exponential backoff
    (``failed`` after ``OUTBOX_MAX_ATTEMPTS`` or on a permanent 5xx refusal).
 
@@ -25,10 +27,12 @@ import asyncio
 import contextlib
 import email.policy
 import fcntl
+import functools
 import io
 import logging
 import mailbox
 import os
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -336,20 +340,83 @@ def _deliver_local(app: Flask, msg: EmailMessage) -> None:
         known.end = end
 
 
-async def _deliver_relay(msg: EmailMessage, settings: MailSettings, sender: str) -> None:
-    host, port = host_port(settings.relay, 25)
-    await aiosmtplib.send(
-        msg,
-        sender=sender,
-        recipients=[a for _, a in getaddresses([str(msg["To"])]) if a],
-        hostname=host,
-        port=port,
-        username=settings.smtp_username or None,
-        password=settings.smtp_password or None,
-        start_tls=settings.smtp_starttls,
-        use_tls=settings.smtp_tls,
-        timeout=settings.smtp_timeout,
-    )
+@functools.cache
+def _local_hostname() -> str:
+    """The name given in EHLO, looked up once (``socket.getfqdn`` may ask the DNS)."""
+    return socket.getfqdn()
+
+
+class RelayConnections:
+    """The connections to ``SMTP_RELAY`` of one sender pass.
+
+    At most ``OUTBOX_CONNECTIONS`` are open at once; each carries message after message (one
+    envelope at a time: ``MAIL``/``RCPT``/``DATA``) until the pass ends, instead of a new
+    connection, greeting and ``QUIT`` per message. A refusal the relay answered (a 4xx or 5xx
+    to ``MAIL``, ``RCPT`` or ``DATA``) costs only its message: aiosmtplib resets the envelope
+    (``RSET``) and the connection goes on with the next one. A connection that broke, timed
+    out or was closed by the relay is dropped and the next message opens a new one; the
+    message that was on it is retried like any failed attempt (backoff, same Message-ID),
+    never re-sent at once.
+    """
+
+    def __init__(self, settings: MailSettings) -> None:
+        self.settings = settings
+        self.host, self.port = host_port(settings.relay, 25)
+        self._slots = asyncio.Semaphore(settings.connections)
+        self._idle: list[aiosmtplib.SMTP] = []
+        self.opened = 0  # connections opened in this pass (tests, bench)
+
+    async def _open(self) -> aiosmtplib.SMTP:
+        s = self.settings
+        smtp = aiosmtplib.SMTP(
+            hostname=self.host, port=self.port, local_hostname=_local_hostname(),
+            username=s.smtp_username or None, password=s.smtp_password or None,
+            start_tls=s.smtp_starttls, use_tls=s.smtp_tls, timeout=s.smtp_timeout,
+        )
+        await smtp.connect()
+        self.opened += 1
+        return smtp
+
+    async def send(self, msg: EmailMessage, sender: str) -> None:
+        recipients = [a for _, a in getaddresses([str(msg["To"])]) if a]
+        async with self._slots:
+            smtp = None
+            while self._idle and smtp is None:
+                smtp = self._idle.pop()
+                if not smtp.is_connected:  # closed by the relay since its last message
+                    smtp.close()
+                    smtp = None
+            if smtp is None:
+                smtp = await self._open()
+            try:
+                await smtp.send_message(msg, sender=sender, recipients=recipients)
+            except (aiosmtplib.SMTPResponseException, aiosmtplib.SMTPRecipientsRefused) as exc:
+                # an answer from the relay (the envelope was reset): the connection goes on,
+                # unless the answer was 421, the relay closing it
+                if getattr(exc, "code", None) == 421:
+                    smtp.close()
+                else:
+                    self._keep(smtp)
+                raise
+            except BaseException:
+                smtp.close()  # broken, timed out or cancelled: its state is unknown
+                raise
+            self._keep(smtp)
+
+    def _keep(self, smtp: aiosmtplib.SMTP) -> None:
+        if smtp.is_connected:
+            self._idle.append(smtp)
+        else:
+            smtp.close()
+
+    async def close(self) -> None:
+        """``QUIT`` every open connection (the end of the pass)."""
+        idle, self._idle = self._idle, []
+        for smtp in idle:
+            try:
+                await smtp.quit()
+            except Exception:
+                smtp.close()
 
 
 def _permanent(exc: BaseException) -> bool:
@@ -386,7 +453,8 @@ def _load(app: Flask, claims: list[Claimed],
 
 
 async def _attempt(app: Flask, settings: MailSettings, c: Claimed,
-                   msg: EmailMessage | str | None) -> dict[str, Any]:
+                   msg: EmailMessage | str | None,
+                   relay: RelayConnections | None) -> dict[str, Any]:
     """Deliver one claimed message; returns the column values recording the outcome."""
     if msg is None:
         return {"status": OutboxStatus.FAILED, "last_error": "message introuvable"}
@@ -395,8 +463,8 @@ async def _attempt(app: Flask, settings: MailSettings, c: Claimed,
         return {"status": OutboxStatus.FAILED, "last_error": msg}
     sender = parseaddr(settings.mail_from)[1] or "arbitre@localhost"
     try:
-        if settings.relay:
-            await _deliver_relay(msg, settings, sender)
+        if relay is not None:
+            await relay.send(msg, sender)
         else:
             await asyncio.to_thread(_deliver_local, app, msg)
     except Exception as exc:
@@ -412,20 +480,26 @@ async def _attempt(app: Flask, settings: MailSettings, c: Claimed,
 
 
 async def send_due(app: Flask, settings: MailSettings | None = None) -> int:
-    """Claim and send everything due now; returns how many were sent."""
+    """Claim and send everything due now, batch after batch, over connections to the relay
+    kept open for the whole pass (:class:`RelayConnections`); returns how many were sent."""
     settings = settings or MailSettings.from_config(app.config)
+    relay = RelayConnections(settings) if settings.relay else None
     sent = 0
-    while True:
-        batch = await asyncio.to_thread(claim, app, settings)
-        if not batch:
-            return sent
-        msgs = await asyncio.to_thread(_load, app, batch, settings.mail_from)
-        outcomes = await asyncio.gather(*(_attempt(app, settings, c, msgs.get(c.id))
-                                          for c in batch))
-        await asyncio.to_thread(_mark_many, app, list(zip(batch, outcomes, strict=True)))
-        sent += sum(1 for o in outcomes if o["status"] == OutboxStatus.SENT)
-        if len(batch) < settings.batch:
-            return sent
+    try:
+        while True:
+            batch = await asyncio.to_thread(claim, app, settings)
+            if not batch:
+                return sent
+            msgs = await asyncio.to_thread(_load, app, batch, settings.mail_from)
+            outcomes = await asyncio.gather(*(_attempt(app, settings, c, msgs.get(c.id), relay)
+                                              for c in batch))
+            await asyncio.to_thread(_mark_many, app, list(zip(batch, outcomes, strict=True)))
+            sent += sum(1 for o in outcomes if o["status"] == OutboxStatus.SENT)
+            if len(batch) < settings.batch:
+                return sent
+    finally:
+        if relay is not None:
+            await relay.close()
 
 
 def send_pending(app: Flask) -> int:
@@ -452,13 +526,15 @@ class OutboxWorker:
         self._wake.set()
 
     def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                asyncio.run(send_due(self.app, self.settings))
-            except Exception:
-                log.exception("outbox worker pass failed; retrying at the next tick")
-            self._wake.wait(self.settings.poll_seconds)
-            self._wake.clear()
+        # one event loop (and its thread pool) for the worker's life, not one per pass
+        with asyncio.Runner() as runner:
+            while not self._stop.is_set():
+                self._wake.clear()
+                try:
+                    runner.run(send_due(self.app, self.settings))
+                except Exception:
+                    log.exception("outbox worker pass failed; retrying at the next tick")
+                self._wake.wait(self.settings.poll_seconds)
 
     def stop(self, timeout: float = 10.0) -> None:
         self._stop.set()

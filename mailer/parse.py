@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 from email.message import EmailMessage, Message
 from html.parser import HTMLParser
+from typing import Any
 
 from scoring.notation import is_ref
 
@@ -39,9 +40,41 @@ class ExtractedSheet:
     ignored: tuple[str, ...] = field(default=())
 
 
+class ReceivedMessage(EmailMessage):
+    """An ``EmailMessage`` that parses each header once.
+
+    The default policy parses a header anew at every ``get`` (``msg["Subject"]``,
+    ``get_content_type()``…), and the pipeline's stages ask for the same few headers a dozen
+    times per message. A lookup is remembered for as long as the header list is the same
+    list of the same length; ``replace_header`` (the one change made in place) forgets it.
+    """
+
+    def get(self, name: str, failobj: Any = None) -> Any:
+        headers = self._headers  # type: ignore[attr-defined]
+        memo = self.__dict__.get("_header_memo")
+        if memo is None or memo[0] is not headers or memo[1] != len(headers):
+            memo = (headers, len(headers), {})
+            self.__dict__["_header_memo"] = memo
+        key = name.lower()
+        cache: dict[str, Any] = memo[2]
+        if key in cache:
+            value = cache[key]
+        else:
+            value = cache[key] = super().get(name)  # a header that raises is not remembered
+        return failobj if value is None else value
+
+    def replace_header(self, _name: str, _value: Any) -> None:
+        self.__dict__.pop("_header_memo", None)
+        super().replace_header(_name, _value)
+
+
+#: the default policy, building :class:`ReceivedMessage` objects (subparts included)
+RECEIVED_POLICY = email.policy.default.clone(message_factory=ReceivedMessage)
+
+
 def parse_message(raw: bytes) -> EmailMessage:
     """Parse bytes into an ``EmailMessage``; never raises on malformed MIME (defects kept)."""
-    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    msg = email.message_from_bytes(raw, policy=RECEIVED_POLICY)
     assert isinstance(msg, EmailMessage)
     return msg
 

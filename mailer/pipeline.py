@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from email.parser import BytesHeaderParser
 from email.policy import compat32
@@ -309,6 +309,9 @@ class Delivery:
     settings: MailSettings
     row: InboundMessage
     msg: Any = None
+    #: what the messages of one batch (one transaction) share: the problems taking sheets
+    #: are read once per batch, not once per message
+    shared: dict[str, Any] = field(default_factory=dict)
 
     def reply(self, kind: OutboxKind, to_addr: str, context: dict[str, Any],
               player_id: int | None = None, *, template: str | None = None,
@@ -373,7 +376,9 @@ def identify_player(d: Delivery, verdict: rules.Classification) -> Identified | 
     bad_sender = addresses.address_problem(sender.address) if sender.address else None
     reply_to_unknown = (sender.address if verdict.may_reply and sender.address
                         and bad_sender is None else None)
-    problems = _open_problems(session)
+    problems = d.shared.get("open_problems")
+    if problems is None:
+        problems = d.shared["open_problems"] = _open_problems(session)
     listed = [p for p in problems if p.status in CURRENT]
 
     player = _find_player_by_token(session, token) if token else None
@@ -513,8 +518,10 @@ def run_stages(d: Delivery) -> Outcome:
     return submit(d, who.player, problem, sheet_text, list(extracted.ignored))
 
 
-def _process_in(session: Session, settings: MailSettings, row: InboundMessage) -> None:
-    _finish(row, run_stages(Delivery(session, settings, row)))
+def _process_in(session: Session, settings: MailSettings, row: InboundMessage,
+                shared: dict[str, Any] | None = None) -> None:
+    _finish(row, run_stages(Delivery(session, settings, row,
+                                     shared=shared if shared is not None else {})))
 
 
 def _take_write_lock(session: Session, ids: list[int]) -> None:
@@ -572,11 +579,17 @@ def process_batch(app: Flask, ids: list[int]) -> dict[int, InboundStatus]:
     """
     settings = MailSettings.from_config(app.config)
     result: dict[int, InboundStatus] = {}
+    shared: dict[str, Any] = {}
     try:
         with app.app_context(), write_scope(app) as session:
             _take_write_lock(session, ids)
+            # the whole batch in one query (not one per message); then each in its turn
+            loaded = {r.id: r for r in session.exec(
+                select(InboundMessage).where(
+                    InboundMessage.id.in_(ids)  # type: ignore[union-attr]
+                )).all()}
             for inbound_id in ids:
-                row = session.get(InboundMessage, inbound_id)
+                row = loaded.get(inbound_id)
                 if row is None:
                     continue
                 if row.status != InboundStatus.STORED:
@@ -584,7 +597,7 @@ def process_batch(app: Flask, ids: list[int]) -> dict[int, InboundStatus]:
                     continue
                 try:
                     with session.begin_nested():
-                        _process_in(session, settings, row)
+                        _process_in(session, settings, row, shared)
                         session.add(row)
                         session.flush()
                 except Exception as exc:

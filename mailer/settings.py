@@ -30,6 +30,8 @@ DEFAULTS: dict[str, Any] = {
     "MAIL_REPLY_RATE_PER_HOUR": 10,  # automatic replies per address per hour
     "MAIL_INSTRUCTIONS_PER_HOUR": 60,  # "instructions" to non-players per hour, all together
     "MAIL_WORKERS": 4,  # threads doing database work for the listener
+    # threads processing stored messages (PostgreSQL; SQLite, one writer, always uses one)
+    "MAIL_PROCESS_THREADS": 4,
     "SMTP_RELAY": "",  # host:port; empty -> local mbox in the instance folder
     "SMTP_USERNAME": "",
     "SMTP_PASSWORD": "",
@@ -42,6 +44,9 @@ DEFAULTS: dict[str, Any] = {
     "OUTBOX_BACKOFF_SECONDS": 30.0,  # first retry delay; doubled each attempt
     "OUTBOX_BACKOFF_MAX_SECONDS": 6 * 3600.0,
     "OUTBOX_BATCH": 20,
+    # SMTP connections to the relay a sender pass keeps open at once; each one carries
+    # message after message for the whole pass (no connection per message)
+    "OUTBOX_CONNECTIONS": 2,
     "IMAP_HOST": "",
     "IMAP_PORT": 143,
     "IMAP_SSL": False,
@@ -71,6 +76,7 @@ class MailSettings:
     reply_rate_per_hour: int
     instructions_per_hour: int
     workers: int
+    process_threads: int
     relay: str
     smtp_username: str
     smtp_password: str
@@ -83,6 +89,7 @@ class MailSettings:
     backoff_seconds: float
     backoff_max_seconds: float
     batch: int
+    connections: int
     imap_host: str
     imap_port: int
     imap_ssl: bool
@@ -109,6 +116,7 @@ class MailSettings:
             reply_rate_per_hour=int(get("MAIL_REPLY_RATE_PER_HOUR")),
             instructions_per_hour=int(get("MAIL_INSTRUCTIONS_PER_HOUR")),
             workers=int(get("MAIL_WORKERS")),
+            process_threads=max(1, int(get("MAIL_PROCESS_THREADS"))),
             relay=str(get("SMTP_RELAY")),
             smtp_username=str(get("SMTP_USERNAME")),
             smtp_password=str(get("SMTP_PASSWORD")),
@@ -121,6 +129,7 @@ class MailSettings:
             backoff_seconds=float(get("OUTBOX_BACKOFF_SECONDS")),
             backoff_max_seconds=float(get("OUTBOX_BACKOFF_MAX_SECONDS")),
             batch=int(get("OUTBOX_BATCH")),
+            connections=max(1, int(get("OUTBOX_CONNECTIONS"))),
             imap_host=str(get("IMAP_HOST")),
             imap_port=int(get("IMAP_PORT")),
             imap_ssl=_bool(get("IMAP_SSL")),

@@ -114,7 +114,8 @@ def _sender_config(app: Flask, relay_port: int) -> dict[str, Any]:
     config = {k: app.config.get(k) for k in keys}
     config.update(SCHEDULER_ENABLED=False, MAIL_INTAKE_ENABLED=False,
                   SMTP_RELAY=f"127.0.0.1:{relay_port}", SMTP_TIMEOUT=3600.0,
-                  OUTBOX_BATCH=BATCH)
+                  # one connection per message of the batch: all 20 hang in DATA at once
+                  OUTBOX_BATCH=BATCH, OUTBOX_CONNECTIONS=BATCH)
     return config
 
 

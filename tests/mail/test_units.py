@@ -237,3 +237,31 @@ def test_receipt_content() -> None:
 def test_format_size() -> None:
     assert [format_size(n) for n in (512, 2048, 10 * 1024 * 1024)] == [
         "512 octets", "2,0 Ko", "10,0 Mo"]
+
+
+def test_a_received_message_parses_each_header_once_and_forgets_it_when_changed() -> None:
+    """parse.ReceivedMessage remembers header lookups (issue 23 §3: the stages asked the
+    default policy to parse the same headers a dozen times a message), and never returns a
+    value the message no longer has."""
+    from mailer.parse import ReceivedMessage
+
+    raw = (b"From: Ana <ana@example.org>\r\nSubject: =?utf-8?q?Probl=C3=A8me_I3?=\r\n"
+           b"MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n"
+           b"--b\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n1 ACEFHIR h8 FICHERA 82\r\n"
+           b"--b--\r\n")
+    msg = parse_message(raw)
+    assert isinstance(msg, ReceivedMessage)
+    assert all(isinstance(part, ReceivedMessage) for part in msg.walk())
+    first = msg["Subject"]
+    assert first == "Problème I3"
+    assert msg.get("subject") is first  # the same parsed header, not parsed again
+    assert msg.get("X-Absent", "rien") == "rien" and msg["X-Absent"] is None
+    msg.replace_header("Subject", "Problème I4")
+    assert msg["Subject"] == "Problème I4"
+    del msg["Subject"]
+    assert msg["Subject"] is None
+    msg["Subject"] = "Problème I5"
+    assert msg["Subject"] == "Problème I5"
+    msg["X-Absent"] = "là"
+    assert msg.get("X-Absent", "rien") == "là"
+    assert msg.get_content_type() == "multipart/mixed"
