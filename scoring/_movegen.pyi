@@ -56,4 +56,6 @@ def check(
     bingo_bonus: int,
     edges: array[int] | None,
     /,
-) -> tuple[int, int, bytes, str, str, tuple[tuple[int, bool, str, int, bool], ...], bytes] | None: ...
+) -> (
+    tuple[int, int, bytes, str, str, tuple[tuple[int, bool, str, int, bool], ...], bytes] | None
+): ...

@@ -23,7 +23,11 @@ class Board:
     __slots__ = ("cells", "_count")
 
     def __init__(self, cells: Iterable[str] | None = None) -> None:
-        self.cells: list[str] = list(cells) if cells is not None else [""] * (SIZE * SIZE)
+        if cells is None:  # the empty grid (no count to take)
+            self.cells: list[str] = [""] * (SIZE * SIZE)
+            self._count = 0
+            return
+        self.cells = list(cells)
         if len(self.cells) != SIZE * SIZE:
             raise CGPError(f"Une grille a 225 cases, pas {len(self.cells)}.")
         self._count = sum(1 for c in self.cells if c)

@@ -65,4 +65,7 @@ def verify(
     ``round_times`` (Anticipation family played by correspondence, :mod:`puzzles.rounds`):
     a billet sent after its round closed scores zero, a late annulment is ignored. None (the
     whole order published at once, composition games, the CLI): no timing is judged."""
-    return Verifier(problem, feuille, lexicon, settings or Settings(), round_times).run()
+    return Verifier(problem, feuille, lexicon, settings or _DEFAULT, round_times).run()
+
+
+_DEFAULT = Settings()  # frozen: one instance serves every sheet judged with the defaults

@@ -38,6 +38,7 @@ class LetterSupply:
                 settings.incomplet_construction_stock == "bag"
             ):
                 self.stock = self.ts.bag()
+            self.stock = +self.stock  # positive counts only, as ``-=`` leaves them
         self.pool: Counter[str] = Counter(problem.pool)
         self.row_pos = 0
         self.broken = False
@@ -163,26 +164,37 @@ class LetterSupply:
             "de la rangée.",
         )
 
-    def check(self, e: Entry, letters: Counter[str]) -> None:
-        """Take the ``letters`` move ``e`` put down from what the game offers (stock, row,
-        group, pool), zeroing ``e`` (or breaking the row) when they are not there."""
+    def check(self, e: Entry, letters: str) -> None:
+        """Take the ``letters`` move ``e`` put down (capitals, ``?`` a joker) from what the
+        game offers (stock, row, group, pool), zeroing ``e`` (or breaking the row) when they
+        are not there."""
         supply = self.fam.supply
         if supply is Supply.STOCK:
             self._take_from_stock(e, letters)
         elif supply is Supply.ROW:
-            self._take_from_row(e, letters)
+            self._take_from_row(e, Counter(letters))
         else:
-            self._take_from_group(e, letters)
+            self._take_from_group(e, Counter(letters))
 
-    def _take_from_stock(self, e: Entry, letters: Counter[str]) -> None:
-        """Intégral family, Superscrabble incomplet's construction: the remaining stock."""
-        missing = letters - self.stock
+    def _take_from_stock(self, e: Entry, letters: str) -> None:
+        """Intégral family, Superscrabble incomplet's construction: the remaining stock.
+
+        What ``Counter(letters) - stock`` is missing, then ``stock -= Counter(letters)``,
+        letter by letter (a move puts down a few letters; the stock only ever holds
+        positive counts)."""
+        stock = self.stock
+        missing: list[str] = []
+        for c in set(letters):
+            k = letters.count(c)
+            have = stock.get(c, 0)
+            if k > have:
+                missing.append(c * (k - have))
+            if have > k:
+                stock[c] = have - k
+            elif c in stock:
+                del stock[c]
         if missing:
-            e.zero(
-                "Lettres indisponibles dans le stock : "
-                f"{''.join(sorted(missing.elements()))}."
-            )
-        self.stock -= letters
+            e.zero(f"Lettres indisponibles dans le stock : {''.join(sorted(''.join(missing)))}.")
 
     def _take_from_row(self, e: Entry, letters: Counter[str]) -> None:
         """Rangée (RULES §7.3): exactly the next letters of the row, 2 to 7 at the first
