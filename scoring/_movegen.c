@@ -1204,17 +1204,30 @@ typedef struct {
     uint8_t text[SIZE];
 } CheckWord;
 
+/* The cell at `s` (0 empty, the letter, -1 anything else), read from the list once. */
+static inline int lazy_cell(PyObject *cells, int *board, int s) {
+    if (board[s] == -2) board[s] = cell_at(cells, s);
+    return board[s];
+}
+
 /* The maximal word through `sq` along `h` on board + new tiles (len < 2: no word);
- * -1 when a letter has no value. */
-static int check_word_through(const int *board, const uint8_t *isnew, const uint8_t *tables,
-                              int sq, int h, CheckWord *w, uint8_t *old, int *nold) {
+ * -1 when a cell is unusual or a letter has no value. */
+static int check_word_through(PyObject *cells, int *board, const uint8_t *isnew,
+                              const uint8_t *tables, int sq, int h, CheckWord *w, uint8_t *old,
+                              int *nold) {
     const uint8_t *values = tables, *lm = tables + 128, *wm = tables + 128 + NSQ;
     int step = h ? 1 : SIZE;
     int lo = h ? sq - sq % SIZE : sq % SIZE;
     int hi = h ? lo + SIZE - 1 : lo + SIZE * (SIZE - 1);
-    int first = sq, last = sq;
-    while (first - step >= lo && board[first - step]) first -= step;
-    while (last + step <= hi && board[last + step]) last += step;
+    int first = sq, last = sq, c;
+    while (first - step >= lo && (c = lazy_cell(cells, board, first - step)) != 0) {
+        if (c < 0) return -1;
+        first -= step;
+    }
+    while (last + step <= hi && (c = lazy_cell(cells, board, last + step)) != 0) {
+        if (c < 0) return -1;
+        last += step;
+    }
     w->len = 0;
     if (first == last) return 0;
     int total = 0, mult = 1, n = 0;
@@ -1295,7 +1308,7 @@ static PyObject *check(PyObject *self, PyObject *const *args, Py_ssize_t nargs) 
     memset(isnew, 0, sizeof isnew);
     /* only the squares of the word, its ends and the neighbours of its tiles are read */
     for (int i = 0; i < NSQ; i++) board[i] = -2;
-#define CELL(s) (board[s] == -2 ? (board[s] = cell_at(cells, s)) : board[s])
+#define CELL(s) lazy_cell(cells, board, s)
     uint8_t tsq[SIZE], tch[SIZE];
     int nt = 0;
     for (int i = 0; i < n; i++) {
@@ -1332,11 +1345,7 @@ static PyObject *check(PyObject *self, PyObject *const *args, Py_ssize_t nargs) 
     /* the written word is the whole word: nothing just before or after it */
     if (pos > 0 && CELL((int)square - step) != 0) goto fallback;
     if (pos + n < SIZE && CELL((int)square + (int)n * step) != 0) goto fallback;
-    /* -- the words formed, on a board with every square read ---------------------------- */
-    for (int i = 0; i < NSQ; i++) {
-        if (board[i] == -2) board[i] = cell_at(cells, i);
-        if (board[i] < 0) goto fallback;
-    }
+    /* -- the words formed (the grid read where they run) -------------------------------- */
     for (int i = 0; i < nt; i++) {
         board[tsq[i]] = tch[i];
         isnew[tsq[i]] = 1;
@@ -1345,15 +1354,16 @@ static PyObject *check(PyObject *self, PyObject *const *args, Py_ssize_t nargs) 
     int nw = 0, has_main = 0;
     uint8_t old[(SIZE + 1) * SIZE];
     int nold = 0;
-    if (check_word_through(board, isnew, tables, tsq[0], horizontal, &words[nw], old, &nold) < 0)
+    if (check_word_through(cells, board, isnew, tables, tsq[0], horizontal, &words[nw], old,
+                           &nold) < 0)
         goto fallback;
     if (words[nw].len) {
         words[nw++].main = 1;
         has_main = 1;
     }
     for (int i = 0; i < nt; i++) {
-        if (check_word_through(board, isnew, tables, tsq[i], !horizontal, &words[nw], old,
-                               &nold) < 0)
+        if (check_word_through(cells, board, isnew, tables, tsq[i], !horizontal, &words[nw],
+                               old, &nold) < 0)
             goto fallback;
         if (words[nw].len) {
             words[nw].main = !has_main && nw == 0;

@@ -72,6 +72,15 @@ class Board:
         self.cells[square] = letter
         self._count += 1
 
+    def put_all(self, squares: Iterable[int], letters: Iterable[str]) -> None:
+        """:meth:`put` each letter on its square, in order (raises as :meth:`put`)."""
+        cells = self.cells
+        for square, letter in zip(squares, letters, strict=True):
+            if cells[square]:
+                self.put(square, letter)  # raises OverlapError
+            cells[square] = letter
+            self._count += 1
+
     def remove(self, square: int) -> str:
         """Take a tile off the board (used by annulments); returns what was there."""
         current = self.cells[square]

@@ -216,33 +216,56 @@ def quick_available() -> bool:
     return _c_check is not None
 
 
+QuickChecker = Callable[[Board, Ref, str], QuickResult | None]
+
+
+def _never(board: Board, ref: Ref, word: str) -> QuickResult | None:
+    return None
+
+
+def quick_checker(config: GameConfig) -> QuickChecker:
+    """:func:`quick_check` for ``config``, its tables and lexicon bound once (what the
+    verifier calls for each move of a sheet). Without the compiled core, a checker that
+    always declines."""
+    c = _c_check
+    if c is None:
+        return _never
+    tables = _quick_tables(config)
+    lexicon = config.lexicon
+    edges = getattr(lexicon, "membership_edges", None) if lexicon is not None else None
+    center, min_tiles = config.layout.center, config.first_move_min_tiles
+    first_h, bingo_tiles, bingo_bonus = (
+        config.first_move_horizontal, config.bingo_tiles, config.bingo_bonus
+    )
+
+    def check(board: Board, ref: Ref, word: str) -> QuickResult | None:
+        try:
+            res = c(board.cells, ref.row * SIZE + ref.col, ref.horizontal, word,
+                    board.is_empty(), tables, center, min_tiles, first_h, bingo_tiles,
+                    bingo_bonus, edges)
+        except (ValueError, TypeError, OverflowError):
+            return None
+        if res is None or edges is not None or lexicon is None:
+            return res
+        for w in res[5]:  # a word list without a DAWG in C: looked up through ``in``
+            if w[2].upper() not in lexicon:
+                return None
+        return res
+
+    return check
+
+
 def quick_check(board: Board, ref: Ref, word: str, config: GameConfig) -> QuickResult | None:
     """The compiled fast path of :func:`check_move` for a move that is entirely legal.
 
     None whenever :func:`check_move` would not find the move legal with no reason at all
-    (an error, an unusual letter or cell, no compiled core): the caller then asks
-    :func:`check_move`, the pure-Python reference, for the verdict and its French reasons.
-    Otherwise what :func:`check_move`'s verdict holds, as plain values (:data:`QuickResult`):
-    the same tiles, words (texts, points, main flag, order) and score, the words already
-    checked against the lexicon. ``word`` must be canonical (:func:`parse_word`).
+    (an error, a word not in canonical capitals-and-jokers form, an unusual letter or cell,
+    no compiled core): the caller then asks :func:`check_move`, the pure-Python reference,
+    for the verdict and its French reasons. Otherwise what :func:`check_move`'s verdict
+    holds, as plain values (:data:`QuickResult`): the same tiles, words (texts, points, main
+    flag, order) and score, the words already checked against the lexicon.
     tests/engine/test_quick_check.py compares both on many boards."""
-    c = _c_check
-    if c is None or not (word.isascii() and word.isalpha()):
-        return None
-    lexicon = config.lexicon
-    edges = getattr(lexicon, "membership_edges", None) if lexicon is not None else None
-    try:
-        res = c(board.cells, ref.row * SIZE + ref.col, ref.horizontal, word, board.is_empty(),
-                _quick_tables(config), config.layout.center, config.first_move_min_tiles,
-                config.first_move_horizontal, config.bingo_tiles, config.bingo_bonus, edges)
-    except (ValueError, TypeError, OverflowError):
-        return None
-    if res is None or edges is not None or lexicon is None:
-        return res
-    for w in res[5]:
-        if w[2].upper() not in lexicon:
-            return None
-    return res
+    return quick_checker(config)(board, ref, word)
 
 
 def verdict_of(res: QuickResult, ref: Ref, word: str) -> Verdict:

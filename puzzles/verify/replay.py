@@ -32,7 +32,7 @@ from scoring.move import Placement
 from scoring.notation import Ref, format_ref, parse_ref
 from scoring.score import FormedWord
 from scoring.tiles import JOKER
-from scoring.validate import Verdict, check_move, geometry_reasons, quick_check
+from scoring.validate import Verdict, check_move, geometry_reasons, quick_checker
 
 #: Statuses whose score counts (MoveStatus.counts as a set, read once per line).
 _COUNTS = frozenset(m for m in MoveStatus if m.counts)
@@ -135,6 +135,7 @@ class Verifier:
         self.config = GameConfig(
             tileset=self.ts, lexicon=lexicon, first_move_horizontal=settings.first_move_horizontal
         )
+        self.quick = quick_checker(self.config)
         self.errors: list[str] = []
         self.board = problem.initial_board() if self.fam.answers_only else Board()
         self.owner: dict[int, int] = {}
@@ -196,10 +197,10 @@ class Verifier:
     # -- replay -------------------------------------------------------------------------
     def _replay(self, moves: list[FeuilleMove]) -> None:
         fam = self.fam
-        lines_per_billet = Counter(
-            m.number for m in moves if not self._annul_only(m)
-        ) if fam.anticipation else Counter()
-        seen_in_billet: Counter[int] = Counter()
+        anticipation = fam.anticipation
+        if anticipation:  # lines per billet, and how many of them were seen
+            lines_per_billet = Counter(m.number for m in moves if not self._annul_only(m))
+            seen_in_billet: Counter[int] = Counter()
         for i, mv in enumerate(moves):
             e = Entry(i, mv)
             self.entries.append(e)
@@ -217,8 +218,10 @@ class Verifier:
             if annul_only:
                 e.status = MoveStatus.PASSED
                 continue
-            k = seen_in_billet[mv.number]
-            seen_in_billet[mv.number] += 1
+            k = 0
+            if anticipation:  # the k-th line of its billet
+                k = seen_in_billet[mv.number]
+                seen_in_billet[mv.number] += 1
             if self.supply.broken:
                 e.zero(
                     f"Coup non joué : la rangée a été rompue au coup {self.supply.broken_at}.",
@@ -304,7 +307,7 @@ class Verifier:
         if ref is not None:
             # an entirely legal move: the compiled fast path, the same verdict as
             # check_move's (tests/puzzles/test_verify_fast.py compares whole reports)
-            quick = quick_check(self.board, ref, mv.word, self.config)
+            quick = self.quick(self.board, ref, mv.word)
             if quick is not None:
                 e.ref, e.word = ref, mv.word
                 e.true_score, _, e.squares, e.cells, e.letters, words, e.rests_on = quick
@@ -406,9 +409,9 @@ class Verifier:
         if self.supply.broken and e.status is MoveStatus.ANNULLED:
             return
         # put the tiles on the physical board
-        put, owner, idx = self.board.put, self.owner, e.idx
-        for sq, cell in zip(squares, e.cells, strict=True):
-            put(sq, cell)
+        self.board.put_all(squares, e.cells)
+        owner, idx = self.owner, e.idx
+        for sq in squares:
             owner[sq] = idx
         for sq in e.rests_on:
             o = owner.get(sq)
@@ -424,7 +427,9 @@ class Verifier:
             if self.settings.missing_letters_warning and not self.fam.words_only_moves:
                 e.warnings.append("lettres utilisées non indiquées.")
             return
-        if sorted(declared) != sorted(e.letters) and self.settings.letters_mismatch_warning:
+        if declared != e.letters and sorted(declared) != sorted(e.letters) and (
+            self.settings.letters_mismatch_warning
+        ):
             e.warnings.append(
                 f"lettres écrites {declared}, lettres posées sur la grille "
                 f"{_sorted_letters(e.letters)}."
@@ -493,7 +498,7 @@ class Verifier:
         arithmetic = s.cumul_check == "arithmetic"
         prev_claimed = 0  # the player's previous written cumul (or what it should have been)
         running = 0
-        claimed_by_number: Counter[int] = Counter()
+        claimed_by_number: dict[int, int] = {}
         last_line_of = {e.move.number: e.idx for e in self.entries} if cumul_warning else {}
         # Anticipation move 1 with two words: S2, « il inscrira sur le billet les deux scores
         # obtenus, dans l'ordre des mots placés, ainsi que le cumul de ces deux scores ».
@@ -523,8 +528,9 @@ class Verifier:
                     counted = 0 if e.group == 1 else 1
             if not annul_only and not resistance:
                 claimed = score or 0
-                claimed_by_number[mv.number] += claimed
                 expected = prev_claimed + claimed
+                if cumul_warning:
+                    claimed_by_number[mv.number] = claimed_by_number.get(mv.number, 0) + claimed
                 if cumul_warning and last_line_of[mv.number] == e.idx:
                     cumul = mv.cumul
                     if cumul is None:
@@ -532,7 +538,7 @@ class Verifier:
                             e.warnings.append("cumul non indiqué.")
                     elif arithmetic:
                         # with the score left blank the arithmetic cannot be checked
-                        cancelled = sum(claimed_by_number[k] for k in e.annul_done)
+                        cancelled = sum(claimed_by_number.get(k, 0) for k in e.annul_done)
                         if score is not None and cumul not in (expected, expected - cancelled):
                             e.warnings.append(
                                 f"cumul écrit {cumul}, attendu {expected} (cumul précédent "
@@ -558,7 +564,7 @@ class Verifier:
                 status = e.status = warning
             placed = e.squares is not None
             reports.append(
-                MoveReport(
+                MoveReport(  # positional, in MoveReport's field order
                     mv.number,
                     mv.line,
                     status,
@@ -720,7 +726,7 @@ class Verifier:
         construction: int | None = None
         fam = self.fam
         # the Superscrabbles count their answers, every other game its moves
-        total = sum(m.score for m in (scrabbles if fam.has_answers else moves))
+        total = sum([m.score for m in (scrabbles if fam.has_answers else moves)])
         unit = fam.unit.value
         if fam.rank_by is RankBy.CONSTRUCTION:
             construction = len(self.owner)
@@ -740,30 +746,31 @@ class Verifier:
         else:
             final = total - penalty
         identity = getattr(self.lexicon, "identity", None)
-        return Report(
-            problem_id=self.problem.id,
-            game=self.game,
-            player=self.feuille.player,
-            submitted_at=self.feuille.submitted_at,
-            moves=moves,
-            scrabbles=scrabbles,
-            total=total,
-            warnings=warnings,
-            penalty=penalty,
-            final_score=final,
-            unit=unit,
-            lexicon_name=identity.name if identity else None,
-            lexicon_sha256=identity.sha256 if identity else None,
-            lexicon_word_count=identity.word_count if identity else None,
-            errors=tuple(self.errors),
-            score_vector=score_vector,
-            construction_letters=construction,
-            eliminated_at=eliminated,
-            settings_changed=_changed_settings(s),
+        return Report(  # positional, in Report's field order
+            self.problem.id,  # problem_id
+            self.game,  # game
+            self.feuille.player,  # player
+            self.feuille.submitted_at,  # submitted_at
+            moves,
+            scrabbles,
+            total,
+            warnings,
+            penalty,
+            final,  # final_score
+            unit,
+            identity.name if identity else None,  # lexicon_name
+            identity.sha256 if identity else None,  # lexicon_sha256
+            identity.word_count if identity else None,  # lexicon_word_count
+            tuple(self.errors),  # errors
+            score_vector,
+            construction,  # construction_letters
+            eliminated,  # eliminated_at
+            _changed_settings(s),  # settings_changed
         )
 
 
-_DEFAULT = Settings()
+#: The default settings (frozen): :func:`puzzles.verify.verify` passes this very instance.
+DEFAULT_SETTINGS = Settings()
 
 
 @cache
@@ -775,7 +782,7 @@ def _changed_settings(s: Settings) -> tuple[str, ...]:
     """``name=value`` for every setting that differs from its default (recorded in reports).
 
     The defaults are computed once: this runs for every sheet of a batch."""
-    if s is _DEFAULT or s == _DEFAULT:
+    if s is DEFAULT_SETTINGS or s == DEFAULT_SETTINGS:
         return ()
     defaults = _default_settings()
     return tuple(f"{k}={v}" for k, v in s.to_dict().items() if defaults[k] != v)

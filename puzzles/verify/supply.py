@@ -31,14 +31,15 @@ class LetterSupply:
         self.game = problem.game
         self.fam = fam = problem.game.family
         self.ts = problem.tileset
-        self.stock: Counter[str] = Counter()
+        # the stock (positive counts only, as Counter's ``-=`` leaves them)
+        self.stock: dict[str, int] = {}
         if fam.supply is Supply.STOCK:
-            self.stock = problem.construction_stock()
+            stock = problem.construction_stock()
             if fam.construction_then_answers and (
                 settings.incomplet_construction_stock == "bag"
             ):
-                self.stock = self.ts.bag()
-            self.stock = +self.stock  # positive counts only, as ``-=`` leaves them
+                stock = self.ts.bag()
+            self.stock = {c: n for c, n in stock.items() if n > 0}
         self.pool: Counter[str] = Counter(problem.pool)
         self.row_pos = 0
         self.broken = False
@@ -184,17 +185,16 @@ class LetterSupply:
         positive counts)."""
         stock = self.stock
         missing: list[str] = []
-        for c in set(letters):
-            k = letters.count(c)
+        for c in letters:
             have = stock.get(c, 0)
-            if k > have:
-                missing.append(c * (k - have))
-            if have > k:
-                stock[c] = have - k
-            elif c in stock:
+            if have > 1:
+                stock[c] = have - 1
+            elif have:
                 del stock[c]
+            else:
+                missing.append(c)
         if missing:
-            e.zero(f"Lettres indisponibles dans le stock : {''.join(sorted(''.join(missing)))}.")
+            e.zero(f"Lettres indisponibles dans le stock : {''.join(sorted(missing))}.")
 
     def _take_from_row(self, e: Entry, letters: Counter[str]) -> None:
         """Rangée (RULES §7.3): exactly the next letters of the row, 2 to 7 at the first

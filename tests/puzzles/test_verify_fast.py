@@ -114,15 +114,19 @@ def faulty(f: Feuille, rng: random.Random) -> Feuille:
 
 def test_greedy_games_same_report(monkeypatch: pytest.MonkeyPatch) -> None:
     answered = 0
-    quick = validate.quick_check
 
-    def counting(*args: object) -> validate.QuickResult | None:
-        nonlocal answered
-        res = quick(*args)  # type: ignore[arg-type]
-        answered += res is not None
-        return res
+    def counting(config: GameConfig) -> validate.QuickChecker:
+        check = validate.quick_checker(config)
 
-    monkeypatch.setattr(replay, "quick_check", counting)
+        def counted(*args: object) -> validate.QuickResult | None:
+            nonlocal answered
+            res = check(*args)  # type: ignore[arg-type]
+            answered += res is not None
+            return res
+
+        return counted
+
+    monkeypatch.setattr(replay, "quick_checker", counting)
     lexicon = default_lexicon()
     rng = random.Random(2326)
     zeros = cascades = legal_moves = 0
