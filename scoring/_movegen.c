@@ -1173,10 +1173,12 @@ static PyObject *contains(PyObject *self, PyObject *const *args, Py_ssize_t narg
  * up). Returns None unless check_move would find the move legal with no reason at all
  * (whatever is unusual, an error included, is left to the pure-Python reference, which
  * gives the French reasons); otherwise (score, bonus, squares, cells, letters, words,
- * old): `squares` (bytes) and `cells` (str) the tiles put down in square order, `letters`
- * the same with a joker as '?', `words` a tuple of (start square, horizontal, text,
- * points, main) in check_move's order (main word first, then the cross-words in tile
- * order), `old` (bytes) the squares of those words already on the grid. */
+ * old, labels, rack): `squares` (bytes) and `cells` (str) the tiles put down in square
+ * order, `letters` the same with a joker as '?', `words` a tuple of (start square,
+ * horizontal, text, points, main) in check_move's order (main word first, then the
+ * cross-words in tile order), `old` (bytes) the squares of those words already on the
+ * grid, `labels` the words as a report writes them ("TEXT points"), `rack` the letters
+ * sorted, jokers last. */
 static int cell_at(PyObject *cells, int sq) {
     PyObject *c = PyList_GET_ITEM(cells, sq);
     if (!PyUnicode_Check(c)) return -1;
@@ -1385,8 +1387,30 @@ static PyObject *check(PyObject *self, PyObject *const *args, Py_ssize_t nargs) 
     int bonus = nt == bingo_tiles ? (int)bingo_bonus : 0;
     char letters[SIZE];
     for (int i = 0; i < nt; i++) letters[i] = (tch[i] >= 'a') ? '?' : (char)tch[i];
+    char rack[SIZE];
+    int nr = 0;
+    for (int c = 'A'; c <= 'Z'; c++)
+        for (int i = 0; i < nt; i++)
+            if (letters[i] == c) rack[nr++] = (char)c;
+    while (nr < nt) rack[nr++] = '?';
+    PyObject *labels = PyTuple_New(nw);
+    if (labels == NULL) goto done;
+    for (int k = 0; k < nw; k++) {
+        char buf[SIZE + 16];
+        memcpy(buf, words[k].text, (size_t)words[k].len);
+        int m = words[k].len + snprintf(buf + words[k].len, 16, " %d", words[k].points);
+        PyObject *label = PyUnicode_FromStringAndSize(buf, m);
+        if (label == NULL) {
+            Py_DECREF(labels);
+            goto done;
+        }
+        PyTuple_SET_ITEM(labels, k, label);
+    }
     PyObject *wt = PyTuple_New(nw);
-    if (wt == NULL) goto done;
+    if (wt == NULL) {
+        Py_DECREF(labels);
+        goto done;
+    }
     for (int k = 0; k < nw; k++) {
         PyObject *item = Py_BuildValue("(iOs#iO)", words[k].start,
                                        words[k].horizontal ? Py_True : Py_False,
@@ -1394,13 +1418,15 @@ static PyObject *check(PyObject *self, PyObject *const *args, Py_ssize_t nargs) 
                                        words[k].points, words[k].main ? Py_True : Py_False);
         if (item == NULL) {
             Py_DECREF(wt);
+            Py_DECREF(labels);
             goto done;
         }
         PyTuple_SET_ITEM(wt, k, item);
     }
-    result = Py_BuildValue("(iiy#s#s#Ny#)", total + bonus, bonus, (const char *)tsq,
+    result = Py_BuildValue("(iiy#s#s#Ny#Ns#)", total + bonus, bonus, (const char *)tsq,
                            (Py_ssize_t)nt, (const char *)tch, (Py_ssize_t)nt, letters,
-                           (Py_ssize_t)nt, wt, (const char *)old, (Py_ssize_t)nold);
+                           (Py_ssize_t)nt, wt, (const char *)old, (Py_ssize_t)nold, labels,
+                           rack, (Py_ssize_t)nt);
     goto done;
 #undef CELL
 fallback:

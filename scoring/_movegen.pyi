@@ -57,5 +57,9 @@ def check(
     edges: array[int] | None,
     /,
 ) -> (
-    tuple[int, int, bytes, str, str, tuple[tuple[int, bool, str, int, bool], ...], bytes] | None
+    tuple[
+        int, int, bytes, str, str, tuple[tuple[int, bool, str, int, bool], ...], bytes,
+        tuple[str, ...], str,
+    ]
+    | None
 ): ...

@@ -25,8 +25,12 @@ from scoring.tiles import TileSet
 
 #: The raw answer of :func:`quick_check`: score, bonus, the squares (bytes) and cells of the
 #: tiles put down, their letters (a joker ``?``), the words formed as (start square,
-#: horizontal, text, points, main) and the squares of those words already on the grid.
-QuickResult = tuple[int, int, bytes, str, str, tuple[tuple[int, bool, str, int, bool], ...], bytes]
+#: horizontal, text, points, main), the squares of those words already on the grid, the
+#: words as a report writes them (``"TEXT points"``) and the letters sorted, jokers last.
+QuickResult = tuple[
+    int, int, bytes, str, str, tuple[tuple[int, bool, str, int, bool], ...], bytes,
+    tuple[str, ...], str,
+]
 
 _c_check: Callable[..., QuickResult | None] | None
 try:
@@ -271,7 +275,7 @@ def quick_check(board: Board, ref: Ref, word: str, config: GameConfig) -> QuickR
 def verdict_of(res: QuickResult, ref: Ref, word: str) -> Verdict:
     """The :class:`Verdict` of :func:`check_move` rebuilt from a :func:`quick_check` answer
     (the same value: ``==`` holds)."""
-    score, bonus, squares, cells, _letters, words, _old = res
+    score, bonus, squares, cells, _letters, words, _old, _labels, _rack = res
     placement = Placement(tuple(Tile(sq, ch.upper(), ch.islower()) for sq, ch in zip(
         squares, cells, strict=True)))
     formed = tuple(FormedWord(Ref.at(start, h), text, points, main)

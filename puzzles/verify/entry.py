@@ -36,10 +36,9 @@ class Entry:
     cascade rebuilds them from the earlier entries)."""
 
     __slots__ = (
-        "idx", "move", "group", "_placement", "squares", "cells", "letters", "ref", "ref_text",
-        "word",
-        "words", "rests_on", "true_score", "status", "reasons", "warnings", "deps", "played",
-        "board_before", "owner_before", "penalty", "annul_done",
+        "idx", "move", "group", "_placement", "squares", "cells", "letters", "rack", "ref",
+        "ref_text", "word", "words", "rests_on", "true_score", "status", "reasons", "warnings",
+        "deps", "played", "board_before", "owner_before", "penalty", "annul_done",
     )
 
     def __init__(self, idx: int, move: FeuilleMove) -> None:
@@ -50,6 +49,7 @@ class Entry:
         self.squares: bytes | tuple[int, ...] | None = None
         self.cells = ""
         self.letters = ""
+        self.rack = ""  # the letters sorted, jokers last (set by the fast path)
         self.ref: Ref | None = None
         self.ref_text: str | None = None  # format_ref(ref)
         self.word: str | None = None
@@ -78,6 +78,7 @@ class Entry:
 
     def set_placement(self, p: Placement) -> None:
         """The tiles of a move judged by the pure-Python path."""
+        self.rack = ""
         self._placement = p
         self.squares = p.squares
         self.cells = "".join(t.cell for t in p.tiles)

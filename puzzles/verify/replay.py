@@ -22,7 +22,7 @@ from puzzles.problem import Problem
 from puzzles.rounds import RoundTimes
 from puzzles.settings import Settings
 from puzzles.verify.entry import ABSENT, Entry
-from puzzles.verify.report import MoveReport, MoveStatus, Report
+from puzzles.verify.report import MoveReport, MoveStatus, Report, new_move_report
 from puzzles.verify.supply import LetterSupply
 from scoring.board import Board
 from scoring.config import GameConfig, WordList
@@ -310,8 +310,8 @@ class Verifier:
             quick = self.quick(self.board, ref, mv.word)
             if quick is not None:
                 e.ref, e.word = ref, mv.word
-                e.true_score, _, e.squares, e.cells, e.letters, words, e.rests_on = quick
-                e.words = tuple([f"{w[2]} {w[3]}" for w in words])
+                (e.true_score, _, e.squares, e.cells, e.letters, _, e.rests_on, e.words,
+                 e.rack) = quick
                 return True
             verdict = check_move(self.board, ref, mv.word, self.config)
         if verdict is not None and verdict.ok and verdict.placement is not None:
@@ -564,14 +564,14 @@ class Verifier:
                 status = e.status = warning
             placed = e.squares is not None
             reports.append(
-                MoveReport(  # positional, in MoveReport's field order
+                new_move_report(  # MoveReport's fields, in order
                     mv.number,
                     mv.line,
                     status,
                     e.ref_text if e.ref is not None else mv.ref,
                     e.word if e.word is not None else mv.word,
                     e.group,
-                    _sorted_letters(e.letters) if placed else None,
+                    (e.rack or _sorted_letters(e.letters)) if placed else None,
                     mv.letters,
                     score,
                     true_score,

@@ -43,7 +43,9 @@ def _agree(board: Board, ref: Ref, word: str, config: GameConfig) -> bool:
         return False
     assert reference.ok, (board.to_cgp(), ref, word, reference)
     assert verdict_of(fast, ref, word) == reference
-    score, bonus, squares, cells, letters, words, old = fast
+    score, bonus, squares, cells, letters, words, old, labels, rack = fast
+    assert labels == tuple(f"{w.text} {w.points}" for w in reference.words)
+    assert rack == "".join(sorted(letters, key=lambda c: (c == "?", c)))
     assert letters == reference.placement.letters if reference.placement else False
     assert list(squares) == [t.square for t in reference.placement.tiles]
     assert sorted(set(old)) == sorted(

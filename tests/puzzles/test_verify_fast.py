@@ -142,3 +142,16 @@ def test_greedy_games_same_report(monkeypatch: pytest.MonkeyPatch) -> None:
     # the fast path judged every legal move of the clean sheets (half the verify calls)
     assert answered >= legal_moves
     assert zeros >= 25 and cascades >= 5
+
+
+def test_fast_move_report_is_the_constructor() -> None:
+    """The verifier's MoveReport builder (report.new_move_report) is the fast one and makes
+    the same value as the dataclass constructor, hash and repr included."""
+    from puzzles.verify.report import MoveReport, MoveStatus, _new_move_report, new_move_report
+
+    assert new_move_report is _new_move_report
+    values = (3, 7, MoveStatus.WARNING, "H4", "ZEBRe", None, "BERZ?", "BERZE", 40, 38, 38, 90,
+              88, 0, ("r",), ("score écrit 40, score exact 38.",), ("ZEBRe 38",), (1, 2))
+    fast, plain = new_move_report(*values), MoveReport(*values)
+    assert fast == plain and hash(fast) == hash(plain) and repr(fast) == repr(plain)
+    assert fast.to_dict() == plain.to_dict() and vars(fast) == vars(plain)
