@@ -201,39 +201,39 @@ class Verifier:
         if anticipation:  # lines per billet, and how many of them were seen
             lines_per_billet = Counter(m.number for m in moves if not self._annul_only(m))
             seen_in_billet: Counter[int] = Counter()
+        entries, supply, rounds = self.entries, self.supply, self.rounds
+        groups = fam.supply is Supply.GROUPS
         for i, mv in enumerate(moves):
             e = Entry(i, mv)
-            self.entries.append(e)
-            annul_only = self._annul_only(mv)
-            annul_later = bool(mv.annul) and not (
-                self.settings.annulment_before_move or annul_only
-            )
-            late_annul = self.rounds.annulment_late(mv.number) if (
-                self.rounds and mv.annul) else None
-            if late_annul:
-                e.reasons.append(late_annul)
-                annul_later = False
-            elif mv.annul and not annul_later:
-                self._annul(e)
-            if annul_only:
-                e.status = MoveStatus.PASSED
-                continue
-            k = 0
-            if anticipation:  # the k-th line of its billet
-                k = seen_in_billet[mv.number]
-                seen_in_billet[mv.number] += 1
-            if self.supply.broken:
+            entries.append(e)
+            annul_only = False
+            annul_later = False
+            if mv.annul:
+                annul_only = self._annul_only(mv)
+                annul_later = not (self.settings.annulment_before_move or annul_only)
+                late_annul = rounds.annulment_late(mv.number) if rounds else None
+                if late_annul:
+                    e.reasons.append(late_annul)
+                    annul_later = False
+                elif not annul_later:
+                    self._annul(e)
+                if annul_only:
+                    e.status = MoveStatus.PASSED
+                    continue
+            if supply.broken:
                 e.zero(
-                    f"Coup non joué : la rangée a été rompue au coup {self.supply.broken_at}.",
+                    f"Coup non joué : la rangée a été rompue au coup {supply.broken_at}.",
                     MoveStatus.NOT_PLAYED,
                 )
+                if anticipation:
+                    seen_in_billet[mv.number] += 1
                 continue
-            if fam.anticipation:
-                if not self.supply.anticipation_group(e, k, lines_per_billet[mv.number]):
+            if anticipation:
+                k = seen_in_billet[mv.number]  # the k-th line of its billet
+                seen_in_billet[mv.number] += 1
+                if not supply.anticipation_group(e, k, lines_per_billet[mv.number]):
                     continue
-            elif fam.supply is Supply.GROUPS and not self.supply.choose_group(
-                e, self._word_lines_before()
-            ):
+            elif groups and not supply.choose_group(e, self._word_lines_before()):
                 continue
             if mv.passed:
                 if fam.anticipation and not self.settings.anticipation_pass_allowed:
@@ -243,7 +243,7 @@ class Verifier:
                 if fam.exclusif == "resistance":
                     e.zero("Pas de scrabble à ce coup : le joueur sort du jeu.", MoveStatus.OUT)
                 continue
-            late = self.rounds.move_late(mv.number) if self.rounds else None
+            late = rounds.move_late(mv.number) if rounds else None
             if late:
                 # zero, but still on the player's grid: later moves resting on it cascade
                 e.zero(late)
@@ -405,19 +405,22 @@ class Verifier:
         n = len(squares)
         if n > 7:
             e.zero(f"{n} lettres posées : 7 au plus par coup.")
-        self.supply.check(e, e.letters)
-        if self.supply.broken and e.status is MoveStatus.ANNULLED:
+        supply = self.supply
+        supply.check(e, e.letters)
+        if supply.broken and e.status is MoveStatus.ANNULLED:
             return
         # put the tiles on the physical board
         self.board.put_all(squares, e.cells)
         owner, idx = self.owner, e.idx
         for sq in squares:
             owner[sq] = idx
+        deps = e.deps
         for sq in e.rests_on:
             o = owner.get(sq)
             if o is not None and o != idx:
-                e.deps.add(o)
-        self._check_declared_letters(e)
+                deps.add(o)
+        if e.move.letters != e.letters:  # as written (the usual case): nothing to say
+            self._check_declared_letters(e)
 
     def _check_declared_letters(self, e: Entry) -> None:
         if e.squares is None:
