@@ -1164,7 +1164,7 @@ static PyObject *contains(PyObject *self, PyObject *const *args, Py_ssize_t narg
 }
 
 /* check(cells, square, horizontal, word, empty, tables, center, first_min_tiles,
- * first_horizontal, bingo_tiles, bingo_bonus, edges): the verifier's fast path of
+ * first_horizontal, bingo_tiles, bingo_bonus, edges, detail): the verifier's fast path of
  * scoring.validate.check_move for a move that is entirely legal.
  *
  * `cells` is Board.cells (a list of 225 str: "" or one letter, lowercase for a joker);
@@ -1178,7 +1178,8 @@ static PyObject *contains(PyObject *self, PyObject *const *args, Py_ssize_t narg
  * horizontal, text, points, main) in check_move's order (main word first, then the
  * cross-words in tile order), `old` (bytes) the squares of those words already on the
  * grid, `labels` the words as a report writes them ("TEXT points"), `rack` the letters
- * sorted, jokers last. */
+ * sorted, jokers last. Without `detail`, `words` is None (the verifier needs the labels
+ * only). */
 static int cell_at(PyObject *cells, int sq) {
     PyObject *c = PyList_GET_ITEM(cells, sq);
     if (!PyUnicode_Check(c)) return -1;
@@ -1255,8 +1256,8 @@ static int check_word_through(PyObject *cells, int *board, const uint8_t *isnew,
 
 static PyObject *check(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs != 12) {
-        PyErr_SetString(PyExc_TypeError, "check() takes 12 arguments");
+    if (nargs != 13) {
+        PyErr_SetString(PyExc_TypeError, "check() takes 13 arguments");
         return NULL;
     }
     PyObject *cells = args[0], *word = args[3];
@@ -1269,6 +1270,7 @@ static PyObject *check(PyObject *self, PyObject *const *args, Py_ssize_t nargs) 
     int empty = PyObject_IsTrue(args[4]);
     long center = PyLong_AsLong(args[6]), first_min = PyLong_AsLong(args[7]);
     int first_h = PyObject_IsTrue(args[8]);
+    int detail = PyObject_IsTrue(args[12]);
     long bingo_tiles = PyLong_AsLong(args[9]), bingo_bonus = PyLong_AsLong(args[10]);
     if (PyErr_Occurred()) return NULL;
     if (square < 0 || square >= NSQ) {
@@ -1406,27 +1408,49 @@ static PyObject *check(PyObject *self, PyObject *const *args, Py_ssize_t nargs) 
         }
         PyTuple_SET_ITEM(labels, k, label);
     }
-    PyObject *wt = PyTuple_New(nw);
-    if (wt == NULL) {
-        Py_DECREF(labels);
-        goto done;
-    }
-    for (int k = 0; k < nw; k++) {
-        PyObject *item = Py_BuildValue("(iOs#iO)", words[k].start,
-                                       words[k].horizontal ? Py_True : Py_False,
-                                       (const char *)words[k].text, (Py_ssize_t)words[k].len,
-                                       words[k].points, words[k].main ? Py_True : Py_False);
-        if (item == NULL) {
-            Py_DECREF(wt);
+    PyObject *wt = Py_None;
+    Py_INCREF(wt);
+    if (detail) {
+        Py_DECREF(wt);
+        wt = PyTuple_New(nw);
+        if (wt == NULL) {
             Py_DECREF(labels);
             goto done;
         }
-        PyTuple_SET_ITEM(wt, k, item);
+        for (int k = 0; k < nw; k++) {
+            PyObject *item = Py_BuildValue(
+                "(iOs#iO)", words[k].start, words[k].horizontal ? Py_True : Py_False,
+                (const char *)words[k].text, (Py_ssize_t)words[k].len, words[k].points,
+                words[k].main ? Py_True : Py_False);
+            if (item == NULL) {
+                Py_DECREF(wt);
+                Py_DECREF(labels);
+                goto done;
+            }
+            PyTuple_SET_ITEM(wt, k, item);
+        }
     }
-    result = Py_BuildValue("(iiy#s#s#Ny#Ns#)", total + bonus, bonus, (const char *)tsq,
-                           (Py_ssize_t)nt, (const char *)tch, (Py_ssize_t)nt, letters,
-                           (Py_ssize_t)nt, wt, (const char *)old, (Py_ssize_t)nold, labels,
-                           rack, (Py_ssize_t)nt);
+    PyObject *items[9] = {
+        PyLong_FromLong(total + bonus),
+        PyLong_FromLong(bonus),
+        PyBytes_FromStringAndSize((const char *)tsq, nt),
+        PyUnicode_FromStringAndSize((const char *)tch, nt),
+        PyUnicode_FromStringAndSize(letters, nt),
+        wt,
+        PyBytes_FromStringAndSize((const char *)old, nold),
+        labels,
+        PyUnicode_FromStringAndSize(rack, nt),
+    };
+    result = PyTuple_New(9);
+    for (int k = 0; k < 9; k++) {
+        if (items[k] == NULL || result == NULL) {
+            for (int j = 0; j < 9; j++) Py_XDECREF(items[j]);
+            Py_XDECREF(result);
+            result = NULL;
+            goto done;
+        }
+    }
+    for (int k = 0; k < 9; k++) PyTuple_SET_ITEM(result, k, items[k]);
     goto done;
 #undef CELL
 fallback:
@@ -1441,8 +1465,8 @@ done:
 static PyMethodDef methods[] = {
     {"check", (PyCFunction)(void (*)(void))check, METH_FASTCALL,
      "check(cells, square, horizontal, word, empty, tables, center, first_min_tiles, "
-     "first_horizontal, bingo_tiles, bingo_bonus, edges): a legal move's tiles, words and "
-     "score, or None (see scoring.validate.quick_check)."},
+     "first_horizontal, bingo_tiles, bingo_bonus, edges, detail): a legal move's tiles, words "
+     "and score, or None (see scoring.validate.quick_check)."},
     {"followups", followups, METH_VARARGS,
      "followups(edges, cells, rack, values, letter_mult, word_mult, center, first_min_tiles, "
      "first_horizontal, max_tiles, bingo_tiles, bingo_bonus, firsts, first_rack, floor): the "

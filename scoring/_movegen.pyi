@@ -55,10 +55,11 @@ def check(
     bingo_tiles: int,
     bingo_bonus: int,
     edges: array[int] | None,
+    detail: bool,
     /,
 ) -> (
     tuple[
-        int, int, bytes, str, str, tuple[tuple[int, bool, str, int, bool], ...], bytes,
+        int, int, bytes, str, str, tuple[tuple[int, bool, str, int, bool], ...] | None, bytes,
         tuple[str, ...], str,
     ]
     | None

@@ -25,10 +25,11 @@ from scoring.tiles import TileSet
 
 #: The raw answer of :func:`quick_check`: score, bonus, the squares (bytes) and cells of the
 #: tiles put down, their letters (a joker ``?``), the words formed as (start square,
-#: horizontal, text, points, main), the squares of those words already on the grid, the
-#: words as a report writes them (``"TEXT points"``) and the letters sorted, jokers last.
+#: horizontal, text, points, main) — None from a checker made without ``detail`` — the
+#: squares of those words already on the grid, the words as a report writes them
+#: (``"TEXT points"``) and the letters sorted, jokers last.
 QuickResult = tuple[
-    int, int, bytes, str, str, tuple[tuple[int, bool, str, int, bool], ...], bytes,
+    int, int, bytes, str, str, tuple[tuple[int, bool, str, int, bool], ...] | None, bytes,
     tuple[str, ...], str,
 ]
 
@@ -227,9 +228,10 @@ def _never(board: Board, ref: Ref, word: str) -> QuickResult | None:
     return None
 
 
-def quick_checker(config: GameConfig) -> QuickChecker:
+def quick_checker(config: GameConfig, *, detail: bool = True) -> QuickChecker:
     """:func:`quick_check` for ``config``, its tables and lexicon bound once (what the
-    verifier calls for each move of a sheet). Without the compiled core, a checker that
+    verifier calls for each move of a sheet). Without ``detail`` the answers carry no
+    word tuples (None; the labels are there). Without the compiled core, a checker that
     always declines."""
     c = _c_check
     if c is None:
@@ -246,13 +248,13 @@ def quick_checker(config: GameConfig) -> QuickChecker:
         try:
             res = c(board.cells, ref.row * SIZE + ref.col, ref.horizontal, word,
                     board.is_empty(), tables, center, min_tiles, first_h, bingo_tiles,
-                    bingo_bonus, edges)
+                    bingo_bonus, edges, detail)
         except (ValueError, TypeError, OverflowError):
             return None
         if res is None or edges is not None or lexicon is None:
             return res
-        for w in res[5]:  # a word list without a DAWG in C: looked up through ``in``
-            if w[2].upper() not in lexicon:
+        for label in res[7]:  # a word list without a DAWG in C: looked up through ``in``
+            if label.partition(" ")[0].upper() not in lexicon:
                 return None
         return res
 
@@ -276,6 +278,8 @@ def verdict_of(res: QuickResult, ref: Ref, word: str) -> Verdict:
     """The :class:`Verdict` of :func:`check_move` rebuilt from a :func:`quick_check` answer
     (the same value: ``==`` holds)."""
     score, bonus, squares, cells, _letters, words, _old, _labels, _rack = res
+    if words is None:
+        raise ValueError("verdict_of needs an answer with detail")
     placement = Placement(tuple(Tile(sq, ch.upper(), ch.islower()) for sq, ch in zip(
         squares, cells, strict=True)))
     formed = tuple(FormedWord(Ref.at(start, h), text, points, main)

@@ -135,7 +135,7 @@ class Verifier:
         self.config = GameConfig(
             tileset=self.ts, lexicon=lexicon, first_move_horizontal=settings.first_move_horizontal
         )
-        self.quick = quick_checker(self.config)
+        self.quick = quick_checker(self.config, detail=False)
         self.errors: list[str] = []
         self.board = problem.initial_board() if self.fam.answers_only else Board()
         self.owner: dict[int, int] = {}

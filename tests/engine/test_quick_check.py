@@ -25,7 +25,13 @@ from scoring.layout import SIZE
 from scoring.lexicon import Lexicon, default_lexicon
 from scoring.notation import Ref
 from scoring.tiles import french, romanian
-from scoring.validate import check_move, quick_available, quick_check, verdict_of
+from scoring.validate import (
+    check_move,
+    quick_available,
+    quick_check,
+    quick_checker,
+    verdict_of,
+)
 
 pytestmark = pytest.mark.skipif(not quick_available(), reason="compiled core not built")
 
@@ -33,6 +39,8 @@ pytestmark = pytest.mark.skipif(not quick_available(), reason="compiled core not
 def _agree(board: Board, ref: Ref, word: str, config: GameConfig) -> bool:
     """Assert the property for one move; True when the fast path answered."""
     fast = quick_check(board, ref, word, config)
+    lean = quick_checker(config, detail=False)(board, ref, word)  # the verifier's checker
+    assert lean == (None if fast is None else fast[:5] + (None,) + fast[6:])
     try:
         reference = check_move(board, ref, word, config)
     except UnknownLetterError:  # the reference raises (a letter outside the set): declined

@@ -115,8 +115,8 @@ def faulty(f: Feuille, rng: random.Random) -> Feuille:
 def test_greedy_games_same_report(monkeypatch: pytest.MonkeyPatch) -> None:
     answered = 0
 
-    def counting(config: GameConfig) -> validate.QuickChecker:
-        check = validate.quick_checker(config)
+    def counting(config: GameConfig, *, detail: bool = True) -> validate.QuickChecker:
+        check = validate.quick_checker(config, detail=detail)
 
         def counted(*args: object) -> validate.QuickResult | None:
             nonlocal answered
