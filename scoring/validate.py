@@ -237,6 +237,7 @@ def quick_checker(config: GameConfig, *, detail: bool = True) -> QuickChecker:
     if c is None:
         return _never
     tables = _quick_tables(config)
+    engine = c
     lexicon = config.lexicon
     edges = getattr(lexicon, "membership_edges", None) if lexicon is not None else None
     center, min_tiles = config.layout.center, config.first_move_min_tiles
@@ -258,7 +259,15 @@ def quick_checker(config: GameConfig, *, detail: bool = True) -> QuickChecker:
                 return None
         return res
 
+    check.engine = engine  # type: ignore[attr-defined]
     return check
+
+
+def quick_current(checker: QuickChecker) -> bool:
+    """True when ``checker`` (from :func:`quick_checker`) still uses the compiled core as
+    it is now (on, or off as with ``ARBITRE_PURE_PYTHON=1``): a cached checker is reused
+    only then."""
+    return getattr(checker, "engine", None) is _c_check
 
 
 def quick_check(board: Board, ref: Ref, word: str, config: GameConfig) -> QuickResult | None:

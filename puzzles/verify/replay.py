@@ -31,8 +31,15 @@ from scoring.layout import SIZE
 from scoring.move import Placement
 from scoring.notation import Ref, format_ref, parse_ref
 from scoring.score import FormedWord
-from scoring.tiles import JOKER
-from scoring.validate import Verdict, check_move, geometry_reasons, quick_checker
+from scoring.tiles import JOKER, TileSet
+from scoring.validate import (
+    QuickChecker,
+    Verdict,
+    check_move,
+    geometry_reasons,
+    quick_checker,
+    quick_current,
+)
 
 #: Statuses whose score counts (MoveStatus.counts as a set, read once per line).
 _COUNTS = frozenset(m for m in MoveStatus if m.counts)
@@ -111,6 +118,27 @@ def _word_reasons(v: Verdict) -> set[str]:
     }
 
 
+_CONFIGS: dict[tuple[int, int, bool], tuple[TileSet, WordList, GameConfig, QuickChecker]] = {}
+
+
+def _config_for(
+    ts: TileSet, lexicon: WordList, first_move_horizontal: bool
+) -> tuple[GameConfig, QuickChecker]:
+    """The game configuration of a sheet and its compiled checker, made once for a tile set,
+    a word list and the one setting they depend on (a batch judges many sheets with the
+    same), and again whenever the compiled core is turned on or off."""
+    key = (id(ts), id(lexicon), first_move_horizontal)
+    hit = _CONFIGS.get(key)
+    if hit is not None and hit[0] is ts and hit[1] is lexicon and quick_current(hit[3]):
+        return hit[2], hit[3]
+    config = GameConfig(tileset=ts, lexicon=lexicon, first_move_horizontal=first_move_horizontal)
+    quick = quick_checker(config, detail=False)
+    if len(_CONFIGS) >= 16:
+        _CONFIGS.clear()
+    _CONFIGS[key] = (ts, lexicon, config, quick)
+    return config, quick
+
+
 class Verifier:
     """One sheet judged against one problem (use once: :meth:`run`)."""
 
@@ -132,16 +160,13 @@ class Verifier:
         self.game = problem.game
         self.fam = problem.game.family
         self.ts = problem.tileset
-        self.config = GameConfig(
-            tileset=self.ts, lexicon=lexicon, first_move_horizontal=settings.first_move_horizontal
-        )
-        self.quick = quick_checker(self.config, detail=False)
+        self.config, self.quick = _config_for(self.ts, lexicon, settings.first_move_horizontal)
         self.errors: list[str] = []
         self.board = problem.initial_board() if self.fam.answers_only else Board()
         self.owner: dict[int, int] = {}
-        # the grid before the first move, and whether an annulment has taken tiles off it
-        # since (then each move keeps a copy of the grid before it, see Entry)
-        self.initial = self.board.copy()
+        # the grid before the first move (None: empty), and whether an annulment has taken
+        # tiles off it since (then each move keeps a copy of the grid before it, see Entry)
+        self.initial = self.board.copy() if self.board.tile_count else None
         self.removed = False
         self.entries: list[Entry] = []
         self.supply = LetterSupply(problem, settings)
@@ -479,7 +504,7 @@ class Verifier:
                 if owner in gone:
                     effective.remove(sq)
             return effective
-        effective = self.initial.copy()
+        effective = self.initial.copy() if self.initial is not None else Board()
         for x in self.entries[: e.idx]:
             # a played move's tiles are on the grid unless its letters broke the rangée
             # (ANNULLED, so in gone)

@@ -21,6 +21,24 @@ from puzzles.verify.entry import Entry
 from puzzles.verify.report import MoveStatus
 from scoring.tiles import JOKER
 
+_STOCKS: dict[tuple[int, bool], tuple[Problem, dict[str, int]]] = {}
+
+
+def _stock(problem: Problem, full_bag: bool) -> dict[str, int]:
+    """A fresh copy of the stock a stock-based problem starts with (``full_bag``: the
+    Superscrabble incomplet built from the whole set); worked out once per problem (frozen),
+    as a batch judges many sheets of the same problem."""
+    key = (id(problem), full_bag)
+    hit = _STOCKS.get(key)
+    if hit is None or hit[0] is not problem:
+        stock = problem.construction_stock()
+        if problem.game.family.construction_then_answers and full_bag:
+            stock = problem.tileset.bag()
+        if len(_STOCKS) >= 64:
+            _STOCKS.clear()
+        hit = _STOCKS[key] = (problem, {c: n for c, n in stock.items() if n > 0})
+    return dict(hit[1])
+
 
 class LetterSupply:
     """What the game still makes available, and the rules of taking from it."""
@@ -34,13 +52,9 @@ class LetterSupply:
         # the stock (positive counts only, as Counter's ``-=`` leaves them)
         self.stock: dict[str, int] = {}
         if fam.supply is Supply.STOCK:
-            stock = problem.construction_stock()
-            if fam.construction_then_answers and (
-                settings.incomplet_construction_stock == "bag"
-            ):
-                stock = self.ts.bag()
-            self.stock = {c: n for c, n in stock.items() if n > 0}
-        self.pool: Counter[str] = Counter(problem.pool)
+            self.stock = _stock(problem, settings.incomplet_construction_stock == "bag")
+        # the pool the consonant variants complete their groups from
+        self.pool: Counter[str] = Counter(problem.pool) if fam.consonants_announced else Counter()
         self.row_pos = 0
         self.broken = False
         self.broken_at: int | None = None
