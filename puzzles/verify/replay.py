@@ -8,6 +8,15 @@ or illegal on the *effective* board without them, is zeroed too, to any depth); 
 warnings, cumuls, Anticipation annulments, the Exclusif résistance elimination, the
 Superscrabble answers, and the totals and penalties of the :class:`~puzzles.verify.report.Report`
 (RULES §5.3). The public entry points are in :mod:`puzzles.verify`.
+
+Speed (issue 23: a batch judges thousands of sheets): a move that is entirely legal is
+judged by the compiled fast path (:func:`scoring.validate.quick_checker`), whose answer is
+the one of :func:`~scoring.validate.check_move` as plain values; every other move, and every
+move without the extension, goes through ``check_move`` itself, the pure-Python reference
+(tests/puzzles/test_verify_fast.py checks that both give the same reports). The grid before
+each move is not copied unless an annulment has taken tiles off (the cascade rebuilds it
+from the earlier moves), and what is the same for every sheet of a batch (the game
+configuration, the starting stock, the parsed references) is worked out once.
 """
 
 from __future__ import annotations

@@ -33,7 +33,9 @@ from scoring.validate import (
     verdict_of,
 )
 
-pytestmark = pytest.mark.skipif(not quick_available(), reason="compiled core not built")
+pytestmark = pytest.mark.skipif(
+    not quick_available(), reason="compiled core not built or turned off"
+)
 
 
 def _agree(board: Board, ref: Ref, word: str, config: GameConfig) -> bool:

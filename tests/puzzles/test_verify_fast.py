@@ -33,7 +33,9 @@ from scoring.notation import format_ref
 from scoring.tiles import french
 from tests.puzzles.test_verify_fuzz import WORDS, problem_for, sheet
 
-pytestmark = pytest.mark.skipif(not validate.quick_available(), reason="compiled core not built")
+pytestmark = pytest.mark.skipif(
+    not validate.quick_available(), reason="compiled core not built or turned off"
+)
 
 
 @contextmanager
