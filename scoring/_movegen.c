@@ -1163,7 +1163,310 @@ static PyObject *contains(PyObject *self, PyObject *const *args, Py_ssize_t narg
     return PyBool_FromLong((last & ACCEPTS) != 0);
 }
 
+/* check(cells, square, horizontal, word, empty, tables, center, first_min_tiles,
+ * first_horizontal, bingo_tiles, bingo_bonus, edges, detail): the verifier's fast path of
+ * scoring.validate.check_move for a move that is entirely legal.
+ *
+ * `cells` is Board.cells (a list of 225 str: "" or one letter, lowercase for a joker);
+ * `tables` is 128 letter values by ASCII code (255: not a letter of the set) then the 225
+ * letter and the 225 word multipliers; `edges` the DAWG (or None: the words are not looked
+ * up). Returns None unless check_move would find the move legal with no reason at all
+ * (whatever is unusual, an error included, is left to the pure-Python reference, which
+ * gives the French reasons); otherwise (score, bonus, squares, cells, letters, words,
+ * old, labels, rack): `squares` (bytes) and `cells` (str) the tiles put down in square
+ * order, `letters` the same with a joker as '?', `words` a tuple of (start square,
+ * horizontal, text, points, main) in check_move's order (main word first, then the
+ * cross-words in tile order), `old` (bytes) the squares of those words already on the
+ * grid, `labels` the words as a report writes them ("TEXT points"), `rack` the letters
+ * sorted, jokers last. Without `detail`, `words` is None (the verifier needs the labels
+ * only). */
+static int cell_at(PyObject *cells, int sq) {
+    PyObject *c = PyList_GET_ITEM(cells, sq);
+    if (!PyUnicode_Check(c)) return -1;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(c);
+    if (n == 0) return 0;
+    if (n != 1 || !PyUnicode_IS_ASCII(c)) return -1;
+    int ch = PyUnicode_1BYTE_DATA(c)[0];
+    if (!((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z'))) return -1;
+    return ch;
+}
+
+static int dawg_has(const uint32_t *edges, Py_ssize_t nedges, const uint8_t *w, int n) {
+    uint32_t node = edges[0] >> CHILD_SHIFT, last = 0;
+    for (int k = 0; k < n; k++) {
+        Py_ssize_t i = find_edge(edges, nedges, node, (uint32_t)(w[k] - 64));
+        if (i < 0) return 0;
+        last = edges[i];
+        node = last >> CHILD_SHIFT;
+    }
+    return (last & ACCEPTS) != 0;
+}
+
+typedef struct {
+    int start, horizontal, len, points, main;
+    uint8_t text[SIZE];
+} CheckWord;
+
+/* The cell at `s` (0 empty, the letter, -1 anything else), read from the list once. */
+static inline int lazy_cell(PyObject *cells, int *board, int s) {
+    if (board[s] == -2) board[s] = cell_at(cells, s);
+    return board[s];
+}
+
+/* The maximal word through `sq` along `h` on board + new tiles (len < 2: no word);
+ * -1 when a cell is unusual or a letter has no value. */
+static int check_word_through(PyObject *cells, int *board, const uint8_t *isnew,
+                              const uint8_t *tables, int sq, int h, CheckWord *w, uint8_t *old,
+                              int *nold) {
+    const uint8_t *values = tables, *lm = tables + 128, *wm = tables + 128 + NSQ;
+    int step = h ? 1 : SIZE;
+    int lo = h ? sq - sq % SIZE : sq % SIZE;
+    int hi = h ? lo + SIZE - 1 : lo + SIZE * (SIZE - 1);
+    int first = sq, last = sq, c;
+    while (first - step >= lo && (c = lazy_cell(cells, board, first - step)) != 0) {
+        if (c < 0) return -1;
+        first -= step;
+    }
+    while (last + step <= hi && (c = lazy_cell(cells, board, last + step)) != 0) {
+        if (c < 0) return -1;
+        last += step;
+    }
+    w->len = 0;
+    if (first == last) return 0;
+    int total = 0, mult = 1, n = 0;
+    for (int s = first; s <= last; s += step) {
+        int ch = board[s];
+        int v = values[ch & 0x7f];
+        if (v == 255) return -1;
+        w->text[n++] = (uint8_t)ch;
+        if (isnew[s]) {
+            total += v * lm[s];
+            mult *= wm[s];
+        } else {
+            total += v;
+            old[(*nold)++] = (uint8_t)s;
+        }
+    }
+    w->start = first;
+    w->horizontal = h;
+    w->len = n;
+    w->points = total * mult;
+    return 0;
+}
+
+static PyObject *check(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 13) {
+        PyErr_SetString(PyExc_TypeError, "check() takes 13 arguments");
+        return NULL;
+    }
+    PyObject *cells = args[0], *word = args[3];
+    if (!PyList_Check(cells) || PyList_GET_SIZE(cells) != NSQ) {
+        PyErr_SetString(PyExc_ValueError, "cells: a list of 225 squares");
+        return NULL;
+    }
+    long square = PyLong_AsLong(args[1]);
+    int horizontal = PyObject_IsTrue(args[2]);
+    int empty = PyObject_IsTrue(args[4]);
+    long center = PyLong_AsLong(args[6]), first_min = PyLong_AsLong(args[7]);
+    int first_h = PyObject_IsTrue(args[8]);
+    int detail = PyObject_IsTrue(args[12]);
+    long bingo_tiles = PyLong_AsLong(args[9]), bingo_bonus = PyLong_AsLong(args[10]);
+    if (PyErr_Occurred()) return NULL;
+    if (square < 0 || square >= NSQ) {
+        PyErr_SetString(PyExc_ValueError, "square out of the grid");
+        return NULL;
+    }
+    Py_buffer tb;
+    if (PyObject_GetBuffer(args[5], &tb, PyBUF_SIMPLE) < 0) return NULL;
+    if (tb.len != 128 + 2 * NSQ) {
+        PyBuffer_Release(&tb);
+        PyErr_SetString(PyExc_ValueError, "tables: 128 values and 2 x 225 multipliers");
+        return NULL;
+    }
+    const uint8_t *tables = (const uint8_t *)tb.buf;
+    Py_buffer eb;
+    int have_edges = args[11] != Py_None;
+    if (have_edges) {
+        if (PyObject_GetBuffer(args[11], &eb, PyBUF_SIMPLE) < 0) {
+            PyBuffer_Release(&tb);
+            return NULL;
+        }
+        if (eb.len < 4 || eb.len % 4) {
+            PyBuffer_Release(&eb);
+            PyBuffer_Release(&tb);
+            PyErr_SetString(PyExc_ValueError, "edges: bad DAWG buffer");
+            return NULL;
+        }
+    }
+    PyObject *result = NULL;
+    /* -- the written word: ASCII letters only, on the grid ---------------------------- */
+    if (!PyUnicode_Check(word) || !PyUnicode_IS_ASCII(word)) goto fallback;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(word);
+    const Py_UCS1 *w = PyUnicode_1BYTE_DATA(word);
+    int row = (int)square / SIZE, col = (int)square % SIZE;
+    int pos = horizontal ? col : row, step = horizontal ? 1 : SIZE;
+    if (n < 1 || pos + n > SIZE) goto fallback;
+    int board[NSQ];
+    uint8_t isnew[NSQ];
+    memset(isnew, 0, sizeof isnew);
+    /* only the squares of the word, its ends and the neighbours of its tiles are read */
+    for (int i = 0; i < NSQ; i++) board[i] = -2;
+#define CELL(s) lazy_cell(cells, board, s)
+    uint8_t tsq[SIZE], tch[SIZE];
+    int nt = 0;
+    for (int i = 0; i < n; i++) {
+        int ch = w[i];
+        if (!((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z'))) goto fallback;
+        int sq = (int)square + i * step;
+        int cur = CELL(sq);
+        if (cur < 0) goto fallback;
+        if (cur) {
+            if ((cur & ~0x20) != (ch & ~0x20)) goto fallback; /* overlap: a reason */
+            continue;
+        }
+        tsq[nt] = (uint8_t)sq;
+        tch[nt++] = (uint8_t)ch;
+    }
+    if (nt == 0) goto fallback;
+    /* -- geometry (the tiles are on one line, without a hole, on empty squares) ------- */
+    if (empty) {
+        int covers = 0;
+        for (int i = 0; i < nt; i++) covers |= tsq[i] == center;
+        if (!covers || nt < first_min) goto fallback;
+        if (first_h && nt > 1 && !horizontal) goto fallback;
+    } else {
+        int touches = 0;
+        for (int i = 0; i < nt && !touches; i++) {
+            int sq = tsq[i], r = sq / SIZE, c = sq % SIZE, v;
+            if (c > 0 && ((v = CELL(sq - 1)) != 0)) touches = 1;
+            else if (c < SIZE - 1 && ((v = CELL(sq + 1)) != 0)) touches = 1;
+            else if (r > 0 && ((v = CELL(sq - SIZE)) != 0)) touches = 1;
+            else if (r < SIZE - 1 && ((v = CELL(sq + SIZE)) != 0)) touches = 1;
+        }
+        if (!touches) goto fallback;
+    }
+    /* the written word is the whole word: nothing just before or after it */
+    if (pos > 0 && CELL((int)square - step) != 0) goto fallback;
+    if (pos + n < SIZE && CELL((int)square + (int)n * step) != 0) goto fallback;
+    /* -- the words formed (the grid read where they run) -------------------------------- */
+    for (int i = 0; i < nt; i++) {
+        board[tsq[i]] = tch[i];
+        isnew[tsq[i]] = 1;
+    }
+    CheckWord words[SIZE + 1];
+    int nw = 0, has_main = 0;
+    uint8_t old[(SIZE + 1) * SIZE];
+    int nold = 0;
+    if (check_word_through(cells, board, isnew, tables, tsq[0], horizontal, &words[nw], old,
+                           &nold) < 0)
+        goto fallback;
+    if (words[nw].len) {
+        words[nw++].main = 1;
+        has_main = 1;
+    }
+    for (int i = 0; i < nt; i++) {
+        if (check_word_through(cells, board, isnew, tables, tsq[i], !horizontal, &words[nw],
+                               old, &nold) < 0)
+            goto fallback;
+        if (words[nw].len) {
+            words[nw].main = !has_main && nw == 0;
+            nw++;
+        }
+    }
+    /* no word, or a one-tile move whose word is not in the written direction: reasons */
+    if (nw == 0 || !has_main) goto fallback;
+    int total = 0;
+    for (int k = 0; k < nw; k++) {
+        total += words[k].points;
+        if (have_edges) {
+            uint8_t up[SIZE];
+            for (int i = 0; i < words[k].len; i++) up[i] = words[k].text[i] & ~0x20;
+            if (!dawg_has((const uint32_t *)eb.buf, eb.len / 4, up, words[k].len))
+                goto fallback;
+        }
+    }
+    int bonus = nt == bingo_tiles ? (int)bingo_bonus : 0;
+    char letters[SIZE];
+    for (int i = 0; i < nt; i++) letters[i] = (tch[i] >= 'a') ? '?' : (char)tch[i];
+    char rack[SIZE];
+    int nr = 0;
+    for (int c = 'A'; c <= 'Z'; c++)
+        for (int i = 0; i < nt; i++)
+            if (letters[i] == c) rack[nr++] = (char)c;
+    while (nr < nt) rack[nr++] = '?';
+    PyObject *labels = PyTuple_New(nw);
+    if (labels == NULL) goto done;
+    for (int k = 0; k < nw; k++) {
+        char buf[SIZE + 16];
+        memcpy(buf, words[k].text, (size_t)words[k].len);
+        int m = words[k].len + snprintf(buf + words[k].len, 16, " %d", words[k].points);
+        PyObject *label = PyUnicode_FromStringAndSize(buf, m);
+        if (label == NULL) {
+            Py_DECREF(labels);
+            goto done;
+        }
+        PyTuple_SET_ITEM(labels, k, label);
+    }
+    PyObject *wt = Py_None;
+    Py_INCREF(wt);
+    if (detail) {
+        Py_DECREF(wt);
+        wt = PyTuple_New(nw);
+        if (wt == NULL) {
+            Py_DECREF(labels);
+            goto done;
+        }
+        for (int k = 0; k < nw; k++) {
+            PyObject *item = Py_BuildValue(
+                "(iOs#iO)", words[k].start, words[k].horizontal ? Py_True : Py_False,
+                (const char *)words[k].text, (Py_ssize_t)words[k].len, words[k].points,
+                words[k].main ? Py_True : Py_False);
+            if (item == NULL) {
+                Py_DECREF(wt);
+                Py_DECREF(labels);
+                goto done;
+            }
+            PyTuple_SET_ITEM(wt, k, item);
+        }
+    }
+    PyObject *items[9] = {
+        PyLong_FromLong(total + bonus),
+        PyLong_FromLong(bonus),
+        PyBytes_FromStringAndSize((const char *)tsq, nt),
+        PyUnicode_FromStringAndSize((const char *)tch, nt),
+        PyUnicode_FromStringAndSize(letters, nt),
+        wt,
+        PyBytes_FromStringAndSize((const char *)old, nold),
+        labels,
+        PyUnicode_FromStringAndSize(rack, nt),
+    };
+    result = PyTuple_New(9);
+    for (int k = 0; k < 9; k++) {
+        if (items[k] == NULL || result == NULL) {
+            for (int j = 0; j < 9; j++) Py_XDECREF(items[j]);
+            Py_XDECREF(result);
+            result = NULL;
+            goto done;
+        }
+    }
+    for (int k = 0; k < 9; k++) PyTuple_SET_ITEM(result, k, items[k]);
+    goto done;
+#undef CELL
+fallback:
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    if (have_edges) PyBuffer_Release(&eb);
+    PyBuffer_Release(&tb);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"check", (PyCFunction)(void (*)(void))check, METH_FASTCALL,
+     "check(cells, square, horizontal, word, empty, tables, center, first_min_tiles, "
+     "first_horizontal, bingo_tiles, bingo_bonus, edges, detail): a legal move's tiles, words "
+     "and score, or None (see scoring.validate.quick_check)."},
     {"followups", followups, METH_VARARGS,
      "followups(edges, cells, rack, values, letter_mult, word_mult, center, first_min_tiles, "
      "first_horizontal, max_tiles, bingo_tiles, bingo_bonus, firsts, first_rack, floor): the "

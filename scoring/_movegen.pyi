@@ -41,3 +41,26 @@ def followups(
     floor: int,
     /,
 ) -> tuple[list[tuple[int, int]], tuple[int, int, int, int, int]]: ...
+
+def check(
+    cells: list[str],
+    square: int,
+    horizontal: bool,
+    word: str,
+    empty: bool,
+    tables: bytes,
+    center: int,
+    first_min_tiles: int,
+    first_horizontal: bool,
+    bingo_tiles: int,
+    bingo_bonus: int,
+    edges: array[int] | None,
+    detail: bool,
+    /,
+) -> (
+    tuple[
+        int, int, bytes, str, str, tuple[tuple[int, bool, str, int, bool], ...] | None, bytes,
+        tuple[str, ...], str,
+    ]
+    | None
+): ...

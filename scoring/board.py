@@ -23,7 +23,11 @@ class Board:
     __slots__ = ("cells", "_count")
 
     def __init__(self, cells: Iterable[str] | None = None) -> None:
-        self.cells: list[str] = list(cells) if cells is not None else [""] * (SIZE * SIZE)
+        if cells is None:  # the empty grid (no count to take)
+            self.cells: list[str] = [""] * (SIZE * SIZE)
+            self._count = 0
+            return
+        self.cells = list(cells)
         if len(self.cells) != SIZE * SIZE:
             raise CGPError(f"Une grille a 225 cases, pas {len(self.cells)}.")
         self._count = sum(1 for c in self.cells if c)
@@ -67,6 +71,15 @@ class Board:
             )
         self.cells[square] = letter
         self._count += 1
+
+    def put_all(self, squares: Iterable[int], letters: Iterable[str]) -> None:
+        """:meth:`put` each letter on its square, in order (raises as :meth:`put`)."""
+        cells = self.cells
+        for square, letter in zip(squares, letters, strict=True):
+            if cells[square]:
+                self.put(square, letter)  # raises OverlapError
+            cells[square] = letter
+            self._count += 1
 
     def remove(self, square: int) -> str:
         """Take a tile off the board (used by annulments); returns what was there."""

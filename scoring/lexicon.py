@@ -306,6 +306,15 @@ class Lexicon:
             self._words = frozenset(self._list())
         return word in self._words
 
+    @property
+    def membership_edges(self) -> array[int] | None:
+        """The DAWG edges when ``in`` goes through them in C (the compiled core's own
+        lookups then give the same answers, :func:`scoring.validate.quick_check`), else
+        None."""
+        if self._dawg is not None and _c_contains is not None:
+            return self._dawg.edges
+        return None
+
     def _list(self) -> list[str]:
         if self._ordered is None:
             blob = self._blob or b""

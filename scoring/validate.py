@@ -9,15 +9,37 @@ turns those into a verdict too.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from scoring.board import Board
 from scoring.config import GameConfig
 from scoring.errors import EngineError
 from scoring.layout import SIZE
-from scoring.move import Placement
+from scoring.move import Placement, Tile
 from scoring.notation import Ref, format_ref, parse_ref, parse_word, square_name
 from scoring.score import FormedWord, formed_words, main_word_of
+from scoring.tiles import TileSet
+
+#: The raw answer of :func:`quick_check`: score, bonus, the squares (bytes) and cells of the
+#: tiles put down, their letters (a joker ``?``), the words formed as (start square,
+#: horizontal, text, points, main) — None from a checker made without ``detail`` — the
+#: squares of those words already on the grid, the words as a report writes them
+#: (``"TEXT points"``) and the letters sorted, jokers last.
+QuickResult = tuple[
+    int, int, bytes, str, str, tuple[tuple[int, bool, str, int, bool], ...] | None, bytes,
+    tuple[str, ...], str,
+]
+
+_c_check: Callable[..., QuickResult | None] | None
+try:
+    from scoring._movegen import check as _c_check_impl
+
+    _c_check = None if os.environ.get("ARBITRE_PURE_PYTHON") == "1" else _c_check_impl
+except ImportError:  # pragma: no cover - the extension is optional
+    _c_check = None
 
 
 @dataclass(frozen=True)
@@ -170,3 +192,105 @@ def check_move(board: Board, ref: str | Ref, word: str, config: GameConfig) -> V
                 f"{main.text.upper()} ({format_ref(main.ref)})."
             )
     return replace(verdict, reasons=verdict.reasons + tuple(extra), ref=r, word=w)
+
+
+_TABLES: dict[tuple[int, int], tuple[TileSet, Any, bytes]] = {}
+
+
+def _quick_tables(config: GameConfig) -> bytes:
+    """Letter values by ASCII code (255: not a letter of the set), then the letter and word
+    multipliers: the constant part of :func:`quick_check`'s input, built once per set and
+    layout."""
+    ts, layout = config.tileset, config.layout
+    key = (id(ts), id(layout))
+    hit = _TABLES.get(key)
+    if hit is not None and hit[0] is ts and hit[1] is layout:
+        return hit[2]
+    values = bytearray([255] * 128)
+    for cell, points in ts.value_table.items():
+        if len(cell) == 1 and cell.isascii() and cell.isalpha() and 0 <= points < 255:
+            values[ord(cell)] = points
+    table = bytes(values) + bytes(layout.letter_mult) + bytes(layout.word_mult)
+    _TABLES[key] = (ts, layout, table)
+    return table
+
+
+def quick_available() -> bool:
+    """True when :func:`quick_check` can answer (the compiled core is built and not turned
+    off by ``ARBITRE_PURE_PYTHON=1``)."""
+    return _c_check is not None
+
+
+QuickChecker = Callable[[Board, Ref, str], QuickResult | None]
+
+
+def _never(board: Board, ref: Ref, word: str) -> QuickResult | None:
+    return None
+
+
+def quick_checker(config: GameConfig, *, detail: bool = True) -> QuickChecker:
+    """:func:`quick_check` for ``config``, its tables and lexicon bound once (what the
+    verifier calls for each move of a sheet). Without ``detail`` the answers carry no
+    word tuples (None; the labels are there). Without the compiled core, a checker that
+    always declines."""
+    c = _c_check
+    if c is None:
+        return _never
+    tables = _quick_tables(config)
+    engine = c
+    lexicon = config.lexicon
+    edges = getattr(lexicon, "membership_edges", None) if lexicon is not None else None
+    center, min_tiles = config.layout.center, config.first_move_min_tiles
+    first_h, bingo_tiles, bingo_bonus = (
+        config.first_move_horizontal, config.bingo_tiles, config.bingo_bonus
+    )
+
+    def check(board: Board, ref: Ref, word: str) -> QuickResult | None:
+        try:
+            res = c(board.cells, ref.row * SIZE + ref.col, ref.horizontal, word,
+                    board.is_empty(), tables, center, min_tiles, first_h, bingo_tiles,
+                    bingo_bonus, edges, detail)
+        except (ValueError, TypeError, OverflowError):
+            return None
+        if res is None or edges is not None or lexicon is None:
+            return res
+        for label in res[7]:  # a word list without a DAWG in C: looked up through ``in``
+            if label.partition(" ")[0].upper() not in lexicon:
+                return None
+        return res
+
+    check.engine = engine  # type: ignore[attr-defined]
+    return check
+
+
+def quick_current(checker: QuickChecker) -> bool:
+    """True when ``checker`` (from :func:`quick_checker`) still uses the compiled core as
+    it is now (on, or off as with ``ARBITRE_PURE_PYTHON=1``): a cached checker is reused
+    only then."""
+    return getattr(checker, "engine", None) is _c_check
+
+
+def quick_check(board: Board, ref: Ref, word: str, config: GameConfig) -> QuickResult | None:
+    """The compiled fast path of :func:`check_move` for a move that is entirely legal.
+
+    None whenever :func:`check_move` would not find the move legal with no reason at all
+    (an error, a word not in canonical capitals-and-jokers form, an unusual letter or cell,
+    no compiled core): the caller then asks :func:`check_move`, the pure-Python reference,
+    for the verdict and its French reasons. Otherwise what :func:`check_move`'s verdict
+    holds, as plain values (:data:`QuickResult`): the same tiles, words (texts, points, main
+    flag, order) and score, the words already checked against the lexicon.
+    tests/engine/test_quick_check.py compares both on many boards."""
+    return quick_checker(config)(board, ref, word)
+
+
+def verdict_of(res: QuickResult, ref: Ref, word: str) -> Verdict:
+    """The :class:`Verdict` of :func:`check_move` rebuilt from a :func:`quick_check` answer
+    (the same value: ``==`` holds)."""
+    score, bonus, squares, cells, _letters, words, _old, _labels, _rack = res
+    if words is None:
+        raise ValueError("verdict_of needs an answer with detail")
+    placement = Placement(tuple(Tile(sq, ch.upper(), ch.islower()) for sq, ch in zip(
+        squares, cells, strict=True)))
+    formed = tuple(FormedWord(Ref.at(start, h), text, points, main)
+                   for start, h, text, points, main in words)
+    return Verdict(placement, True, formed, (), score, bonus, (), ref, word)

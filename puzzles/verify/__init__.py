@@ -29,7 +29,7 @@ from puzzles.feuille import Feuille, parse_feuille
 from puzzles.problem import Problem
 from puzzles.rounds import RoundTimes
 from puzzles.settings import Settings
-from puzzles.verify.replay import Verifier
+from puzzles.verify.replay import DEFAULT_SETTINGS, Verifier
 from puzzles.verify.report import MoveReport, MoveStatus, Report
 from scoring.config import WordList
 
@@ -65,4 +65,5 @@ def verify(
     ``round_times`` (Anticipation family played by correspondence, :mod:`puzzles.rounds`):
     a billet sent after its round closed scores zero, a late annulment is ignored. None (the
     whole order published at once, composition games, the CLI): no timing is judged."""
-    return Verifier(problem, feuille, lexicon, settings or Settings(), round_times).run()
+    return Verifier(problem, feuille, lexicon, settings or DEFAULT_SETTINGS, round_times).run()
+

@@ -8,6 +8,15 @@ or illegal on the *effective* board without them, is zeroed too, to any depth); 
 warnings, cumuls, Anticipation annulments, the Exclusif résistance elimination, the
 Superscrabble answers, and the totals and penalties of the :class:`~puzzles.verify.report.Report`
 (RULES §5.3). The public entry points are in :mod:`puzzles.verify`.
+
+Speed (issue 23: a batch judges thousands of sheets): a move that is entirely legal is
+judged by the compiled fast path (:func:`scoring.validate.quick_checker`), whose answer is
+the one of :func:`~scoring.validate.check_move` as plain values; every other move, and every
+move without the extension, goes through ``check_move`` itself, the pure-Python reference
+(tests/puzzles/test_verify_fast.py checks that both give the same reports). The grid before
+each move is not copied unless an annulment has taken tiles off (the cascade rebuilds it
+from the earlier moves), and what is the same for every sheet of a batch (the game
+configuration, the starting stock, the parsed references) is worked out once.
 """
 
 from __future__ import annotations
@@ -21,8 +30,8 @@ from puzzles.feuille import Feuille, FeuilleMove
 from puzzles.problem import Problem
 from puzzles.rounds import RoundTimes
 from puzzles.settings import Settings
-from puzzles.verify.entry import Entry
-from puzzles.verify.report import MoveReport, MoveStatus, Report
+from puzzles.verify.entry import ABSENT, Entry
+from puzzles.verify.report import MoveReport, MoveStatus, Report, new_move_report
 from puzzles.verify.supply import LetterSupply
 from scoring.board import Board
 from scoring.config import GameConfig, WordList
@@ -31,14 +40,47 @@ from scoring.layout import SIZE
 from scoring.move import Placement
 from scoring.notation import Ref, format_ref, parse_ref
 from scoring.score import FormedWord
-from scoring.tiles import JOKER
-from scoring.validate import Verdict, check_move, geometry_reasons
+from scoring.tiles import JOKER, TileSet
+from scoring.validate import (
+    QuickChecker,
+    Verdict,
+    check_move,
+    geometry_reasons,
+    quick_checker,
+    quick_current,
+)
+
+#: Statuses whose score counts (MoveStatus.counts as a set, read once per line).
+_COUNTS = frozenset(m for m in MoveStatus if m.counts)
 
 # --- the replay ---------------------------------------------------------------------------
 
 
 def _letters_of(p: Placement) -> str:
     return "".join(sorted(p.letters, key=lambda c: (c == JOKER, c)))
+
+
+def _sorted_letters(letters: str) -> str:
+    """``letters`` (capitals, ``?`` a joker) sorted as :func:`_letters_of` writes them:
+    alphabetical, the jokers last."""
+    s = "".join(sorted(letters))
+    k = s.count(JOKER)  # "?" sorts before the capitals
+    return s[k:] + s[:k] if k else s
+
+
+_REFS: dict[str, tuple[Ref, str]] = {}
+
+
+def _read_ref(text: str) -> tuple[Ref, str]:
+    """``parse_ref`` and ``format_ref`` of a sheet's reference, remembered (a sheet writes
+    a few dozen distinct references; raises as :func:`parse_ref`)."""
+    hit = _REFS.get(text)
+    if hit is None:
+        ref = parse_ref(text)
+        hit = (ref, format_ref(ref))
+        if len(_REFS) < 4096:
+            _REFS[text] = hit
+    return hit
 
 
 def _word_squares(w: FormedWord) -> list[int]:
@@ -85,6 +127,27 @@ def _word_reasons(v: Verdict) -> set[str]:
     }
 
 
+_CONFIGS: dict[tuple[int, int, bool], tuple[TileSet, WordList, GameConfig, QuickChecker]] = {}
+
+
+def _config_for(
+    ts: TileSet, lexicon: WordList, first_move_horizontal: bool
+) -> tuple[GameConfig, QuickChecker]:
+    """The game configuration of a sheet and its compiled checker, made once for a tile set,
+    a word list and the one setting they depend on (a batch judges many sheets with the
+    same), and again whenever the compiled core is turned on or off."""
+    key = (id(ts), id(lexicon), first_move_horizontal)
+    hit = _CONFIGS.get(key)
+    if hit is not None and hit[0] is ts and hit[1] is lexicon and quick_current(hit[3]):
+        return hit[2], hit[3]
+    config = GameConfig(tileset=ts, lexicon=lexicon, first_move_horizontal=first_move_horizontal)
+    quick = quick_checker(config, detail=False)
+    if len(_CONFIGS) >= 16:
+        _CONFIGS.clear()
+    _CONFIGS[key] = (ts, lexicon, config, quick)
+    return config, quick
+
+
 class Verifier:
     """One sheet judged against one problem (use once: :meth:`run`)."""
 
@@ -106,12 +169,14 @@ class Verifier:
         self.game = problem.game
         self.fam = problem.game.family
         self.ts = problem.tileset
-        self.config = GameConfig(
-            tileset=self.ts, lexicon=lexicon, first_move_horizontal=settings.first_move_horizontal
-        )
+        self.config, self.quick = _config_for(self.ts, lexicon, settings.first_move_horizontal)
         self.errors: list[str] = []
         self.board = problem.initial_board() if self.fam.answers_only else Board()
         self.owner: dict[int, int] = {}
+        # the grid before the first move (None: empty), and whether an annulment has taken
+        # tiles off it since (then each move keeps a copy of the grid before it, see Entry)
+        self.initial = self.board.copy() if self.board.tile_count else None
+        self.removed = False
         self.entries: list[Entry] = []
         self.supply = LetterSupply(problem, settings)
         self.eliminated_at: int | None = None
@@ -166,38 +231,43 @@ class Verifier:
     # -- replay -------------------------------------------------------------------------
     def _replay(self, moves: list[FeuilleMove]) -> None:
         fam = self.fam
-        lines_per_billet = Counter(m.number for m in moves if not self._annul_only(m))
-        seen_in_billet: Counter[int] = Counter()
+        anticipation = fam.anticipation
+        if anticipation:  # lines per billet, and how many of them were seen
+            lines_per_billet = Counter(m.number for m in moves if not self._annul_only(m))
+            seen_in_billet: Counter[int] = Counter()
+        entries, supply, rounds = self.entries, self.supply, self.rounds
+        groups = fam.supply is Supply.GROUPS
         for i, mv in enumerate(moves):
             e = Entry(i, mv)
-            self.entries.append(e)
-            annul_later = bool(mv.annul) and not (
-                self.settings.annulment_before_move or self._annul_only(mv)
-            )
-            late_annul = self.rounds.annulment_late(mv.number) if (
-                self.rounds and mv.annul) else None
-            if late_annul:
-                e.reasons.append(late_annul)
-                annul_later = False
-            elif mv.annul and not annul_later:
-                self._annul(e)
-            if self._annul_only(mv):
-                e.status = MoveStatus.PASSED
-                continue
-            k = seen_in_billet[mv.number]
-            seen_in_billet[mv.number] += 1
-            if self.supply.broken:
+            entries.append(e)
+            annul_only = False
+            annul_later = False
+            if mv.annul:
+                annul_only = self._annul_only(mv)
+                annul_later = not (self.settings.annulment_before_move or annul_only)
+                late_annul = rounds.annulment_late(mv.number) if rounds else None
+                if late_annul:
+                    e.reasons.append(late_annul)
+                    annul_later = False
+                elif not annul_later:
+                    self._annul(e)
+                if annul_only:
+                    e.status = MoveStatus.PASSED
+                    continue
+            if supply.broken:
                 e.zero(
-                    f"Coup non joué : la rangée a été rompue au coup {self.supply.broken_at}.",
+                    f"Coup non joué : la rangée a été rompue au coup {supply.broken_at}.",
                     MoveStatus.NOT_PLAYED,
                 )
+                if anticipation:
+                    seen_in_billet[mv.number] += 1
                 continue
-            if fam.anticipation:
-                if not self.supply.anticipation_group(e, k, lines_per_billet[mv.number]):
+            if anticipation:
+                k = seen_in_billet[mv.number]  # the k-th line of its billet
+                seen_in_billet[mv.number] += 1
+                if not supply.anticipation_group(e, k, lines_per_billet[mv.number]):
                     continue
-            elif fam.supply is Supply.GROUPS and not self.supply.choose_group(
-                e, self._word_lines_before()
-            ):
+            elif groups and not supply.choose_group(e, self._word_lines_before()):
                 continue
             if mv.passed:
                 if fam.anticipation and not self.settings.anticipation_pass_allowed:
@@ -207,7 +277,7 @@ class Verifier:
                 if fam.exclusif == "resistance":
                     e.zero("Pas de scrabble à ce coup : le joueur sort du jeu.", MoveStatus.OUT)
                 continue
-            late = self.rounds.move_late(mv.number) if self.rounds else None
+            late = rounds.move_late(mv.number) if rounds else None
             if late:
                 # zero, but still on the player's grid: later moves resting on it cascade
                 e.zero(late)
@@ -238,11 +308,12 @@ class Verifier:
             for t in targets:
                 if t.status is MoveStatus.ANNULLED:
                     continue
-                if t.placement is not None and t.board_before is not None:
-                    for tile in t.placement.tiles:
-                        if self.owner.get(tile.square) == t.idx:
-                            self.board.remove(tile.square)
-                            del self.owner[tile.square]
+                if t.squares is not None and t.played:
+                    for sq in t.squares:
+                        if self.owner.get(sq) == t.idx:
+                            self.board.remove(sq)
+                            del self.owner[sq]
+                            self.removed = True
                 t.status = MoveStatus.ANNULLED
                 t.reasons.append(f"Annulé par le joueur au coup {e.move.number}.")
             done.append(number)
@@ -263,14 +334,22 @@ class Verifier:
         ref: Ref | None = None
         if mv.ref is not None:
             try:
-                ref = parse_ref(mv.ref)
+                ref, e.ref_text = _read_ref(mv.ref)
             except EngineError as exc:
                 e.reasons.append(str(exc))
         verdict: Verdict | None = None
         if ref is not None:
+            # an entirely legal move: the compiled fast path, the same verdict as
+            # check_move's (tests/puzzles/test_verify_fast.py compares whole reports)
+            quick = self.quick(self.board, ref, mv.word)
+            if quick is not None:
+                e.ref, e.word = ref, mv.word
+                (e.true_score, _, e.squares, e.cells, e.letters, _, e.rests_on, e.words,
+                 e.rack) = quick
+                return True
             verdict = check_move(self.board, ref, mv.word, self.config)
         if verdict is not None and verdict.ok and verdict.placement is not None:
-            e.ref, e.word, e.placement = ref, mv.word, verdict.placement
+            e.ref, e.word = ref, mv.word
             self._record_verdict(e, verdict)
             return True
         # "fits": the word as written lies legally at its reference; only a word it forms
@@ -281,7 +360,7 @@ class Verifier:
             found = self._relocate(mv.word, mv.score, ref.horizontal if ref else None)
             if found is not None:
                 r, v = found
-                e.ref, e.word, e.placement = r, mv.word, v.placement
+                e.ref, e.word, e.ref_text = r, mv.word, format_ref(r)
                 where = f"en {mv.ref}" if mv.ref else "sans référence"
                 msg = (
                     f"{mv.word.upper()} écrit {where} ne s'y place pas ; le mot et son score "
@@ -307,11 +386,11 @@ class Verifier:
                 e.zero(_placement_error(why))
             p = verdict.placement
             if p is not None and ref is not None and self._can_put(p):
-                e.ref, e.word, e.placement = ref, mv.word, verdict.placement
+                e.ref, e.word = ref, mv.word
                 self._record_verdict(e, verdict)
                 return True
             return False
-        e.ref, e.word, e.placement = ref, mv.word, verdict.placement
+        e.ref, e.word = ref, mv.word
         self._record_verdict(e, verdict)
         for why in _fit_reasons(verdict):
             e.zero(why)
@@ -322,8 +401,12 @@ class Verifier:
             {t.square for t in p.tiles}
         ) == len(p.tiles)
 
-    def _record_verdict(self, e: Entry, v: Verdict) -> None:
-        e.words = v.words
+    @staticmethod
+    def _record_verdict(e: Entry, v: Verdict) -> None:
+        if v.placement is not None:
+            e.set_placement(v.placement)
+        e.words = tuple(f"{w.text} {w.points}" for w in v.words)
+        e.rests_on = tuple(sq for w in v.words for sq in _word_squares(w))
         e.true_score = v.score if v.geometry_ok else None
 
     def _relocate(
@@ -345,49 +428,59 @@ class Verifier:
 
     def _play(self, e: Entry) -> None:
         placed = self._materialise(e)
-        p = e.placement
-        if not placed or p is None:
+        squares = e.squares
+        if not placed or squares is None:
             self.supply.consume_unplaced(e)
             return
-        letters = Counter(p.letters)
-        e.board_before = self.board.copy()
-        e.owner_before = dict(self.owner)
-        if len(p) > 7:
-            e.zero(f"{len(p)} lettres posées : 7 au plus par coup.")
-        self.supply.check(e, letters)
-        if self.supply.broken and e.status is MoveStatus.ANNULLED:
+        if self.removed:  # the cascade can no longer rebuild the grid before this move
+            e.board_before = self.board.copy()
+            e.owner_before = dict(self.owner)
+        e.played = True
+        n = len(squares)
+        if n > 7:
+            e.zero(f"{n} lettres posées : 7 au plus par coup.")
+        supply = self.supply
+        supply.check(e, e.letters)
+        if supply.broken and e.status is MoveStatus.ANNULLED:
             return
         # put the tiles on the physical board
-        for t in p.tiles:
-            self.board.put(t.square, t.cell)
-            self.owner[t.square] = e.idx
-        for w in e.words:
-            for sq in _word_squares(w):
-                o = self.owner.get(sq)
-                if o is not None and o != e.idx:
-                    e.deps.add(o)
-        self._check_declared_letters(e)
+        self.board.put_all(squares, e.cells)
+        owner, idx = self.owner, e.idx
+        for sq in squares:
+            owner[sq] = idx
+        deps = e.deps
+        for sq in e.rests_on:
+            o = owner.get(sq)
+            if o is not None and o != idx:
+                deps.add(o)
+        if e.move.letters != e.letters:  # as written (the usual case): nothing to say
+            self._check_declared_letters(e)
 
     def _check_declared_letters(self, e: Entry) -> None:
-        p = e.placement
-        if p is None:
+        if e.squares is None:
             return
         declared = e.move.letters
         if declared is None:
             if self.settings.missing_letters_warning and not self.fam.words_only_moves:
                 e.warnings.append("lettres utilisées non indiquées.")
             return
-        if sorted(declared) != sorted(p.letters) and self.settings.letters_mismatch_warning:
+        if declared != e.letters and sorted(declared) != sorted(e.letters) and (
+            self.settings.letters_mismatch_warning
+        ):
             e.warnings.append(
-                f"lettres écrites {declared}, lettres posées sur la grille {_letters_of(p)}."
+                f"lettres écrites {declared}, lettres posées sur la grille "
+                f"{_sorted_letters(e.letters)}."
             )
 
     # -- cascade ------------------------------------------------------------------------
     def _cascade(self) -> None:
+        gone: set[int] = set()  # the earlier entries that do not count
         for e in self.entries:
-            if e.absent or e.placement is None or e.board_before is None:
+            if e.status in ABSENT:
+                gone.add(e.idx)
                 continue
-            gone = {x.idx for x in self.entries[: e.idx] if x.absent}
+            if e.squares is None or not e.played or not gone:
+                continue  # no earlier move is missing: the physical grid is the effective one
             hit = sorted(e.deps & gone)
             if hit:
                 numbers = sorted({self.entries[i].move.number for i in hit})
@@ -397,108 +490,136 @@ class Verifier:
                     + " qui ne compte pas.",
                     MoveStatus.CASCADE_ZERO,
                 )
+                gone.add(e.idx)
                 continue
-            if not gone:
-                continue  # the effective grid is the physical one: legality already checked
-            effective = e.board_before.copy()
-            for sq, owner in e.owner_before.items():
-                if owner in gone:
-                    effective.remove(sq)
-            reasons = geometry_reasons(effective, e.placement, self.config)
+            placement = e.placement
+            assert placement is not None
+            reasons = geometry_reasons(self._effective_before(e, gone), placement, self.config)
             if reasons:
                 e.zero(
                     "Zéro en cascade : sans les coups qui ne comptent pas, ce coup n'aurait pas "
                     "pu être placé (" + " ".join(reasons) + ")",
                     MoveStatus.CASCADE_ZERO,
                 )
+                gone.add(e.idx)
+
+    def _effective_before(self, e: Entry, gone: set[int]) -> Board:
+        """The grid before ``e`` without the tiles of the moves in ``gone``: from the copies
+        ``e`` kept, or (no annulment had taken tiles off before it) rebuilt from the grid
+        before the first move and the tiles each earlier move put on it."""
+        if e.board_before is not None and e.owner_before is not None:
+            effective = e.board_before.copy()
+            for sq, owner in e.owner_before.items():
+                if owner in gone:
+                    effective.remove(sq)
+            return effective
+        effective = self.initial.copy() if self.initial is not None else Board()
+        for x in self.entries[: e.idx]:
+            # a played move's tiles are on the grid unless its letters broke the rangée
+            # (ANNULLED, so in gone)
+            if x.played and x.idx not in gone and x.squares is not None:
+                for sq, cell in zip(x.squares, x.cells, strict=True):
+                    effective.put(sq, cell)
+        return effective
 
     # -- scores, warnings, cumul -------------------------------------------------------
     def _finish_moves(self) -> tuple[MoveReport, ...]:
         s = self.settings
-        resistance = self.fam.exclusif == "resistance"
+        fam = self.fam
+        resistance = fam.exclusif == "resistance"
         if resistance:
             self._eliminate()
+        words_only = fam.words_only_moves
+        anticipation = fam.anticipation
+        cumul_warning = s.cumul_warning
+        arithmetic = s.cumul_check == "arithmetic"
         prev_claimed = 0  # the player's previous written cumul (or what it should have been)
         running = 0
-        claimed_by_number: Counter[int] = Counter()
-        last_line_of = {e.move.number: e.idx for e in self.entries}
+        claimed_by_number: dict[int, int] = {}
+        last_line_of = {e.move.number: e.idx for e in self.entries} if cumul_warning else {}
         # Anticipation move 1 with two words: S2, « il inscrira sur le billet les deux scores
         # obtenus, dans l'ordre des mots placés, ainsi que le cumul de ces deux scores ».
         first_billet = [
             e for e in self.entries
             if e.move.number == 1 and not self._annul_only(e.move) and not e.move.passed
-        ]
-        two_words = self.fam.anticipation and len(first_billet) == 2
+        ] if anticipation else []
+        two_words = anticipation and len(first_billet) == 2
         reports: list[MoveReport] = []
+        valid, warning, penalty = MoveStatus.VALID, MoveStatus.WARNING, MoveStatus.PENALTY
         for e in self.entries:
             mv = e.move
-            annul_only = self._annul_only(mv)
-            if e.status.counts and e.true_score is not None and not resistance:
-                if mv.score is None:
-                    if not self.fam.words_only_moves:  # the score is not asked for
-                        e.warnings.append("score non indiqué.")
-                elif mv.score != e.true_score:
-                    e.warnings.append(f"score écrit {mv.score}, score exact {e.true_score}.")
+            score = mv.score
+            annul_only = mv.word is None and not mv.passed and mv.ref is None and bool(mv.annul)
+            true_score = e.true_score
+            counts = e.status in _COUNTS
             counted = 0
-            if e.status.counts and e.true_score is not None:
-                counted = max(0, e.true_score - e.penalty)  # INFERRED: never below zero
-                if resistance:
+            if counts and true_score is not None:
+                if not resistance:
+                    if score is None:
+                        if not words_only:  # the score is not asked for
+                            e.warnings.append("score non indiqué.")
+                    elif score != true_score:
+                        e.warnings.append(f"score écrit {score}, score exact {true_score}.")
+                    counted = max(0, true_score - e.penalty)  # INFERRED: never below zero
+                else:
                     counted = 0 if e.group == 1 else 1
             if not annul_only and not resistance:
-                claimed = mv.score or 0
-                claimed_by_number[mv.number] += claimed
+                claimed = score or 0
                 expected = prev_claimed + claimed
-                cancelled = sum(claimed_by_number[k] for k in e.annul_done)
-                if s.cumul_warning and last_line_of[mv.number] == e.idx:
-                    if mv.cumul is None:
-                        if not mv.passed and not self.fam.words_only_moves:
+                if cumul_warning:
+                    claimed_by_number[mv.number] = claimed_by_number.get(mv.number, 0) + claimed
+                if cumul_warning and last_line_of[mv.number] == e.idx:
+                    cumul = mv.cumul
+                    if cumul is None:
+                        if not mv.passed and not words_only:
                             e.warnings.append("cumul non indiqué.")
-                    elif s.cumul_check == "arithmetic":
+                    elif arithmetic:
                         # with the score left blank the arithmetic cannot be checked
-                        if mv.score is not None and mv.cumul not in (
-                            expected, expected - cancelled
-                        ):
+                        cancelled = sum(claimed_by_number.get(k, 0) for k in e.annul_done)
+                        if score is not None and cumul not in (expected, expected - cancelled):
                             e.warnings.append(
-                                f"cumul écrit {mv.cumul}, attendu {expected} (cumul précédent "
+                                f"cumul écrit {cumul}, attendu {expected} (cumul précédent "
                                 f"{prev_claimed} + score écrit {claimed})."
                             )
-                    elif mv.cumul != running + counted:
+                    elif cumul != running + counted:
                         e.warnings.append(
-                            f"cumul écrit {mv.cumul}, cumul exact {running + counted}."
+                            f"cumul écrit {cumul}, cumul exact {running + counted}."
                         )
                 prev_claimed = mv.cumul if mv.cumul is not None else expected
-            if two_words and not s.cumul_warning and e is first_billet[1]:
+            if two_words and not cumul_warning and e is first_billet[1]:
                 self._check_first_sum(e, first_billet[0])
             running += counted
-            if e.absent or (e.penalty and e.status.counts):
+            status = e.status
+            if e.warnings and (status in ABSENT or (e.penalty and counts)):
                 e.warnings.clear()  # RULES §4.7.5: a warning adds to neither a zero nor a penalty
             if e.warnings:
                 # one billet is one move number in Anticipation, one line elsewhere
-                self.warned_billets.add(mv.number if self.fam.anticipation else -1 - e.idx)
-            if e.status is MoveStatus.VALID and e.penalty:
-                e.status = MoveStatus.PENALTY
-            elif e.status is MoveStatus.VALID and e.warnings:
-                e.status = MoveStatus.WARNING
+                self.warned_billets.add(mv.number if anticipation else -1 - e.idx)
+            if status is valid and e.penalty:
+                status = e.status = penalty
+            elif status is valid and e.warnings:
+                status = e.status = warning
+            placed = e.squares is not None
             reports.append(
-                MoveReport(
-                    number=mv.number,
-                    line=mv.line,
-                    status=e.status,
-                    ref=format_ref(e.ref) if e.ref is not None else mv.ref,
-                    word=e.word if e.word is not None else mv.word,
-                    group=e.group,
-                    letters=_letters_of(e.placement) if e.placement is not None else None,
-                    declared_letters=mv.letters,
-                    claimed_score=mv.score,
-                    true_score=e.true_score,
-                    score=counted,
-                    claimed_cumul=mv.cumul,
-                    cumul=running,
-                    penalty=e.penalty if e.status.counts else 0,
-                    reasons=tuple(e.reasons),
-                    warnings=tuple(e.warnings),
-                    words=tuple(f"{w.text} {w.points}" for w in e.words),
-                    annul=mv.annul,
+                new_move_report(  # MoveReport's fields, in order
+                    mv.number,
+                    mv.line,
+                    status,
+                    e.ref_text if e.ref is not None else mv.ref,
+                    e.word if e.word is not None else mv.word,
+                    e.group,
+                    (e.rack or _sorted_letters(e.letters)) if placed else None,
+                    mv.letters,
+                    score,
+                    true_score,
+                    counted,
+                    mv.cumul,
+                    running,
+                    e.penalty if status in _COUNTS else 0,
+                    tuple(e.reasons),
+                    tuple(e.warnings),
+                    e.words,
+                    mv.annul,
                 )
             )
         return tuple(reports)
@@ -642,7 +763,7 @@ class Verifier:
         construction: int | None = None
         fam = self.fam
         # the Superscrabbles count their answers, every other game its moves
-        total = sum(m.score for m in (scrabbles if fam.has_answers else moves))
+        total = sum([m.score for m in (scrabbles if fam.has_answers else moves)])
         unit = fam.unit.value
         if fam.rank_by is RankBy.CONSTRUCTION:
             construction = len(self.owner)
@@ -662,27 +783,31 @@ class Verifier:
         else:
             final = total - penalty
         identity = getattr(self.lexicon, "identity", None)
-        return Report(
-            problem_id=self.problem.id,
-            game=self.game,
-            player=self.feuille.player,
-            submitted_at=self.feuille.submitted_at,
-            moves=moves,
-            scrabbles=scrabbles,
-            total=total,
-            warnings=warnings,
-            penalty=penalty,
-            final_score=final,
-            unit=unit,
-            lexicon_name=identity.name if identity else None,
-            lexicon_sha256=identity.sha256 if identity else None,
-            lexicon_word_count=identity.word_count if identity else None,
-            errors=tuple(self.errors),
-            score_vector=score_vector,
-            construction_letters=construction,
-            eliminated_at=eliminated,
-            settings_changed=_changed_settings(s),
+        return Report(  # positional, in Report's field order
+            self.problem.id,  # problem_id
+            self.game,  # game
+            self.feuille.player,  # player
+            self.feuille.submitted_at,  # submitted_at
+            moves,
+            scrabbles,
+            total,
+            warnings,
+            penalty,
+            final,  # final_score
+            unit,
+            identity.name if identity else None,  # lexicon_name
+            identity.sha256 if identity else None,  # lexicon_sha256
+            identity.word_count if identity else None,  # lexicon_word_count
+            tuple(self.errors),  # errors
+            score_vector,
+            construction,  # construction_letters
+            eliminated,  # eliminated_at
+            _changed_settings(s),  # settings_changed
         )
+
+
+#: The default settings (frozen): :func:`puzzles.verify.verify` passes this very instance.
+DEFAULT_SETTINGS = Settings()
 
 
 @cache
@@ -694,7 +819,7 @@ def _changed_settings(s: Settings) -> tuple[str, ...]:
     """``name=value`` for every setting that differs from its default (recorded in reports).
 
     The defaults are computed once: this runs for every sheet of a batch."""
-    if s == Settings():
+    if s is DEFAULT_SETTINGS or s == DEFAULT_SETTINGS:
         return ()
     defaults = _default_settings()
     return tuple(f"{k}={v}" for k, v in s.to_dict().items() if defaults[k] != v)

@@ -9,8 +9,10 @@ the reports.
 
 from __future__ import annotations
 
+import inspect
 import json
-from dataclasses import asdict, dataclass
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, fields
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -83,6 +85,37 @@ class MoveReport:
         for key in ("reasons", "warnings", "words", "annul"):
             data[key] = tuple(data.get(key, ()))
         return cls(**data)
+
+
+def _new_move_report(
+    number: int, line: int, status: MoveStatus, ref: str | None, word: str | None,
+    group: int | None, letters: str | None, declared_letters: str | None,
+    claimed_score: int | None, true_score: int | None, score: int,
+    claimed_cumul: int | None, cumul: int, penalty: int, reasons: tuple[str, ...],
+    warnings: tuple[str, ...], words: tuple[str, ...], annul: tuple[int, ...],
+) -> MoveReport:
+    report = object.__new__(MoveReport)
+    object.__setattr__(report, "__dict__", {
+        "number": number, "line": line, "status": status, "ref": ref, "word": word,
+        "group": group, "letters": letters, "declared_letters": declared_letters,
+        "claimed_score": claimed_score, "true_score": true_score, "score": score,
+        "claimed_cumul": claimed_cumul, "cumul": cumul, "penalty": penalty,
+        "reasons": reasons, "warnings": warnings, "words": words, "annul": annul,
+    })
+    return report
+
+
+#: ``MoveReport(*fields)`` with every field given in order: the verifier builds one per line
+#: of every sheet, and a frozen dataclass's ``__init__`` pays one ``object.__setattr__`` per
+#: field; this fills the instance's ``__dict__`` at once (the same value: ``==``, hash,
+#: repr). Should MoveReport's fields change, the plain constructor is used instead
+#: (tests/puzzles/test_verify_fast.py checks that the fast one is in use and equal).
+new_move_report: Callable[..., MoveReport] = (
+    _new_move_report
+    if [f.name for f in fields(MoveReport)]
+    == list(inspect.signature(_new_move_report).parameters)
+    else MoveReport
+)
 
 
 @dataclass(frozen=True)

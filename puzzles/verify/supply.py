@@ -21,6 +21,24 @@ from puzzles.verify.entry import Entry
 from puzzles.verify.report import MoveStatus
 from scoring.tiles import JOKER
 
+_STOCKS: dict[tuple[int, bool], tuple[Problem, dict[str, int]]] = {}
+
+
+def _stock(problem: Problem, full_bag: bool) -> dict[str, int]:
+    """A fresh copy of the stock a stock-based problem starts with (``full_bag``: the
+    Superscrabble incomplet built from the whole set); worked out once per problem (frozen),
+    as a batch judges many sheets of the same problem."""
+    key = (id(problem), full_bag)
+    hit = _STOCKS.get(key)
+    if hit is None or hit[0] is not problem:
+        stock = problem.construction_stock()
+        if problem.game.family.construction_then_answers and full_bag:
+            stock = problem.tileset.bag()
+        if len(_STOCKS) >= 64:
+            _STOCKS.clear()
+        hit = _STOCKS[key] = (problem, {c: n for c, n in stock.items() if n > 0})
+    return dict(hit[1])
+
 
 class LetterSupply:
     """What the game still makes available, and the rules of taking from it."""
@@ -31,14 +49,12 @@ class LetterSupply:
         self.game = problem.game
         self.fam = fam = problem.game.family
         self.ts = problem.tileset
-        self.stock: Counter[str] = Counter()
+        # the stock (positive counts only, as Counter's ``-=`` leaves them)
+        self.stock: dict[str, int] = {}
         if fam.supply is Supply.STOCK:
-            self.stock = problem.construction_stock()
-            if fam.construction_then_answers and (
-                settings.incomplet_construction_stock == "bag"
-            ):
-                self.stock = self.ts.bag()
-        self.pool: Counter[str] = Counter(problem.pool)
+            self.stock = _stock(problem, settings.incomplet_construction_stock == "bag")
+        # the pool the consonant variants complete their groups from
+        self.pool: Counter[str] = Counter(problem.pool) if fam.consonants_announced else Counter()
         self.row_pos = 0
         self.broken = False
         self.broken_at: int | None = None
@@ -163,26 +179,36 @@ class LetterSupply:
             "de la rangée.",
         )
 
-    def check(self, e: Entry, letters: Counter[str]) -> None:
-        """Take the ``letters`` move ``e`` put down from what the game offers (stock, row,
-        group, pool), zeroing ``e`` (or breaking the row) when they are not there."""
+    def check(self, e: Entry, letters: str) -> None:
+        """Take the ``letters`` move ``e`` put down (capitals, ``?`` a joker) from what the
+        game offers (stock, row, group, pool), zeroing ``e`` (or breaking the row) when they
+        are not there."""
         supply = self.fam.supply
         if supply is Supply.STOCK:
             self._take_from_stock(e, letters)
         elif supply is Supply.ROW:
-            self._take_from_row(e, letters)
+            self._take_from_row(e, Counter(letters))
         else:
-            self._take_from_group(e, letters)
+            self._take_from_group(e, Counter(letters))
 
-    def _take_from_stock(self, e: Entry, letters: Counter[str]) -> None:
-        """Intégral family, Superscrabble incomplet's construction: the remaining stock."""
-        missing = letters - self.stock
+    def _take_from_stock(self, e: Entry, letters: str) -> None:
+        """Intégral family, Superscrabble incomplet's construction: the remaining stock.
+
+        What ``Counter(letters) - stock`` is missing, then ``stock -= Counter(letters)``,
+        letter by letter (a move puts down a few letters; the stock only ever holds
+        positive counts)."""
+        stock = self.stock
+        missing: list[str] = []
+        for c in letters:
+            have = stock.get(c, 0)
+            if have > 1:
+                stock[c] = have - 1
+            elif have:
+                del stock[c]
+            else:
+                missing.append(c)
         if missing:
-            e.zero(
-                "Lettres indisponibles dans le stock : "
-                f"{''.join(sorted(missing.elements()))}."
-            )
-        self.stock -= letters
+            e.zero(f"Lettres indisponibles dans le stock : {''.join(sorted(missing))}.")
 
     def _take_from_row(self, e: Entry, letters: Counter[str]) -> None:
         """Rangée (RULES §7.3): exactly the next letters of the row, 2 to 7 at the first
