@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 
 .PHONY: run test lint typecheck bench clean translations compile-translations
 
-$(STAMP): pyproject.toml setup.py
+$(STAMP): pyproject.toml setup.py scoring/_movegen.c
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev]'
