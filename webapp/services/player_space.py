@@ -41,6 +41,7 @@ from webapp.services import (
     appeals,
     clock,
     correspondence,
+    duplicate,
     rounds,
     sheets,
     submissions,
@@ -120,7 +121,7 @@ def round_games(session: Session, player_id: int, comp_ids: list[int]) -> list[R
         .where(col(DuplicateEntry.late).is_(False)).order_by(col(DuplicateEntry.version))
     ).all():
         last[e.round_id] = e
-    answered = {rid for rid, e in last.items() if e.bulletin and not e.parse_errors}
+    answered = {rid for rid, e in last.items() if duplicate.is_answer(e)}
     for g in games:
         rnd = open_rounds.get(g.id or 0)
         when: datetime | None

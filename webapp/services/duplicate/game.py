@@ -582,17 +582,25 @@ def bulletin_line(b: dict[str, Any] | None) -> str | None:
     return " / ".join([one, *others])
 
 
-def all_answered(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> bool:
-    """Every player's version that counts (his last on time) was read: « dès que tous ont
-    répondu » closes the round then. A bulletin that could not be read is no answer — its
-    player was told to send it again, corrected, before the close (issue 22 §4)."""
-    players = {p.id for p in players_of(s, game)}
-    if not players:
-        return False
+def is_answer(entry: DuplicateEntry) -> bool:
+    """A bulletin that was read. One that could not be read is no answer — its player was
+    told to send it again, corrected, before the close (issue 22 §4)."""
+    return bool(entry.bulletin) and not entry.parse_errors
+
+
+def answered_players(s: Session, rnd: DuplicateRound) -> set[int]:
+    """The players whose version that counts (their last on time) was read
+    (:func:`is_answer`)."""
     counting = counting_entries(list(s.exec(select(DuplicateEntry).where(
         DuplicateEntry.round_id == rnd.id, col(DuplicateEntry.late).is_(False))).all()))
-    answered = {pid for pid, e in counting.items() if e.bulletin and not e.parse_errors}
-    return players <= answered
+    return {pid for pid, e in counting.items() if is_answer(e)}
+
+
+def all_answered(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> bool:
+    """Every player's version that counts was read (:func:`answered_players`): « dès que
+    tous ont répondu » closes the round then."""
+    players = {p.id for p in players_of(s, game)}
+    return bool(players) and players <= answered_players(s, rnd)
 
 
 def scrabble_top_dict(chosen: Any, answers: Sequence[Any], reason: str) -> dict[str, Any]:

@@ -15,7 +15,6 @@ from sqlmodel import Session, col, select
 from scoring.board import Board
 from webapp.db import session_scope
 from webapp.models import (
-    DuplicateEntry,
     DuplicateGame,
     DuplicateRound,
     DuplicateStatus,
@@ -29,8 +28,8 @@ from webapp.services.duplicate.game import (
     SUPERSCRABBLE,
     DuplicateError,
     all_answered,
+    answered_players,
     config_of,
-    counting_entries,
     current_round,
     deadline_after,
     draw_dict,
@@ -136,9 +135,7 @@ def send_reminders(s: Session, game: DuplicateGame, rnd: DuplicateRound,
     """The round's reminder to every player without a readable bulletin that counts (as a
     problem's J-1 goes to those without a sheet), listing what else waits for him; the
     outbox's keys make it once per player and round (issue 22 §1)."""
-    counting = counting_entries(list(s.exec(select(DuplicateEntry).where(
-        DuplicateEntry.round_id == rnd.id, col(DuplicateEntry.late).is_(False))).all()))
-    answered = {pid for pid, e in counting.items() if e.bulletin and not e.parse_errors}
+    answered = answered_players(s, rnd)
     without = [p for p in players_of(s, game) if p.id not in answered]
     return reminder_notices(s, game, rnd, without,
                             lambda p: waiting(s, p.id or 0))
@@ -293,9 +290,7 @@ def close_now_preview(s: Session, game: DuplicateGame) -> CloseNow:
     is open."""
     rnd = _open_round_of(s, game)
     players = {p.id for p in players_of(s, game)}
-    counting = counting_entries(list(s.exec(select(DuplicateEntry).where(
-        DuplicateEntry.round_id == rnd.id, col(DuplicateEntry.late).is_(False))).all()))
-    answered = {pid for pid, e in counting.items() if e.bulletin and not e.parse_errors}
+    answered = answered_players(s, rnd)
     return CloseNow(number=rnd.number, deadline=rnd.closes_at, registered=len(players),
                     answered=len(players & answered), without=len(players - answered))
 
