@@ -30,7 +30,12 @@ from webapp.models import (
 )
 from webapp.services import audit, clock, notify
 from webapp.services.stored import puzzle_of, report_from
-from webapp.services.versions import eligible_submissions, excluded_submissions, standing_since
+from webapp.services.versions import (
+    counting_versions,
+    excluded_submissions,
+    latest_versions,
+    standing_since,
+)
 
 #: what :func:`compute_rows` accepts instead of the stored report of a submission
 Override = Mapping[int, tuple[int, bool, dict[str, Any]]]
@@ -42,7 +47,8 @@ def compute_rows(
     """The ranking rows as they stand (or as they would with ``override``)."""
     excluded = excluded_submissions(session, problem)
     entrants = entrant_ids(session, problem)
-    subs = [s for s in eligible_submissions(session, problem)
+    versions = counting_versions(session, problem)
+    subs = [s for s in latest_versions(versions)
             if s.id is not None and s.id not in excluded
             and (entrants is None or s.player_id in entrants)]
     # two queries for the whole batch rather than two per sheet
@@ -56,7 +62,7 @@ def compute_rows(
         current[v.submission_id] = v
     people = {p.id: p for p in session.exec(
         select(Player).where(col(Player.id).in_([s.player_id for s in subs]))).all()}
-    since = standing_since(session, problem)  # an identical copy keeps the first's time
+    since = standing_since(versions)  # an identical copy keeps the first's time
     entries: list[dict[str, Any]] = []
     for sub in subs:
         assert sub.id is not None

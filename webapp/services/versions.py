@@ -35,8 +35,9 @@ def excluded_submissions(session: Session, problem: Problem) -> set[int]:
     }
 
 
-def _counting(session: Session, problem: Problem) -> list[Submission]:
-    """Every version received on time or accepted late, per player newest first."""
+def counting_versions(session: Session, problem: Problem) -> list[Submission]:
+    """Every version received on time or accepted late, per player newest first (one
+    query: :func:`latest_versions` and :func:`standing_since` read the same list)."""
     return list(session.exec(
         select(Submission)
         .where(Submission.problem_id == problem.id)
@@ -45,18 +46,25 @@ def _counting(session: Session, problem: Problem) -> list[Submission]:
     ).all())
 
 
-def eligible_submissions(session: Session, problem: Problem) -> list[Submission]:
-    """Per player, the latest version received on time or accepted late (a late
-    correction does not erase an on-time sheet)."""
+def latest_versions(versions: list[Submission]) -> list[Submission]:
+    """Per player, the first of ``versions`` (:func:`counting_versions`: his latest), in
+    receive order."""
     latest: dict[int, Submission] = {}
-    for s in _counting(session, problem):
+    for s in versions:
         latest.setdefault(s.player_id, s)
     return sorted(latest.values(), key=lambda s: (s.received_at, s.id or 0))
 
 
-def standing_since(session: Session, problem: Problem) -> dict[int, datetime]:
-    """Per counting sheet (by submission id), the instant its text has stood unchanged since:
-    the receive time of the first of the identical versions (same SHA-256) that end with it.
+def eligible_submissions(session: Session, problem: Problem) -> list[Submission]:
+    """Per player, the latest version received on time or accepted late (a late
+    correction does not erase an on-time sheet)."""
+    return latest_versions(counting_versions(session, problem))
+
+
+def standing_since(versions: list[Submission]) -> dict[int, datetime]:
+    """Per counting sheet (by submission id; ``versions``: :func:`counting_versions`), the
+    instant its text has stood unchanged since: the receive time of the first of the
+    identical versions (same SHA-256) that end with it.
     The tie-break « la feuille reçue la première passe devant » reads this time, so that a
     player who sends the same sheet again (a second mail, a double click) does not lose his
     place to someone who sent after his first copy (issue 22 §4). A version with another
@@ -64,7 +72,7 @@ def standing_since(session: Session, problem: Problem) -> dict[int, datetime]:
     out: dict[int, datetime] = {}
     current: dict[int, Submission] = {}  # per player: his counting sheet
     broken: set[int] = set()
-    for s in _counting(session, problem):  # newest first, per player
+    for s in versions:  # newest first, per player
         first = current.setdefault(s.player_id, s)
         if s.player_id in broken:
             continue
