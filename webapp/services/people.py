@@ -143,7 +143,7 @@ def _game_events(session: Session, player: Player) -> list[Event]:
             unit=_GAME_UNITS.get(str(game.variant), "points"),
             percent=float(pct) if isinstance(pct, int | float) else None,
             provisional=not finished, round_number=len(published),
-            tied=sum(1 for r in rows if r["rank"] == mine["rank"]) > 1,
+            tied=bool(mine["tied"]),  # duplicate.standings says whether the rank is shared
         ))
     return out
 
