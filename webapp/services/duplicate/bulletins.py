@@ -188,9 +188,8 @@ def _repeated(last: DuplicateEntry | None, sha256: str, channel: Channel, late: 
     if last is None or window <= 0 or channel != Channel.WEB or last.channel != channel \
             or last.sha256 != sha256 or bool(last.late) != late:
         return False
-    before = last.received_at if last.received_at.tzinfo is not None \
-        else last.received_at.replace(tzinfo=received_at.tzinfo)
-    return timedelta(0) <= received_at - before <= timedelta(seconds=window)
+    # (stored times are aware: webapp.db.UTCDateTime; received_at is checked aware above)
+    return timedelta(0) <= received_at - last.received_at <= timedelta(seconds=window)
 
 
 def _refused(session: Session, game: DuplicateGame, player: Player, received_at: datetime,
