@@ -2,8 +2,11 @@
 contributes its ranking in force (final, else provisional — flagged), and each finished
 Duplicate game of the competition its final ranking as one event (issue 22 §1: the rank,
 the total and the percentage of the tops of ``duplicate.standings``, among the players who
-sent it a bulletin), aggregated by ``puzzles.championship`` under the competition's
-``ranking_rule`` and ``standings_settings``. Reads only; never commits."""
+sent it a bulletin), and each finished correspondence game of the competition one event
+of its two players (:func:`_correspondence_event`: the winner placed 1st, the loser 2nd, a
+draw shared; the score his final total; the percentage the points of his result), aggregated
+by ``puzzles.championship`` under the competition's ``ranking_rule`` and
+``standings_settings``. Reads only; never commits."""
 
 from __future__ import annotations
 
@@ -24,6 +27,8 @@ from puzzles.championship import (
 )
 from webapp.models import (
     Competition,
+    CorrespondenceGame,
+    CorrespondenceStatus,
     DuplicateEntry,
     DuplicateGame,
     DuplicateRound,
@@ -35,7 +40,7 @@ from webapp.models import (
     RankingRule,
     Stage,
 )
-from webapp.services import audit, duplicate
+from webapp.services import audit, correspondence, duplicate
 from webapp.services.rankings import current_ranking
 from webapp.services.stored import standings_settings_of
 
@@ -53,7 +58,9 @@ class StandingsColumn:
     stage: str
     kind: str  # RankingKind
     event_value: int
-    game: str = "problem"  # "problem", or "duplicate" (a finished Duplicate game)
+    # "problem", "duplicate" (a finished Duplicate game) or "correspondence" (a finished
+    # correspondence game)
+    game: str = "problem"
 
     @property
     def provisional(self) -> bool:
@@ -164,6 +171,17 @@ def championship_standings(
             ProblemResult(player_id=int(r["player_id"]), place=int(r["rank"]),
                           score=int(r["total"]), percent=r.get("percent"))
             for r in sorted(game_rows, key=lambda r: int(r["rank"])))))
+    for corr in session.exec(
+        select(CorrespondenceGame).where(CorrespondenceGame.competition_id == competition.id)
+        .where(CorrespondenceGame.status == CorrespondenceStatus.FINISHED)
+        .order_by(col(CorrespondenceGame.finished_at), col(CorrespondenceGame.id))
+    ).all():
+        taken = {c.key for c in inputs}
+        key = corr.code if corr.code not in taken else f"{corr.code} (correspondance)"
+        columns.append(StandingsColumn(
+            problem_id=0, code=corr.code, title=corr.title, stage="",
+            kind=RankingKind.FINAL, event_value=FRSC_BASE_VALUE, game="correspondence"))
+        inputs.append(ProblemRanking(key=key, results=_correspondence_event(corr)))
     rows_out = standings(inputs, rule, settings)
     # the names as they are now (a player may have corrected his), else as ranked
     people = {p.id: p for p in session.exec(
@@ -175,6 +193,26 @@ def championship_standings(
         lines.append(StandingsLine(row=row, name=name, club=club))
     return Standings(competition=competition, rule=rule, settings=settings,
                      columns=tuple(columns), lines=tuple(lines))
+
+
+def _correspondence_event(game: CorrespondenceGame) -> tuple[ProblemResult, ...]:
+    """A finished correspondence game as an event of the standings (INFERRED, docs/WEB.md
+    « Classement général »): its result places its players — the winner 1st, the loser 2nd
+    (a game lost on time too: the result decides whatever the scores, as in the series
+    table), a draw both 1st ex æquo —; ``score`` is each player's final total as his sheet
+    records it (the capped scores of rounds I and II, the leftovers deducted or added);
+    ``percent`` the points of his result out of the game's one point (100, 50, 0): a game
+    has no reference score to be a percentage of, its result is what the series counts."""
+    totals = correspondence.state_of(game).totals
+    red = (game.red_id, float(game.result_red or 0), int(totals[0]))
+    blue = (game.blue_id, float(game.result_blue or 0), int(totals[1]))
+    first, second = (red, blue) if red[1] >= blue[1] else (blue, red)
+    draw = first[1] == second[1]
+    return (
+        ProblemResult(player_id=first[0], place=1, score=first[2], percent=first[1] * 100),
+        ProblemResult(player_id=second[0], place=1 if draw else 2, score=second[2],
+                      percent=second[1] * 100, ex_aequo=draw),
+    )
 
 
 def _whole(value: str, label: str, *, minimum: int, maximum: int = 100_000) -> int:
