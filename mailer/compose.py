@@ -164,7 +164,7 @@ TEMPLATES: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "corr_reminder": (
         ("player_name", "game_title", "deadline"),
-        ("move_no", "lost_at", "game_url"),
+        ("move_no", "lost_at", "game_url", "waiting_games"),
     ),
     "corr_final": (
         ("player_name", "game_title", "reason", "red", "blue", "red_total", "blue_total"),

@@ -149,3 +149,85 @@ def test_a_duplicate_round_reminds_who_has_no_readable_bulletin(
             "    https://arbitre.test/correspondance/CO1\n") in text
     # the list names the other games only (D1 is the mail's own)
     assert "(D1) : votre bulletin" not in text
+
+
+def test_the_correspondence_reminder_lists_the_other_games_waiting(
+    app: Flask, seed: Seed, intake: Any, relay: Relay, tmp_path: Path,
+) -> None:
+    """The correspondence move's reminder lists the other round games waiting for the player,
+    as the problem and Duplicate reminders do. Start 26/12/2099 18:00 UTC. CO1 (Ana RED –
+    Bogdan BLUE): 24 hours a move, reminded 12 hours before, so at 06:00 UTC on the 27th.
+    D1: round 1 drawn at the start, 48 hours, closing 28/12 18:00 UTC = 20:00 in Bucharest;
+    Ana has sent no bulletin. CO2 (Ana RED – Cid BLUE): 72 hours, Ana's move 1 due 29/12
+    18:00 UTC = 20:00 in Bucharest (the site's zone). CO3 (Cid RED – Ana BLUE): Cid's turn,
+    nothing waits for Ana there. Soonest first; CO1, the mail's own, not in the list. The
+    problem I3's J-3 (28/12 18:00) is not due yet."""
+    from puzzles.duplicate import DuplicateSettings
+    from tests.web.test_correspondence_game import _row
+    from webapp.db import session_scope
+    from webapp.models import Competition, OutboxKind, OutboxMessage, Player, Registration
+    from webapp.services import correspondence, duplicate, lifecycle
+
+    app.config["BASE_URL"] = "https://arbitre.test"
+    start = DEADLINE - timedelta(days=5)
+    use_word_list(app, tmp_path, "ZA\nZAS\n")
+    with app.app_context(), session_scope(app) as s:
+        comp = s.get(Competition, seed.competition_id)
+        ana, bogdan = s.get(Player, seed.ana_id), s.get(Player, seed.bogdan_id)
+        assert comp is not None and ana is not None and bogdan is not None
+        cid = Player(name="Cid Dumas", email="cid@example.net", token="tokCid12345")
+        s.add(cid)
+        s.flush()
+        assert cid.id is not None and comp.id is not None
+        s.add(Registration(competition_id=comp.id, player_id=cid.id))
+        s.flush()
+        duplicate.create_game(
+            session=s, competition=comp, title="Duplicate du lundi", code="D1",
+            settings=DuplicateSettings(lang="fr", rounds=2),
+            rhythm={"kind": "hours", "hours": 48}, starts_at=start, lexicon_name="za",
+            bag_order=full_bag(), timezone="Europe/Bucharest")
+        for code, red, blue, hours, remind in (("CO1", ana, bogdan, 24, 12),
+                                               ("CO2", ana, cid, 72, 24),
+                                               ("CO3", cid, ana, 72, 24)):
+            correspondence.create_game(
+                session=s, competition=comp, red=red, blue=blue, row=_row(),
+                starts_at=start, code=code, title=f"{red.name} – {blue.name}",
+                lexicon_name="za", move_hours=hours, reminder_hours=remind)
+    with app.app_context():
+        assert lifecycle.run_due(now=start) == ["draw:D1:1"]
+        assert start + timedelta(hours=12) in lifecycle.upcoming_instants(now=start)
+        assert lifecycle.run_due(now=start + timedelta(hours=12)) == ["remind:CO1:1"]
+    mails = wait_for(lambda: (r if len(r := _corr_reminders(relay)) == 1 else None))
+    [(to, (_subject, text, html))] = mails.items()
+    assert ANA[1] in to
+    # the subject as the outbox sends it (Python 3.11's header folder drops the space after
+    # « rappel : » when it cuts the encoded words there, CPython gh-144156: the received
+    # Subject reads « rappel :à vous » — the mailer's, not this mail's, to fix)
+    with app.app_context(), session_scope(app) as s:
+        [row] = s.exec(select(OutboxMessage).where(
+            OutboxMessage.kind == OutboxKind.CORR_REMINDER)).all()
+        assert row.subject == ("Ana Ionescu – Bogdan Pop (CO1) — rappel : à vous de jouer "
+                               "avant le 27/12/2099 à 20:00 (Europe/Bucharest, UTC+02:00)")
+    assert ("Rappel : le coup 1 de la partie « Ana Ionescu – Bogdan Pop (CO1) » est attendu "
+            "avant le 27/12/2099 à 20:00 (Europe/Bucharest, UTC+02:00).") in text
+    assert ("Vous attendent aussi :\n"
+            "  - Duplicate du lundi (D1) : votre bulletin du tour 1, avant le 28/12/2099 à "
+            "20:00 (Europe/Bucharest, UTC+02:00)\n    https://arbitre.test/duplicate/D1\n"
+            "  - Ana Ionescu – Cid Dumas (CO2) : à vous de jouer le coup 1, avant le "
+            "29/12/2099 à 20:00 (Europe/Bucharest, UTC+02:00)\n"
+            "    https://arbitre.test/correspondance/CO2\n") in text
+    assert "(CO1) : à vous" not in text and "CO3" not in text
+    assert text.index("perdue au temps") < text.index("Vous attendent aussi :")
+    assert '<a href="https://arbitre.test/duplicate/D1">' in html
+    assert '<a href="https://arbitre.test/correspondance/CO2">' in html
+    assert "CO3" not in html
+
+
+def _corr_reminders(relay: Relay) -> dict[str, tuple[str, str, str]]:
+    out = {}
+    for m in relay.handler.messages():
+        if " — rappel :" in str(m["Subject"]):
+            out[str(m["To"])] = (str(m["Subject"]),
+                                 m.get_body(("plain",)).get_content().replace("\r\n", "\n"),
+                                 m.get_body(("html",)).get_content())
+    return out

@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import re
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -358,8 +359,18 @@ def _finish(session: Session, game: CorrespondenceGame, state: Any, reason: str,
 # --- the scheduled steps ---------------------------------------------------------------------
 
 
-def run_due(*, now: datetime) -> list[str]:
-    """Reminders due and games lost on time; ``"<action>:<code>:<move>"`` per step."""
+#: the round games waiting for a player, by his id (``player_space.waiting_games``, which
+#: this module cannot import: it reads the correspondence games through this one)
+Waiting = Callable[[Session, int], list[dict[str, Any]]]
+
+
+def _nothing_else(_s: Session, _player_id: int) -> list[dict[str, Any]]:
+    return []
+
+
+def run_due(*, now: datetime, waiting: Waiting = _nothing_else) -> list[str]:
+    """Reminders due and games lost on time; ``"<action>:<code>:<move>"`` per step.
+    ``waiting``: what else waits for a player, listed in his reminder (issue 22 §1)."""
     with session_scope() as s:
         ids = list(s.exec(select(CorrespondenceGame.id).where(
             CorrespondenceGame.status == PLAYING).order_by(col(CorrespondenceGame.id))).all())
@@ -384,7 +395,7 @@ def run_due(*, now: datetime) -> list[str]:
                       and game.reminded_moves != n):
                     game.reminded_moves = n
                     s.add(game)
-                    _reminder(s, game)
+                    _reminder(s, game, waiting)
                     done.append(f"remind:{game.code}:{n + 1}")
         except Exception:
             log.exception("correspondence %s: scheduled step failed", gid)
@@ -472,18 +483,23 @@ def _turn_notice(session: Session, game: CorrespondenceGame, last: Any = None) -
         dedupe_key=f"corr_turn:{game.code}:{len(game.moves) + 1}", player_id=p.id)
 
 
-def _reminder(session: Session, game: CorrespondenceGame) -> None:
+def _reminder(session: Session, game: CorrespondenceGame,
+              waiting: Waiting = _nothing_else) -> None:
+    """The player to move is reminded of this move, and of the other round games waiting for
+    him (a Duplicate bulletin, another move: ``waiting``), as the problem and Duplicate
+    reminders list them."""
     red, blue = _players(session, game)
     p = red if to_move(game) == game.red_id else blue
     if not notify.deliverable(p):
         return
+    others = [g for g in waiting(session, p.id or 0) if g["code"] != game.code]
     notify.enqueue(
         session=session, kind=KIND_REMINDER, to_addr=p.email, template="corr_reminder",
         context={"player_name": p.name, "game_title": _title(game),
                  "move_no": len(game.moves) + 1,
                  "deadline": format_local(deadline(game), game.timezone),
                  "lost_at": format_local(lost_on_time_at(game), game.timezone),
-                 "game_url": game_url(game)},
+                 "game_url": game_url(game), "waiting_games": others},
         dedupe_key=f"corr_reminder:{game.code}:{len(game.moves) + 1}", player_id=p.id)
 
 

@@ -80,7 +80,7 @@ def run_due(*, now: datetime) -> list[str]:
     # the round-based Duplicate games (their own steps)
     done += duplicate.run_due(now=now, waiting=player_space.waiting_games)
     # two-player games: reminders, loss on time
-    done += correspondence.run_due(now=now)
+    done += correspondence.run_due(now=now, waiting=player_space.waiting_games)
     return done
 
 
