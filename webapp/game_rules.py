@@ -323,6 +323,12 @@ _DUPLICATE_RACCORD = N_(
     "bas (- : vers la gauche, vers le haut) : R@+1,0 M@+3,0 O@+1,+1 KRUMPS 56 (le R et le M "
     "de KRUMPS sont sur la grille, le O sous le R). Un mot écrit de haut en bas sans "
     "référence porte « (vertical) » devant : (vertical) MEN PROMENERAI 72.")
+_DUPLICATE_RACCORD_LENGTH = N_(
+    "Un raccord compte au moins trois lettres. D'une seule lettre, le bulletin est illisible "
+    "et ne compte pas : renvoyez-le corrigé avant la clôture. De deux lettres, il vaut un "
+    "avertissement quand c'est lui qui situe le mot (sans référence juste), sauf si le "
+    "premier mot de la partie n'avait que deux lettres. La prévisualisation du bulletin "
+    "vous prévient.")
 _DUPLICATE_FAULTS = N_(
     "Un mot non valable, qu'on ne peut pas former avec le tirage ou qui ne tient pas sur la "
     "grille vaut zéro. Une référence fausse, un score faux ou absent, un joker mal marqué "
@@ -366,6 +372,7 @@ _add(GameRulesPage(
            "(en minuscule), pour 70 points. Plusieurs solutions équivalentes s'écrivent "
            "séparées par « / » : H4 RESTAIt / 4H RESTAIt 70."),
         _DUPLICATE_RACCORD,
+        _DUPLICATE_RACCORD_LENGTH,
     ),
     ranking=_DUPLICATE_RANKING,
 ))

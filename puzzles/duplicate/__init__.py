@@ -47,7 +47,9 @@ from puzzles.duplicate.correction import (
     prepare_round,
     raccord_fits,
     raccord_holds,
+    raccord_minimum,
     retain_solution,
+    two_letter_first_word,
     written_horizontal,
 )
 from puzzles.duplicate.ranking import (
@@ -172,6 +174,7 @@ __all__ = [
     "prepare_round",
     "raccord_fits",
     "raccord_holds",
+    "raccord_minimum",
     "rank_game",
     "rank_moves",
     "read_object",
@@ -184,6 +187,7 @@ __all__ = [
     "shuffled_bag",
     "solo_bonus",
     "top_key",
+    "two_letter_first_word",
     "warning_deduction",
     "warnings_note",
     "word_squares",

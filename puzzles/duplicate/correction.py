@@ -70,12 +70,9 @@ class RoundContext:
     _extensions: dict[str, list[GeneratedMove]] | None = field(default=None, repr=False)
 
     def two_letter_first_word(self) -> bool:
-        """« sauf si le mot joué au premier coup ne comporte que deux lettres » (S1 5.2): the
-        first word had two letters; a state that does not know it tells it by a grid of
-        fewer than three letters (then it did)."""
-        if self.first_word_len is not None:
-            return self.first_word_len == 2
-        return self.board.tile_count < 3
+        """« sauf si le mot joué au premier coup ne comporte que deux lettres » (S1 5.2):
+        :func:`two_letter_first_word`."""
+        return two_letter_first_word(self.first_word_len, self.board)
 
     def extensions(self, letters: str) -> list[GeneratedMove]:
         """The round's moves that extend a word already on the grid (:func:`extension_span`)
@@ -88,6 +85,28 @@ class RoundContext:
                         index.setdefault(added_letters(m).upper(), []).append(m)
             self._extensions = index
         return self._extensions.get(letters.upper(), [])
+
+
+def two_letter_first_word(first_word_len: int | None, board: Board) -> bool:
+    """« sauf si le mot joué au premier coup ne comporte que deux lettres » (S1 5.2): the
+    first word had two letters; a state that does not know it (``first_word_len`` None)
+    tells it by a grid of fewer than three letters (then it did)."""
+    if first_word_len is not None:
+        return first_word_len == 2
+    return board.tile_count < 3
+
+
+def raccord_minimum(state: GameState) -> int | None:
+    """The raccord letters a bulletin of the round drawn in ``state`` needs without a
+    warning, as :func:`correct` judges it (S1 4.3.1, 5.2): 3, or 2 when the game's first
+    word had two letters (a raccord of two is then no fault); None on an empty grid (the
+    first round: no raccord). Whatever the round, a raccord of one letter makes the
+    bulletin unreadable (:func:`~puzzles.duplicate.bulletins.parse_bulletin`)."""
+    board = state.board
+    if board.is_empty():
+        return None
+    first = len(state.first_word) if state.first_word else None
+    return 2 if two_letter_first_word(first, board) else 3
 
 
 def prepare_round(

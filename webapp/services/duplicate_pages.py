@@ -40,6 +40,24 @@ def round_by_number(session: Session, game: DuplicateGame, number: int) \
         DuplicateRound.game_id == game.id, DuplicateRound.number == number)).first()
 
 
+def raccord_minimum(rnd: DuplicateRound) -> int | None:
+    """The raccord letters a bulletin of ``rnd`` needs without a warning, as the correction
+    judges it (``puzzles.duplicate.raccord_minimum`` over the state the round was drawn in:
+    3, or 2 when the game's first word had two letters); None when its bulletins take no
+    raccord (the first round, a game whose state is no Duplicate grid: the Superscrabble's
+    sheet). The bulletin form's preview warns by it (static/js/duplicate.js)."""
+    eng = duplicate.engine()
+    try:
+        state = eng.GameState.from_text(rnd.state_before)
+    except ValueError:
+        try:  # the Tactique keeps its two groups' reliquats beside the Duplicate state
+            state = duplicate.tactique_of(rnd.state_before).game
+        except (ValueError, KeyError, TypeError):
+            return None
+    minimum: int | None = eng.raccord_minimum(state)
+    return minimum
+
+
 @dataclass
 class GameView:
     """A game's rounds, the one in progress, the published ones, the grid to draw (CGP text

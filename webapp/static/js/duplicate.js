@@ -11,8 +11,15 @@
  * adds a chosen letter, « -N » gives one back) is not sent: the refusal says which letters
  * (#bulletin-refused). Only a help — the server's correction stays the judge.
  *
+ * A raccord shorter than the correction allows is warned about under the preview
+ * (.raccord-warning): one letter makes the bulletin unreadable, whatever the round
+ * (puzzles.duplicate.parse_bulletin); two letters cost a warning when the raccord is what
+ * locates the word, from the second round, unless the game's first word had two letters
+ * (raccord_min 2: puzzles.duplicate.raccord_minimum, the correction's own rule, S1 5.2).
+ *
  * Data: <script type="application/json" id="duplicate-data">
- *   {cgp, rack, layout: {letter_mult, word_mult, center}, values, bingo_tiles, bingo_bonus}
+ *   {cgp, rack, layout: {letter_mult, word_mult, center}, values, bingo_tiles, bingo_bonus,
+ *    raccord_min (3, 2, or null on the first round's empty grid)}
  * Messages in the page's language: <script type="application/json" id="duplicate-messages">
  * (the French below is the fallback).
  */
@@ -176,7 +183,52 @@
     return found.length === 1 ? found[0] : null;
   }
 
+  // The raccord of each solution (« / ») and each Tactique word (« + ») as the server reads
+  // it: the first of two words (a straight run), or the letters at their places; null when
+  // every one is long enough
+  function raccordWarning(text) {
+    var sols = [];
+    text.split(/\s[+=]\s/).forEach(function (part) { sols = sols.concat(part.split("/")); });
+    for (var i = 0; i < sols.length; i++) {
+      var b = split(sols[i]);
+      var placed = b.marks.filter(function (m) { return m.indexOf("@") >= 0; });
+      var run = b.words.length === 2 ? b.words[0] : null;
+      if (run !== null && placed.length) continue;  // written both ways: the server says so
+      var shown, count;
+      if (run !== null) {
+        shown = run.toUpperCase();
+        try { count = S.parseWord(run).length; } catch (e) { count = run.length; }
+      } else if (placed.length) {
+        shown = placed.join(" ");
+        count = placed.length;
+      } else continue;
+      if (count < 2) {
+        return t("raccord_one",
+          "Raccord « %(raccord)s » d'une seule lettre : trois lettres de raccord au minimum, ce bulletin serait illisible.",
+          { raccord: shown });
+      }
+      if (count === 2 && data.raccord_min === 3) {
+        return t("raccord_two",
+          "Raccord « %(raccord)s » de deux lettres au lieu de trois : un avertissement s'il situe le mot (sans référence juste).",
+          { raccord: shown });
+      }
+    }
+    return null;
+  }
+
   function show() {
+    render();
+    var warning = raccordWarning(input.value);
+    if (warning) {
+      var el = document.createElement("strong");
+      el.className = "raccord-warning";
+      el.textContent = warning;
+      preview.appendChild(document.createTextNode(" "));
+      preview.appendChild(el);
+    }
+  }
+
+  function render() {
     var b = split(input.value);
     preview.textContent = "";
     if (!b.ref && b.words.length) b.ref = locate(b, b.words[b.words.length - 1]);
