@@ -264,10 +264,15 @@ _QUOTED = ("text", "sheet_text", "bulletin", "grid", "report_text", "problem_tex
            "appeal_text", "answer", "original_subject", "note")
 
 
+#: context lists of mappings whose string values may hold the services' French dates
+_DATED_LISTS = frozenset({"waiting_games"})
+
+
 def _in_language(context: dict[str, Any], lang: str) -> dict[str, Any]:
     """``context`` for a mail in ``lang``: the French values of :data:`_FRENCH_VALUES`
     through the phrasebook, and the dates the services give as French text
-    (« 11/05/2026 à 13:00 (Europe/Bucharest, UTC+03:00) ») in the language's form."""
+    (« 11/05/2026 à 13:00 (Europe/Bucharest, UTC+03:00) ») in the language's form, those
+    of :data:`_DATED_LISTS` too."""
     if lang == "fr":
         return dict(context)
     gettext = translations(lang).gettext
@@ -277,6 +282,11 @@ def _in_language(context: dict[str, Any], lang: str) -> dict[str, Any]:
             if key in _FRENCH_VALUES:
                 value = phrasebook.translate(value, gettext)
             value = phrasebook.dates(value, gettext)
+        elif isinstance(value, list) and key in _DATED_LISTS:
+            # the list's own dates too (a waiting game's deadline, « 11/05/2026 à 13:00 »)
+            value = [{k: phrasebook.dates(v, gettext) if isinstance(v, str) else v
+                      for k, v in item.items()} if isinstance(item, dict) else item
+                     for item in value]
         out[key] = value
     return out
 
