@@ -74,6 +74,19 @@ def _outbox(session: Session, kind: str) -> list[OutboxMessage]:
     ).all())
 
 
+def draw_cell(notation: str, values: list[int]) -> str:
+    """The pattern of a history row's « Tirage » cell: the draw's notation as valued tiles
+    (issue 22 §2), ``values`` the letters' values in order (the signs have none)."""
+    worth = iter(values)
+    tiles = "".join(
+        f'<span class="draw-sign" aria-hidden="true">{re.escape(ch)}</span>' if ch in "+-/"
+        else f'<span class="letter" aria-hidden="true">{ch}<sub>{next(worth)}</sub></span>'
+        for ch in notation)
+    assert next(worth, None) is None
+    return (f'<td class="draw-cell"[^>]*><span class="letters compact draw-tiles" role="img" '
+            f'aria-label="{re.escape(notation)}" title="[^"]+">{tiles}</span></td>')
+
+
 def _round(session: Session, number: int) -> DuplicateRound:
     session.expire_all()
     return session.exec(select(DuplicateRound).where(DuplicateRound.number == number)).one()
@@ -250,8 +263,9 @@ def test_a_whole_game_by_web_and_mail(
     page = client.get("/duplicate/D1").get_data(as_text=True)
     assert page.count('class="round-row"') == 2
     # (the cells carry their column's name for phones: data-label="…")
-    assert re.search(r"<td[^>]*><a [^>]*>2</a></td><td class=\"mono\"[^>]*>EIBCD\+SE</td>"
-                     r"<td class=\"mono\"[^>]*>ZAS</td><td class=\"mono\"[^>]*>H7</td>"
+    # the draw EIBCD+SE as valued tiles: E 1, I 1, B 3, C 3, D 2, then S 1, E 1
+    assert re.search(r"<td[^>]*><a [^>]*>2</a></td>" + draw_cell("EIBCD+SE", [1, 1, 3, 3, 2, 1, 1])
+                     + r"<td class=\"mono\"[^>]*>ZAS</td><td class=\"mono\"[^>]*>H7</td>"
                      r"<td[^>]*>12</td><td[^>]*>34</td>", page)
     assert "<svg" in page and "Grille après le tour 2" in page
     # Ana's own results, round by round, with the correction's reasons

@@ -24,7 +24,7 @@ from sqlmodel import Session, select
 from puzzles.duplicate import DuplicateSettings
 from puzzles.variants import VariantSettings
 from scoring.tiles import tileset
-from tests.web.test_duplicate import START, _mail, _outbox, _round, console_post
+from tests.web.test_duplicate import START, _mail, _outbox, _round, console_post, draw_cell
 from tests.web.test_pages import login_arbitre, login_player
 from webapp.models import Competition, DuplicateGame, DuplicateStatus, Player, RoundStatus
 from webapp.services import clock, duplicate, lifecycle
@@ -111,7 +111,16 @@ def test_completif_end_to_end(
     login_player(client, ana)
     page = client.get("/duplicate/C1").get_data(as_text=True)
     assert "Duplicate Complétif par correspondance" in page
-    assert f'Stock (96 lettres) : <span class="mono">{r1.draw["stock"]}</span>' in page
+    # the stock as valued tiles, as the draw (issue 22 §2): its 96 letters in its order, the
+    # 9 A worth 1 each, K 10, the jokers 0; no Z (the only one is in the draw)
+    stock = page[page.index('<div class="small" id="stock">'):]
+    stock = stock[:stock.index("</div></div>") + 12]
+    assert "<p>Stock (96 lettres) :</p>" in stock
+    tiles = re.findall(r'<span class="letter(?: joker)?" aria-label="([^"]+)">([A-Z?])<sub>'
+                       r'(\d+)</sub></span>', stock)
+    assert "".join(t[1] for t in tiles) == r1.draw["stock"]
+    assert tiles.count(("A", "A", "1")) == 9 and ("K", "K", "10") in tiles
+    assert tiles.count(("joker", "?", "0")) == 2 and not [t for t in tiles if t[1] == "Z"]
     assert client.post("/duplicate/C1/bulletin",
                        data={"bulletin": "H7 ZA 22 +A"}).status_code == 302
     # Bob by e-mail: the chosen letter named after the score
@@ -162,7 +171,8 @@ def test_completif_end_to_end(
     assert [(r["rank"], r["name"], r["total"], r["percent"]) for r in rows] == [
         (1, "Bob", 35, 100.0), (2, "Ana", 34, 97.14), (3, "Cid", 0, 0.0)]
     page = client.get("/duplicate/C1").get_data(as_text=True)
-    assert re.search(r"<td class=\"mono\"[^>]*>ZEIBCD</td><td class=\"mono\"[^>]*>ZA \+A</td>"
+    # the draw ZEIBCD as valued tiles: Z 10, E 1, I 1, B 3, C 3, D 2
+    assert re.search(draw_cell("ZEIBCD", [10, 1, 1, 3, 3, 2]) + r"<td class=\"mono\"[^>]*>ZA \+A</td>"
                      r"<td class=\"mono\"[^>]*>H7</td><td[^>]*>22</td><td[^>]*>22</td>",
                      page)
     assert len(_outbox(db_session, duplicate.KIND_FINAL)) == 3

@@ -437,8 +437,9 @@ def test_french_pages_say_values_in_words(client: FlaskClient, rounds_world: dic
         as_text=True)
     assert "Notation des tirages : « + » sépare les lettres gardées du tour précédent" in (
         html.unescape(page))
-    assert re.search(r'<td class="mono"[^>]*title="« \+ » sépare le reliquat des lettres '
-                     r'nouvelles ; « - » en tête : tirage précédent rejeté">EIBCD\+SE</td>',
+    assert re.search(r'<td class="draw-cell"[^>]*><span class="letters compact draw-tiles" '
+                     r'role="img" aria-label="EIBCD\+SE" title="« \+ » sépare le reliquat des '
+                     r'lettres nouvelles ; « - » en tête : tirage précédent rejeté">',
                      html.unescape(page))
     ro = _get(client, "/duplicate/D1", "ro")
     assert "Notația tragerilor: „+” desparte literele păstrate" in ro
