@@ -10,7 +10,8 @@
   in Romanian (every box of the header overlaps every other vertically, no link broken in two);
   the console's navigation two lines at most, no link broken in two, on every console page.
 - phones at 390 px: the calendar, the Archives, a problem's ranking, the classement général,
-  the Duplicate games and the console's tables are cards: their key cells (« Clôture »,
+  the Duplicate games, a Duplicate game's ranking and history, and the console's tables (its
+  journal and a problem's steps among them) are cards: their key cells (« Clôture »,
   « État », the report link, « Résultats ») lie within the screen, labelled by their column's
   name, and the page does not scroll sideways.
 - forms: no console error on any console or player page (Chromium logs an invalid
@@ -279,6 +280,16 @@ PHONE_TABLES = {
                                               ["Destinatar", "Stare"]),
     "/console/courrier/recu?statut=tous": ("#inbound", ["De", "État"], ["De la", "Stare"]),
     "/console/courrier": ("#boite-locale", ["Sujet", "État"], ["Subiect", "Stare"]),
+    # the Duplicate game's ranking (its rounds' scores side by side, T1…) and history, the
+    # console's journal and a problem's steps (issue 22 §6: they scrolled sideways)
+    "/duplicate/D1": ("#classement table", ["Rang", "Joueur", "Total", "% des tops", "Avert.",
+                                            "T1"],
+                      ["Loc", "Jucător", "Total", "% din topuri", "Avert.", "T1"]),
+    "/duplicate/D1#historique": ("#historique table", ["Tour", "Tirage", "Top"],
+                                 ["Rundă", "Tragere", "Top"]),
+    "/console/journal": ("#journal", ["Quand", "Qui", "Action"], ["Când", "Cine", "Acțiune"]),
+    "/console/problemes/{P0}#etapes": ("#etapes-table", ["Étape", "Quand", "Par"],
+                                       ["Etapă", "Când", "De către"]),
 }
 
 CELLS = """(table, names) => {
@@ -335,6 +346,30 @@ def test_key_columns_on_a_390px_phone(app: Flask, live_server: Any, browser: Any
     for pg in (page, player):
         assert pg.console_errors == []
         pg.context.close()
+
+
+def test_the_history_draws_are_valued_tiles_on_a_phone(app: Flask, live_server: Any,
+                                                       browser: Any,
+                                                       world: dict[str, Any]) -> None:
+    """Issue 22 §2: the history's « Tirage » column shows the draw as valued tiles, like the
+    rack: round 1 drew ZAEIBCD — Z 10, A 1, E 1, I 1, B 3, C 3, D 2 (French values, RULES
+    §2.1) — each tile on the 390 px screen; the notation stays the cell's accessible name."""
+    page = new_page(browser, "fr", width=390, height=844, phone=True)
+    page.goto(live_server.url + "/duplicate/D1")
+    cell = page.locator("#historique tbody tr").first.locator(".draw-tiles")
+    expect(cell).to_have_attribute("aria-label", "ZAEIBCD")
+    tiles = cell.locator(".letter")
+    expect(tiles).to_have_text(["Z10", "A1", "E1", "I1", "B3", "C3", "D2"])
+    expect(tiles.locator("sub")).to_have_text(["10", "1", "1", "1", "3", "3", "2"])
+    for k in range(tiles.count()):
+        box = tiles.nth(k).bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, (k, box)
+    # the same tiles as the current draw's, smaller
+    rack = page.locator("#tirage-en-cours .letter").first.bounding_box()
+    small = tiles.first.bounding_box()
+    assert rack is not None and small is not None and small["width"] < rack["width"]
+    assert page.console_errors == []
+    page.context.close()
 
 
 def form_pages(world: dict[str, Any]) -> tuple[list[str], list[str]]:
