@@ -172,7 +172,8 @@ def test_completif_end_to_end(
         (1, "Bob", 35, 100.0), (2, "Ana", 34, 97.14), (3, "Cid", 0, 0.0)]
     page = client.get("/duplicate/C1").get_data(as_text=True)
     # the draw ZEIBCD as valued tiles: Z 10, E 1, I 1, B 3, C 3, D 2
-    assert re.search(draw_cell("ZEIBCD", [10, 1, 1, 3, 3, 2]) + r"<td class=\"mono\"[^>]*>ZA \+A</td>"
+    assert re.search(draw_cell("ZEIBCD", [10, 1, 1, 3, 3, 2])
+                     + r"<td class=\"mono\"[^>]*>ZA \+A</td>"
                      r"<td class=\"mono\"[^>]*>H7</td><td[^>]*>22</td><td[^>]*>22</td>",
                      page)
     assert len(_outbox(db_session, duplicate.KIND_FINAL)) == 3

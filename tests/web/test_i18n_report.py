@@ -160,7 +160,9 @@ def test_the_services_refusals_in_romanian() -> None:
         "Explicați în câteva cuvinte ce contestați.",
         "Vous avez déjà fait appel 2 fois pour ce problème : 2 appels au plus par problème.":
         "Ați făcut deja apel de 2 ori pentru această problemă: cel mult 2 apeluri pe problemă.",
-        "Meilleurs résultats retenus : au moins 1.": "Meilleurs résultats retenus: cel puțin 1.",
+        # the field's label inside the message is translated too (issue 22 §5)
+        "Meilleurs résultats retenus : au moins 1.":
+        "Cele mai bune rezultate reținute: cel puțin 1.",
         "Le code « D1 » est déjà pris.": "Codul „D1” este deja folosit.",
         "La clôture doit suivre la publication.": "Închiderea trebuie să urmeze publicării.",
     }

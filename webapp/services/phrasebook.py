@@ -455,6 +455,36 @@ MESSAGES: tuple[str, ...] = (
     N_("%(label)s : au moins %(minimum)s."),
     N_("%(label)s : au plus %(maximum)s."),
     N_("%(label)s : « %(value)s » n'est pas un nombre entier."),
+    # the console forms' readers (webapp.views.console.common, webapp.services.inputs) and
+    # the round-game forms' own refusals; the field's label is translated inside them
+    N_("%(label)s : %(amount)s est hors des limites (de %(low)s à %(high)s)."),
+    N_("%(label)s : « %(value)s » n'est pas un nombre."),
+    N_("%(label)s : valeur obligatoire."),
+    N_("%(label)s : %(length)s caractères, %(longest)s au plus."),
+    N_("%(label)s : un retour à la ligne n'y est pas admis."),
+    N_("%(label)s : le caractère de contrôle U+%(char)s n'y est pas admis."),
+    N_("%(label)s « %(code)s » refusé : de 1 à 32 lettres sans accent, chiffres, - et _, "
+       "commençant par une lettre ou un chiffre."),
+    N_("Date illisible : « %(value)s » (attendu AAAA-MM-JJTHH:MM)."),
+    N_("Date hors des limites : « %(value)s » (l'année doit être comprise entre %(low)s et "
+       "%(high)s)."),
+    N_("Choisissez la compétition dont les inscrits joueront la partie."),
+    N_("La conversion des avertissements se fait au 4e ou au 6e."),
+    N_("Jeu de lettres inconnu : français (102) ou roumain (100)."),
+    N_("Règle du solo inconnue."),
+    N_("Partie de Superscrabble : %(length)s tirages, %(longest)s au plus."),
+    N_("Choisissez la série, le joueur ROUGE et le joueur BLEU."),
+    N_("Choisissez la série."),
+    N_("Tournoi toutes rondes : %(length)s joueurs choisis, %(longest)s au plus."),
+    # the labels of the round-game console forms' fields, as those messages name them
+    N_("Code de la partie"), N_("Nombre de tours"), N_("Graine du sac"),
+    N_("Délai d'un tour (heures)"), N_("Temps d'un tour en direct (minutes)"),
+    N_("Partie de Superscrabble, mot de départ"), N_("Tolérance (heures)"),
+    N_("Graine de la rangée"), N_("Préfixe des codes"), N_("Empreinte de l'aperçu"),
+    N_("Complétif, Superjoker : jokers"), N_("Tactique : complément des groupes"),
+    N_("Tactique : tirage refusé"), N_("Complétif, Superjoker : lettre choisie non posée"),
+    N_("Revue du top après la clôture (minutes)"), N_("Délai d'un coup (heures)"),
+    N_("Rappel avant le délai (heures)"), N_("Tactique : ordre des groupes"),
     N_("Règle de classement général inconnue : « %(rule)s »."),
     N_("Cette feuille n'est pas hors délai."),
     N_("Un motif est nécessaire pour accepter une feuille hors délai."),
@@ -478,6 +508,9 @@ MESSAGES: tuple[str, ...] = (
 
 #: the values that may hold several sentences
 _SENTENCES = ("reason", "warning", "warnings")
+#: the values that are always a number (a length, a bound), read as one: a label before them
+#: may hold « : » (« Tactique : ordre des groupes : 41 caractères, 40 au plus. »)
+_NUMBERS = ("amount", "low", "high", "length", "longest")
 
 
 @lru_cache(maxsize=1)
@@ -489,6 +522,7 @@ def _patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
         # number, a date) none: « … retenue : H7 ZA. Avertissement : … » is two messages
         regex = re.sub(r"%\\\((\w+)\\\)s", lambda m: (
             f"(?P<{m.group(1)}>.+?)" if m.group(1) in _SENTENCES
+            else f"(?P<{m.group(1)}>[-+]?[0-9][0-9.,eE+-]*)" if m.group(1) in _NUMBERS
             else f"(?P<{m.group(1)}>(?:(?!\\. ).)+?)"), regex)
         out.append((re.compile(regex + r"\Z", re.DOTALL), msgid))
     return tuple(out)
@@ -504,9 +538,9 @@ def _one(text: str, gettext: Callable[[str], str]) -> str | None:
             # a reason may list several messages joined by « ; »: each is translated
             values = {k: " ; ".join(_part(p, gettext) for p in v.split(" ; "))
                       if k in ("reason", "warning", "warnings", "game", "unit", "colour",
-                               "what", "sense", "rule", "result")
+                               "what", "sense", "rule", "result", "label")
                       else ", ".join(translate(p, gettext) for p in v.split(", "))
-                      if k == "days"
+                      if k in ("days", "labels")
                       else dates(v, gettext) if k == "date"
                       else v for k, v in m.groupdict().items()}
             try:
