@@ -84,6 +84,8 @@ def test_screenshots_of_the_pages(app: Flask, live_server: Any, browser: Any,
     shoot(page, "tel-accueil")
     sign_in(page, app, base, "ana@example.ro")
     page.goto(base + pages["player-home"])
+    # his round games, what waits for him first (issue 22 §1), then his sheets
+    shoot(page, "tel-mon-espace-parties", at="#mes-parties")
     shoot(page, "tel-mon-espace", at="#mes-feuilles")
     page.goto(base + pages["submit"])
     expect(page.locator(".ib-sq")).to_have_count(225)
@@ -98,6 +100,8 @@ def test_screenshots_of_the_pages(app: Flask, live_server: Any, browser: Any,
     shoot(page, "tel-rapport", at="#coups tbody tr.zero")
     page.goto(base + pages["duplicate"])
     shoot(page, "tel-duplicate", at="#grille-titre")
+    # its history (the draws as valued tiles) and its ranking, as cards
+    shoot(page, "tel-duplicate-classement", at="#historique")
     page.goto(base + pages["correspondence"])
     shoot(page, "tel-correspondance")
     page.context.close()
