@@ -164,9 +164,13 @@ def test_a_game_in_its_own_time_zone_on_every_page_mail_and_the_sheet(
     # the reminder 24 hours before Bob's deadline; then the loss on time, 24 hours after it
     frozen_clock.move_to(START + 49 * HOUR)
     assert "remind:CT1:2" in lifecycle.run_due(now=clock.now())
-    [reminder] = [m for m in _delivered(app, relay, "bob@example.fr")
-                  if "Rappel" in m and "(CT1)" in m]
+    delivered = _delivered(app, relay, "bob@example.fr")
+    [reminder] = [m for m in delivered if "Rappel" in m and "(CT1) » est attendu" in m]
     assert f"est attendu avant le {later}." in reminder
+    # CT2's reminder, due too (Bob's move 1 there), lists CT1 among what waits for him, in
+    # CT1's own zone (issue 22 §1)
+    [other] = [m for m in delivered if "Rappel" in m and "(CT2) » est attendu" in m]
+    assert f"(CT1) : à vous de jouer le coup 2, avant le {later}" in other
     assert ("Sans coup reçu le 14/05/2026 à 20:00 (Asia/Tokyo, UTC+09:00) au plus tard, la "
             "partie est perdue au temps.") in reminder
     frozen_clock.move_to(START + 97 * HOUR)
