@@ -156,6 +156,12 @@ def test_the_preview_of_a_completif_bulletin_counts_the_chosen_letter(
     base = live_server.url
     sign_in_by_link(page, app, base, "ana@example.ro")
     page.goto(base + "/duplicate/C1")
+    # the stock as valued tiles (issue 22 §2): the 102 tiles less the 6 drawn, the 9 A at 1,
+    # the K at 10, the two jokers at 0, no Z (the only one is drawn)
+    expect(page.locator("#stock .letter")).to_have_count(102 - 6)
+    tiles = page.eval_on_selector_all("#stock .letter", "els => els.map(e => e.textContent)")
+    assert (tiles.count("A1"), tiles.count("K10"), tiles.count("?0")) == (9, 1, 2)
+    assert not [t for t in tiles if t.startswith("Z")]
     page.fill("#bulletin", "H7 ZA 22")
     expect(page.locator("#bulletin-preview")).to_have_text(
         "ZA en H7 : 22 points — lettres absentes du tirage : A.")
