@@ -39,6 +39,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from email.generator import BytesGenerator
+from email.header import Header
 from email.message import EmailMessage
 from email.utils import format_datetime, getaddresses, parseaddr
 from pathlib import Path
@@ -65,12 +66,32 @@ class Claimed:
     attempts: int
 
 
+class FoldedSubject(str):
+    """A non-ASCII Subject folded by :mod:`email.header`'s encoder, whose encoded words
+    carry the spaces themselves. Python 3.11's default header folder cuts a long subject
+    into encoded words and loses the space at a cut (CPython gh-144156): « rappel : à vous
+    de jouer » reached players as « rappel :à vous de jouer ». ``EmailPolicy.fold`` asks a
+    header value that has a ``name`` to fold itself; everything else reads it as the text."""
+
+    name = "Subject"
+
+    def fold(self, *, policy: email.policy.Policy) -> str:
+        linesep = policy.linesep
+        folded = Header(str(self), "utf-8", header_name=self.name).encode(linesep=linesep)
+        return f"{self.name}: {folded}{linesep}"
+
+
+def subject_header(subject: str) -> str:
+    """The Subject as set on a message: as is when ASCII, else a :class:`FoldedSubject`."""
+    return subject if subject.isascii() else FoldedSubject(subject)
+
+
 def build_message(row: OutboxMessage, mail_from: str) -> EmailMessage:
     """The ``EmailMessage`` for a row: text part, HTML alternative, stored headers."""
     msg = EmailMessage()
     msg["From"] = mail_from
     msg["To"] = row.to_addr
-    msg["Subject"] = row.subject
+    msg["Subject"] = subject_header(row.subject)
     msg["Date"] = format_datetime(row.created_at)
     msg["Message-ID"] = row.message_id
     headers = dict(row.headers or {})

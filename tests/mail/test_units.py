@@ -265,3 +265,38 @@ def test_a_received_message_parses_each_header_once_and_forgets_it_when_changed(
     msg["X-Absent"] = "là"
     assert msg.get("X-Absent", "rien") == "là"
     assert msg.get_content_type() == "multipart/mixed"
+
+
+@pytest.mark.parametrize("subject", [
+    "Ana Ionescu – Bogdan Pop (CO1) — rappel : à vous de jouer avant le 27/12/2099 à 20:00 "
+    "(Europe/Bucharest, UTC+02:00)",
+    "Arbitre — accusé de réception : feuille de route reçue pour le problème P-2026-12 "
+    "« Intégral »",
+    "Ș" * 120,
+    "Reçu",
+    "plain ASCII subject that is long enough to be folded by the header folder somewhere",
+])
+def test_a_long_non_ascii_subject_keeps_its_spaces_when_folded(subject: str) -> None:
+    """Python 3.11's header folder lost the space where it cut a long subject into encoded
+    words (CPython gh-144156: « rappel :à vous »); the outbox folds such a subject itself.
+    Flattened as aiosmtplib sends it (SMTP without SMTPUTF8) and as the mbox stores it."""
+    import email
+    import email.policy
+    from email.generator import BytesGenerator
+    from io import BytesIO
+
+    from mailer.outbox import _mbox_bytes, build_message
+    from webapp.models import OutboxMessage
+
+    row = OutboxMessage(to_addr="ana@example.org", subject=subject, body_text="Bonjour",
+                        message_id="<1@arbitre.test>", kind="receipt",
+                        created_at=datetime(2026, 12, 1, 20, 0, tzinfo=UTC))
+    msg = build_message(row, "arbitre@arbitre.test")
+    assert str(msg["Subject"]) == subject
+    buf = BytesIO()
+    BytesGenerator(buf, policy=msg.policy.clone(linesep="\r\n", utf8=False)).flatten(msg)
+    for raw in (buf.getvalue(), _mbox_bytes(msg)):
+        lines = raw.split(b"\n")
+        assert max(len(line.rstrip(b"\r")) for line in lines) <= 78
+        received = email.message_from_bytes(raw, policy=email.policy.default)
+        assert str(received["Subject"]) == subject
