@@ -64,7 +64,7 @@ def test_provisional_standings_page_and_csv(
     assert "Classement général provisoire" in page
     assert "Total des pourcentages obtenus à chaque problème" in page
     assert "Un problème non joué compte 0." in page
-    assert "4 joueur(s) · 2 problème(s) compté(s)" in page
+    assert "4 joueurs · 2 épreuves comptées" in page
     assert 'href="/problemes/P1/classement"' in resp.get_data(as_text=True)
     assert "P3" not in page.split('id="classement-general"', 1)[1]
     # Ana 100 + 41.00 = 141.00; Bob 49.40 + 83.00 = 132.40; Cid 49.40 + 0; Dan 0 + 41.00
@@ -79,7 +79,7 @@ def test_provisional_standings_page_and_csv(
     assert csv_resp.headers["Content-Disposition"] == (
         'attachment; filename="classement-general-cn2026-provisoire.csv"')
     assert csv_resp.get_data(as_text=True) == (
-        "\ufeffrang;joueur;club;P1 (provisoire);P2 (provisoire);total;problèmes_joués\r\n"
+        "\ufeffrang;joueur;club;P1 (provisoire);P2 (provisoire);total;épreuves_jouées\r\n"
         "1;Ana Popescu;CS București;100,00;41,00;141,00;2\r\n"
         "2;Bob Martin;;49,40;83,00;132,40;2\r\n"
         "3;Cid Dumas;;49,40;;49,40;1\r\n"
@@ -109,7 +109,7 @@ def test_final_only_then_everything_final(
     assert csv_resp.headers["Content-Disposition"] == (
         'attachment; filename="classement-general-cn2026-definitif.csv"')
     assert csv_resp.get_data(as_text=True) == (
-        "\ufeffrang;joueur;club;P1;total;problèmes_joués\r\n"
+        "\ufeffrang;joueur;club;P1;total;épreuves_jouées\r\n"
         "1;Ana Popescu;CS București;100,00;100,00;1\r\n"
         "2;Bob Martin;;49,40;49,40;1\r\n"
         "2;Cid Dumas;;49,40;49,40;1\r\n"

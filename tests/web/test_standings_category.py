@@ -101,7 +101,7 @@ def test_the_csv_of_one_serie(client: FlaskClient, db_session: Session,
         'attachment; filename="classement-general-cn2026-serie-S2-provisoire.csv"')
     # Bob 2nd and Dan 4th of the field: 1st and 2nd of the série
     assert resp.get_data(as_text=True) == (
-        "\ufeffrang;joueur;club;P1 (provisoire);P2 (provisoire);total;problèmes_joués\r\n"
+        "\ufeffrang;joueur;club;P1 (provisoire);P2 (provisoire);total;épreuves_jouées\r\n"
         "1;Bob Martin;;49,40;83,00;132,40;2\r\n"
         "2;Dan Ionescu;;;41,00;41,00;1\r\n"
     )

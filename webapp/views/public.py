@@ -352,7 +352,7 @@ def standings_csv(slug: str) -> Response:
     w = csv.writer(buf, delimiter=";", lineterminator="\r\n")
     w.writerow(["rang", "joueur", "club"]
                + [c.code + (" (provisoire)" if c.provisional else "") for c in table.columns]
-               + ["total", "problèmes_joués"])
+               + ["total", "épreuves_jouées"])
     for line in table.lines:
         cells = []
         for c in line.row.contributions:
