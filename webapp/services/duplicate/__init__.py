@@ -90,7 +90,6 @@ from webapp.services.duplicate.game import (
     draw_bag_order,
     draw_dict,
     draw_of,
-    engine,
     entries_of,
     first_line,
     free_dict,
@@ -126,7 +125,6 @@ from webapp.services.duplicate.game import (
     variant_label,
     variant_top_dict,
     variant_top_of,
-    variants,
     verdict_of,
 )
 from webapp.services.duplicate.notices import (
@@ -206,7 +204,6 @@ __all__ = [
     "draw_next",
     "draw_notices",
     "draw_of",
-    "engine",
     "entries_of",
     "final_notices",
     "finish",
@@ -260,6 +257,5 @@ __all__ = [
     "variant_top_dict",
     "variant_settings_of",
     "variant_top_of",
-    "variants",
     "verdict_of",
 ]

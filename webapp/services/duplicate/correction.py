@@ -13,6 +13,8 @@ from typing import Any
 
 from sqlmodel import Session
 
+import puzzles.duplicate as dup_rules
+import puzzles.variants as variant_rules
 from scoring.board import Board
 from scoring.movegen import generate
 from scoring.notation import format_ref, parse_ref
@@ -31,7 +33,6 @@ from webapp.services.duplicate.game import (
     bulletin_of,
     config_of,
     counting_entries,
-    engine,
     entries_of,
     first_line,
     free_of,
@@ -44,7 +45,6 @@ from webapp.services.duplicate.game import (
     tactique_of,
     tactique_top_dict,
     variant_label,
-    variants,
 )
 from webapp.services.duplicate.notices import corrected_notices
 from webapp.services.stored import duplicate_settings_of, variant_settings_of
@@ -54,7 +54,6 @@ def compute_results(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> lis
     """Correct the counting bulletin of every registered player (``correct_all``: none is
     absent, an unreadable one is zero with its errors), then the solos; one mapping per
     player, by player id."""
-    eng = engine()
     assert rnd.top is not None
     counting = counting_entries(entries_of(s, rnd))
     players = players_of(s, game)
@@ -62,7 +61,7 @@ def compute_results(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> lis
         return _tactique_results(s, game, rnd, counting, players)
     if game.variant == SUPERSCRABBLE:
         return _superscrabble_results(game, rnd, counting, players)
-    state = eng.GameState.from_text(rnd.state_before)
+    state = dup_rules.GameState.from_text(rnd.state_before)
     bulletins: dict[str, Any] = {}
     for p in players:
         entry = counting.get(p.id or 0)
@@ -75,12 +74,12 @@ def compute_results(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> lis
             bulletins[str(p.id)] = (free_of if is_free(game) else bulletin_of)(
                 entry.bulletin, str(p.id), entry.received_at)
     if is_free(game):
-        verdicts = variants().correct_free_round(
+        verdicts = variant_rules.correct_free_round(
             state, rnd.draw["rack"], bulletins,
             config_of(game), top_score=int(rnd.top["score"]),
             settings=variant_settings_of(game), n_players=len(players))
     else:
-        verdicts = eng.correct_all(state, rnd.draw["rack"], bulletins, config_of(game),
+        verdicts = dup_rules.correct_all(state, rnd.draw["rack"], bulletins, config_of(game),
                                    round_no=rnd.number, top_score=int(rnd.top["score"]),
                                    settings=duplicate_settings_of(game), n_players=len(players))
     if game.variant == DuplicateVariant.TOP:  # Duplicate Top: ranked by tops, no solo (RULES §9.2)
@@ -94,8 +93,6 @@ def _tactique_results(s: Session, game: DuplicateGame, rnd: DuplicateRound,
                       players: list[Player]) -> list[dict[str, Any]]:
     """Each counting billet corrected (``correct_tactique``: both words, both orders when
     free, the sum checked), then the solos as in the Duplicate."""
-    v = variants()
-    eng = engine()
     ts = tactique_of(rnd.state_before)
     vs = variant_settings_of(game)
     config = config_of(game)
@@ -109,25 +106,26 @@ def _tactique_results(s: Session, game: DuplicateGame, rnd: DuplicateRound,
             billet = None
         elif entry.bulletin is None:
             errors = entry.parse_errors or ["billet illisible"]
-            verdicts.append(eng.Verdict(who, 0, "nul", reason_fr="Nul : billet illisible — "
+            verdicts.append(dup_rules.Verdict(who, 0, "nul", reason_fr="Nul : billet illisible — "
                                         + " ".join(errors)))
             continue
         else:
             d = entry.bulletin
             second = d.get("second")
-            billet = v.TactiqueBillet(
+            billet = variant_rules.TactiqueBillet(
                 who, bulletin_of(d["first"], who, entry.received_at),
                 bulletin_of(second, who, entry.received_at) if second else None, d.get("total"))
-        verdicts.append(v.correct_tactique(ts, billet, config, top_score=int(rnd.top["score"]),
-                                           settings=vs, player=who, contexts=contexts))
-    verdicts = eng.apply_solos(verdicts, len(players), vs.duplicate)
+        verdicts.append(variant_rules.correct_tactique(
+            ts, billet, config, top_score=int(rnd.top["score"]), settings=vs, player=who,
+            contexts=contexts))
+    verdicts = dup_rules.apply_solos(verdicts, len(players), vs.duplicate)
     by_player = {x.player: x for x in verdicts}
     return [result_dict(p, counting.get(p.id or 0), by_player[str(p.id)]) for p in players]
 
 
 def round_scrabbles(game: DuplicateGame, rnd: DuplicateRound) -> list[Any]:
     """Every distinct scrabble of a Superscrabble round (``list_scrabbles``)."""
-    return list(variants().list_scrabbles(Board.from_cgp(rnd.grid_before), rnd.draw["rack"],
+    return list(variant_rules.list_scrabbles(Board.from_cgp(rnd.grid_before), rnd.draw["rack"],
                                           config_of(game)))
 
 
@@ -136,21 +134,20 @@ def _superscrabble_results(game: DuplicateGame, rnd: DuplicateRound,
                            players: list[Player]) -> list[dict[str, Any]]:
     """One point per distinct valid scrabble of each counting sheet; a count missing or
     wrong is a warning (``correct_scrabble_sheet``)."""
-    v = variants()
     answers = round_scrabbles(game, rnd)
     out = []
     for p in players:
         who = str(p.id)
         entry = counting.get(p.id or 0)
         if entry is not None and entry.bulletin is None:
-            sv = v.SheetVerdict(who, 0, 0, 0, 0, "Feuille illisible — "
+            sv = variant_rules.SheetVerdict(who, 0, 0, 0, 0, "Feuille illisible — "
                                 + " ".join(entry.parse_errors or []))
             kind = "nul"
         else:
-            sheet = None if entry is None else v.ScrabbleSheet(
+            sheet = None if entry is None else variant_rules.ScrabbleSheet(
                 who, tuple((r, w) for r, w in (entry.bulletin or {})["entries"]),
                 (entry.bulletin or {}).get("count"))
-            sv = v.correct_scrabble_sheet(sheet, answers, who)
+            sv = variant_rules.correct_scrabble_sheet(sheet, answers, who)
             kind = "absent" if entry is None else ("avertissement" if sv.warnings
                                                    else "valide")
         out.append({"player_id": p.id, "name": p.name, "entry_id": entry.id if entry else None,
@@ -181,8 +178,7 @@ def override_top(*, session: Session, game: DuplicateGame, rnd: DuplicateRound, 
                                 actor=actor, reason=reason)
     if not reason.strip():
         raise DuplicateError("Indiquez le motif du changement de top.")
-    eng = engine()
-    state = eng.GameState.from_text(rnd.state_before)
+    state = dup_rules.GameState.from_text(rnd.state_before)
     config = config_of(game)
     letters: dict[str, str] = {}
     if is_free(game):
@@ -248,7 +244,7 @@ def _choose_sequence(*, session: Session, game: DuplicateGame, rnd: DuplicateRou
         raise DuplicateError("Indiquez le motif du changement de top.")
     ts = tactique_of(rnd.state_before)
     try:
-        top = variants().tactique_sequence(ts.game.board, tuple(ts.reliquats),
+        top = variant_rules.tactique_sequence(ts.game.board, ts.reliquats,
                                            tactique_text_of(ref, word), config_of(game),
                                            variant_settings_of(game))
     except ValueError as exc:
@@ -266,7 +262,7 @@ def _choose_scrabble(*, session: Session, game: DuplicateGame, rnd: DuplicateRou
         raise DuplicateError("Indiquez le motif du choix du scrabble.")
     answers = round_scrabbles(game, rnd)
     if ref.strip().lower() == "moteur":
-        chosen = variants().choose_scrabble(Board.from_cgp(rnd.grid_before), answers,
+        chosen = variant_rules.choose_scrabble(Board.from_cgp(rnd.grid_before), answers,
                                             config_of(game))
     else:
         wanted = (ref.strip().upper(), word.strip().upper())

@@ -1,7 +1,7 @@
-"""The Duplicate's games and their data: the engine and variants behind a few functions,
-the round rhythm, creating a game, the queries, the JSON forms of draws, moves, tops and
-results, the bulletin's text, and the running ranking. The lowest module of the package: the
-others (notices, correction, bulletins, steps) build on it."""
+"""The Duplicate's games and their data: the round rhythm, creating a game, the queries, the
+JSON forms of draws, moves, tops and results, the bulletin's text, and the running ranking.
+The lowest module of the package: the others (notices, correction, bulletins, steps) build
+on it."""
 
 from __future__ import annotations
 
@@ -12,15 +12,15 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime, time, timedelta
-from typing import Any
+from typing import Any, cast, get_args
 from zoneinfo import ZoneInfo
 
 from flask import current_app, has_app_context
 from sqlmodel import Session, col, select
 
-import puzzles.duplicate as engine_module
-import puzzles.variants as variants_module
-from puzzles.duplicate import Bulletin, Draw, TopChoice, Verdict
+import puzzles.duplicate as dup_rules
+import puzzles.variants as variant_rules
+from puzzles.duplicate import Bulletin, Draw, Lang, TopChoice, Verdict
 from puzzles.variants import FreeMove, TactiqueState, TactiqueTop, VariantTop
 from scoring.board import Board
 from scoring.config import GameConfig
@@ -43,8 +43,8 @@ from webapp.models import (
     SeedSource,
 )
 from webapp.services import audit, changes, inputs
+from webapp.services.lexicons import base_lexicon
 from webapp.services.stored import duplicate_settings_of, variant_settings_of
-from webapp.services.verification import base_lexicon
 
 log = logging.getLogger("webapp.services.duplicate")
 
@@ -85,10 +85,6 @@ class BulletinRefused(DuplicateError):
         self.answered = answered
 
 
-def engine() -> Any:
-    return engine_module
-
-
 #: the variants this server plays (``DuplicateGame.variant``; "" is the plain Duplicate)
 SERVER_VARIANTS = tuple(v for v in DuplicateVariant if v)
 
@@ -101,16 +97,12 @@ FREE_VARIANTS = (DuplicateVariant.COMPLETIF, DuplicateVariant.SUPERJOKER,
                  DuplicateVariant.METAGRAMME, DuplicateVariant.ELLIPTIQUE)
 
 
-def variants() -> Any:
-    return variants_module
-
-
 def label_of(variant: str) -> str:
     if not variant:
         return "Duplicate"
     if variant == SUPERSCRABBLE:
         return "Partie de Superscrabble"
-    return str(variants().VARIANTS.get(variant, variant))
+    return str(variant_rules.VARIANTS.get(variant, variant))
 
 
 def variant_label(game: DuplicateGame) -> str:
@@ -131,28 +123,26 @@ def tactique_text(ts: Any) -> str:
 def tactique_of(text: str) -> TactiqueState:
     """The Tactique master game ``state_text``/``state_before`` hold (:func:`tactique_text`)."""
     data = json.loads(text)
-    return TactiqueState(engine_module.GameState.from_text(data["state"]),
-                         tuple(data["tactique"]))
+    first, second = data["tactique"]
+    return TactiqueState(dup_rules.GameState.from_text(data["state"]), (str(first), str(second)))
 
 
-def config_of(game: DuplicateGame) -> Any:
+def config_of(game: DuplicateGame) -> GameConfig:
     """The engine configuration: the game's tiles and its word list (checked against the
     identity recorded at creation, as problems are)."""
-    # base_lexicon reads lexicon_name, lexicon_sha256 and code, which a game has too
-    lex = base_lexicon(game)  # type: ignore[arg-type]
-    return GameConfig(tileset=tileset(game.lang), lexicon=lex)
+    return GameConfig(tileset=tileset(game.lang), lexicon=base_lexicon(game))
 
 
-def draw_bag_order(lang: str, seed: int) -> str:
+def draw_bag_order(lang: Lang, seed: int) -> str:
     """The whole bag in the order a *given* ``seed`` draws it (``puzzles.duplicate
     .shuffled_bag``, reproducible by anyone who knows the seed: replays and tests)."""
-    return "".join(engine().shuffled_bag(lang, seed))
+    return "".join(dup_rules.shuffled_bag(lang, seed))
 
 
-def secret_bag_order(lang: str, seed: int) -> str:
+def secret_bag_order(lang: Lang, seed: int) -> str:
     """The whole bag in the order a secret 128-bit ``seed`` draws it
     (``puzzles.duplicate.secret_bag``): a default game's bag."""
-    return "".join(engine().secret_bag(lang, seed))
+    return "".join(dup_rules.secret_bag(lang, seed))
 
 
 def live_minutes(variant: str) -> int:
@@ -160,6 +150,16 @@ def live_minutes(variant: str) -> int:
     « Temps de réflexion: 6 minutes par coup »), 3 min otherwise (FISF 3.3, « trois minutes
     par coup »; RULES §9: the variants' time is INFERRED)."""
     return 6 if variant == "tactique" else 3
+
+
+def _settings_key(variant: DuplicateVariant) -> variant_rules.Variant:
+    """The ``VariantSettings.variant`` of a variant game (a Partie de Superscrabble keeps
+    the Duplicate Top's)."""
+    key = "top" if variant == SUPERSCRABBLE else str(variant)
+    for known in get_args(variant_rules.Variant):
+        if known == key:
+            return cast(variant_rules.Variant, known)
+    raise DuplicateError(f"Variante « {variant} » sans réglages.")
 
 
 def check_rhythm(rhythm: dict[str, Any], timezone: str) -> dict[str, Any]:
@@ -315,8 +315,8 @@ def create_game(
         raise DuplicateError(f"Variante « {variant} » inconnue de ce serveur (jouables : "
                              f"{labels}).") from None
     if variant:
-        vs = variants().VariantSettings
-        own = "top" if variant == SUPERSCRABBLE else variant
+        vs = variant_rules.VariantSettings
+        own = _settings_key(variant)
         if not isinstance(settings, vs):
             settings = vs(variant=own, duplicate=settings)
         elif settings.variant != own:
@@ -328,7 +328,7 @@ def create_game(
     if bag_order is not None:
         seed, source, bag = 0, SeedSource.BAG, bag_order
     elif seed is None:
-        seed, source = engine().new_secret_seed(), SeedSource.SECRET
+        seed, source = dup_rules.new_secret_seed(), SeedSource.SECRET
         bag = secret_bag_order(lang, seed)
     else:
         seed, source = int(seed), SeedSource.GIVEN
@@ -343,13 +343,14 @@ def create_game(
         seed=seed, seed_source=source, bag_order=bag, state_text="", timezone=timezone,
         review_minutes=review_minutes, starts_at=starts_at, status=DuplicateStatus.SCHEDULED,
     )
-    config = config_of(game)  # the word list must load now, not at round 1
-    game.lexicon_sha256 = config.lexicon.identity.sha256
+    # the word list must load now, not at round 1
+    game.lexicon_sha256 = base_lexicon(game).identity.sha256
+    config = config_of(game)
     try:
-        game.state_text = engine().GameState.initial(dup_settings, bag).to_text()
+        game.state_text = dup_rules.GameState.initial(dup_settings, bag).to_text()
         if variant == "tactique":
-            game.state_text = tactique_text(variants().TactiqueState(
-                engine().GameState.from_text(game.state_text)))
+            game.state_text = tactique_text(variant_rules.TactiqueState(
+                dup_rules.GameState.from_text(game.state_text)))
         if variant == SUPERSCRABBLE:
             spec, game.state_text = superscrabble_start(superscrabble or {}, config)
             game.settings = {**game.settings, SUPERSCRABBLE: spec}
@@ -459,12 +460,12 @@ def parse_line(variant: str, line: str) -> Any:
     """The variant's bulletin parser: ``puzzles.duplicate.parse_bulletin``, or for the
     letter-choice variants ``puzzles.variants.parse_free_bulletin`` (``+T``, ``-N +K``)."""
     if variant in FREE_VARIANTS:
-        return variants().parse_free_bulletin(line)
+        return variant_rules.parse_free_bulletin(line)
     if variant == "tactique":
-        return variants().parse_tactique_billet(line)
+        return variant_rules.parse_tactique_billet(line)
     if variant == SUPERSCRABBLE:
-        return variants().parse_scrabble_sheet(line)
-    return engine().parse_bulletin(line)
+        return variant_rules.parse_scrabble_sheet(line)
+    return dup_rules.parse_bulletin(line)
 
 
 def parse_text(text: str, variant: str = "") -> tuple[list[str], dict[str, Any] | None]:
@@ -540,7 +541,7 @@ def free_dict(fb: Any) -> dict[str, Any]:
 
 def bulletin_of(d: dict[str, Any], player: str, received_at: datetime | None) -> Bulletin:
     """The stored bulletin (:func:`bulletin_dict`) with every solution."""
-    placed = tuple(engine().RaccordLetter(str(x[0]), int(x[1]), int(x[2]))
+    placed = tuple(dup_rules.RaccordLetter(str(x[0]), int(x[1]), int(x[2]))
                    for x in d.get("raccord_at") or ())
     return Bulletin(player=player, word=d["word"], ref=d.get("ref"),
                     raccord=d.get("raccord"), claimed=d.get("claimed"),
@@ -553,7 +554,7 @@ def bulletin_of(d: dict[str, Any], player: str, received_at: datetime | None) ->
 def free_of(d: dict[str, Any], player: str, received_at: datetime | None) -> Any:
     """The stored bulletin of a letter-choice variant (:func:`free_dict`) with every
     solution and its letters."""
-    return variants().FreeBulletin(
+    return variant_rules.FreeBulletin(
         replace(bulletin_of(d, player, received_at), alternatives=()),
         d.get("chosen", ""), d.get("swapped", ""),
         tuple(free_of(a, player, received_at) for a in d.get("alternatives") or ()))
@@ -569,9 +570,9 @@ def bulletin_line(b: dict[str, Any] | None) -> str | None:
         words = " + ".join(x for x in (bulletin_line(b["first"]), bulletin_line(b["second"]))
                            if x)
         return words + (f" = {b['total']}" if b.get("total") is not None else "")
-    placed = " ".join(engine().RaccordLetter(*x).notation() for x in b.get("raccord_at") or ())
+    placed = " ".join(dup_rules.RaccordLetter(*x).notation() for x in b.get("raccord_at") or ())
     place = " ".join(x for x in (b.get("ref"), b.get("raccord"), placed) if x)
-    mark = engine().VERTICAL_MARK if b.get("vertical") else ""
+    mark = dup_rules.VERTICAL_MARK if b.get("vertical") else ""
     claimed = b.get("claimed")
     letters = (f"-{b['swapped']}" if b.get("swapped") else "",
                f"+{b['chosen']}" if b.get("chosen") else "")
@@ -704,7 +705,6 @@ def standings(session: Session, game: DuplicateGame) -> list[dict[str, Any]]:
 
 
 def _standings(session: Session, game: DuplicateGame) -> list[dict[str, Any]]:
-    eng = engine()
     rounds = [r for r in rounds_of(session, game)
               if r.status == RoundStatus.PUBLISHED and r.top is not None]
     names = {p.id: p for p in players_of(session, game)}
@@ -716,13 +716,13 @@ def _standings(session: Session, game: DuplicateGame) -> list[dict[str, Any]]:
         return [{"player_id": p.id, "name": p.name, "club": p.club, "rank": 1, "total": 0,
                  "percent": None, "scores": [], "warnings": 0, "solos": 0}
                 for p in names.values()]
-    results = [eng.RoundResult(round_no=r.number, draw=_round_draw(r), top=_round_top(r),
+    results = [dup_rules.RoundResult(round_no=r.number, draw=_round_draw(r), top=_round_top(r),
                                board_cgp=r.grid_after or "",
                                verdicts=tuple(verdict_of(x) for x in r.results))
                for r in rounds]
     per_round = {r.number: {x["player_id"]: x for x in r.results} for r in rounds}
     rows: list[dict[str, Any]] = []
-    for row in eng.rank_game(results, duplicate_settings_of(game)):
+    for row in dup_rules.rank_game(results, duplicate_settings_of(game)):
         pid = int(row.player)
         p = names.get(pid)
         rows.append({
@@ -741,9 +741,8 @@ def scrabble_standings(game: DuplicateGame, rounds: Sequence[DuplicateRound],
                        names: dict[int | None, Player]) -> list[dict[str, Any]]:
     """Partie de Superscrabble (``rank_superscrabble``): ``total`` is the valid scrabbles
     less the warning conversion (RULES §5.3)."""
-    v = variants()
-    ranked = v.rank_superscrabble(
-        [[v.SheetVerdict(str(x["player_id"]), int(x["score"]), int(x.get("invalid", 0)),
+    ranked = variant_rules.rank_superscrabble(
+        [[variant_rules.SheetVerdict(str(x["player_id"]), int(x["score"]), int(x.get("invalid", 0)),
                          int(x.get("duplicates", 0)), int(x["warnings"]), x["reason"])
           for x in r.results] for r in rounds], variant_settings_of(game))
     per_round = {r.number: {x["player_id"]: x for x in r.results} for r in rounds}
@@ -771,7 +770,7 @@ def _round_top(r: DuplicateRound) -> Any:
     d = r.top or {}
     if "first_group" in d:
         move = move_of(d["first"] or d["second"])
-        return engine().TopChoice(move=move, ref=d["ref"], word=d["word"],
+        return dup_rules.TopChoice(move=move, ref=d["ref"], word=d["word"],
                                   score=int(d["score"]))
     return top_of(d)
 
@@ -781,7 +780,7 @@ def top_standings(game: DuplicateGame, rounds: Sequence[DuplicateRound],
     """Duplicate Top (``puzzles.variants.rank_duplicate_top``): ``total`` is the ranking
     points (rounds topped less the warning conversion), then the companions and the total of
     the topped rounds' scores break ties."""
-    ranked = variants().rank_duplicate_top(
+    ranked = variant_rules.rank_duplicate_top(
         [[verdict_of(x) for x in r.results] for r in rounds], variant_settings_of(game))
     per_round = {r.number: {x["player_id"]: x for x in r.results} for r in rounds}
     rows: list[dict[str, Any]] = []

@@ -12,6 +12,8 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
+import puzzles.duplicate as dup_rules
+import puzzles.variants as variant_rules
 from scoring.board import Board
 from webapp.db import session_scope
 from webapp.models import (
@@ -34,7 +36,6 @@ from webapp.services.duplicate.game import (
     deadline_after,
     draw_dict,
     draw_of,
-    engine,
     is_free,
     log,
     move_of,
@@ -49,7 +50,6 @@ from webapp.services.duplicate.game import (
     top_of,
     variant_top_dict,
     variant_top_of,
-    variants,
 )
 from webapp.services.duplicate.notices import (
     draw_notices,
@@ -167,7 +167,6 @@ def draw_next(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, int]
     """Draw round n+1 on the master game and open it at ``now`` (a server that was down
     opens it when it comes back, so the players still get a whole round); or end the game
     (RULES §4.9: bag over, no vowel or consonant left, the round limit reached)."""
-    eng = engine()
     settings = duplicate_settings_of(game)
     config = config_of(game)
     last = current_round(s, game)
@@ -176,15 +175,15 @@ def draw_next(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, int]
         return _draw_tactique(s, game, now, number)
     if game.variant == SUPERSCRABBLE:
         return _draw_superscrabble(s, game, now, number)
-    state = eng.GameState.from_text(game.state_text)
+    state = dup_rules.GameState.from_text(game.state_text)
     top: Any
     if is_free(game):  # the variant's number of letters; the top over every choice
         vs = variant_settings_of(game)
-        draw, state = variants().draw_variant(state, vs)
-        top = None if draw is None else variants().variant_top(state, draw.rack, config, vs)
+        draw, state = variant_rules.draw_variant(state, vs)
+        top = None if draw is None else variant_rules.variant_top(state, draw.rack, config, vs)
     else:
-        draw, state = eng.draw_round(state, settings, config=config)
-        top = None if draw is None else eng.find_top(state, draw.rack, config,
+        draw, state = dup_rules.draw_round(state, settings, config=config)
+        top = None if draw is None else dup_rules.find_top(state, draw.rack, config,
                                                      round_no=number, settings=settings)
     if draw is None or top is None:
         game.state_text = state.to_text()
@@ -216,12 +215,12 @@ def _draw_tactique(s: Session, game: DuplicateGame, now: datetime,
                    number: int) -> tuple[str, int]:
     """Tactique: both groups drawn (``draw_tactique``), the best two-word sequence searched
     (``tactique_top``)."""
-    v = variants()
     vs = variant_settings_of(game)
     config = config_of(game)
     ts = tactique_of(game.state_text)
-    draw, ts = v.draw_tactique(ts, vs)
-    top = None if draw is None else v.tactique_top(ts.game.board, draw.racks, config, vs)
+    draw, ts = variant_rules.draw_tactique(ts, vs)
+    top = None if draw is None else variant_rules.tactique_top(ts.game.board, draw.racks,
+                                                               config, vs)
     if draw is None or top is None or (top.first is None and top.second is None):
         game.state_text = tactique_text(ts)
         return finish(s, game, now)
@@ -247,8 +246,8 @@ def _draw_superscrabble(s: Session, game: DuplicateGame, now: datetime,
     rack = racks[number - 1]
     board = Board.from_cgp(game.state_text)
     config = config_of(game)
-    answers = variants().list_scrabbles(board, rack, config)
-    chosen = variants().choose_scrabble(board, answers, config)
+    answers = variant_rules.list_scrabbles(board, rack, config)
+    chosen = variant_rules.choose_scrabble(board, answers, config)
     rnd = DuplicateRound(
         game_id=game.id or 0, number=number, opens_at=now,
         closes_at=deadline_after(game.rhythm, now, game.timezone), status=RoundStatus.OPEN,
@@ -338,9 +337,8 @@ def publish_round(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, 
     """Place the retained top on the master grid and send every player his result."""
     rnd = current_round(s, game)
     assert rnd is not None and rnd.status == RoundStatus.CORRECTED and rnd.top is not None
-    eng = engine()
     if game.variant == DuplicateVariant.TACTIQUE:
-        ts = variants().apply_tactique_top(tactique_of(rnd.state_before),
+        ts = variant_rules.apply_tactique_top(tactique_of(rnd.state_before),
                                            tactique_top_of(rnd.top))
         game.state_text = tactique_text(ts)
         rnd.grid_after = ts.game.board_cgp
@@ -350,13 +348,13 @@ def publish_round(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, 
             move_of(rnd.top).placement.apply(board)
         game.state_text = rnd.grid_after = str(board.to_cgp())
     else:
-        state = eng.GameState.from_text(rnd.state_before)
+        state = dup_rules.GameState.from_text(rnd.state_before)
         if is_free(game):
-            state = variants().apply_variant_top(state, rnd.draw["rack"],
+            state = variant_rules.apply_variant_top(state, rnd.draw["rack"],
                                                  variant_top_of(rnd.top),
                                                  variant_settings_of(game))
         else:
-            state = eng.apply_top(state, draw_of(rnd.draw), top_of(rnd.top))
+            state = dup_rules.apply_top(state, draw_of(rnd.draw), top_of(rnd.top))
         game.state_text = state.to_text()
         rnd.grid_after = state.board_cgp
     rnd.status = RoundStatus.PUBLISHED

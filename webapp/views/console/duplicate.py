@@ -14,6 +14,8 @@ from typing import Any
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 
+from puzzles.duplicate import AmbiguousReference, DuplicateSettings, SoloRule
+from puzzles.variants import VariantSettings
 from webapp.db import session_scope
 from webapp.models import (
     DEFAULT_TIMEZONE,
@@ -44,8 +46,9 @@ MAX_SOLO_POINTS = 1000
 MAX_REVIEW_MINUTES = 7 * 24 * 60  # a week
 #: the Duplicate settings' choices on the form, with the message for anything else
 CONVERSIONS = ("4", "6")
-SOLO_RULES = ("auto", "n_minus_6", "none")
-AMBIGUOUS = ("penalty", "warning")  # DuplicateSettings.ambiguous_reference (S1 5.3.2)
+SOLO_RULES: tuple[SoloRule, ...] = ("auto", "n_minus_6", "none")
+#: DuplicateSettings.ambiguous_reference (S1 5.3.2)
+AMBIGUOUS: tuple[AmbiguousReference, ...] = ("penalty", "warning")
 #: the variants' own settings on the form: field, its label, its default (the engine's
 #: ``VariantSettings.from_json`` refuses any other value in French)
 VARIANT_FIELDS = (
@@ -62,7 +65,6 @@ MAX_REASON = 2000
 
 
 def _settings_from_form(form: Any) -> Any:
-    eng = duplicate.engine()
     rounds_text = (form.get("rounds") or "").strip()
     rounds = int_field(form, "rounds", "Nombre de tours", lo=1, hi=MAX_ROUNDS) \
         if rounds_text else None
@@ -77,9 +79,9 @@ def _settings_from_form(form: Any) -> Any:
     ambiguous = choice_field(form, "ambiguous_reference", AMBIGUOUS,
                              "Référence ambiguë : pénalité de 5 points ou avertissement.",
                              "penalty")
-    return eng.DuplicateSettings(lang=lang, rounds=rounds, solo_rule=solo_rule,
-                                 solo_points=solo_points, warning_conversion_from=conversion,
-                                 ambiguous_reference=ambiguous)
+    return DuplicateSettings(lang=lang, rounds=rounds, solo_rule=solo_rule,
+                             solo_points=solo_points, warning_conversion_from=conversion,
+                             ambiguous_reference=ambiguous)
 
 
 def _variant_settings(form: Any, dup: Any) -> Any:
@@ -93,7 +95,7 @@ def _variant_settings(form: Any, dup: Any) -> Any:
     data = {name: text_field(form, name, label, limit=40) or default
             for name, label, default in VARIANT_FIELDS}
     try:
-        return duplicate.variants().VariantSettings.from_json(
+        return VariantSettings.from_json(
             {**data, "variant": variant, "duplicate": json.loads(dup.to_json())})
     except ValueError as exc:
         raise duplicate.DuplicateError(str(exc)) from None
