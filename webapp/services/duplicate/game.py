@@ -19,14 +19,14 @@ from flask import current_app, has_app_context
 from sqlmodel import Session, col, select
 
 import puzzles.duplicate as dup_rules
+import puzzles.duplicate.codecs as codecs
 import puzzles.variants as variant_rules
 from puzzles.duplicate import Bulletin, Draw, Lang, TopChoice, Verdict
-from puzzles.variants import FreeMove, TactiqueState, TactiqueTop, VariantTop
+from puzzles.variants import TactiqueState, TactiqueTop, VariantTop
 from scoring.board import Board
 from scoring.config import GameConfig
 from scoring.move import Placement
 from scoring.movegen import GeneratedMove
-from scoring.notation import format_ref
 from scoring.tiles import tileset
 from webapp.models import (
     DEFAULT_TIMEZONE,
@@ -114,17 +114,13 @@ def is_free(game: DuplicateGame) -> bool:
 
 
 def tactique_text(ts: Any) -> str:
-    """A ``puzzles.variants.TactiqueState`` as stored: JSON of the Duplicate state's text and
-    the two groups' reliquats."""
-    return json.dumps({"tactique": list(ts.reliquats), "state": ts.game.to_text()},
-                      ensure_ascii=False)
+    """A ``TactiqueState`` as stored (:func:`puzzles.duplicate.codecs.tactique_text`)."""
+    return codecs.tactique_text(ts)
 
 
 def tactique_of(text: str) -> TactiqueState:
-    """The Tactique master game ``state_text``/``state_before`` hold (:func:`tactique_text`)."""
-    data = json.loads(text)
-    first, second = data["tactique"]
-    return TactiqueState(dup_rules.GameState.from_text(data["state"]), (str(first), str(second)))
+    """The stored Tactique master game (:func:`puzzles.duplicate.codecs.tactique_of`)."""
+    return codecs.tactique_of(text)
 
 
 def config_of(game: DuplicateGame) -> GameConfig:
@@ -513,51 +509,23 @@ def solution_count(d: dict[str, Any] | None) -> int:
 
 
 def bulletin_dict(b: Any) -> dict[str, Any]:
-    """A ``puzzles.duplicate.Bulletin`` as stored: ``word``, ``ref``, ``raccord``,
-    ``claimed``; the raccord letters written at their places (``raccord_at``, ``[letter, dx,
-    dy]`` each) and the vertical mark only when written; with several solutions (``A / B``,
-    S1 5.6) the first one's keys and ``alternatives``, a list of the others' — every key
-    beyond the first four only when written, so the bulletins stored before read the same."""
-    out: dict[str, Any] = {"word": b.word, "ref": b.ref, "raccord": getattr(b, "raccord", None),
-                           "claimed": b.claimed}
-    if getattr(b, "raccord_at", ()):
-        out["raccord_at"] = [[x.letter, x.dx, x.dy] for x in b.raccord_at]
-    if getattr(b, "vertical", False):
-        out["vertical"] = True
-    alternatives = getattr(b, "alternatives", ())
-    if alternatives:
-        out["alternatives"] = [bulletin_dict(a) for a in alternatives]
-    return out
+    """A ``Bulletin`` as stored (:func:`puzzles.duplicate.codecs.bulletin_dict`)."""
+    return cast(dict[str, Any], codecs.bulletin_dict(b))
 
 
 def free_dict(fb: Any) -> dict[str, Any]:
-    """A ``puzzles.variants.FreeBulletin`` as stored: :func:`bulletin_dict` with the letters
-    taken (``chosen``, ``swapped``); each alternative with its own letters."""
-    out = {**bulletin_dict(fb.bulletin), "chosen": fb.chosen, "swapped": fb.swapped}
-    if fb.alternatives:
-        out["alternatives"] = [free_dict(a) for a in fb.alternatives]
-    return out
+    """A ``FreeBulletin`` as stored (:func:`puzzles.duplicate.codecs.free_dict`)."""
+    return cast(dict[str, Any], codecs.free_dict(fb))
 
 
 def bulletin_of(d: dict[str, Any], player: str, received_at: datetime | None) -> Bulletin:
-    """The stored bulletin (:func:`bulletin_dict`) with every solution."""
-    placed = tuple(dup_rules.RaccordLetter(str(x[0]), int(x[1]), int(x[2]))
-                   for x in d.get("raccord_at") or ())
-    return Bulletin(player=player, word=d["word"], ref=d.get("ref"),
-                    raccord=d.get("raccord"), claimed=d.get("claimed"),
-                    received_at=received_at, raccord_at=placed,
-                    vertical=bool(d.get("vertical")),
-                    alternatives=tuple(bulletin_of(a, player, received_at)
-                                       for a in d.get("alternatives") or ()))
+    """The stored bulletin with every solution (:func:`puzzles.duplicate.codecs.bulletin_of`)."""
+    return codecs.bulletin_of(cast(codecs.BulletinJSON, d), player, received_at)
 
 
 def free_of(d: dict[str, Any], player: str, received_at: datetime | None) -> Any:
-    """The stored bulletin of a letter-choice variant (:func:`free_dict`) with every
-    solution and its letters."""
-    return variant_rules.FreeBulletin(
-        replace(bulletin_of(d, player, received_at), alternatives=()),
-        d.get("chosen", ""), d.get("swapped", ""),
-        tuple(free_of(a, player, received_at) for a in d.get("alternatives") or ()))
+    """The stored letter-choice bulletin (:func:`puzzles.duplicate.codecs.free_of`)."""
+    return codecs.free_of(cast(codecs.BulletinJSON, d), player, received_at)
 
 
 def bulletin_line(b: dict[str, Any] | None) -> str | None:
@@ -605,92 +573,58 @@ def all_answered(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> bool:
 
 
 def scrabble_top_dict(chosen: Any, answers: Sequence[Any], reason: str) -> dict[str, Any]:
-    listed = [{"ref": m["ref"], "word": m["word"], "score": m["score"]}
-              for m in (move_dict(a) for a in answers)]
-    if chosen is None:
-        return {"ref": "—", "word": "", "score": 0, "move": None, "ties": [],
-                "scrabbles": listed, "reason": "Aucun scrabble : la grille ne change pas."}
-    return {**move_dict(chosen), "ties": [], "scrabbles": listed, "reason": reason}
+    return cast(dict[str, Any], codecs.scrabble_top_dict(chosen, answers, reason))
 
 
 def verdict_of(r: dict[str, Any]) -> Verdict:
-    return Verdict(player=str(r["player_id"]), score=int(r["score"]), kind=r["kind"],
-                   warnings=int(r["warnings"]), reason_fr=r["reason"],
-                   ref=r.get("ref"), word=r.get("word"), solo=int(r.get("solo", 0)))
+    return codecs.verdict_of(cast(codecs.ResultJSON, r), str(r["player_id"]))
 
 
 def draw_dict(d: Any) -> dict[str, Any]:
-    return {"reliquat": d.reliquat, "new": d.new, "rack": d.rack, "rejected": list(d.rejected),
-            "minimum": d.minimum, "notation": d.notation}
+    return cast(dict[str, Any], codecs.draw_dict(d))
 
 
 def draw_of(d: dict[str, Any]) -> Draw:
-    return Draw(reliquat=d["reliquat"], new=d["new"], rack=d["rack"],
-                rejected=tuple(d["rejected"]), minimum=int(d.get("minimum", 0)))
+    return codecs.draw_of(cast(codecs.DrawJSON, d))
 
 
 def move_dict(m: Any) -> dict[str, Any]:
-    return {"ref": format_ref(m.ref), "word": m.word, "score": int(m.score),
-            "move": [int(m.score), bool(m.horizontal), int(m.start), m.word, int(m.new_mask)]}
+    return cast(dict[str, Any], codecs.move_dict(m))
 
 
 def move_of(d: dict[str, Any]) -> GeneratedMove:
-    score, horizontal, start, word, mask = d["move"]
-    return GeneratedMove(int(score), bool(horizontal), int(start), str(word), int(mask))
+    return codecs.move_of(cast(codecs.MoveJSON, d))
 
 
 def top_dict(t: Any) -> dict[str, Any]:
-    out = move_dict(t.move)
-    out.update(ref=t.ref, word=t.word, score=int(t.score), reason=t.reason_fr,
-               ties=[move_dict(x) for x in t.ties])
-    return out
+    return cast(dict[str, Any], codecs.top_dict(t))
 
 
 def variant_top_dict(t: Any) -> dict[str, Any]:
-    """A ``puzzles.variants.VariantTop``: the move, the letters it takes from the stock
-    (``chosen``) and the Métagramme's given-back letter (``swapped``)."""
-    out = move_dict(t.move)
-    out.update(ref=t.ref, word=t.word, score=int(t.score), reason=t.reason_fr, ties=[],
-               tied=int(t.ties), chosen=t.choice.chosen, swapped=t.choice.swapped)
-    return out
+    """A ``puzzles.variants.VariantTop`` (:func:`puzzles.duplicate.codecs.variant_top_dict`)."""
+    return cast(dict[str, Any], codecs.variant_top_dict(t))
 
 
 def variant_top_of(d: dict[str, Any]) -> VariantTop:
-    return VariantTop(FreeMove(move_of(d), d.get("chosen", ""), d.get("swapped", "")),
-                      ref=d["ref"], word=d["word"], score=int(d["score"]),
-                      reason_fr=d.get("reason", ""))
+    return codecs.variant_top_of(cast(codecs.TopJSON, d))
 
 
 def tactique_top_dict(t: Any) -> dict[str, Any]:
-    """A ``puzzles.variants.TactiqueTop``: both words in placement order (``first``,
-    ``second``: move mappings or None), the group played first, the sum; ``ref``/``word``
-    read « H7 + H7 », « ZA + ZAS »."""
-    moves = [move_dict(m) if m is not None else None for m in (t.first, t.second)]
-    placed = [m for m in moves if m]
-    return {"first_group": int(t.first_group), "first": moves[0], "second": moves[1],
-            "ref": " + ".join(m["ref"] for m in placed),
-            "word": " + ".join(m["word"] for m in placed), "score": int(t.score),
-            "notation": t.notation, "reason": t.reason_fr, "ties": [], "tied": int(t.ties)}
+    """A ``puzzles.variants.TactiqueTop`` (:func:`puzzles.duplicate.codecs.tactique_top_dict`)."""
+    return cast(dict[str, Any], codecs.tactique_top_dict(t))
 
 
 def tactique_top_of(d: dict[str, Any]) -> TactiqueTop:
-    return TactiqueTop(
-        int(d["first_group"]), move_of(d["first"]) if d.get("first") else None,
-        move_of(d["second"]) if d.get("second") else None, int(d["score"]))
+    return codecs.tactique_top_of(cast(codecs.TactiqueTopJSON, d))
 
 
 def top_letters(top: dict[str, Any] | None) -> str:
-    """`` -N +K`` after a variant top (the letters given back and taken), else ""."""
-    if not top:
-        return ""
-    out = f" -{top['swapped']}" if top.get("swapped") else ""
-    return out + (f" +{top['chosen']}" if top.get("chosen") else "")
+    """`` -N +K`` after a variant top (:func:`puzzles.duplicate.codecs.top_letters`)."""
+    return codecs.top_letters(cast(codecs.RoundTopJSON | None, top))
 
 
 def top_of(d: dict[str, Any]) -> TopChoice:
-    return TopChoice(move=move_of(d), ref=d["ref"], word=d["word"],
-                     score=int(d["score"]), ties=tuple(move_of(x) for x in d["ties"]),
-                     reason_fr=d.get("reason", ""))
+    return codecs.top_of(cast(codecs.TopJSON, d))
 
 
 def standings(session: Session, game: DuplicateGame) -> list[dict[str, Any]]:
