@@ -63,7 +63,10 @@ class GameSettings:
               superscrabble: SuperscrabbleSpec | None = None) -> GameSettings:
         """The settings of a new game of ``key`` from the console's: a variant given only
         Duplicate settings plays them with its own defaults (the Superscrabble: the
-        Duplicate Top's)."""
+        Duplicate Top's); ``superscrabble`` is kept for the game that plays it only (the
+        console's form gives its fields for every game)."""
+        if key != SUPERSCRABBLE_KEY:
+            superscrabble = None
         if not key:
             dup = settings.duplicate if isinstance(settings, VariantSettings) else settings
             return cls(key, dup)
@@ -252,6 +255,13 @@ class RoundGame(Protocol):
     @property
     def two_words(self) -> bool:
         """A top is a sequence of two words (the console's « Autre suite de deux mots »)."""
+        ...
+
+    @property
+    def form_settings(self) -> bool:
+        """The console's form gives the game rules of its own (``VariantSettings``: the
+        Tactique's order, refill and rejection; the Complétif's and Superjoker's jokers and
+        unused chosen letter); the others play their defaults."""
         ...
 
     @property

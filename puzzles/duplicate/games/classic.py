@@ -98,6 +98,7 @@ class ClassicGame:
     scrabble_sheet = False
     two_words = False
     other_top_recorrects = True
+    form_settings = False
 
     # --- setting up ----------------------------------------------------------------------
     def prepare(self, settings: GameSettings, config: GameConfig) -> GameSettings:

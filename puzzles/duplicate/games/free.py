@@ -71,6 +71,8 @@ class FreeGame(ClassicGame):
         self.letters = letters
         # the players choose from the stock: the page and the draw mail show it
         self.free_letters = self.shows_stock = letters.free > 0 or letters.swap
+        # the jokers' rule and the unused chosen letter are set where letters are chosen
+        self.form_settings = letters.free > 0
 
     def draw_from(self, state: GameState, settings: GameSettings,
                   config: GameConfig) -> tuple[Draw | None, GameState]:

@@ -81,6 +81,7 @@ class TactiqueGame(ClassicGame):
     # RULES §9.1 « Temps de réflexion: 6 minutes par coup »
     live_minutes = 6
     two_words = True
+    form_settings = True
 
     def initial(self, settings: GameSettings, bag: str, config: GameConfig) -> str:
         return tactique_text(TactiqueState(GameState.initial(settings.duplicate, bag)))
