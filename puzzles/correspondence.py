@@ -122,8 +122,12 @@ def row_from_seed(lang: Lang, seed: int) -> str:
     """The whole tile set of ``lang`` as one letter row (``?`` a joker), in the order
     ``seed`` (0 to 2**128 − 1) gives: the Duplicate's unbiased shuffle of the bag
     (:func:`puzzles.duplicate.secret_bag`), so the arbitre draws the row instead of typing
-    about a hundred letters, and anyone given the seed can draw it again and check it."""
-    return "".join(secret_bag(lang, seed))
+    about a hundred letters, and anyone given the seed can draw it again and check it.
+    :class:`CorrespondenceError` for a seed out of range."""
+    try:
+        return "".join(secret_bag(lang, seed))
+    except ValueError as exc:  # the bag's DuplicateError, in French
+        raise CorrespondenceError(str(exc)) from None
 
 
 def _config(config: GameConfig, board: Board, s: CorrespondenceSettings) -> GameConfig:

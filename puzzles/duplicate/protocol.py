@@ -310,6 +310,11 @@ class RoundGame(Protocol):
         """The ranking after ``rounds`` (their ``results``), best first."""
         ...
 
+    def rack_letters(self, draw: RoundDrawJSON) -> str:
+        """Every letter a player may place this round, in the draw's order (a Tactique's
+        two groups together): what the page's scoring helper is given."""
+        ...
+
     def bulletin_line(self, bulletin: AnyBulletinJSON | None) -> str | None:
         """A stored bulletin as the player wrote it (None: none)."""
         ...

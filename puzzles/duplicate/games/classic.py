@@ -16,6 +16,7 @@ from puzzles.duplicate.codecs import (
     BulletinJSON,
     DrawJSON,
     ResultJSON,
+    RoundDrawJSON,
     RoundTopJSON,
     TopJSON,
     bulletin_dict,
@@ -198,6 +199,9 @@ class ClassicGame:
         return top_of(cast(TopJSON, r.top))
 
     # --- texts ---------------------------------------------------------------------------
+    def rack_letters(self, draw: RoundDrawJSON) -> str:
+        return cast(DrawJSON, draw)["rack"]
+
     def bulletin_line(self, bulletin: AnyBulletinJSON | None) -> str | None:
         return bulletin_line(cast(BulletinJSON | None, bulletin))
 

@@ -15,6 +15,7 @@ from typing import cast
 from puzzles.duplicate.codecs import (
     AnyBulletinJSON,
     BilletJSON,
+    RoundDrawJSON,
     RoundTopJSON,
     TactiqueDrawJSON,
     TactiqueTopJSON,
@@ -153,6 +154,9 @@ class TactiqueGame(ClassicGame):
         assert first is not None
         return TopChoice(move=move_of(first), ref=d["ref"], word=d["word"],
                          score=int(d["score"]))
+
+    def rack_letters(self, draw: RoundDrawJSON) -> str:
+        return "".join(g["rack"] for g in cast(TactiqueDrawJSON, draw)["groups"])
 
     def bulletin_line(self, bulletin: AnyBulletinJSON | None) -> str | None:
         return billet_line(cast(BilletJSON, bulletin)) if bulletin else None

@@ -15,10 +15,12 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, u
 from flask.typing import ResponseReturnValue
 
 from puzzles.duplicate import AmbiguousReference, DuplicateSettings, SoloRule
+from puzzles.duplicate.registry import round_game
 from puzzles.variants import VariantSettings
 from webapp.db import session_scope
 from webapp.models import (
     DEFAULT_TIMEZONE,
+    DuplicateVariant,
     RoundStatus,
 )
 from webapp.services import clock, duplicate, duplicate_pages, inputs, rows
@@ -84,13 +86,14 @@ def _settings_from_form(form: Any) -> Any:
                              ambiguous_reference=ambiguous)
 
 
-def _variant_settings(form: Any, dup: Any) -> Any:
-    """A variant's own rules from the form (Tactique: the order of the groups, free or
-    imposed, RULES §9.1, the groups' refill and rejection, G14; Complétif/Superjoker: the
-    Romanian joker rules, §9.3, the unused chosen letters, G15); the plain Duplicate
-    settings otherwise."""
+def _variant_settings(form: Any,
+                      dup: DuplicateSettings) -> DuplicateSettings | VariantSettings:
+    """A variant's own rules from the form when the game takes them (``form_settings``:
+    Tactique: the order of the groups, free or imposed, RULES §9.1, the groups' refill and
+    rejection, G14; Complétif/Superjoker: the Romanian joker rules, §9.3, the unused chosen
+    letters, G15); the Duplicate settings otherwise (a variant plays its defaults)."""
     variant = _variant(form)
-    if variant not in ("tactique", "completif", "superjoker"):
+    if not round_game(variant).form_settings:
         return dup
     data = {name: text_field(form, name, label, limit=40) or default
             for name, label, default in VARIANT_FIELDS}
@@ -101,17 +104,18 @@ def _variant_settings(form: Any, dup: Any) -> Any:
         raise duplicate.DuplicateError(str(exc)) from None
 
 
-def _variant(form: Any) -> str:
+def _variant(form: Any) -> DuplicateVariant:
     """The form's variant ("": the plain Duplicate), one of the server's, or French."""
-    variant = (form.get("variant") or "").strip()
-    if variant and variant not in duplicate.SERVER_VARIANTS:
+    text = (form.get("variant") or "").strip()
+    try:
+        return DuplicateVariant(text)
+    except ValueError:
         labels = ", ".join(duplicate.label_of(v) for v in duplicate.SERVER_VARIANTS)
-        raise duplicate.DuplicateError(f"Variante « {inputs.shown(variant)} » inconnue de ce "
-                                       f"serveur (jouables : {labels}).")
-    return variant
+        raise duplicate.DuplicateError(f"Variante « {inputs.shown(text)} » inconnue de ce "
+                                       f"serveur (jouables : {labels}).") from None
 
 
-def _rhythm_from_form(form: Any) -> dict[str, Any]:
+def _rhythm_from_form(form: Any) -> dict[str, object]:
     """The rhythm's fields (``duplicate.check_rhythm`` bounds them in French: 1–180 min
     live, 1–1440 h, the weekdays and a HH:MM time)."""
     kind = choice_field(form, "rhythm", duplicate.RHYTHM_KINDS,
@@ -136,7 +140,7 @@ def _rhythm_from_form(form: Any) -> dict[str, Any]:
                                              hi=24 * 60)}
 
 
-def _superscrabble(form: Any) -> dict[str, Any]:
+def _superscrabble(form: Any) -> dict[str, object]:
     """The Partie de Superscrabble's start word and racks (checked by the service)."""
     start = text_field(form, "superscrabble_start", "Partie de Superscrabble, mot de départ",
                        limit=20)
@@ -197,6 +201,8 @@ def index() -> ResponseReturnValue:
             return redirect(url_for("console.duplicate.game", code=code))
     return render_template("duplicate/console_index.html", competitions=listing.competitions,
                            games=listing.games,
+                           game_labels={g.id: duplicate.label_of(g.variant)
+                                        for g in listing.games},
                            variants=[(v, duplicate.label_of(v))
                                      for v in duplicate.SERVER_VARIANTS],
                            form=form, error=error, game_status=in_language(GAME_STATUS_FR),
@@ -246,10 +252,9 @@ def _preview_or_apply(code: str, number: int, action: str) -> ResponseReturnValu
     except duplicate.DuplicateError as exc:
         flash(str(exc), "error")
         return redirect(url_for("console.duplicate.game", code=code))
-    top = done.new_top or {}
-    if action == "top":
-        flash(f"Top du tour {number} : {top.get('ref')} {top.get('word')} "
-              f"({top.get('score')}).", "success")
+    top = done.new_top
+    if action == "top" and top is not None:  # a retained top always has one
+        flash(f"Top du tour {number} : {top['ref']} {top['word']} ({top['score']}).", "success")
     else:
         flash(f"Tour {number} corrigé à nouveau.", "success")
     return redirect(url_for("console.duplicate.game", code=code))
