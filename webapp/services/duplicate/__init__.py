@@ -34,7 +34,8 @@ arbitre retains another; ranked by ``rank_superscrabble``).
 A package, one module per concern, each importing only those before it: ``game`` (the
 engine and variants, rhythm, creation, queries, JSON forms, bulletin text, ranking) →
 ``notices`` (the mails) → ``correction`` (results, the arbitre's other top and
-re-correction with their preview) → ``bulletins`` (a player's bulletin) → ``steps`` (the
+re-correction with their preview) → ``replay`` (« rejouer ce tour »: a stored round replayed
+alone from its stored position) → ``bulletins`` (a player's bulletin) → ``steps`` (the
 scheduled steps). Callers use the package's names: ``duplicate.create_game``,
 ``duplicate.submit_bulletin``, ``duplicate.run_due``, ``duplicate.preview_change``…
 """
@@ -108,6 +109,7 @@ from webapp.services.duplicate.notices import (
     total_label,
     variant_notice,
 )
+from webapp.services.duplicate.replay import ReplayedRound, position_before, replay_round
 from webapp.services.duplicate.steps import (
     CloseNow,
     advance,
@@ -182,6 +184,9 @@ __all__ = [
     "preview_change",
     "publish_round",
     "recorrect",
+    "ReplayedRound",
+    "position_before",
+    "replay_round",
     "results_notices",
     "round_mails",
     "rounds_of",

@@ -17,6 +17,7 @@ from flask.typing import ResponseReturnValue
 from puzzles.duplicate import AmbiguousReference, DuplicateSettings, SoloRule
 from puzzles.duplicate.registry import round_game
 from puzzles.variants import VariantSettings
+from scoring.tiles import tileset
 from webapp.db import session_scope
 from webapp.models import (
     DEFAULT_TIMEZONE,
@@ -268,6 +269,27 @@ def override_top(code: str, number: int) -> ResponseReturnValue:
 @bp.route("/duplicate/<code>/tours/<int:number>/recorriger", methods=["POST"])
 def recorrect(code: str, number: int) -> ResponseReturnValue:
     return _preview_or_apply(code, number, "recorriger")
+
+
+@bp.route("/duplicate/<code>/tours/<int:number>/rejouer", methods=["POST"])
+def replay(code: str, number: int) -> ResponseReturnValue:
+    """« Rejouer ce tour »: the round replayed and topped alone from its stored position,
+    its bulletins corrected again, shown beside what is stored; nothing is changed but the
+    audit log (``duplicate.replay_round``)."""
+    try:
+        with session_scope() as s:
+            game = game_or_404(s, code)
+            rnd = duplicate_pages.round_by_number(s, game, number)
+            if rnd is None:
+                abort(404)
+            replayed = duplicate.replay_round(session=s, game=game, rnd=rnd, actor=_actor())
+            return render_template("duplicate/console_replay.html", game=game,
+                                   replayed=replayed, rules=duplicate.game_of(game),
+                                   top_letters=duplicate.top_letters,
+                                   tile_values=dict(tileset(game.lang).points))
+    except duplicate.DuplicateError as exc:
+        flash(str(exc), "error")
+        return redirect(url_for("console.duplicate.game", code=code))
 
 
 @bp.route("/duplicate/<code>/clore", methods=["GET", "POST"])
