@@ -1,417 +1,113 @@
-"""The stored JSON of the round games, typed: the draw, the move and the top of a round, the
-bulletins (Duplicate, letter-choice, Tactique billet, Superscrabble sheet), a player's result,
-and the Tactique master state — each a ``TypedDict`` with the keys the server has stored
-since the first migration (no migration: these are the same keys, in the same order), and a
-writer (``*_dict``) and a reader (``*_of``) for each.
-
-The server's columns (``DuplicateRound.draw``, ``.top``, ``.results``, ``DuplicateEntry
-.bulletin``, ``DuplicateGame.state_text``) hold exactly these forms; the game modules
-(:mod:`puzzles.duplicate.games`) build and read them, the server only stores them. Imports the
-Duplicate's modules and :mod:`puzzles.variants`' value types; nothing imports it from
-:mod:`puzzles.duplicate`'s ``__init__``."""
+"""The stored JSON of the round games in one place (issue 21): the ``TypedDict`` forms and the
+generic writers and readers of :mod:`puzzles.duplicate.records` (draw, move, top, one-word
+bulletin, result), and each game's own — the letter-choice bulletin and top
+(:mod:`~puzzles.duplicate.games.free`), the Tactique billet, top and master state
+(:mod:`~puzzles.duplicate.games.tactique`), the Superscrabble sheet, top and result
+(:mod:`~puzzles.duplicate.games.superscrabble`). The same keys as the server has always
+stored: no migration. A re-export module: each form is written where its game lives."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
-from dataclasses import replace
-from datetime import datetime
-from typing import NotRequired, TypedDict, cast
-
-from puzzles.duplicate.bulletins import VERTICAL_MARK, Bulletin, RaccordLetter
-from puzzles.duplicate.correction import Verdict
-from puzzles.duplicate.settings import VerdictKind
-from puzzles.duplicate.state import Draw, GameState
-from puzzles.duplicate.top import TopChoice
-from puzzles.variants import (
-    FreeBulletin,
-    FreeMove,
-    ScrabbleSheet,
-    SheetVerdict,
-    TactiqueBillet,
-    TactiqueState,
-    TactiqueTop,
-    VariantTop,
+from puzzles.duplicate.games.free import (
+    free_dict,
+    free_of,
+    variant_top_dict,
+    variant_top_of,
 )
-from scoring.movegen import GeneratedMove
-from scoring.notation import format_ref
-
-# --- the draw ------------------------------------------------------------------------------
-
-
-class DrawJSON(TypedDict):
-    """One draw (:class:`~puzzles.duplicate.Draw`); ``stock``: the letter-choice games' bag,
-    sorted (what the players choose from)."""
-
-    reliquat: str
-    new: str
-    rack: str
-    rejected: list[str]
-    minimum: int
-    notation: str
-    stock: NotRequired[str]
-
-
-class TactiqueDrawJSON(TypedDict):
-    """A Tactique round's two groups; ``rack`` « G1/G2 »."""
-
-    groups: list[DrawJSON]
-    rack: str
-    notation: str
-
-
-RoundDrawJSON = DrawJSON | TactiqueDrawJSON
-
-
-def draw_dict(d: Draw) -> DrawJSON:
-    return {"reliquat": d.reliquat, "new": d.new, "rack": d.rack, "rejected": list(d.rejected),
-            "minimum": d.minimum, "notation": d.notation}
-
-
-def draw_of(d: DrawJSON) -> Draw:
-    return Draw(reliquat=d["reliquat"], new=d["new"], rack=d["rack"],
-                rejected=tuple(d["rejected"]), minimum=int(d.get("minimum", 0)))
-
-
-# --- moves and tops ------------------------------------------------------------------------
-
-#: a :class:`~scoring.movegen.GeneratedMove` as stored: score, horizontal, start, word, mask
-StoredMove = list[int | str]
-
-
-class MoveJSON(TypedDict):
-    ref: str
-    word: str
-    score: int
-    move: StoredMove
-
-
-class TopJSON(TypedDict):
-    """The top of a one-word round (Duplicate, Top; a letter-choice game adds ``tied``,
-    ``chosen``, ``swapped``)."""
-
-    ref: str
-    word: str
-    score: int
-    move: StoredMove
-    reason: str
-    ties: list[MoveJSON]
-    tied: NotRequired[int]
-    chosen: NotRequired[str]
-    swapped: NotRequired[str]
-
-
-class TactiqueTopJSON(TypedDict):
-    """Both words in placement order (``first``, ``second``: None for a group that did not
-    play), the group played first, the sum; ``ref``/``word`` read « H7 + H7 », « ZA + ZAS »."""
-
-    first_group: int
-    first: MoveJSON | None
-    second: MoveJSON | None
-    ref: str
-    word: str
-    score: int
-    notation: str
-    reason: str
-    ties: list[MoveJSON]
-    tied: int
-
-
-class ScoredJSON(TypedDict):
-    ref: str
-    word: str
-    score: int
-
-
-class ScrabbleTopJSON(TypedDict):
-    """The scrabble every player places (``move`` None: none) and every scrabble of the
-    round (``scrabbles``)."""
-
-    ref: str
-    word: str
-    score: int
-    move: StoredMove | None
-    ties: list[MoveJSON]
-    scrabbles: list[ScoredJSON]
-    reason: str
-
-
-RoundTopJSON = TopJSON | TactiqueTopJSON | ScrabbleTopJSON
-
-
-def move_dict(m: GeneratedMove) -> MoveJSON:
-    return {"ref": format_ref(m.ref), "word": m.word, "score": int(m.score),
-            "move": [int(m.score), bool(m.horizontal), int(m.start), m.word, int(m.new_mask)]}
-
-
-def stored_move(move: StoredMove) -> GeneratedMove:
-    score, horizontal, start, word, mask = move
-    return GeneratedMove(int(score), bool(horizontal), int(start), str(word), int(mask))
-
-
-def move_of(d: MoveJSON | TopJSON | ScrabbleTopJSON) -> GeneratedMove:
-    move = d["move"]
-    assert move is not None, "a round without a scrabble placed has no move"
-    return stored_move(move)
-
-
-def top_dict(t: TopChoice) -> TopJSON:
-    m = move_dict(t.move)
-    return {"ref": t.ref, "word": t.word, "score": int(t.score), "move": m["move"],
-            "reason": t.reason_fr, "ties": [move_dict(x) for x in t.ties]}
-
-
-def top_of(d: TopJSON) -> TopChoice:
-    return TopChoice(move=move_of(d), ref=d["ref"], word=d["word"],
-                     score=int(d["score"]), ties=tuple(move_of(x) for x in d["ties"]),
-                     reason_fr=d.get("reason", ""))
-
-
-def variant_top_dict(t: VariantTop) -> TopJSON:
-    """A ``puzzles.variants.VariantTop``: the move, the letters it takes from the stock
-    (``chosen``) and the Métagramme's given-back letter (``swapped``)."""
-    m = move_dict(t.move)
-    return {"ref": t.ref, "word": t.word, "score": int(t.score), "move": m["move"],
-            "reason": t.reason_fr, "ties": [], "tied": int(t.ties), "chosen": t.choice.chosen,
-            "swapped": t.choice.swapped}
-
-
-def variant_top_of(d: TopJSON) -> VariantTop:
-    return VariantTop(FreeMove(move_of(d), d.get("chosen", ""), d.get("swapped", "")),
-                      ref=d["ref"], word=d["word"], score=int(d["score"]),
-                      reason_fr=d.get("reason", ""))
-
-
-def tactique_top_dict(t: TactiqueTop) -> TactiqueTopJSON:
-    """A ``puzzles.variants.TactiqueTop`` (:class:`TactiqueTopJSON`)."""
-    moves = [move_dict(m) if m is not None else None for m in (t.first, t.second)]
-    placed = [m for m in moves if m]
-    return {"first_group": int(t.first_group), "first": moves[0], "second": moves[1],
-            "ref": " + ".join(m["ref"] for m in placed),
-            "word": " + ".join(m["word"] for m in placed), "score": int(t.score),
-            "notation": t.notation, "reason": t.reason_fr, "ties": [], "tied": int(t.ties)}
-
-
-def tactique_top_of(d: TactiqueTopJSON) -> TactiqueTop:
-    first, second = d.get("first"), d.get("second")
-    return TactiqueTop(
-        int(d["first_group"]), move_of(first) if first else None,
-        move_of(second) if second else None, int(d["score"]))
-
-
-def scrabble_top_dict(chosen: GeneratedMove | None, answers: Sequence[GeneratedMove],
-                      reason: str) -> ScrabbleTopJSON:
-    listed: list[ScoredJSON] = [{"ref": m["ref"], "word": m["word"], "score": m["score"]}
-                                for m in (move_dict(a) for a in answers)]
-    if chosen is None:
-        return {"ref": "—", "word": "", "score": 0, "move": None, "ties": [],
-                "scrabbles": listed, "reason": "Aucun scrabble : la grille ne change pas."}
-    m = move_dict(chosen)
-    return {"ref": m["ref"], "word": m["word"], "score": m["score"], "move": m["move"],
-            "ties": [], "scrabbles": listed, "reason": reason}
-
-
-def top_letters(top: RoundTopJSON | None) -> str:
-    """`` -N +K`` after a letter-choice top (the letters given back and taken), else ""."""
-    if not top:
-        return ""
-    swapped = cast(str, top.get("swapped", ""))
-    chosen = cast(str, top.get("chosen", ""))
-    out = f" -{swapped}" if swapped else ""
-    return out + (f" +{chosen}" if chosen else "")
-
-
-# --- bulletins -----------------------------------------------------------------------------
-
-
-class BulletinJSON(TypedDict):
-    """A bulletin (:class:`~puzzles.duplicate.Bulletin`): every key beyond the first four
-    only when written (the bulletins stored before them read the same); a letter-choice
-    bulletin adds ``chosen`` and ``swapped`` (always); ``alternatives``: the further
-    solutions (S1 5.6)."""
-
-    word: str
-    ref: str | None
-    raccord: str | None
-    claimed: int | None
-    raccord_at: NotRequired[list[list[str | int]]]
-    vertical: NotRequired[bool]
-    alternatives: NotRequired[list[BulletinJSON]]
-    chosen: NotRequired[str]
-    swapped: NotRequired[str]
-
-
-class BilletJSON(TypedDict):
-    """A Tactique billet: both words in placement order and the sum written."""
-
-    first: BulletinJSON
-    second: BulletinJSON | None
-    total: int | None
-
-
-class SheetJSON(TypedDict):
-    """A Superscrabble sheet: the scrabbles written (``[ref, word]``) and their count."""
-
-    entries: list[list[str]]
-    count: int | None
-
-
-AnyBulletinJSON = BulletinJSON | BilletJSON | SheetJSON
-
-
-def bulletin_dict(b: Bulletin) -> BulletinJSON:
-    """A ``puzzles.duplicate.Bulletin`` as stored (:class:`BulletinJSON`)."""
-    out: BulletinJSON = {"word": b.word, "ref": b.ref, "raccord": b.raccord,
-                         "claimed": b.claimed}
-    if b.raccord_at:
-        out["raccord_at"] = [[x.letter, x.dx, x.dy] for x in b.raccord_at]
-    if b.vertical:
-        out["vertical"] = True
-    if b.alternatives:
-        out["alternatives"] = [bulletin_dict(a) for a in b.alternatives]
-    return out
-
-
-def free_dict(fb: FreeBulletin) -> BulletinJSON:
-    """A ``puzzles.variants.FreeBulletin`` as stored: :func:`bulletin_dict` with the letters
-    taken (``chosen``, ``swapped``); each alternative with its own letters."""
-    out: BulletinJSON = {**bulletin_dict(fb.bulletin), "chosen": fb.chosen,
-                         "swapped": fb.swapped}
-    if fb.alternatives:
-        out["alternatives"] = [free_dict(a) for a in fb.alternatives]
-    return out
-
-
-def billet_dict(t: TactiqueBillet) -> BilletJSON:
-    return {"first": bulletin_dict(t.first),
-            "second": bulletin_dict(t.second) if t.second else None, "total": t.total}
-
-
-def sheet_dict(sheet: ScrabbleSheet) -> SheetJSON:
-    return {"entries": [list(e) for e in sheet.entries], "count": sheet.count}
-
-
-def bulletin_of(d: BulletinJSON, player: str, received_at: datetime | None) -> Bulletin:
-    """The stored bulletin (:func:`bulletin_dict`) with every solution."""
-    placed = tuple(RaccordLetter(str(x[0]), int(x[1]), int(x[2]))
-                   for x in d.get("raccord_at") or ())
-    return Bulletin(player=player, word=d["word"], ref=d.get("ref"),
-                    raccord=d.get("raccord"), claimed=d.get("claimed"),
-                    received_at=received_at, raccord_at=placed,
-                    vertical=bool(d.get("vertical")),
-                    alternatives=tuple(bulletin_of(a, player, received_at)
-                                       for a in d.get("alternatives") or ()))
-
-
-def free_of(d: BulletinJSON, player: str, received_at: datetime | None) -> FreeBulletin:
-    """The stored bulletin of a letter-choice game (:func:`free_dict`) with every solution
-    and its letters."""
-    return FreeBulletin(
-        replace(bulletin_of(d, player, received_at), alternatives=()),
-        d.get("chosen", ""), d.get("swapped", ""),
-        tuple(free_of(a, player, received_at) for a in d.get("alternatives") or ()))
-
-
-def billet_of(d: BilletJSON, player: str, received_at: datetime | None) -> TactiqueBillet:
-    second = d.get("second")
-    return TactiqueBillet(player, bulletin_of(d["first"], player, received_at),
-                          bulletin_of(second, player, received_at) if second else None,
-                          d.get("total"))
-
-
-def sheet_of(d: SheetJSON, player: str) -> ScrabbleSheet:
-    return ScrabbleSheet(player, tuple((r, w) for r, w in d["entries"]), d.get("count"))
-
-
-def bulletin_line(b: BulletinJSON | None) -> str | None:
-    """A one-word bulletin as the player wrote it (letters taken after the score)."""
-    if not b:
-        return None
-    placed = " ".join(RaccordLetter(str(x[0]), int(x[1]), int(x[2])).notation()
-                      for x in b.get("raccord_at") or ())
-    place = " ".join(x for x in (b.get("ref"), b.get("raccord"), placed) if x)
-    mark = VERTICAL_MARK if b.get("vertical") else ""
-    claimed = b.get("claimed")
-    swapped, chosen = b.get("swapped", ""), b.get("chosen", "")
-    letters = (f"-{swapped}" if swapped else "", f"+{chosen}" if chosen else "")
-    one = " ".join(str(x) for x in (mark, place, b["word"],
-                                    claimed if claimed is not None else "", *letters)
-                   if x != "")
-    others = [bulletin_line(a) or "" for a in b.get("alternatives") or ()]
-    return " / ".join([one, *others])
-
-
-def billet_line(b: BilletJSON) -> str:
-    words = " + ".join(x for x in (bulletin_line(b["first"]), bulletin_line(b["second"]))
-                       if x)
-    return words + (f" = {b['total']}" if b.get("total") is not None else "")
-
-
-def sheet_line(b: SheetJSON) -> str:
-    listed = ", ".join(f"{r} {w}" for r, w in b["entries"])
-    return listed + (f" ; {b['count']}" if b.get("count") is not None else "")
-
-
-def solutions_of(b: BulletinJSON | None) -> int:
-    """How many solutions a one-word bulletin holds."""
-    if not b:
-        return 0
-    return 1 + len(b.get("alternatives") or ())
-
-
-# --- results -------------------------------------------------------------------------------
-
-
-class ResultJSON(TypedDict):
-    """A player's result of a round, as the game gives it (the server puts ``player_id``,
-    ``name`` and ``entry_id`` before these keys); a Superscrabble sheet adds ``invalid``
-    and ``duplicates``."""
-
-    score: int
-    kind: str
-    warnings: int
-    solo: int
-    reason: str
-    ref: str | None
-    word: str | None
-    invalid: NotRequired[int]
-    duplicates: NotRequired[int]
-
-
-def result_dict(v: Verdict) -> ResultJSON:
-    return {"score": int(v.score), "kind": str(v.kind), "warnings": int(v.warnings),
-            "solo": int(v.solo), "reason": v.reason_fr, "ref": v.ref, "word": v.word}
-
-
-def verdict_of(r: ResultJSON, player: str) -> Verdict:
-    return Verdict(player=player, score=int(r["score"]), kind=cast(VerdictKind, r["kind"]),
-                   warnings=int(r["warnings"]), reason_fr=r["reason"],
-                   ref=r.get("ref"), word=r.get("word"), solo=int(r.get("solo", 0)))
-
-
-def sheet_result(sv: SheetVerdict, kind: str) -> ResultJSON:
-    return {"score": int(sv.valid), "kind": kind, "warnings": int(sv.warnings), "solo": 0,
-            "reason": sv.reason_fr, "ref": None, "word": None, "invalid": int(sv.invalid),
-            "duplicates": int(sv.duplicates)}
-
-
-def sheet_verdict_of(r: ResultJSON, player: str) -> SheetVerdict:
-    return SheetVerdict(player, int(r["score"]), int(r.get("invalid", 0)),
-                        int(r.get("duplicates", 0)), int(r["warnings"]), r["reason"])
-
-
-# --- the Tactique master state -------------------------------------------------------------
-
-
-def tactique_text(ts: TactiqueState) -> str:
-    """A ``puzzles.variants.TactiqueState`` as stored: JSON of the Duplicate state's text and
-    the two groups' reliquats."""
-    return json.dumps({"tactique": list(ts.reliquats), "state": ts.game.to_text()},
-                      ensure_ascii=False)
-
-
-def tactique_of(text: str) -> TactiqueState:
-    """The Tactique master game ``state_text``/``state_before`` hold (:func:`tactique_text`)."""
-    data = json.loads(text)
-    r1, r2 = data["tactique"]
-    return TactiqueState(GameState.from_text(data["state"]), (str(r1), str(r2)))
+from puzzles.duplicate.games.superscrabble import (
+    scrabble_top_dict,
+    sheet_dict,
+    sheet_line,
+    sheet_of,
+    sheet_result,
+    sheet_verdict_of,
+)
+from puzzles.duplicate.games.tactique import (
+    billet_dict,
+    billet_line,
+    billet_of,
+    tactique_of,
+    tactique_text,
+    tactique_top_dict,
+    tactique_top_of,
+)
+from puzzles.duplicate.records import (
+    AnyBulletinJSON,
+    BilletJSON,
+    BulletinJSON,
+    DrawJSON,
+    MoveJSON,
+    ResultJSON,
+    RoundDrawJSON,
+    RoundTopJSON,
+    ScoredJSON,
+    ScrabbleTopJSON,
+    SheetJSON,
+    StoredMove,
+    TactiqueDrawJSON,
+    TactiqueTopJSON,
+    TopJSON,
+    bulletin_dict,
+    bulletin_line,
+    bulletin_of,
+    draw_dict,
+    draw_of,
+    move_dict,
+    move_of,
+    result_dict,
+    solutions_of,
+    stored_move,
+    top_dict,
+    top_letters,
+    top_of,
+    verdict_of,
+)
+
+__all__ = [
+    "AnyBulletinJSON",
+    "billet_dict",
+    "billet_line",
+    "billet_of",
+    "BilletJSON",
+    "bulletin_dict",
+    "bulletin_line",
+    "bulletin_of",
+    "BulletinJSON",
+    "draw_dict",
+    "draw_of",
+    "DrawJSON",
+    "free_dict",
+    "free_of",
+    "move_dict",
+    "move_of",
+    "MoveJSON",
+    "result_dict",
+    "ResultJSON",
+    "RoundDrawJSON",
+    "RoundTopJSON",
+    "ScoredJSON",
+    "scrabble_top_dict",
+    "ScrabbleTopJSON",
+    "sheet_dict",
+    "sheet_line",
+    "sheet_of",
+    "sheet_result",
+    "sheet_verdict_of",
+    "SheetJSON",
+    "solutions_of",
+    "stored_move",
+    "StoredMove",
+    "tactique_of",
+    "tactique_text",
+    "tactique_top_dict",
+    "tactique_top_of",
+    "TactiqueDrawJSON",
+    "TactiqueTopJSON",
+    "top_dict",
+    "top_letters",
+    "top_of",
+    "TopJSON",
+    "variant_top_dict",
+    "variant_top_of",
+    "verdict_of",
+]

@@ -18,9 +18,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Protocol, TypedDict, cast
 
-from puzzles.duplicate.codecs import AnyBulletinJSON, ResultJSON, RoundDrawJSON, RoundTopJSON
-from puzzles.duplicate.settings import DuplicateError, DuplicateSettings
-from puzzles.variants import Variant, VariantSettings
+from puzzles.duplicate.records import AnyBulletinJSON, ResultJSON, RoundDrawJSON, RoundTopJSON
+from puzzles.duplicate.settings import DuplicateError, DuplicateSettings, Variant, VariantSettings
 from scoring.config import GameConfig
 
 #: the stored key of a Partie de Superscrabble's start and racks in its settings
@@ -152,10 +151,82 @@ class DrawnRound:
 
 @dataclass(frozen=True)
 class Finished:
-    """No round could be drawn (or topped): the game is over; ``state_text`` its last
-    state."""
+    """No round could be drawn (or topped): the game is over; ``state_text`` its last state
+    (what the server stores: a round drawn with no move keeps the drawn state, as it always
+    has), ``end_reason`` the French reason the replay prints."""
 
     state_text: str
+    end_reason: str = ""
+
+
+@dataclass(frozen=True)
+class StartPosition:
+    """A position a game can start from (docs/DUPLICATE.md « Partir d'une position », the
+    GAME.json ``start`` object; a stored round's, :meth:`RoundGame.position_of`): the grid
+    (CGP), the tiles still to draw in drawing order (the stock of a letter-choice game),
+    the letters kept from the last top (a Tactique's two groups « ABC/DE »), the round
+    about to be drawn, the tops so far, the first top's word (the two-letter raccord rule,
+    S1 5.2; "" unknown)."""
+
+    grid: str = "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15"
+    bag: str = ""
+    reliquat: str = ""
+    round: int = 1
+    tops: int = 0
+    first_word: str = ""
+
+    def to_dict(self) -> dict[str, object]:
+        return {"grid": self.grid, "bag": self.bag, "reliquat": self.reliquat,
+                "round": self.round, "tops": self.tops, "first_word": self.first_word}
+
+    @classmethod
+    def from_dict(cls, data: object) -> StartPosition:
+        """A GAME.json ``start`` object; French :class:`DuplicateError`."""
+        if not isinstance(data, Mapping):
+            raise DuplicateError("Partie : start est un objet (grid, bag, reliquat, round, "
+                                 "tops, first_word).")
+        known = {"grid", "bag", "reliquat", "round", "tops", "first_word"}
+        unknown = sorted(str(k) for k in data if k not in known)
+        if unknown:
+            raise DuplicateError(f"Partie : clés inconnues dans start : {', '.join(unknown)}.")
+        out = cls()
+        texts = {k: data.get(k, getattr(out, k)) for k in ("grid", "bag", "reliquat",
+                                                          "first_word")}
+        numbers = {k: data.get(k, getattr(out, k)) for k in ("round", "tops")}
+        for key, value in texts.items():
+            if not isinstance(value, str):
+                raise DuplicateError(f"Partie : start.{key} est une chaîne de lettres.")
+        for key, value in numbers.items():
+            if not isinstance(value, int) or isinstance(value, bool) or value < (
+                    1 if key == "round" else 0):
+                raise DuplicateError(f"Partie : start.{key} est un entier"
+                                     f"{' (1 au moins)' if key == 'round' else ' positif'}.")
+        return cls(str(texts["grid"]), str(texts["bag"]).replace(" ", ""),
+                   str(texts["reliquat"]).replace(" ", ""), int(numbers["round"]),
+                   int(numbers["tops"]), str(texts["first_word"]))
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A GAME.json read by its game (:meth:`RoundGame.load`): the settings, the master
+    state to start from, the draws listed (None: drawn from the bag), the field's size for
+    the solos (None: the players), the arbitre's choices per round (the Superscrabble's
+    ``choices``), the first round (a ``start`` position's)."""
+
+    settings: GameSettings
+    state_text: str
+    listed: tuple[str, ...] | None = None
+    n_players: int | None = None
+    choices: tuple[object, ...] = ()
+    first_round: int = 1
+
+
+class ReplayReport(Protocol):
+    """What ``arbitre duplicate replay`` prints (:mod:`puzzles.duplicate.report`)."""
+
+    def to_json(self) -> str: ...
+
+    def to_text(self) -> str: ...
 
 
 class StandingJSON(TypedDict, total=False):
@@ -282,8 +353,14 @@ class RoundGame(Protocol):
         ...
 
     def draw(self, state_text: str, settings: GameSettings, config: GameConfig,
-             round_no: int) -> DrawnRound | Finished:
-        """Round ``round_no``'s draw and top from the master state, or the end."""
+             round_no: int, *, listed: str | None = None) -> DrawnRound | Finished:
+        """Round ``round_no``'s draw and top from the master state, or the end; ``listed``:
+        the draw as a game record writes it (« RU+ZXTEU », a Tactique's « … / … »), checked
+        against the letters left, instead of drawing from the bag."""
+        ...
+
+    def finish(self, state_text: str, reason: str) -> str:
+        """The master state ended for ``reason`` (the replay's listed draws used up)."""
         ...
 
     def parse(self, text: str, *, player: str = "") -> AnyBulletinJSON | list[str]:
@@ -313,6 +390,36 @@ class RoundGame(Protocol):
     def rack_letters(self, draw: RoundDrawJSON) -> str:
         """Every letter a player may place this round, in the draw's order (a Tactique's
         two groups together): what the page's scoring helper is given."""
+        ...
+
+    def choose(self, round: RoundRecord, text: str, settings: GameSettings,
+               config: GameConfig) -> RoundTopJSON:
+        """The top a GAME.json's ``choices`` names for the round (the Superscrabble's
+        scrabble to place); French :class:`DuplicateError`."""
+        ...
+
+    # --- the replay and positions --------------------------------------------------------
+    def load(self, data: Mapping[str, object], config: GameConfig | None) -> Loaded:
+        """A GAME.json of this game (docs/DUPLICATE.md, docs/VARIANTS.md) checked and read;
+        French :class:`DuplicateError`."""
+        ...
+
+    def position(self, start: StartPosition, settings: GameSettings) -> str:
+        """The master state of a game starting from ``start``."""
+        ...
+
+    def position_of(self, round: RoundRecord) -> StartPosition:
+        """The position a stored round was drawn from."""
+        ...
+
+    def listed_draw(self, round: RoundRecord) -> str | None:
+        """A stored round's draw as a game record writes it (None: the game draws it
+        itself from its settings, the Superscrabble's racks)."""
+        ...
+
+    def report(self, settings: GameSettings, rounds: Sequence[RoundRecord], end: Finished,
+               players: Sequence[str]) -> ReplayReport:
+        """The replay's report of the rounds played (their ``results`` by player)."""
         ...
 
     def bulletin_line(self, bulletin: AnyBulletinJSON | None) -> str | None:

@@ -16,11 +16,12 @@ from puzzles.duplicate.protocol import RoundGame
 from puzzles.duplicate.settings import DuplicateError
 
 _GAMES: tuple[RoundGame, ...] = (
-    ClassicGame(), TopGame(), COMPLETIF, SUPERJOKER, METAGRAMME, ELLIPTIQUE, TactiqueGame(),
+    ClassicGame(), TactiqueGame(), TopGame(), COMPLETIF, SUPERJOKER, METAGRAMME, ELLIPTIQUE,
     SuperscrabbleGame(),
 )
 
-#: every round game by its key ("" the plain Duplicate), in the console's order
+#: every round game by its key ("" the plain Duplicate), in the order the replay's French
+#: refusal lists them (the console lists ``DuplicateVariant``'s)
 ROUND_GAMES: Mapping[str, RoundGame] = MappingProxyType({g.key: g for g in _GAMES})
 
 

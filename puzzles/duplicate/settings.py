@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal, get_args
 
 Lang = Literal["fr", "ro"]
@@ -130,4 +130,120 @@ class DuplicateSettings:
             raise DuplicateError("Réglage rounds : au moins un coup.")
         return cls(**data)
 
+
+# --- the variants' settings ------------------------------------------------------------
+Variant = Literal["tactique", "top", "completif", "superjoker", "metagramme", "elliptique"]
+TactiqueOrder = Literal["free", "group1_first", "group2_first"]
+FreeJokerRule = Literal["none", "ro_online"]
+Companions = Literal["sum", "distinct"]
+TactiqueRefill = Literal["per_group", "pooled"]
+TactiqueRejection = Literal["group", "both"]
+FreeUnused = Literal["stock", "reliquat"]
+
+#: tiles drawn by the arbitre, and letters the player chooses from the stock, per variant
+#: (:attr:`VariantSettings.drawn`, :attr:`~VariantSettings.free`; the letter-choice games
+#: take their own from :class:`puzzles.duplicate.games.free.FreeLetters`, checked equal by
+#: tests/puzzles/test_round_games.py)
+DRAWN: dict[str, int] = {
+    "tactique": RACK_SIZE,
+    "top": RACK_SIZE,
+    "completif": 6,
+    "superjoker": 5,
+    "metagramme": RACK_SIZE,
+    "elliptique": 8,
+}
+FREE: dict[str, int] = {"completif": 1, "superjoker": 2}
+
+
+
+# --- settings -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class VariantSettings:
+    """A variant and the rules the sources leave open (RULES §9, §11), over the Duplicate's
+    own :class:`DuplicateSettings`."""
+
+    variant: Variant = "completif"
+    duplicate: DuplicateSettings = field(default_factory=DuplicateSettings)
+    #: Tactique: the order of the two groups — free (the seed's « au choix des joueurs »,
+    #: the default) or imposed by the arbitre (group 1 or group 2 first) (RULES §9.1)
+    tactique_order: TactiqueOrder = "free"
+    #: Complétif / Superjoker: the Romanian online joker rules (RULES §9.3, E12), or none (a
+    #: chosen letter must be a letter of the stock)
+    free_joker_rule: FreeJokerRule = "none"
+    #: Duplicate Top: a room top must score at least this much (RULES §9.2: > 0, INFERRED)
+    top_min_score: int = 1
+    #: Duplicate Top companions (G13): Σ (toppers − 1) over the topped rounds (``sum``), or
+    #: the number of distinct players who topped with him (``distinct``)
+    top_companions: Companions = "sum"
+    #: Duplicate Top / Superscrabble warnings (RULES §5.3): the first conversion at this
+    #: many warnings, then one more every ``warning_step`` (4, 7, 10, …)
+    warning_first: int = 4
+    warning_step: int = 3
+    #: G14 (INFERRED) Tactique refill: each group keeps its own reliquat and is completed in
+    #: display order (``per_group``), or the two reliquats are pooled, group 1's first, and
+    #: shared out again in order — the first 7 letters to group 1 (``pooled``)
+    tactique_refill: TactiqueRefill = "per_group"
+    #: G14 (INFERRED) Tactique rejection: a group without a vowel or a consonant is redrawn
+    #: alone (``group``), or both groups are rejected and redrawn together (``both``)
+    tactique_rejection: TactiqueRejection = "group"
+    #: G15 (INFERRED) Complétif / Superjoker: a chosen letter the retained top does not
+    #: place returns to the stock (``stock``), or stays on the rack with the reliquat
+    #: (``reliquat``: it leaves the stock). The engine's own top names only the letters it
+    #: places; the difference shows when a top names more (the arbitre's choice,
+    #: ``RESTAIT +TE``)
+    free_unused: FreeUnused = "stock"
+
+    @property
+    def drawn(self) -> int:
+        return DRAWN[self.variant]
+
+    @property
+    def free(self) -> int:
+        return FREE.get(self.variant, 0)
+
+    def to_json(self) -> str:
+        data = asdict(self)
+        return json.dumps(data, ensure_ascii=False, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str | Mapping[str, Any]) -> VariantSettings:
+        """Read settings from JSON (or a mapping): the variant keys of this class, the
+        Duplicate keys either flat or under ``duplicate``. French errors raise
+        :class:`~puzzles.duplicate.DuplicateError`."""
+        data = read_object(text, "Réglages", blank_is_empty=True)
+        mine = {f.name for f in fields(cls)} - {"duplicate"}
+        dup_keys = {f.name for f in fields(DuplicateSettings)}
+        nested = data.pop("duplicate", None) or {}
+        if not isinstance(nested, dict):
+            raise DuplicateError("Réglages : « duplicate » est un objet JSON.")
+        flat_dup = {k: v for k, v in data.items() if k in dup_keys}
+        unknown = sorted(set(data) - mine - dup_keys)
+        if unknown:
+            raise DuplicateError(f"Réglages inconnus : {', '.join(unknown)}.")
+        dup = DuplicateSettings.from_json({**nested, **flat_dup})
+        choices: dict[str, tuple[object, ...]] = {
+            "variant": get_args(Variant),
+            "tactique_order": get_args(TactiqueOrder),
+            "free_joker_rule": get_args(FreeJokerRule),
+            "top_companions": get_args(Companions),
+            "tactique_refill": get_args(TactiqueRefill),
+            "tactique_rejection": get_args(TactiqueRejection),
+            "free_unused": get_args(FreeUnused),
+        }
+        own = {k: v for k, v in data.items() if k in mine}
+        for key, value in own.items():
+            if key in choices:
+                check_choice(key, value, choices[key])
+            elif not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise DuplicateError(f"Réglage {key} : un entier strictement positif est attendu.")
+        return cls(duplicate=dup, **own)
+
+
+def ranking_point_penalty(warnings: int, settings: VariantSettings | None = None) -> int:
+    """RULES §5.3 (Superscrabble family, Duplicate Top): « pour 4 avertissements techniques le
+    joueur perd un point de classement (un top); pour 7 … 2 tops; pour 10 … 3 tops »."""
+    s = settings or VariantSettings()
+    if warnings < s.warning_first:
+        return 0
+    return 1 + (warnings - s.warning_first) // s.warning_step
 

@@ -7,11 +7,26 @@ the ranking by total (:func:`~puzzles.duplicate.rank_game`). The other one-word 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import cast
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any, cast
 
 from puzzles.duplicate.bulletins import Bulletin, parse_bulletin
-from puzzles.duplicate.codecs import (
+from puzzles.duplicate.correction import Verdict
+from puzzles.duplicate.gamefile import initial_state
+from puzzles.duplicate.protocol import (
+    DrawnRound,
+    Finished,
+    GameSettings,
+    Loaded,
+    PlayerBulletin,
+    ReplayReport,
+    RoundRecord,
+    StandingJSON,
+    StartPosition,
+)
+from puzzles.duplicate.ranking import RoundResult, correct_all, rank_game
+from puzzles.duplicate.records import (
     AnyBulletinJSON,
     BulletinJSON,
     DrawJSON,
@@ -31,22 +46,16 @@ from puzzles.duplicate.codecs import (
     top_of,
     verdict_of,
 )
-from puzzles.duplicate.correction import Verdict
-from puzzles.duplicate.protocol import (
-    DrawnRound,
-    Finished,
-    GameSettings,
-    PlayerBulletin,
-    RoundRecord,
-    StandingJSON,
-)
-from puzzles.duplicate.ranking import RoundResult, correct_all, rank_game
-from puzzles.duplicate.settings import DuplicateError
-from puzzles.duplicate.state import Draw, GameState, draw_round
+from puzzles.duplicate.report import ReplayResult, VariantReplay, VariantRound
+from puzzles.duplicate.settings import RACK_SIZE, DuplicateError, DuplicateSettings, VariantSettings
+from puzzles.duplicate.state import Draw, GameState, check_tiles, draw_listed, draw_round
 from puzzles.duplicate.top import TopChoice, apply_top, find_top
+from scoring.board import Board
 from scoring.config import GameConfig
+from scoring.errors import EngineError
 from scoring.movegen import GeneratedMove, generate
 from scoring.notation import parse_ref
+from scoring.tiles import tileset
 
 
 def legal_move(state: GameState, rack: str, config: GameConfig, ref: str,
@@ -123,15 +132,30 @@ class ClassicGame:
     def draw_json(self, draw: Draw, state: GameState) -> DrawJSON:
         return draw_dict(draw)
 
+    def draw_given(self, state: GameState, settings: GameSettings,
+                   notation: str) -> tuple[Draw, GameState]:
+        """A draw listed as a game record writes it (:func:`~puzzles.duplicate.draw_listed`)."""
+        return draw_listed(state, settings.duplicate, notation, rack_size=self.rack_size)
+
     def draw(self, state_text: str, settings: GameSettings, config: GameConfig,
-             round_no: int) -> DrawnRound | Finished:
+             round_no: int, *, listed: str | None = None) -> DrawnRound | Finished:
         state = GameState.from_text(state_text)
-        drawn, state = self.draw_from(state, settings, config)
-        top = None if drawn is None else self.top_of_round(state, drawn, settings, config,
-                                                           round_no)
-        if drawn is None or top is None:
-            return Finished(state.to_text())
+        drawn: Draw | None
+        if listed is None:
+            drawn, state = self.draw_from(state, settings, config)
+        else:
+            drawn, state = self.draw_given(state, settings, listed)
+        if drawn is None:
+            return Finished(state.to_text(), state.end_reason)
+        top = self.top_of_round(state, drawn, settings, config, round_no)
+        if top is None:  # the server keeps the drawn state; the replay says why it ends
+            return Finished(state.to_text(),
+                            f"Aucun mot ne peut être joué avec le tirage {drawn.rack}.")
         return DrawnRound(self.draw_json(drawn, state), state.to_text(), state.board_cgp, top)
+
+    def finish(self, state_text: str, reason: str) -> str:
+        state = GameState.from_text(state_text)
+        return replace(state, finished=True, end_reason=reason).to_text()
 
     def parse(self, text: str, *, player: str = "") -> AnyBulletinJSON | list[str]:
         parsed = parse_bulletin(text, player=player)
@@ -198,6 +222,95 @@ class ClassicGame:
     def round_top(self, r: RoundRecord) -> TopChoice:
         return top_of(cast(TopJSON, r.top))
 
+    def choose(self, round: RoundRecord, text: str, settings: GameSettings,
+               config: GameConfig) -> RoundTopJSON:
+        raise DuplicateError(f"{self.label} : la partie ne nomme pas de choix de l'arbitre.")
+
+    # --- the replay: GAME.json, positions, report -------------------------------------------
+    #: the keys of this game's GAME.json (docs/DUPLICATE.md)
+    game_keys = frozenset({"settings", "bag", "seed", "draws", "players", "n_players",
+                           "lexicon", "title", "start"})
+    #: the most tiles one draw holds (the letter-choice games draw more or fewer)
+    rack_size = RACK_SIZE
+    #: ``draws``' example in its French refusal
+    draws_example = "« RU+ZXTEU »"
+    #: a ``bag`` may be a list of tiles, ``draws`` may be empty (the plain Duplicate's
+    #: GAME.json, since its first version)
+    lenient_bag = True
+
+    def read_settings(self, raw: Mapping[str, Any]) -> GameSettings:
+        """The GAME.json's ``settings``."""
+        return GameSettings(self.key, DuplicateSettings.from_json(raw))
+
+    def load(self, data: Mapping[str, object], config: GameConfig | None) -> Loaded:
+        unknown = sorted(set(data) - self.game_keys)
+        if unknown:
+            raise DuplicateError(f"Partie : clés inconnues {', '.join(unknown)}.")
+        settings = self.read_settings(cast(Mapping[str, Any], data.get("settings") or {}))
+        n = data.get("n_players")
+        if "start" in data:
+            return self.load_start(data, settings, n)
+        state, draws = initial_state(settings.duplicate, cast(Mapping[str, Any], data),
+                                     draws_example=self.draws_example,
+                                     bag_as_list=self.lenient_bag,
+                                     empty_draws=self.lenient_bag)
+        return Loaded(settings, self.start_text(state), None if draws is None else tuple(draws),
+                      int(cast(int, n)) if n else None)
+
+    def load_start(self, data: Mapping[str, object], settings: GameSettings,
+                   n: object) -> Loaded:
+        """A GAME.json that starts from a position (``start``, docs/DUPLICATE.md « Partir
+        d'une position »): its ``draws`` (optional) are those from that round on."""
+        if "bag" in data or "seed" in data:
+            raise DuplicateError("Partie : avec start, les lettres à tirer sont celles de "
+                                 "start.bag (ni bag ni seed).")
+        start = StartPosition.from_dict(data["start"])
+        raw = data.get("draws")
+        if raw is not None and (not isinstance(raw, list)
+                                or not all(isinstance(d, str) for d in raw)):
+            raise DuplicateError(f"Partie : draws est une liste de tirages "
+                                 f"({self.draws_example}).")
+        return Loaded(settings, self.position(start, settings),
+                      None if raw is None else tuple(str(d) for d in raw),
+                      int(cast(int, n)) if n else None, (), start.round)
+
+    def start_text(self, state: GameState) -> str:
+        """The master state of a game starting from the Duplicate state ``state``."""
+        return state.to_text()
+
+    def position(self, start: StartPosition, settings: GameSettings) -> str:
+        return self.start_text(position_state(start, settings.duplicate))
+
+    def position_of(self, round: RoundRecord) -> StartPosition:
+        state = GameState.from_text(round.state_before)
+        d = cast(DrawJSON, round.draw)
+        return StartPosition(round.grid_before, "".join(state.bag) + d["new"], d["reliquat"],
+                             round.number, state.tops_total, state.first_word)
+
+    def listed_draw(self, round: RoundRecord) -> str | None:
+        return round.draw["notation"]
+
+    def report(self, settings: GameSettings, rounds: Sequence[RoundRecord], end: Finished,
+               players: Sequence[str]) -> ReplayReport:
+        results = self.round_results(rounds)
+        standings = rank_game(results, settings.duplicate) if players else []
+        return ReplayResult(settings.duplicate, tuple(results), tuple(standings),
+                            self.final_state(end))
+
+    def round_results(self, rounds: Sequence[RoundRecord]) -> list[RoundResult]:
+        return [RoundResult(r.number, self.round_draw(r), self.round_top(r), r.grid_after,
+                            self.verdicts_of(r)) for r in rounds]
+
+    def verdicts_of(self, r: RoundRecord) -> tuple[Verdict, ...]:
+        return tuple(verdict_of(x, p) for p, x in r.results.items())
+
+    def final_state(self, end: Finished) -> GameState:
+        """The Duplicate state the game ended in, with the reason the replay gives."""
+        state = GameState.from_text(end.state_text)
+        if state.finished:
+            return state
+        return replace(state, finished=True, end_reason=end.end_reason)
+
     # --- texts ---------------------------------------------------------------------------
     def rack_letters(self, draw: RoundDrawJSON) -> str:
         return cast(DrawJSON, draw)["rack"]
@@ -210,6 +323,61 @@ class ClassicGame:
 
     def top_words(self, top: RoundTopJSON) -> tuple[str, str]:
         return top["ref"], top["word"]
+
+
+class VariantGame(ClassicGame):
+    """The base of the variants (Top, the letter-choice games, Tactique, Superscrabble):
+    their settings are a :class:`~puzzles.duplicate.settings.VariantSettings`, their GAME.json
+    names them (``variant``), their replay report is a
+    :class:`~puzzles.duplicate.report.VariantReplay`."""
+
+    game_keys = ClassicGame.game_keys | {"variant"}
+
+    @property
+    def settings_variant(self) -> str:
+        """The ``VariantSettings.variant`` this game plays on."""
+        return self.key
+
+    def read_settings(self, raw: Mapping[str, Any]) -> GameSettings:
+        vs = VariantSettings.from_json({**raw, "variant": self.settings_variant})
+        return GameSettings(self.key, vs.duplicate, vs)
+
+    def top_line(self, top: RoundTopJSON) -> str:
+        """The top as the replay report writes it (« H4 MOT 30 »)."""
+        return f"{top['ref']} {top['word']} {top['score']}"
+
+    def variant_round(self, r: RoundRecord) -> VariantRound:
+        return VariantRound(r.number, r.draw["notation"], self.top_line(r.top),
+                            int(r.top["score"]), r.top["reason"], r.grid_after,
+                            self.verdicts_of(r))
+
+    def end_totals(self, end: Finished) -> tuple[str, int]:
+        """The replay's end reason and tops total."""
+        state = self.final_state(end)
+        return state.end_reason, state.tops_total
+
+    def report(self, settings: GameSettings, rounds: Sequence[RoundRecord], end: Finished,
+               players: Sequence[str]) -> ReplayReport:
+        reason, tops = self.end_totals(end)
+        standings = rank_game(self.round_results(rounds), settings.duplicate) if players else []
+        return VariantReplay(self.key, tuple(self.variant_round(r) for r in rounds), reason,
+                             tops, tuple(standings), label=self.label)
+
+
+def position_state(start: StartPosition, settings: DuplicateSettings) -> GameState:
+    """The Duplicate state of a position: its grid, the letters kept and still to draw
+    (checked against the tile set with the grid's, a joker on the grid counting as ``?``),
+    its round, tops and first word; French :class:`DuplicateError`."""
+    try:
+        board = Board.from_cgp(start.grid)
+    except EngineError as exc:
+        raise DuplicateError(f"Partie : start.grid — {exc}") from None
+    bag = GameState.initial(settings, start.bag).bag
+    kept = "".join(GameState.initial(settings, start.reliquat).bag)
+    on_grid = "".join("?" if c.islower() else c for c in board.cells if c)
+    check_tiles(on_grid + kept + "".join(bag), tileset(settings.lang))
+    first = start.first_word or ""
+    return GameState(board.to_cgp(), bag, kept, start.round, start.tops, False, "", first)
 
 
 def _score(result: ResultJSON | None, *, solo: bool) -> int:

@@ -1,57 +1,245 @@
 """The Partie de Superscrabble (RULES §7.7) as a round game: the arbitre's 2-letter word
-through the centre, one 7-letter rack of his per round; the players list every scrabble
-(« H4 RESTAIT, 8C RESTAIT ; 2 »), one point each (:func:`puzzles.variants
-.correct_scrabble_sheet`); the scrabble placed is the engine's choice
-(:func:`puzzles.variants.choose_scrabble`) or the arbitre's; ranked by valid scrabbles less
-the §5.3 conversion (:func:`puzzles.variants.rank_superscrabble`). The master state is the
-grid (CGP)."""
+through the centre (:func:`check_start`), one 7-letter rack of his per round; every scrabble
+of the round listed (:func:`list_scrabbles`); the players list them (« H4 RESTAIT, 8C RESTAIT
+; 2 », :func:`parse_scrabble_sheet`), one point each (:func:`correct_scrabble_sheet`); the
+scrabble placed is the engine's choice (:func:`choose_scrabble`) or the arbitre's; ranked by
+valid scrabbles less the §5.3 conversion (:func:`rank_superscrabble`). The master state is
+the grid (CGP)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import cast
+from dataclasses import dataclass, replace
+from typing import Any, cast
 
-from puzzles.duplicate.codecs import (
-    AnyBulletinJSON,
-    DrawJSON,
-    ResultJSON,
-    RoundTopJSON,
-    ScrabbleTopJSON,
-    SheetJSON,
-    move_of,
-    scrabble_top_dict,
-    sheet_dict,
-    sheet_line,
-    sheet_of,
-    sheet_result,
-    sheet_verdict_of,
-)
-from puzzles.duplicate.games.classic import ClassicGame
+from puzzles.duplicate.bulletins import is_number, parse_bulletin, score_error
+from puzzles.duplicate.games.classic import VariantGame
 from puzzles.duplicate.protocol import (
     DrawnRound,
     Finished,
     GameSettings,
+    Loaded,
     PlayerBulletin,
+    ReplayReport,
     RoundRecord,
     StandingJSON,
+    StartPosition,
     SuperscrabbleSpec,
 )
-from puzzles.duplicate.settings import DuplicateError
-from puzzles.duplicate.state import GameState
-from puzzles.variants import (
-    SheetVerdict,
-    choose_scrabble,
-    correct_scrabble_sheet,
-    list_scrabbles,
-    parse_scrabble_sheet,
-    rank_superscrabble,
+from puzzles.duplicate.records import (
+    AnyBulletinJSON,
+    DrawJSON,
+    ResultJSON,
+    RoundTopJSON,
+    ScoredJSON,
+    ScrabbleTopJSON,
+    SheetJSON,
+    move_dict,
+    move_of,
 )
+from puzzles.duplicate.report import VariantReplay, VariantRound
+from puzzles.duplicate.settings import (
+    DuplicateError,
+    DuplicateSettings,
+    VariantSettings,
+    ranking_point_penalty,
+)
+from puzzles.duplicate.state import GameState
+from puzzles.duplicate.top import rank_moves
+from puzzles.ties import shared_ranks
 from scoring.board import Board
 from scoring.config import GameConfig
+from scoring.errors import EngineError
 from scoring.move import Placement
 from scoring.movegen import GeneratedMove
 from scoring.notation import format_ref
 
+
+# --- Partie de Superscrabble -----------------------------------------------------------------
+@dataclass(frozen=True)
+class ScrabbleSheet:
+    """One player's sheet of a round: the scrabbles written (reference, word) and the count
+    written (None: omitted)."""
+
+    player: str
+    entries: tuple[tuple[str, str], ...]
+    count: int | None
+
+
+def parse_scrabble_sheet(text: str, *, player: str = "") -> ScrabbleSheet | list[str]:
+    """``H4 RESTAIT, 8C RESTAIT ; 2`` — the scrabbles (reference and word) separated by
+    commas, then ``;`` and the count. French errors as a list."""
+    head, sep, tail = text.partition(";")
+    count: int | None = None
+    errors: list[str] = []
+    if "/" in head:
+        errors.append("Feuille de Superscrabble : écrivez chaque scrabble une fois, séparés "
+                      "par des virgules ; « / » n'y a pas de sens (ex. « H4 RESTAIT, "
+                      "8C RESTAIT ; 2 »).")
+        head = head.replace("/", ",")
+    t = tail.strip()
+    if sep and t:
+        if is_number(t) and not score_error(t):
+            count = int(t)
+        else:
+            shown = t if len(t) <= 12 else f"{t[:12]}…"
+            errors.append(f"Nombre de scrabbles « {shown} » illisible.")
+    entries: list[tuple[str, str]] = []
+    for part in head.split(","):
+        if not part.strip():
+            continue
+        b = parse_bulletin(part, player=player)
+        if isinstance(b, list):
+            errors.extend(b)
+            continue
+        if b.ref is None:
+            errors.append(f"Scrabble « {part.strip()} » sans référence.")
+            continue
+        entries.append((b.ref, b.word))
+    if errors:
+        return errors
+    return ScrabbleSheet(player, tuple(entries), count)
+
+
+@dataclass(frozen=True)
+class SheetVerdict:
+    player: str
+    valid: int
+    invalid: int
+    duplicates: int
+    warnings: int
+    reason_fr: str
+
+
+def list_scrabbles(board: Board, rack: str, config: GameConfig) -> list[GeneratedMove]:
+    """Every distinct scrabble of a round (RULES §7.5 identity: start square, direction,
+    word with the joker's letter resolved) — :func:`puzzles.solver.superscrabble_moves`."""
+    from puzzles.solver import superscrabble_moves
+
+    return superscrabble_moves(board, rack, config)
+
+
+def correct_scrabble_sheet(
+    sheet: ScrabbleSheet | None, answers: Sequence[GeneratedMove], player: str = ""
+) -> SheetVerdict:
+    """One point per distinct valid scrabble; invalid or repeated entries score 0; a count
+    missing or different from the number of entries written → one technical warning
+    (INFERRED)."""
+    who = sheet.player if sheet is not None and sheet.player else player
+    if sheet is None:
+        return SheetVerdict(who, 0, 0, 0, 0, "Pas de feuille : zéro.")
+    valid_ids = {(format_ref(m.ref), m.word.upper()) for m in answers}
+    seen: set[tuple[str, str]] = set()
+    valid = invalid = dup = 0
+    for ref, word in sheet.entries:
+        ident = (ref, word.upper())
+        if ident in seen:
+            dup += 1
+        elif ident in valid_ids:
+            valid += 1
+            seen.add(ident)
+        else:
+            invalid += 1
+            seen.add(ident)
+    notes = [f"{valid} scrabble(s) valable(s)"]
+    if invalid:
+        notes.append(f"{invalid} non valable(s)")
+    if dup:
+        notes.append(f"{dup} répété(s)")
+    warn = 0
+    if sheet.count is None:
+        warn = 1
+        notes.append("avertissement : nombre de scrabbles absent")
+    elif sheet.count != len(sheet.entries):
+        warn = 1
+        notes.append(
+            f"avertissement : nombre écrit {sheet.count}, {len(sheet.entries)} scrabbles listés"
+        )
+    return SheetVerdict(who, valid, invalid, dup, warn, " ; ".join(notes) + ".")
+
+
+def choose_scrabble(
+    board: Board, answers: Sequence[GeneratedMove], config: GameConfig
+) -> GeneratedMove | None:
+    """The scrabble the engine places when the arbitre asks it to choose (INFERRED): the
+    best score, then the FISF top order (:func:`puzzles.duplicate.rank_moves`)."""
+    if not answers:
+        return None
+    ranked, _ = rank_moves(answers, board, "", "", config.tileset, DuplicateSettings())
+    return ranked[0]
+
+
+@dataclass(frozen=True)
+class SuperscrabbleRow:
+    player: str
+    points: int
+    valid: int
+    warnings: int
+    penalty: int
+    rank: int = 0
+
+
+def rank_superscrabble(
+    rounds: Sequence[Sequence[SheetVerdict]], settings: VariantSettings | None = None
+) -> list[SuperscrabbleRow]:
+    """Total of valid scrabbles over the rounds, less the ranking-point conversion of the
+    warnings (RULES §7.7, §5.3); equal totals share a rank."""
+    s = settings or VariantSettings()
+    acc: dict[str, list[int]] = {}
+    for verdicts in rounds:
+        for v in verdicts:
+            a = acc.setdefault(v.player, [0, 0])
+            a[0] += v.valid
+            a[1] += v.warnings
+    rows = []
+    for name, (valid, w) in acc.items():
+        pen = ranking_point_penalty(w, s)
+        rows.append(SuperscrabbleRow(name, valid - pen, valid, w, pen))
+    rows.sort(key=lambda r: (-r.points, r.player))
+    ranks = shared_ranks([r.points for r in rows])
+    return [replace(r, rank=k) for r, k in zip(rows, ranks, strict=True)]
+
+
+
+# --- the stored forms -----------------------------------------------------------------------
+def scrabble_top_dict(chosen: GeneratedMove | None, answers: Sequence[GeneratedMove],
+                      reason: str) -> ScrabbleTopJSON:
+    listed: list[ScoredJSON] = [{"ref": m["ref"], "word": m["word"], "score": m["score"]}
+                                for m in (move_dict(a) for a in answers)]
+    if chosen is None:
+        return {"ref": "—", "word": "", "score": 0, "move": None, "ties": [],
+                "scrabbles": listed, "reason": "Aucun scrabble : la grille ne change pas."}
+    m = move_dict(chosen)
+    return {"ref": m["ref"], "word": m["word"], "score": m["score"], "move": m["move"],
+            "ties": [], "scrabbles": listed, "reason": reason}
+
+
+def sheet_dict(sheet: ScrabbleSheet) -> SheetJSON:
+    return {"entries": [list(e) for e in sheet.entries], "count": sheet.count}
+
+
+def sheet_of(d: SheetJSON, player: str) -> ScrabbleSheet:
+    return ScrabbleSheet(player, tuple((r, w) for r, w in d["entries"]), d.get("count"))
+
+
+def sheet_line(b: SheetJSON) -> str:
+    listed = ", ".join(f"{r} {w}" for r, w in b["entries"])
+    return listed + (f" ; {b['count']}" if b.get("count") is not None else "")
+
+
+def sheet_result(sv: SheetVerdict, kind: str) -> ResultJSON:
+    return {"score": int(sv.valid), "kind": kind, "warnings": int(sv.warnings), "solo": 0,
+            "reason": sv.reason_fr, "ref": None, "word": None, "invalid": int(sv.invalid),
+            "duplicates": int(sv.duplicates)}
+
+
+def sheet_verdict_of(r: ResultJSON, player: str) -> SheetVerdict:
+    return SheetVerdict(player, int(r["score"]), int(r.get("invalid", 0)),
+                        int(r.get("duplicates", 0)), int(r["warnings"]), r["reason"])
+
+
+
+# --- the round game ---------------------------------------------------------------------------
 ENGINE_CHOICE = "Scrabble choisi par le moteur : le meilleur score, puis l'ordre FISF."
 
 
@@ -86,6 +274,25 @@ def check_start(spec: Mapping[str, object], config: GameConfig) -> tuple[Supersc
     return SuperscrabbleSpec(start, tuple(racks)), str(board.to_cgp())
 
 
+def _start_grid(start: object, config: GameConfig) -> str:
+    """The grid of a replayed Partie de Superscrabble: the arbitre's 2-letter word
+    (``H7 LA``) through the centre; French :class:`DuplicateError` (the replay's texts)."""
+    if not isinstance(start, str) or len(start.split()) != 2:
+        raise DuplicateError("Partie de Superscrabble : start est le mot de 2 lettres placé "
+                             "par l'arbitre (ex. « H7 LA »).")
+    board = Board()
+    ref, word = start.split()
+    try:
+        pl = Placement.from_notation(board, ref, word)
+    except EngineError as exc:
+        raise DuplicateError(f"Partie de Superscrabble : mot de départ — {exc}") from None
+    if len(word) != 2 or config.layout.center not in pl.squares:
+        raise DuplicateError("Partie de Superscrabble : le mot de départ a 2 lettres et "
+                             "couvre la case centrale.")
+    pl.apply(board)
+    return str(board.to_cgp())
+
+
 def _spec(settings: GameSettings) -> SuperscrabbleSpec:
     if settings.superscrabble is None:
         raise DuplicateError("Partie de Superscrabble : le mot de départ et les tirages "
@@ -93,7 +300,7 @@ def _spec(settings: GameSettings) -> SuperscrabbleSpec:
     return settings.superscrabble
 
 
-class SuperscrabbleGame(ClassicGame):
+class SuperscrabbleGame(VariantGame):
     """The Partie de Superscrabble."""
 
     key = "superscrabble"
@@ -121,13 +328,16 @@ class SuperscrabbleGame(ClassicGame):
         return check_start(spec.to_dict(), config)[1]
 
     def draw(self, state_text: str, settings: GameSettings, config: GameConfig,
-             round_no: int) -> DrawnRound | Finished:
+             round_no: int, *, listed: str | None = None) -> DrawnRound | Finished:
         """The arbitre's rack of this round on the grid as it stands; every scrabble listed,
         the engine's choice retained until the arbitre picks another."""
         racks = _spec(settings).racks
         if round_no > len(racks):
-            return Finished(state_text)
-        rack = racks[round_no - 1]
+            return Finished(state_text, f"Les {len(racks)} coups annoncés ont été joués.")
+        rack = racks[round_no - 1].replace(" ", "").upper()
+        if len(rack) != 7:
+            raise DuplicateError(f"Partie de Superscrabble, coup {round_no} : {len(rack)} "
+                                 "lettres au lieu de 7.")
         board = Board.from_cgp(state_text)
         answers = list_scrabbles(board, rack, config)
         chosen = choose_scrabble(board, answers, config)
@@ -135,6 +345,92 @@ class SuperscrabbleGame(ClassicGame):
                           "minimum": 0, "notation": rack}
         return DrawnRound(draw, state_text, state_text,
                           scrabble_top_dict(chosen, answers, ENGINE_CHOICE))
+
+    def finish(self, state_text: str, reason: str) -> str:
+        return state_text  # the grid: nothing in it says the game is over
+
+    def choose(self, round: RoundRecord, text: str, settings: GameSettings,
+               config: GameConfig) -> RoundTopJSON:
+        """A GAME.json's ``choices``: the scrabble the arbitre places (« H4 RESTAIT »)."""
+        answers = self.scrabbles(round, config)
+        parts = text.split()
+        wanted = (parts[0].upper(), parts[-1].upper()) if len(parts) == 2 else None
+        placed = next((m for m in answers if wanted and (format_ref(m.ref).upper(),
+                                                          m.word.upper()) == wanted), None)
+        if placed is None:
+            raise DuplicateError(f"Partie de Superscrabble, coup {round.number} : « {text} » "
+                                 "n'est pas un scrabble de ce tirage.")
+        return scrabble_top_dict(placed, answers, "Scrabble choisi par l'arbitre.")
+
+    # --- the replay ------------------------------------------------------------------------
+    game_keys = frozenset({"variant", "settings", "start", "racks", "draws", "choices",
+                           "players", "lexicon", "title"})
+
+    @property
+    def settings_variant(self) -> str:
+        return "top"  # the Partie de Superscrabble is played on the Duplicate Top's rules
+
+    def load(self, data: Mapping[str, object], config: GameConfig | None) -> Loaded:
+        """GAME.json: ``start`` (the arbitre's 2-letter word, ``H7 LA``; or a position
+        object, docs/DUPLICATE.md « Partir d'une position »), ``racks`` (one 7-letter draw
+        per round, ``draws`` the same), optional ``choices`` (the scrabble the arbitre
+        places each round, ``H4 RESTAIT``; missing or null: the engine chooses)."""
+        unknown = sorted(set(data) - self.game_keys)
+        if unknown:
+            raise DuplicateError(f"Partie : clés inconnues {', '.join(unknown)}.")
+        if "racks" in data and "draws" in data:
+            raise DuplicateError("Partie de Superscrabble : racks ou draws (le même : les "
+                                 "tirages de l'arbitre), pas les deux.")
+        settings = self.read_settings(cast(Mapping[str, Any], data.get("settings") or {}))
+        cfg = config or GameConfig.default(settings.duplicate.lang)
+        racks = data.get("racks", data.get("draws"))
+        if not isinstance(racks, list) or not all(isinstance(r, str) for r in racks) \
+                or not racks:
+            raise DuplicateError("Partie de Superscrabble : racks est une liste de tirages de "
+                                 "7 lettres.")
+        choices = data.get("choices") or []
+        if not isinstance(choices, list):
+            raise DuplicateError("Partie de Superscrabble : choices est une liste.")
+        start = data.get("start")
+        first_round = 1
+        if isinstance(start, Mapping):
+            position = StartPosition.from_dict(start)
+            grid, first_round, start = self.position(position, settings), position.round, ""
+        else:
+            grid = _start_grid(start, cfg)
+        spec = SuperscrabbleSpec(str(start), tuple(str(r) for r in racks))
+        return Loaded(settings.with_superscrabble(spec), grid, None, None, tuple(choices),
+                      first_round)
+
+    def position(self, start: StartPosition, settings: GameSettings) -> str:
+        """A Superscrabble position is its grid (the racks are the game's, by round)."""
+        try:
+            return str(Board.from_cgp(start.grid).to_cgp())
+        except EngineError as exc:
+            raise DuplicateError(f"Partie : start.grid — {exc}") from None
+
+    def position_of(self, round: RoundRecord) -> StartPosition:
+        return StartPosition(round.grid_before, round=round.number)
+
+    def listed_draw(self, round: RoundRecord) -> str | None:
+        return None
+
+    def report(self, settings: GameSettings, rounds: Sequence[RoundRecord], end: Finished,
+               players: Sequence[str]) -> ReplayReport:
+        out: list[VariantRound] = []
+        all_sheets: list[list[SheetVerdict]] = []
+        for r in rounds:
+            top = cast(ScrabbleTopJSON, r.top)
+            sheets = [sheet_verdict_of(x, p) for p, x in r.results.items()]
+            all_sheets.append(sheets)
+            line = f"{top['ref']} {top['word']} {top['score']}" if top.get("move") else "—"
+            out.append(VariantRound(r.number, r.draw["notation"], line, int(top["score"]),
+                                    top["reason"], r.grid_after, (), tuple(sheets),
+                                    tuple(f"{m['ref']} {m['word']}" for m in top["scrabbles"])))
+        ranking = rank_superscrabble(all_sheets, settings.rules) if players else []
+        return VariantReplay(self.key, tuple(out), end.end_reason,
+                             sum(r.top_score for r in out),
+                             scrabble_standings=tuple(ranking), label=self.label)
 
     def parse(self, text: str, *, player: str = "") -> AnyBulletinJSON | list[str]:
         parsed = parse_scrabble_sheet(text, player=player)
