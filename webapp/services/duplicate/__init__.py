@@ -109,7 +109,7 @@ from webapp.services.duplicate.notices import (
     total_label,
     variant_notice,
 )
-from webapp.services.duplicate.replay import ReplayedRound, position_before, replay_round
+from webapp.services.duplicate.replay import ReplayedRound, replay_round
 from webapp.services.duplicate.steps import (
     CloseNow,
     advance,
@@ -185,7 +185,6 @@ __all__ = [
     "publish_round",
     "recorrect",
     "ReplayedRound",
-    "position_before",
     "replay_round",
     "results_notices",
     "round_mails",

@@ -1,20 +1,21 @@
 """« Rejouer ce tour » (the console, issue 21 « From any position »): a stored round replayed
-and topped alone from its stored position — the master state before its draw (the game's
-first state for round 1, else the previous round's state with its retained top placed) —
-by its game (``RoundGame.draw``), then every counting bulletin corrected again
-(``RoundGame.correct``) against the top the round retained. Nothing is stored: the arbitre
-answering an appeal sees whether the stored draw, top and verdicts are what the rules give,
-without replaying the game from the empty grid. Audited (``duplicate.replay_round``) as
-every console action."""
+and topped alone from its own stored position — the grid, the letters left, the round number
+and the cumulative tops it was drawn from (``RoundGame.position_of``) — by the one round loop
+(``puzzles.duplicate.loop.replay_round``: its draw taken again as stored and checked against
+the letters left, the engine's top searched again, every counting bulletin corrected), with
+the verdicts against the top the round retained (the arbitre's, when he chose another).
+Nothing is stored: the arbitre answering an appeal sees whether the stored draw, top and
+verdicts are what the rules give, without replaying the game from the empty grid. Audited
+(``duplicate.replay_round``) as every console action."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlmodel import Session
 
+from puzzles.duplicate import loop
 from puzzles.duplicate.codecs import RoundDrawJSON, RoundTopJSON
-from puzzles.duplicate.protocol import DrawnRound, RoundRecord
 from webapp.models import DuplicateGame, DuplicateRound
 from webapp.services import audit
 from webapp.services.duplicate.correction import player_bulletin
@@ -25,7 +26,6 @@ from webapp.services.duplicate.game import (
     entries_of,
     game_of,
     players_of,
-    rounds_of,
 )
 from webapp.services.stored import (
     PlayerResultJSON,
@@ -78,42 +78,34 @@ class ReplayedRound:
         return self.same_draw and self.same_top and self.same_results
 
 
-def position_before(session: Session, game: DuplicateGame, rnd: DuplicateRound) -> str:
-    """The master state text before ``rnd``'s draw: the game's first state (its bag in its
-    stored order), or the previous round's with its retained top placed."""
-    rules, settings, config = game_of(game), game_settings_of(game), config_of(game)
-    previous = [r for r in rounds_of(session, game) if r.number == rnd.number - 1]
-    if not previous:
-        return rules.initial(settings, game.bag_order, config)
-    return rules.apply(round_record_of(previous[0]), settings, config)[0]
-
-
 def replay_round(*, session: Session, game: DuplicateGame, rnd: DuplicateRound,
                  actor: str) -> ReplayedRound:
     """Replay and top ``rnd`` alone from its stored position, correct its counting
     bulletins again (nothing stored); audited. French :class:`DuplicateError` for a round
-    whose draw cannot be replayed (the game says it ends there)."""
+    that does not replay from its position (its draw is not in the letters left, the game
+    ends there)."""
     stored_top = round_top_of(rnd)
     if stored_top is None:
         raise DuplicateError(f"Le tour {rnd.number} n'a pas de top : rien à rejouer.")
     rules, settings, config = game_of(game), game_settings_of(game), config_of(game)
-    try:
-        drawn = rules.draw(position_before(session, game, rnd), settings, config, rnd.number)
-    except ValueError as exc:  # puzzles.duplicate.DuplicateError, in French
-        raise DuplicateError(str(exc)) from None
-    if not isinstance(drawn, DrawnRound):
-        raise DuplicateError(f"Rejoué de sa position, le tour {rnd.number} ne se tire pas : "
-                             "la partie s'y termine.")
-    retained = stored_top if rnd.top_overridden_by else drawn.top
-    record = RoundRecord(rnd.number, drawn.draw, drawn.state_before, drawn.grid_before,
-                         retained)
     counting = counting_entries(entries_of(session, rnd))
     players = players_of(session, game)
     entries = [counting.get(p.id or 0) for p in players]
     bulletins = [player_bulletin(p, e) for p, e in zip(players, entries, strict=True)]
-    verdicts = rules.correct(record, bulletins, settings, config, len(players))
+    try:
+        again = loop.replay_round(rules, settings, config, round_record_of(rnd), bulletins,
+                                  len(players))
+        retained = again.top
+        if rnd.top_overridden_by:  # the verdicts against the arbitre's top, as stored
+            retained = stored_top
+            verdicts = rules.correct(replace(again, top=stored_top), bulletins, settings,
+                                     config, len(players))
+        else:
+            verdicts = [again.results[b.player] for b in bulletins]
+    except ValueError as exc:  # puzzles.duplicate.DuplicateError, in French
+        raise DuplicateError(str(exc)) from None
     replayed = ReplayedRound(
-        number=rnd.number, draw=drawn.draw, top=drawn.top, retained=retained,
+        number=rnd.number, draw=again.draw, top=again.top, retained=retained,
         overridden_by=rnd.top_overridden_by,
         results=[player_result(p.id or 0, p.name, e.id if e else None, v)
                  for p, e, v in zip(players, entries, verdicts, strict=True)],
