@@ -14,25 +14,17 @@ round's (or game's) status under the game row lock, every mail through the outbo
         ──review_minutes──► published (top placed, results mailed) ──► draw round n+1 …
         ──last round──► finished (final ranking mailed)
 
-The game rules (draws, top, correction, solos, ranking) are ``puzzles.duplicate``'s; this
-module stores, schedules and mails.
-
-Variants (``DuplicateGame.variant``, docs/VARIANTS.md): the same rounds and steps, the rules
-of ``puzzles.variants``: Duplicate Top (plain rounds, no solo, ranked by rounds topped:
-``rank_duplicate_top``) and the letter-choice variants Complétif, Superjoker, Métagramme and
-Elliptique (``draw_variant``, ``variant_top``, ``parse_free_bulletin``,
-``correct_free_round``, ``apply_variant_top``; the draw stores the stock the players choose
-from, the bulletin names the chosen letters: ``H4 RESTAIT 70 +T``, ``-N +K``), and
-Tactique (two groups per round, ``draw_tactique``, ``tactique_top``, the two-word billet
-``H4 RESTAIT 70 + 8C MOTS 25 = 95`` corrected by ``correct_tactique``; the stored state is
-the Duplicate state plus the groups' reliquats, :func:`tactique_text`), and the Partie de
-Superscrabble (RULES §7.7: the arbitre's 2-letter word and racks, stored in
-``settings["superscrabble"]``; each sheet lists scrabbles with references and their count,
-``correct_scrabble_sheet``; the engine's choice, ``choose_scrabble``, is placed unless the
-arbitre retains another; ranked by ``rank_superscrabble``).
+The game rules (draws, top, correction, solos, ranking) are the round game's: every step
+asks ``game_of(game)``, the :class:`puzzles.duplicate.protocol.RoundGame` of
+``DuplicateGame.variant`` in ``puzzles.duplicate.registry`` — the plain Duplicate, Duplicate
+Top, the letter-choice games (Complétif, Superjoker, Métagramme, Elliptique: one game, four
+parameter sets), Tactique, the Partie de Superscrabble (docs/VARIANTS.md) — for its
+operations over the stored JSON (``puzzles.duplicate.codecs``, read typed by
+``webapp.services.stored``) and the pages and mails for its facts. This package stores,
+schedules and mails; it never tests which game it runs (tests/test_architecture_games.py).
 
 A package, one module per concern, each importing only those before it: ``game`` (the
-engine and variants, rhythm, creation, queries, JSON forms, bulletin text, ranking) →
+game a row plays, rhythm, creation, queries, a bulletin read, the ranking) →
 ``notices`` (the mails) → ``correction`` (results, the arbitre's other top and
 re-correction with their preview) → ``replay`` (« rejouer ce tour »: a stored round replayed
 alone from its stored position) → ``bulletins`` (a player's bulletin) → ``steps`` (the
