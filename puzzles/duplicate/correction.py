@@ -14,6 +14,7 @@ from puzzles.duplicate.bulletins import Bulletin, RaccordLetter
 from puzzles.duplicate.settings import AmbiguousReference, DuplicateSettings, VerdictKind
 from puzzles.duplicate.state import GameState, minus_tiles, round_config
 from puzzles.duplicate.top import word_squares
+from puzzles.verdicts import scores_nothing
 from scoring import movegen
 from scoring.board import Board
 from scoring.config import GameConfig
@@ -339,7 +340,7 @@ def retain_solution(verdicts: Sequence[Verdict], claimed: Sequence[int | None]) 
         for v, c in zip(verdicts, claimed, strict=True)
         if v.kind == "valide" and v.score == c
     ]
-    non_null = [v for v in verdicts if v.kind not in ("nul", "absent")]
+    non_null = [v for v in verdicts if not scores_nothing(v.kind)]
     chosen = (
         exact[0] if exact else min(non_null, key=lambda v: v.score) if non_null else verdicts[0]
     )

@@ -14,7 +14,9 @@ from puzzles.duplicate.correction import Verdict, correct, prepare_round
 from puzzles.duplicate.settings import DuplicateSettings
 from puzzles.duplicate.state import Draw, GameState
 from puzzles.duplicate.top import TopChoice
+from puzzles.penalties import points_deduction
 from puzzles.ties import shared_ranks
+from puzzles.verdicts import scores_nothing
 from scoring.config import GameConfig
 
 
@@ -36,7 +38,7 @@ def apply_solos(
     and absents never compete; INFERRED) (RULES §4.8)."""
     bonus = solo_bonus(n_players, settings)
     out = [replace(v, solo=0) for v in verdicts]
-    competing = [i for i, v in enumerate(out) if v.kind not in ("nul", "absent") and v.score > 0]
+    competing = [i for i, v in enumerate(out) if not scores_nothing(v.kind) and v.score > 0]
     if bonus <= 0 or not competing:
         return out
     high = max(out[i].score for i in competing)
@@ -113,9 +115,8 @@ class StandingRow:
 def warning_deduction(warnings: int, settings: DuplicateSettings) -> int:
     """RULES §4.7.7: each warning from the ``warning_conversion_from``-th costs
     ``warning_penalty_points``."""
-    return settings.warning_penalty_points * max(
-        0, warnings - (settings.warning_conversion_from - 1)
-    )
+    return points_deduction(warnings, first=settings.warning_conversion_from,
+                            points=settings.warning_penalty_points)
 
 
 def interrupted_game_stands(rounds_played: int, settings: DuplicateSettings) -> bool:
@@ -149,7 +150,7 @@ def rank_game(rounds: Sequence[RoundResult], settings: DuplicateSettings) -> lis
                 sum(1 for v in vs if v.kind == "penalite5"),
                 ded,
                 sum(1 for v in vs if v.solo),
-                sum(1 for v in vs if v.kind in ("nul", "absent")),
+                sum(1 for v in vs if scores_nothing(v.kind)),
             )
         )
     rows.sort(key=lambda r: (-r.total, r.player))

@@ -58,6 +58,7 @@ from puzzles.duplicate.settings import (
 )
 from puzzles.duplicate.state import Draw, GameState, draw_round, minus_tiles, round_config
 from puzzles.duplicate.top import TopChoice, apply_top, top_key, top_score
+from puzzles.verdicts import scores_nothing
 from scoring import movegen
 from scoring.board import Board
 from scoring.config import GameConfig
@@ -625,7 +626,7 @@ def correct_free(
         state, rack, b, config, round_no=state.round_no, top_score=top_score,
         context=ctx, player=who,
     )
-    if deduct and verdict.kind not in ("nul", "absent"):
+    if deduct and not scores_nothing(verdict.kind):
         verdict = replace(
             verdict,
             reason_fr=verdict.reason_fr + f" Valeur de la lettre hors stock déduite : −{deduct}.",

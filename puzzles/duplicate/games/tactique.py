@@ -68,6 +68,7 @@ from puzzles.duplicate.state import (
     round_config,
 )
 from puzzles.duplicate.top import TopChoice, top_score
+from puzzles.verdicts import scores_nothing
 from scoring import movegen
 from scoring.board import Board
 from scoring.config import GameConfig
@@ -621,7 +622,7 @@ def correct_tactique(
             player=who, context=ctx(g, racks[a]),
         )
         after = g
-        if v1.kind not in ("nul", "absent") and v1.ref and v1.word:
+        if not scores_nothing(v1.kind) and v1.ref and v1.word:
             board = g.board
             Placement.from_notation(board, v1.ref, v1.word).apply(board)
             after = replace(g, board_cgp=board.to_cgp(), round_no=g.round_no + 1)
@@ -647,7 +648,7 @@ def correct_tactique(
                 f"Avertissement : cumul {billet.total} faux ({written} d'après les scores écrits)."
             )
         kinds = {v1.kind, v2.kind}
-        if kinds <= {"nul", "absent"}:
+        if all(scores_nothing(k) for k in kinds):
             kind: VerdictKind = "nul"
             warn = False
         elif "penalite5" in kinds:

@@ -21,6 +21,7 @@ from puzzles.duplicate.records import verdict_of
 from puzzles.duplicate.report import VariantReplay
 from puzzles.duplicate.settings import VariantSettings, ranking_point_penalty
 from puzzles.ties import shared_ranks
+from puzzles.verdicts import scores_nothing
 from scoring.config import GameConfig
 
 
@@ -61,7 +62,7 @@ def rank_duplicate_top(
     for verdicts in rounds:
         for v in verdicts:
             players.setdefault(v.player, _Tops())
-        scored = [v for v in verdicts if v.kind not in ("nul", "absent")]
+        scored = [v for v in verdicts if not scores_nothing(v.kind)]
         if not scored:
             continue
         high = max(v.score for v in scored)
