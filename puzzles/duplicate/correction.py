@@ -121,6 +121,31 @@ def prepare_round(
     )
 
 
+#: the round's contexts by (grid, rack, round), kept across the bulletins of a round
+ContextCache = dict[tuple[str, str, int], RoundContext]
+
+
+def context_for(
+    cache: ContextCache,
+    state: GameState,
+    rack: str,
+    config: GameConfig,
+    *,
+    top_score: int,
+    settings: DuplicateSettings,
+) -> RoundContext:
+    """The round's context for ``rack`` on ``state``, from ``cache`` or prepared once
+    (:func:`prepare_round`): the variants' bulletins play several racks (a letter-choice
+    player's own, a Tactique's two groups) and each is generated once per round."""
+    key = (state.board_cgp, rack, state.round_no)
+    found = cache.get(key)
+    if found is None:
+        found = prepare_round(state, rack, config, round_no=state.round_no,
+                              top_score=top_score, settings=settings)
+        cache[key] = found
+    return found
+
+
 def added_letters(move: GeneratedMove) -> str:
     """The letters ``move`` puts down, in word order (a joker as its lowercase letter)."""
     return "".join(ch for i, ch in enumerate(move.word) if move.new_mask >> i & 1)

@@ -6,8 +6,9 @@ settings, state, top, bulletins and correction modules."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 from puzzles.duplicate.bulletins import Bulletin, parse_bulletin
 from puzzles.duplicate.correction import Verdict, correct, prepare_round
@@ -18,6 +19,9 @@ from puzzles.penalties import points_deduction
 from puzzles.ties import shared_ranks
 from puzzles.verdicts import scores_nothing
 from scoring.config import GameConfig
+
+#: a one-word bulletin of some game (the Duplicate's, a letter-choice game's)
+B = TypeVar("B")
 
 
 def solo_bonus(n_players: int, settings: DuplicateSettings) -> int:
@@ -65,26 +69,33 @@ def correct_all(
     ctx = prepare_round(
         state, rack, config, round_no=round_no, top_score=top_score, settings=settings
     )
+    return correct_each(
+        bulletins, parse_bulletin,
+        lambda who, b: correct(state, rack, b, config, round_no=round_no, top_score=top_score,
+                               context=ctx, player=who),
+        n_players, settings)
+
+
+def correct_each(
+    bulletins: Mapping[str, B | str | None],
+    parse: Callable[..., B | list[str]],
+    correct_one: Callable[[str, B | None], Verdict],
+    n_players: int | None,
+    settings: DuplicateSettings,
+) -> list[Verdict]:
+    """A whole round of one-word bulletins: each text read by ``parse`` (``player=`` its
+    player; an unreadable one is zero with its errors), each bulletin (None: absent)
+    corrected by ``correct_one``, then the solos over a field of ``n_players`` (default:
+    the bulletins'). Players in ``bulletins`` order."""
     out: list[Verdict] = []
     for who, raw in bulletins.items():
-        b: Bulletin | list[str] | None
-        b = parse_bulletin(raw, player=who) if isinstance(raw, str) else raw
+        b = parse(raw, player=who) if isinstance(raw, str) else raw
         if isinstance(b, list):
             out.append(
                 Verdict(who, 0, "nul", reason_fr="Nul : bulletin illisible — " + " ".join(b))
             )
             continue
-        v = correct(
-            state,
-            rack,
-            b,
-            config,
-            round_no=round_no,
-            top_score=top_score,
-            context=ctx,
-            player=who,
-        )
-        out.append(v)
+        out.append(correct_one(who, b))
     return apply_solos(out, n_players if n_players is not None else len(out), settings)
 
 

@@ -18,7 +18,7 @@ from puzzles.duplicate.protocol import (
     StandingJSON,
 )
 from puzzles.duplicate.records import verdict_of
-from puzzles.duplicate.report import VariantReplay
+from puzzles.duplicate.report import TopStandingRow, VariantReplay
 from puzzles.duplicate.settings import VariantSettings, ranking_point_penalty
 from puzzles.ties import shared_ranks
 from puzzles.verdicts import scores_nothing
@@ -26,19 +26,6 @@ from scoring.config import GameConfig
 
 
 # --- Duplicate Top ranking -------------------------------------------------------------------
-@dataclass(frozen=True)
-class TopStandingRow:
-    player: str
-    points: int
-    """Ranking points: the rounds topped, less the warning conversion."""
-    tops: int
-    companions: int
-    topped_total: int
-    warnings: int
-    penalty: int
-    rank: int = 0
-
-
 @dataclass
 class _Tops:
     """One player's rounds topped so far."""
