@@ -2,7 +2,9 @@
 ``VerdictKind``…), :class:`DuplicateError` (every French refusal of the package),
 :func:`check_choice` and :func:`read_object` (settings and GAME.json read as JSON objects), and
 :class:`DuplicateSettings`, every rule the sources leave open as a named field (docs/RULES.md
-§4, docs/DUPLICATE.md « Settings »). Imports nothing of the package."""
+§4, docs/DUPLICATE.md « Settings »), and the variants' own, :class:`VariantSettings` (RULES
+§9, §11; docs/VARIANTS.md) with :func:`ranking_point_penalty` (§5.3, through
+:mod:`puzzles.penalties`). Imports nothing of the package."""
 
 from __future__ import annotations
 
