@@ -5,7 +5,8 @@ exchanges, the RED/BLUE caps on the recorded scores of rounds I and II, the end 
 the leftover letters, the result; the score sheet (*fișa de concurs*) as text that rebuilds
 the game; round-robin pairings and the table of a series with a rating coefficient.
 
-Pure and deterministic; every INFERRED rule (G16) is a field of :class:`CorrespondenceSettings`.
+Pure and deterministic; every INFERRED rule (G16) is a field of :class:`CorrespondenceSettings`;
+every refusal is a :class:`CorrespondenceError` (French message), its own, not the Duplicate's.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from puzzles.duplicate import Lang, minus_tiles, secret_bag
+from puzzles.duplicate import DuplicateError, Lang, minus_tiles, secret_bag
 from puzzles.ties import shared_ranks
 from scoring.board import Board
 from scoring.config import GameConfig
@@ -22,12 +23,14 @@ from scoring.notation import format_ref
 from scoring.tiles import JOKER, tileset
 from scoring.validate import check_move
 
-RED, BLUE = 0, 1
-COLOURS = ("ROUGE", "BLEU")
-
 
 class CorrespondenceError(ValueError):
-    """A row, a move, a score sheet that cannot be used (French message)."""
+    """A row, a move or a score sheet of the correspondence game that cannot be used (French
+    message); the game is unchanged."""
+
+
+RED, BLUE = 0, 1
+COLOURS = ("ROUGE", "BLEU")
 SHEET_HEADER = "arbitre-fisa-de-concurs 1"
 
 
@@ -122,11 +125,11 @@ def row_from_seed(lang: Lang, seed: int) -> str:
     """The whole tile set of ``lang`` as one letter row (``?`` a joker), in the order
     ``seed`` (0 to 2**128 − 1) gives: the Duplicate's unbiased shuffle of the bag
     (:func:`puzzles.duplicate.secret_bag`), so the arbitre draws the row instead of typing
-    about a hundred letters, and anyone given the seed can draw it again and check it.
-    :class:`CorrespondenceError` for a seed out of range."""
+    about a hundred letters, and anyone given the seed can draw it again and check it; a seed
+    out of range is a :class:`CorrespondenceError`."""
     try:
         return "".join(secret_bag(lang, seed))
-    except ValueError as exc:  # the bag's DuplicateError, in French
+    except DuplicateError as exc:
         raise CorrespondenceError(str(exc)) from None
 
 
@@ -145,7 +148,7 @@ def play(
 ) -> CorrState:
     """The player to move plays ``word`` at ``ref`` (both None: he passes). French errors
     (illegal move, letters not in his rack, game over) raise
-    :class:`~puzzles.duplicate.DuplicateError`; the state is unchanged then."""
+    :class:`~puzzles.duplicate.CorrespondenceError`; the state is unchanged then."""
     s = settings or CorrespondenceSettings()
     if state.finished:
         raise CorrespondenceError("La partie est terminée.")

@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
         else:
             config = GameConfig.default("fr")
         header, state = parse_sheet(text, config, CorrespondenceSettings(lang=args.lang))
-    except (*BAD_INPUT, CorrespondenceError) as exc:
+    except BAD_INPUT as exc:
         return report_bad_input(exc)
     if args.json:
         stream.write(json.dumps(to_json(header, state), ensure_ascii=False) + "\n")

@@ -75,12 +75,6 @@ from puzzles.duplicate.games.superscrabble import (
     ScrabbleSheet as ScrabbleSheet,
 )
 from puzzles.duplicate.games.superscrabble import (
-    SheetVerdict as SheetVerdict,
-)
-from puzzles.duplicate.games.superscrabble import (
-    SuperscrabbleRow as SuperscrabbleRow,
-)
-from puzzles.duplicate.games.superscrabble import (
     choose_scrabble as choose_scrabble,
 )
 from puzzles.duplicate.games.superscrabble import (
@@ -138,12 +132,12 @@ from puzzles.duplicate.games.tactique import (
     tactique_top as tactique_top,
 )
 from puzzles.duplicate.games.top import (
-    TopStandingRow as TopStandingRow,
-)
-from puzzles.duplicate.games.top import (
     rank_duplicate_top as rank_duplicate_top,
 )
 from puzzles.duplicate.registry import ROUND_GAMES
+from puzzles.duplicate.report import SheetVerdict as SheetVerdict
+from puzzles.duplicate.report import SuperscrabbleRow as SuperscrabbleRow
+from puzzles.duplicate.report import TopStandingRow as TopStandingRow
 from puzzles.duplicate.settings import (
     DRAWN as DRAWN,
 )

@@ -69,7 +69,7 @@ class GameSettings:
         if not key:
             dup = settings.duplicate if isinstance(settings, VariantSettings) else settings
             return cls(key, dup)
-        own = cast(Variant, "top" if key == SUPERSCRABBLE_KEY else key)
+        own: Variant = "top" if key == SUPERSCRABBLE_KEY else key
         if not isinstance(settings, VariantSettings):
             vs = VariantSettings(variant=own, duplicate=settings)
         elif settings.variant != own:

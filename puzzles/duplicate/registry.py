@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from puzzles.duplicate.games.classic import ClassicGame
-from puzzles.duplicate.games.free import COMPLETIF, ELLIPTIQUE, METAGRAMME, SUPERJOKER
+from puzzles.duplicate.games.free import FREE_GAMES
 from puzzles.duplicate.games.superscrabble import SuperscrabbleGame
 from puzzles.duplicate.games.tactique import TactiqueGame
 from puzzles.duplicate.games.top import TopGame
@@ -16,8 +16,7 @@ from puzzles.duplicate.protocol import RoundGame
 from puzzles.duplicate.settings import DuplicateError
 
 _GAMES: tuple[RoundGame, ...] = (
-    ClassicGame(), TactiqueGame(), TopGame(), COMPLETIF, SUPERJOKER, METAGRAMME, ELLIPTIQUE,
-    SuperscrabbleGame(),
+    ClassicGame(), TactiqueGame(), TopGame(), *FREE_GAMES.values(), SuperscrabbleGame(),
 )
 
 #: every round game by its key ("" the plain Duplicate), in the order the replay's French

@@ -1,7 +1,8 @@
 """The reports of ``arbitre duplicate replay`` (docs/DUPLICATE.md, docs/VARIANTS.md): the
 plain Duplicate's :class:`ReplayResult` (its rounds, ranking and final state) and the
 variants' :class:`VariantReplay` (:class:`VariantRound` per round; the Duplicate, Top or
-Superscrabble ranking), each as text and JSON, and :func:`warnings_note`, the one form of a
+Superscrabble ranking, with their rows :class:`SheetVerdict`, :class:`TopStandingRow`,
+:class:`SuperscrabbleRow`), each as text and JSON, and :func:`warnings_note`, the one form of a
 ranking line's warnings. Built by each round game from the one replay loop's rounds
 (:mod:`puzzles.duplicate.loop`); the texts are pinned byte for byte by
 tests/data/snapshots/replay/."""
@@ -9,8 +10,8 @@ tests/data/snapshots/replay/."""
 from __future__ import annotations
 
 import json
-from dataclasses import Field, asdict, dataclass
-from typing import Any, ClassVar, Protocol
+from dataclasses import asdict, dataclass
+from typing import Any
 
 from puzzles.duplicate.correction import Verdict
 from puzzles.duplicate.ranking import RoundResult, StandingRow
@@ -18,65 +19,45 @@ from puzzles.duplicate.settings import DuplicateSettings
 from puzzles.duplicate.state import GameState
 
 
-class _Row(Protocol):
-    """A dataclass row of a game's own correction or ranking (the game modules build on this
-    one, so it names their rows by what it reads of them)."""
+# --- the rows of the variants' own corrections and rankings -----------------------------
+@dataclass(frozen=True)
+class SheetVerdict:
+    """A Superscrabble sheet corrected (``correct_scrabble_sheet``): valid, invalid and
+    repeated scrabbles, the warning of a wrong or missing count, the French reason."""
 
-    __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
-
-    @property
-    def player(self) -> str: ...
-
-    @property
-    def warnings(self) -> int: ...
-
-
-class SheetVerdict(_Row, Protocol):
-    """:class:`puzzles.duplicate.games.superscrabble.SheetVerdict`."""
-
-    @property
-    def valid(self) -> int: ...
-
-    @property
-    def reason_fr(self) -> str: ...
+    player: str
+    valid: int
+    invalid: int
+    duplicates: int
+    warnings: int
+    reason_fr: str
 
 
-class TopStandingRow(_Row, Protocol):
-    """:class:`puzzles.duplicate.games.top.TopStandingRow`."""
+@dataclass(frozen=True)
+class TopStandingRow:
+    """A Duplicate Top ranking row (``rank_duplicate_top``)."""
 
-    @property
-    def rank(self) -> int: ...
-
-    @property
-    def points(self) -> int: ...
-
-    @property
-    def tops(self) -> int: ...
-
-    @property
-    def companions(self) -> int: ...
-
-    @property
-    def topped_total(self) -> int: ...
-
-    @property
-    def penalty(self) -> int: ...
+    player: str
+    points: int
+    """Ranking points: the rounds topped, less the warning conversion."""
+    tops: int
+    companions: int
+    topped_total: int
+    warnings: int
+    penalty: int
+    rank: int = 0
 
 
-class SuperscrabbleRow(_Row, Protocol):
-    """:class:`puzzles.duplicate.games.superscrabble.SuperscrabbleRow`."""
+@dataclass(frozen=True)
+class SuperscrabbleRow:
+    """A Partie de Superscrabble ranking row (``rank_superscrabble``)."""
 
-    @property
-    def rank(self) -> int: ...
-
-    @property
-    def points(self) -> int: ...
-
-    @property
-    def valid(self) -> int: ...
-
-    @property
-    def penalty(self) -> int: ...
+    player: str
+    points: int
+    valid: int
+    warnings: int
+    penalty: int
+    rank: int = 0
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,9 @@
 ``VerdictKind``…), :class:`DuplicateError` (every French refusal of the package),
 :func:`check_choice` and :func:`read_object` (settings and GAME.json read as JSON objects), and
 :class:`DuplicateSettings`, every rule the sources leave open as a named field (docs/RULES.md
-§4, docs/DUPLICATE.md « Settings »). Imports nothing of the package."""
+§4, docs/DUPLICATE.md « Settings »), and the variants' own, :class:`VariantSettings` (RULES
+§9, §11; docs/VARIANTS.md) with :func:`ranking_point_penalty` (§5.3, through
+:mod:`puzzles.penalties`). Imports nothing of the package."""
 
 from __future__ import annotations
 
@@ -11,11 +13,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal, get_args
 
+from puzzles.penalties import ranking_points_lost
+from puzzles.verdicts import VerdictKind as VerdictKind
+
 Lang = Literal["fr", "ro"]
 SoloRule = Literal["auto", "n_minus_6", "none"]
 RejectionReturns = Literal["all", "new_only"]
 Openness = Literal["adjacent_empty", "none"]
-VerdictKind = Literal["valide", "avertissement", "penalite5", "nul", "absent"]
 AmbiguousReference = Literal["penalty", "warning"]
 
 RACK_SIZE = 7
@@ -132,7 +136,10 @@ class DuplicateSettings:
 
 
 # --- the variants' settings ------------------------------------------------------------
-Variant = Literal["tactique", "top", "completif", "superjoker", "metagramme", "elliptique"]
+#: a variant's key (``VariantSettings.variant``): the key of its round game, which the
+#: registry checks (:func:`puzzles.duplicate.registry.round_game`) — no list here, so that a
+#: new variant is its game module and nothing more
+Variant = str
 TactiqueOrder = Literal["free", "group1_first", "group2_first"]
 FreeJokerRule = Literal["none", "ro_online"]
 Companions = Literal["sum", "distinct"]
@@ -195,7 +202,9 @@ class VariantSettings:
 
     @property
     def drawn(self) -> int:
-        return DRAWN[self.variant]
+        """The letters drawn (the letter-choice games: their ``FreeLetters``, which
+        :data:`DRAWN` repeats for the callers that read it here)."""
+        return DRAWN.get(self.variant, RACK_SIZE)
 
     @property
     def free(self) -> int:
@@ -222,7 +231,6 @@ class VariantSettings:
             raise DuplicateError(f"Réglages inconnus : {', '.join(unknown)}.")
         dup = DuplicateSettings.from_json({**nested, **flat_dup})
         choices: dict[str, tuple[object, ...]] = {
-            "variant": get_args(Variant),
             "tactique_order": get_args(TactiqueOrder),
             "free_joker_rule": get_args(FreeJokerRule),
             "top_companions": get_args(Companions),
@@ -232,7 +240,10 @@ class VariantSettings:
         }
         own = {k: v for k, v in data.items() if k in mine}
         for key, value in own.items():
-            if key in choices:
+            if key == "variant":  # its game's key: the registry checks it
+                if not isinstance(value, str) or not value:
+                    raise DuplicateError("Réglage variant : le nom d'une variante est attendu.")
+            elif key in choices:
                 check_choice(key, value, choices[key])
             elif not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise DuplicateError(f"Réglage {key} : un entier strictement positif est attendu.")
@@ -243,7 +254,5 @@ def ranking_point_penalty(warnings: int, settings: VariantSettings | None = None
     """RULES §5.3 (Superscrabble family, Duplicate Top): « pour 4 avertissements techniques le
     joueur perd un point de classement (un top); pour 7 … 2 tops; pour 10 … 3 tops »."""
     s = settings or VariantSettings()
-    if warnings < s.warning_first:
-        return 0
-    return 1 + (warnings - s.warning_first) // s.warning_step
+    return ranking_points_lost(warnings, first=s.warning_first, every=s.warning_step)
 

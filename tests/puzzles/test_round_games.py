@@ -204,3 +204,38 @@ def test_superscrabble_start_refused_in_french() -> None:
                                   SuperscrabbleSpec("H1 LA", ("RETAINS",)))
     with pytest.raises(DuplicateError, match="couvre la case centrale"):
         game.prepare(settings, config)
+
+
+def test_the_letter_choice_games_are_one_class_with_their_letters() -> None:
+    """Complétif, Superjoker, Métagramme and Elliptique are one game class, parameterised
+    (the Elliptique's « 7 among 8 » is ``max_tiles``); ``VariantSettings.drawn`` / ``.free``,
+    which the server's console still reads, say the same."""
+    from puzzles.duplicate.games.free import FREE_GAMES, FreeGame, FreeLetters
+    from puzzles.duplicate.settings import VariantSettings
+
+    assert {k: g.letters for k, g in FREE_GAMES.items()} == {
+        "completif": FreeLetters(drawn=6, free=1), "superjoker": FreeLetters(drawn=5, free=2),
+        "metagramme": FreeLetters(drawn=7, swap=True),
+        "elliptique": FreeLetters(drawn=8, max_tiles=7)}
+    for key, game in FREE_GAMES.items():
+        assert type(game) is FreeGame and ROUND_GAMES[key] is game
+        vs = VariantSettings(variant=key)
+        assert (vs.drawn, vs.free) == (game.letters.drawn, game.letters.free)
+    assert FREE_GAMES["elliptique"].letters.too_many(8)
+    assert not FREE_GAMES["elliptique"].letters.too_many(7)
+
+
+def test_one_verdict_vocabulary() -> None:
+    """The sheet verifier's and the round games' verdicts are one type, each side keeping
+    the word it stores and prints (« zéro » / « nul »)."""
+    from typing import get_args
+
+    from puzzles.verdicts import MoveStatus, VerdictKind, scores_nothing
+
+    codes = {s: s.round_code for s in MoveStatus if s.round_code}
+    assert {str(s): c for s, c in codes.items()} == {
+        "valide": "valide", "avertissement": "avertissement", "pénalité": "penalite5",
+        "zéro": "nul", "non joué": "absent"}
+    assert set(codes.values()) == set(get_args(VerdictKind))
+    assert all(MoveStatus.of_round(c) is s for s, c in codes.items())
+    assert [c for c in codes.values() if scores_nothing(c)] == ["nul", "absent"]

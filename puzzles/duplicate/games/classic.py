@@ -7,9 +7,10 @@ the ranking by total (:func:`~puzzles.duplicate.rank_game`). The other one-word 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any, cast
+from datetime import datetime
+from typing import Any, TypeVar, cast
 
 from puzzles.duplicate.bulletins import Bulletin, parse_bulletin
 from puzzles.duplicate.correction import Verdict
@@ -75,6 +76,20 @@ def legal_move(state: GameState, rack: str, config: GameConfig, ref: str,
         raise DuplicateError(f"« {ref.strip()} {word} » n'est pas un coup jouable avec le "
                              f"tirage {rack} sur cette grille.")
     return found[0]
+
+
+T = TypeVar("T")
+
+
+def stored_or_line(pb: PlayerBulletin,
+                   read: Callable[[BulletinJSON, str, datetime | None], T]) -> T | str | None:
+    """What a one-word game's correction reads of a player's bulletin: the stored bulletin
+    (``read``), the line received (read again for its errors), or None (absent)."""
+    if pb.absent:
+        return None
+    if pb.bulletin is None:
+        return pb.text or ""
+    return read(cast(BulletinJSON, pb.bulletin), pb.player, pb.received_at)
 
 
 def arbitre_top(move: GeneratedMove, actor: str, reason: str,
@@ -162,13 +177,7 @@ class ClassicGame:
         return parsed if isinstance(parsed, list) else bulletin_dict(parsed)
 
     def sheet_of(self, pb: PlayerBulletin) -> Bulletin | str | None:
-        """What the correction reads of a player's bulletin: the stored bulletin, the line
-        received (read again for its errors), or None (absent)."""
-        if pb.absent:
-            return None
-        if pb.bulletin is None:
-            return pb.text or ""
-        return bulletin_of(cast(BulletinJSON, pb.bulletin), pb.player, pb.received_at)
+        return stored_or_line(pb, bulletin_of)
 
     def verdicts(self, round: RoundRecord, bulletins: Sequence[PlayerBulletin],
                  settings: GameSettings, config: GameConfig,

@@ -29,15 +29,20 @@ from typing import cast
 
 from puzzles.duplicate.bulletins import Bulletin, close_placed_spaces, parse_bulletin
 from puzzles.duplicate.correction import (
-    RoundContext,
+    ContextCache,
     Verdict,
+    context_for,
     correct,
-    prepare_round,
     retain_solution,
 )
-from puzzles.duplicate.games.classic import VariantGame, arbitre_top, legal_move
+from puzzles.duplicate.games.classic import (
+    VariantGame,
+    arbitre_top,
+    legal_move,
+    stored_or_line,
+)
 from puzzles.duplicate.protocol import GameSettings, PlayerBulletin, RoundRecord
-from puzzles.duplicate.ranking import apply_solos
+from puzzles.duplicate.ranking import correct_each
 from puzzles.duplicate.records import (
     AnyBulletinJSON,
     BulletinJSON,
@@ -58,6 +63,7 @@ from puzzles.duplicate.settings import (
 )
 from puzzles.duplicate.state import Draw, GameState, draw_round, minus_tiles, round_config
 from puzzles.duplicate.top import TopChoice, apply_top, top_key, top_score
+from puzzles.verdicts import scores_nothing
 from scoring import movegen
 from scoring.board import Board
 from scoring.config import GameConfig
@@ -527,7 +533,7 @@ def correct_free(
     top_score: int,
     settings: VariantSettings,
     player: str = "",
-    contexts: dict[str, RoundContext] | None = None,
+    contexts: ContextCache | None = None,
 ) -> Verdict:
     """Correct one bulletin of a free-letter variant: the player's rack is the drawn letters
     (less the swapped one) plus his chosen letters, which must be in the stock — else zero,
@@ -613,19 +619,13 @@ def correct_free(
     if deemed or marked_none_left:
         b, deduct = _deemed_jokers(state.board, b, deemed, set(deemed) | marked_none_left,
                                    config)
-    ctx_map = contexts if contexts is not None else {}
-    ctx = ctx_map.get(rack)
-    if ctx is None:
-        ctx = prepare_round(
-            state, rack, config, round_no=state.round_no, top_score=top_score,
-            settings=settings.duplicate,
-        )
-        ctx_map[rack] = ctx
+    ctx = context_for({} if contexts is None else contexts, state, rack, config,
+                      top_score=top_score, settings=settings.duplicate)
     verdict = correct(
         state, rack, b, config, round_no=state.round_no, top_score=top_score,
         context=ctx, player=who,
     )
-    if deduct and verdict.kind not in ("nul", "absent"):
+    if deduct and not scores_nothing(verdict.kind):
         verdict = replace(
             verdict,
             reason_fr=verdict.reason_fr + f" Valeur de la lettre hors stock déduite : −{deduct}.",
@@ -702,21 +702,12 @@ def correct_free_round(
 ) -> list[Verdict]:
     """A whole free-letter round: parse, correct (one move generation per distinct rack),
     then the solos (RULES §9: « as in the Duplicate »)."""
-    contexts: dict[str, RoundContext] = {}
-    out: list[Verdict] = []
-    for who, raw in bulletins.items():
-        fb = parse_free_bulletin(raw, player=who) if isinstance(raw, str) else raw
-        if isinstance(fb, list):
-            out.append(Verdict(who, 0, "nul", reason_fr="Nul : bulletin illisible — " +
-                               " ".join(fb)))
-            continue
-        out.append(
-            correct_free(
-                state, drawn, fb, config, top_score=top_score, settings=settings,
-                player=who, contexts=contexts,
-            )
-        )
-    return apply_solos(out, n_players if n_players is not None else len(out), settings.duplicate)
+    contexts: ContextCache = {}
+    return correct_each(
+        bulletins, parse_free_bulletin,
+        lambda who, fb: correct_free(state, drawn, fb, config, top_score=top_score,
+                                     settings=settings, player=who, contexts=contexts),
+        n_players, settings.duplicate)
 
 
 
@@ -757,27 +748,28 @@ def free_of(d: BulletinJSON, player: str, received_at: datetime | None) -> FreeB
 
 
 # --- the round game ---------------------------------------------------------------------------
+@dataclass(eq=False, kw_only=True)
 class FreeGame(VariantGame):
     """One letter-choice game: its key, names, rule text, example and :class:`FreeLetters`."""
+
+    key: str
+    label: str
+    #: the name in a sentence (« En Métagramme, … »)
+    short: str
+    rules_fr: str
+    bulletin_example: str
+    letters: FreeLetters
 
     names_letters = True
     draws_example = "« RU+ZXTEU » ; Tactique « BC+DEFGH / MN+AEIRS »"
     lenient_bag = False
 
-    def __init__(self, key: str, label: str, short: str, rules_fr: str, bulletin_example: str,
-                 letters: FreeLetters) -> None:
-        self.key = key
-        self.label = label
-        #: the name in a sentence (« En Métagramme, … »)
-        self.short = short
-        self.rules_fr = rules_fr
-        self.bulletin_example = bulletin_example
-        self.letters = letters
-        self.rack_size = letters.drawn
+    def __post_init__(self) -> None:
+        self.rack_size = self.letters.drawn
         # the players choose from the stock: the page and the draw mail show it
-        self.free_letters = self.shows_stock = letters.free > 0 or letters.swap
+        self.free_letters = self.shows_stock = self.letters.free > 0 or self.letters.swap
         # the jokers' rule and the unused chosen letter are set where letters are chosen
-        self.form_settings = letters.free > 0
+        self.form_settings = self.letters.free > 0
 
     def draw_from(self, state: GameState, settings: GameSettings,
                   config: GameConfig) -> tuple[Draw | None, GameState]:
@@ -796,18 +788,11 @@ class FreeGame(VariantGame):
         parsed = parse_free_bulletin(text, player=player)
         return parsed if isinstance(parsed, list) else free_dict(parsed)
 
-    def free_sheet_of(self, pb: PlayerBulletin) -> FreeBulletin | str | None:
-        if pb.absent:
-            return None
-        if pb.bulletin is None:
-            return pb.text or ""
-        return free_of(cast(BulletinJSON, pb.bulletin), pb.player, pb.received_at)
-
     def verdicts(self, round: RoundRecord, bulletins: Sequence[PlayerBulletin],
                  settings: GameSettings, config: GameConfig,
                  n_players: int) -> list[Verdict]:
         state = GameState.from_text(round.state_before)
-        sheets = {pb.player: self.free_sheet_of(pb) for pb in bulletins}
+        sheets = {pb.player: stored_or_line(pb, free_of) for pb in bulletins}
         return correct_free_round(state, round.draw["rack"], sheets, config,
                                   top_score=int(round.top["score"]), settings=settings.rules,
                                   n_players=n_players)
@@ -873,22 +858,24 @@ class FreeGame(VariantGame):
 
 
 COMPLETIF = FreeGame(
-    "completif", "Duplicate Complétif", "Complétif",
-    "Complétif : complétez le tirage de 6 lettres par 1 lettre choisie dans le stock et "
-    "nommez-la après le score (« +T »).", "H4 RESTAIT 70 +T", FreeLetters(drawn=6, free=1))
+    key="completif", label="Duplicate Complétif", short="Complétif",
+    rules_fr="Complétif : complétez le tirage de 6 lettres par 1 lettre choisie dans le stock "
+    "et nommez-la après le score (« +T »).", bulletin_example="H4 RESTAIT 70 +T",
+    letters=FreeLetters(drawn=6, free=1))
 SUPERJOKER = FreeGame(
-    "superjoker", "Duplicate Superjoker", "Superjoker",
-    "Superjoker : complétez le tirage de 5 lettres par 2 lettres choisies dans le stock et "
-    "nommez-les après le score (« +ST »).", "H4 RESTAIT 70 +ST", FreeLetters(drawn=5, free=2))
+    key="superjoker", label="Duplicate Superjoker", short="Superjoker",
+    rules_fr="Superjoker : complétez le tirage de 5 lettres par 2 lettres choisies dans le "
+    "stock et nommez-les après le score (« +ST »).", bulletin_example="H4 RESTAIT 70 +ST",
+    letters=FreeLetters(drawn=5, free=2))
 METAGRAMME = FreeGame(
-    "metagramme", "Duplicate Métagramme", "Métagramme",
-    "Métagramme : vous pouvez échanger une lettre du tirage contre une lettre du stock ; "
-    "nommez la lettre rendue puis la lettre prise (« -N +K »).", "H4 KETAMINE 92 -N +K",
-    FreeLetters(drawn=RACK_SIZE, swap=True))
+    key="metagramme", label="Duplicate Métagramme", short="Métagramme",
+    rules_fr="Métagramme : vous pouvez échanger une lettre du tirage contre une lettre du "
+    "stock ; nommez la lettre rendue puis la lettre prise (« -N +K »).",
+    bulletin_example="H4 KETAMINE 92 -N +K", letters=FreeLetters(drawn=RACK_SIZE, swap=True))
 ELLIPTIQUE = FreeGame(
-    "elliptique", "Duplicate Elliptique", "Elliptique",
-    "Elliptique : 8 lettres sont tirées ; jouez un mot d'au plus 7 d'entre elles.",
-    "H4 RESTAIt 70", FreeLetters(drawn=8, max_tiles=RACK_SIZE))
+    key="elliptique", label="Duplicate Elliptique", short="Elliptique",
+    rules_fr="Elliptique : 8 lettres sont tirées ; jouez un mot d'au plus 7 d'entre elles.",
+    bulletin_example="H4 RESTAIt 70", letters=FreeLetters(drawn=8, max_tiles=RACK_SIZE))
 
 #: the letter-choice games by key: one line each above
 FREE_GAMES: dict[str, FreeGame] = {g.key: g for g in (COMPLETIF, SUPERJOKER, METAGRAMME,

@@ -37,7 +37,7 @@ from puzzles.duplicate.records import (
     move_dict,
     move_of,
 )
-from puzzles.duplicate.report import VariantReplay, VariantRound
+from puzzles.duplicate.report import SheetVerdict, SuperscrabbleRow, VariantReplay, VariantRound
 from puzzles.duplicate.settings import (
     DuplicateError,
     DuplicateSettings,
@@ -101,16 +101,6 @@ def parse_scrabble_sheet(text: str, *, player: str = "") -> ScrabbleSheet | list
     return ScrabbleSheet(player, tuple(entries), count)
 
 
-@dataclass(frozen=True)
-class SheetVerdict:
-    player: str
-    valid: int
-    invalid: int
-    duplicates: int
-    warnings: int
-    reason_fr: str
-
-
 def list_scrabbles(board: Board, rack: str, config: GameConfig) -> list[GeneratedMove]:
     """Every distinct scrabble of a round (RULES §7.5 identity: start square, direction,
     word with the joker's letter resolved) — :func:`puzzles.solver.superscrabble_moves`."""
@@ -167,16 +157,6 @@ def choose_scrabble(
         return None
     ranked, _ = rank_moves(answers, board, "", "", config.tileset, DuplicateSettings())
     return ranked[0]
-
-
-@dataclass(frozen=True)
-class SuperscrabbleRow:
-    player: str
-    points: int
-    valid: int
-    warnings: int
-    penalty: int
-    rank: int = 0
 
 
 def rank_superscrabble(
@@ -261,17 +241,7 @@ def check_start(spec: Mapping[str, object], config: GameConfig) -> tuple[Supersc
         if len(rack) != 7 or not all(ch == "?" or "A" <= ch <= "Z" for ch in rack):
             raise DuplicateError(f"Partie de Superscrabble, coup {i} : « {rack} » n'est pas un "
                                  "tirage de 7 lettres.")
-    ref, word = start.split()
-    board = Board()
-    try:
-        pl = Placement.from_notation(board, ref, word)
-    except Exception as exc:
-        raise DuplicateError(f"Partie de Superscrabble : mot de départ — {exc}") from None
-    if len(word) != 2 or config.layout.center not in pl.squares:
-        raise DuplicateError("Partie de Superscrabble : le mot de départ a 2 lettres et couvre "
-                             "la case centrale.")
-    pl.apply(board)
-    return SuperscrabbleSpec(start, tuple(racks)), str(board.to_cgp())
+    return SuperscrabbleSpec(start, tuple(racks)), _placed_start(start, config)
 
 
 def _start_grid(start: object, config: GameConfig) -> str:
@@ -280,15 +250,22 @@ def _start_grid(start: object, config: GameConfig) -> str:
     if not isinstance(start, str) or len(start.split()) != 2:
         raise DuplicateError("Partie de Superscrabble : start est le mot de 2 lettres placé "
                              "par l'arbitre (ex. « H7 LA »).")
+    return _placed_start(start, config)
+
+
+def _placed_start(start: str, config: GameConfig) -> str:
+    """The grid with the arbitre's 2-letter word ``REF WORD`` placed through the centre (the
+    console's and the replay's, once their own form is checked); French
+    :class:`DuplicateError`."""
     board = Board()
     ref, word = start.split()
     try:
         pl = Placement.from_notation(board, ref, word)
-    except EngineError as exc:
+    except Exception as exc:  # a reference or word the engine refuses, whatever its error
         raise DuplicateError(f"Partie de Superscrabble : mot de départ — {exc}") from None
     if len(word) != 2 or config.layout.center not in pl.squares:
-        raise DuplicateError("Partie de Superscrabble : le mot de départ a 2 lettres et "
-                             "couvre la case centrale.")
+        raise DuplicateError("Partie de Superscrabble : le mot de départ a 2 lettres et couvre "
+                             "la case centrale.")
     pl.apply(board)
     return str(board.to_cgp())
 

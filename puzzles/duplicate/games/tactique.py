@@ -25,7 +25,7 @@ from puzzles.duplicate.bulletins import (
     parse_bulletin,
     score_error,
 )
-from puzzles.duplicate.correction import RoundContext, Verdict, correct, prepare_round
+from puzzles.duplicate.correction import ContextCache, RoundContext, Verdict, context_for, correct
 from puzzles.duplicate.games.classic import VariantGame, position_state
 from puzzles.duplicate.protocol import (
     DrawnRound,
@@ -69,6 +69,7 @@ from puzzles.duplicate.state import (
     round_config,
 )
 from puzzles.duplicate.top import TopChoice, top_score
+from puzzles.verdicts import scores_nothing
 from scoring import movegen
 from scoring.board import Board
 from scoring.config import GameConfig
@@ -587,7 +588,7 @@ def correct_tactique(
     top_score: int,
     settings: VariantSettings,
     player: str = "",
-    contexts: dict[tuple[str, str, int], RoundContext] | None = None,
+    contexts: ContextCache | None = None,
 ) -> Verdict:
     """Correct a Tactique billet: the first word as a Duplicate bulletin with one group, the
     second with the other group on the grid the first word (as credited) leaves; each order
@@ -600,18 +601,11 @@ def correct_tactique(
     who = billet.player if billet is not None and billet.player else player
     if billet is None:
         return Verdict(who, 0, "absent", reason_fr="Pas de billet : zéro.")
-    cache = contexts if contexts is not None else {}
+    cache: ContextCache = contexts if contexts is not None else {}
 
     def ctx(st: GameState, rack: str) -> RoundContext:
-        key = (st.board_cgp, rack, st.round_no)
-        found = cache.get(key)
-        if found is None:
-            found = prepare_round(
-                st, rack, config, round_no=st.round_no, top_score=top_score,
-                settings=settings.duplicate,
-            )
-            cache[key] = found
-        return found
+        return context_for(cache, st, rack, config, top_score=top_score,
+                           settings=settings.duplicate)
 
     g = state.game
     best: Verdict | None = None
@@ -622,7 +616,7 @@ def correct_tactique(
             player=who, context=ctx(g, racks[a]),
         )
         after = g
-        if v1.kind not in ("nul", "absent") and v1.ref and v1.word:
+        if not scores_nothing(v1.kind) and v1.ref and v1.word:
             board = g.board
             Placement.from_notation(board, v1.ref, v1.word).apply(board)
             after = replace(g, board_cgp=board.to_cgp(), round_no=g.round_no + 1)
@@ -648,7 +642,7 @@ def correct_tactique(
                 f"Avertissement : cumul {billet.total} faux ({written} d'après les scores écrits)."
             )
         kinds = {v1.kind, v2.kind}
-        if kinds <= {"nul", "absent"}:
+        if all(scores_nothing(k) for k in kinds):
             kind: VerdictKind = "nul"
             warn = False
         elif "penalite5" in kinds:
@@ -811,7 +805,7 @@ class TactiqueGame(VariantGame):
                  n_players: int) -> list[Verdict]:
         ts = tactique_of(round.state_before)
         vs = settings.rules
-        contexts: dict[tuple[str, str, int], RoundContext] = {}
+        contexts: ContextCache = {}
         verdicts = []
         for pb in bulletins:
             if not pb.absent and pb.bulletin is None:

@@ -18,26 +18,14 @@ from puzzles.duplicate.protocol import (
     StandingJSON,
 )
 from puzzles.duplicate.records import verdict_of
-from puzzles.duplicate.report import VariantReplay
+from puzzles.duplicate.report import TopStandingRow, VariantReplay
 from puzzles.duplicate.settings import VariantSettings, ranking_point_penalty
 from puzzles.ties import shared_ranks
+from puzzles.verdicts import scores_nothing
 from scoring.config import GameConfig
 
 
 # --- Duplicate Top ranking -------------------------------------------------------------------
-@dataclass(frozen=True)
-class TopStandingRow:
-    player: str
-    points: int
-    """Ranking points: the rounds topped, less the warning conversion."""
-    tops: int
-    companions: int
-    topped_total: int
-    warnings: int
-    penalty: int
-    rank: int = 0
-
-
 @dataclass
 class _Tops:
     """One player's rounds topped so far."""
@@ -61,7 +49,7 @@ def rank_duplicate_top(
     for verdicts in rounds:
         for v in verdicts:
             players.setdefault(v.player, _Tops())
-        scored = [v for v in verdicts if v.kind not in ("nul", "absent")]
+        scored = [v for v in verdicts if not scores_nothing(v.kind)]
         if not scored:
             continue
         high = max(v.score for v in scored)
