@@ -40,9 +40,9 @@ GAME_MODULES = ("puzzles/duplicate/games/", "puzzles/duplicate/protocol.py",
 
 #: the variant branches still allowed outside the game modules (target 0): 82 before issue
 #: 21; the server's are gone but ``webapp/game_rules.py``'s rules page per variant (1); the
-#: pure side still holds 10 (``puzzles/games.py`` 7, ``duplicate/settings.py``'s
-#: ``VariantSettings`` tables 2, ``duplicate/loop.py``'s GAME.json check 1)
-EXPECTED = 11
+#: pure side still holds 3 (``duplicate/settings.py``'s ``VariantSettings`` tables 2,
+#: ``duplicate/loop.py``'s GAME.json check 1)
+EXPECTED = 4
 
 #: the old variant tables and constants (a bare name, or a module's: ``duplicate.FREE_VARIANTS``)
 OLD_TABLES = {"SUPERSCRABBLE", "FREE_VARIANTS", "SERVER_VARIANTS"}
