@@ -8,12 +8,13 @@ from __future__ import annotations
 import argparse
 import sys
 
+from puzzles.correspondence import CorrespondenceError
 from puzzles.duplicate import DuplicateError
 from scoring.errors import LexiconError
 
 #: what a sub-command answers with :func:`report_bad_input` (a word list that cannot be read
 #: is one: its French message says which file and why)
-BAD_INPUT = (DuplicateError, LexiconError, OSError, UnicodeDecodeError)
+BAD_INPUT = (DuplicateError, CorrespondenceError, LexiconError, OSError, UnicodeDecodeError)
 
 
 def parser_class(command: str) -> type[argparse.ArgumentParser]:
@@ -32,7 +33,7 @@ def parser_class(command: str) -> type[argparse.ArgumentParser]:
 def report_bad_input(exc: Exception) -> int:
     """« Erreur : … » on stderr (the game's French message, or « fichier illisible »);
     returns the exit status, 2."""
-    if isinstance(exc, DuplicateError | LexiconError):
+    if isinstance(exc, DuplicateError | CorrespondenceError | LexiconError):
         print(f"Erreur : {exc}", file=sys.stderr)
     else:
         print(f"Erreur : fichier illisible ({exc}).", file=sys.stderr)

@@ -5,7 +5,8 @@ exchanges, the RED/BLUE caps on the recorded scores of rounds I and II, the end 
 the leftover letters, the result; the score sheet (*fișa de concurs*) as text that rebuilds
 the game; round-robin pairings and the table of a series with a rating coefficient.
 
-Pure and deterministic; every INFERRED rule (G16) is a field of :class:`CorrespondenceSettings`.
+Pure and deterministic; every INFERRED rule (G16) is a field of :class:`CorrespondenceSettings`;
+every refusal is a :class:`CorrespondenceError` (French message), its own, not the Duplicate's.
 """
 
 from __future__ import annotations
@@ -21,6 +22,12 @@ from scoring.config import GameConfig
 from scoring.notation import format_ref
 from scoring.tiles import JOKER, tileset
 from scoring.validate import check_move
+
+
+class CorrespondenceError(ValueError):
+    """A row, a move or a score sheet of the correspondence game that cannot be used (French
+    message); the game is unchanged."""
+
 
 RED, BLUE = 0, 1
 COLOURS = ("ROUGE", "BLEU")
@@ -107,9 +114,9 @@ def new_game(row: str, settings: CorrespondenceSettings | None = None) -> CorrSt
     for ch, n in sorted(counts.items()):
         have = ts.counts.get(ch, 0)
         if have == 0:
-            raise DuplicateError(f"Rangée : la lettre « {ch} » n'existe pas dans le jeu.")
+            raise CorrespondenceError(f"Rangée : la lettre « {ch} » n'existe pas dans le jeu.")
         if n > have:
-            raise DuplicateError(f"Rangée : {n} fois « {ch} », le jeu n'en compte que {have}.")
+            raise CorrespondenceError(f"Rangée : {n} fois « {ch} », le jeu n'en compte que {have}.")
     return CorrState(letters, Board().to_cgp(), min(14, len(letters)),
                      (letters[:7], letters[7:14]))
 
@@ -118,8 +125,12 @@ def row_from_seed(lang: Lang, seed: int) -> str:
     """The whole tile set of ``lang`` as one letter row (``?`` a joker), in the order
     ``seed`` (0 to 2**128 − 1) gives: the Duplicate's unbiased shuffle of the bag
     (:func:`puzzles.duplicate.secret_bag`), so the arbitre draws the row instead of typing
-    about a hundred letters, and anyone given the seed can draw it again and check it."""
-    return "".join(secret_bag(lang, seed))
+    about a hundred letters, and anyone given the seed can draw it again and check it; a seed
+    out of range is a :class:`CorrespondenceError`."""
+    try:
+        return "".join(secret_bag(lang, seed))
+    except DuplicateError as exc:
+        raise CorrespondenceError(str(exc)) from None
 
 
 def _config(config: GameConfig, board: Board, s: CorrespondenceSettings) -> GameConfig:
@@ -137,10 +148,10 @@ def play(
 ) -> CorrState:
     """The player to move plays ``word`` at ``ref`` (both None: he passes). French errors
     (illegal move, letters not in his rack, game over) raise
-    :class:`~puzzles.duplicate.DuplicateError`; the state is unchanged then."""
+    :class:`~puzzles.duplicate.CorrespondenceError`; the state is unchanged then."""
     s = settings or CorrespondenceSettings()
     if state.finished:
-        raise DuplicateError("La partie est terminée.")
+        raise CorrespondenceError("La partie est terminée.")
     colour, rnd = state.turn, state.round_no
     racks = list(state.racks)
     if ref is None and word is None:
@@ -150,18 +161,19 @@ def play(
             return _end(after, f"{s.passes_to_end} passes consécutives.", None, s, config)
         return after
     if ref is None or word is None:
-        raise DuplicateError("Coup incomplet : la référence et le mot, ou « passe ».")
+        raise CorrespondenceError("Coup incomplet : la référence et le mot, ou « passe ».")
     board = state.board
     v = check_move(board, ref, word, _config(config, board, s))
     if not v.ok or v.placement is None:
         why = v.reasons[0] if v.reasons else (
             f"mot non admis : {v.invalid_words[0].upper()}" if v.invalid_words else "coup illégal"
         )
-        raise DuplicateError(f"{COLOURS[colour].capitalize()} : {word} en {ref} refusé — {why}")
+        raise CorrespondenceError(
+            f"{COLOURS[colour].capitalize()} : {word} en {ref} refusé — {why}")
     used = "".join(JOKER if t.joker else t.letter for t in v.placement.tiles)
     left = minus_tiles(racks[colour], used)
     if left is None:
-        raise DuplicateError(
+        raise CorrespondenceError(
             f"{COLOURS[colour].capitalize()} : {word} en {ref} demande des lettres absentes "
             f"du chevalet {racks[colour]}."
         )
@@ -261,18 +273,18 @@ def parse_sheet(
     are checked against the engine's; a difference is a French error)."""
     lines = [ln for ln in text.split("\n") if ln.strip()]
     if not lines or lines[0].strip() != SHEET_HEADER:
-        raise DuplicateError(f"Fiche : la première ligne doit être « {SHEET_HEADER} ».")
+        raise CorrespondenceError(f"Fiche : la première ligne doit être « {SHEET_HEADER} ».")
     values: dict[str, str] = {}
     i = 1
     while i < len(lines) and lines[i].strip() != "coups:":
         key, sep, value = lines[i].partition(":")
         if not sep:
-            raise DuplicateError(f"Fiche : ligne illisible « {lines[i][:60]} ».")
+            raise CorrespondenceError(f"Fiche : ligne illisible « {lines[i][:60]} ».")
         values[key.strip()] = value.strip()
         i += 1
     for need in ("épreuve", "rouge", "bleu", "rangée"):
         if need not in values:
-            raise DuplicateError(f"Fiche : il manque « {need} ».")
+            raise CorrespondenceError(f"Fiche : il manque « {need} ».")
     coef = values.get("coefficient rouge") or ""
     rank = values.get("rang rouge") or ""
     try:
@@ -281,7 +293,7 @@ def parse_sheet(
             float(coef) if coef else None, int(rank) if rank else None,
         )
     except ValueError:
-        raise DuplicateError("Fiche : coefficient ou rang illisible.") from None
+        raise CorrespondenceError("Fiche : coefficient ou rang illisible.") from None
     state = new_game(values["rangée"], settings)
     for line in lines[i + 1 :]:
         if line.startswith(("fin:", "restes:", "résultat:")):
@@ -289,9 +301,9 @@ def parse_sheet(
         parts = line.split()
         colour = {"rouge": RED, "bleu": BLUE}.get(parts[1] if len(parts) > 1 else "")
         if colour is None or not parts[0].isdigit():
-            raise DuplicateError(f"Fiche : coup illisible « {line[:60]} ».")
+            raise CorrespondenceError(f"Fiche : coup illisible « {line[:60]} ».")
         if colour != state.turn or int(parts[0]) != state.round_no:
-            raise DuplicateError(
+            raise CorrespondenceError(
                 f"Fiche : « {line[:60]} » — c'est au tour de {COLOURS[state.turn].lower()}, "
                 f"tour {state.round_no}."
             )
@@ -299,12 +311,12 @@ def parse_sheet(
             state = play(state, None, None, config, settings)
             continue
         if len(parts) < 4:
-            raise DuplicateError(f"Fiche : coup illisible « {line[:60]} ».")
+            raise CorrespondenceError(f"Fiche : coup illisible « {line[:60]} ».")
         state = play(state, parts[2], parts[3], config, settings)
         last = state.moves[-1]
         written = [int(x) for x in parts[4:6] if x.lstrip("-").isdigit()]
         if written and written[0] != last.score:
-            raise DuplicateError(
+            raise CorrespondenceError(
                 f"Fiche : {parts[3]} en {parts[2]} vaut {last.score}, pas {written[0]}."
             )
     return header, state

@@ -16,13 +16,13 @@ from typing import TextIO
 from puzzles.cli_parser import BAD_INPUT, parser_class, report_bad_input
 from puzzles.correspondence import (
     COLOURS,
+    CorrespondenceError,
     CorrespondenceSettings,
     CorrState,
     SheetHeader,
     parse_sheet,
     result,
 )
-from puzzles.duplicate import DuplicateError
 
 _Parser = parser_class("arbitre correspondance")
 
@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
         if args.lexicon:
             config = GameConfig.default(args.lang, Lexicon.load(Path(args.lexicon)))
         elif args.lang != "fr":
-            raise DuplicateError("Partie en roumain : donnez la liste de mots (--lexicon).")
+            raise CorrespondenceError("Partie en roumain : donnez la liste de mots (--lexicon).")
         else:
             config = GameConfig.default("fr")
         header, state = parse_sheet(text, config, CorrespondenceSettings(lang=args.lang))

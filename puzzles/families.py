@@ -8,8 +8,8 @@ solver and generator that handle it, its French label and its command-line alias
 checks, the generator, the verifier, the solver, the limits, the ranking and the pages ask
 :func:`family` instead of testing game types one by one.
 
-This module imports nothing but the standard library, so every part of :mod:`puzzles` (and
-:mod:`puzzles.games`, the registry of rule objects) can read the table without a cycle.
+This module imports nothing but the standard library, so every part of :mod:`puzzles` can read
+the table without a cycle.
 """
 
 from __future__ import annotations

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal
 
+from puzzles.penalties import points_deduction, ranking_points_lost
+
 #: FISF 5.7: « Au quatrième (sixième en blitz et partie originale) » avertissement.
 DEFAULT_WARNING_PENALTY_FROM = 4
 
@@ -120,14 +122,13 @@ class Settings:
         self, warnings: int, problem_default: int = DEFAULT_WARNING_PENALTY_FROM
     ) -> int:
         """Points deducted for ``warnings`` technical warnings (RULES §4.7.7, G6)."""
-        start = self.penalty_from(problem_default)
-        return self.warning_penalty_points * max(0, warnings - (start - 1))
+        return points_deduction(warnings, first=self.penalty_from(problem_default),
+                                points=self.warning_penalty_points)
 
     def ranking_penalty(self, warnings: int) -> int:
         """Ranking points lost for ``warnings`` warnings (RULES §5.3: at W = 4, 7, 10, ...)."""
-        if warnings < self.ranking_warning_from:
-            return 0
-        return 1 + (warnings - self.ranking_warning_from) // self.ranking_warning_every
+        return ranking_points_lost(warnings, first=self.ranking_warning_from,
+                                   every=self.ranking_warning_every)
 
 
 _CHOICES: dict[str, tuple[str, ...]] = {

@@ -11,15 +11,24 @@ back to the end), every rule the sources leave open is a named field of
    bulletin; :func:`apply_solos`;
 3. :func:`apply_top` → the state of the next round; at the end :func:`rank_game`.
 
-:func:`replay` runs a whole game that way for ``arbitre duplicate replay``.
+:func:`replay` runs a whole game that way for ``arbitre duplicate replay`` (the one loop,
+:mod:`puzzles.duplicate.loop`).
 
 A package, one module per concern, each importing only those before it: ``settings`` (the
 vocabulary, :class:`DuplicateError`, :class:`DuplicateSettings`) → ``state`` (the game state,
 the bag and the draws) → ``top`` (the top order) → ``bulletins`` (the bulletin and its
 parser) → ``correction`` (one bulletin corrected) → ``ranking`` (solos, a whole round, the
-ranking) → ``replay`` (GAME.json, the round loop, the report, the BULLETINS file). This
-``__init__`` re-exports every public name, so callers write ``from puzzles.duplicate import
-X`` as before the split.
+ranking) → ``replay`` (GAME.json, the BULLETINS file, :func:`replay`). This ``__init__``
+re-exports their public names, so callers write ``from puzzles.duplicate import X`` as
+before the split.
+
+Every round game — this Duplicate and each variant — is one
+:class:`~puzzles.duplicate.protocol.RoundGame` (``protocol``), one module of ``games``
+(``classic``, ``top``, ``free``, ``tactique``, ``superscrabble``), listed by ``registry``
+(:func:`~puzzles.duplicate.registry.round_game`), over the typed stored JSON of ``records`` /
+``codecs``; ``loop`` is the one round loop (the replay of every game, a round replayed from
+its position), ``report`` the replay's reports, ``gamefile`` a GAME.json's common parts; the
+variants' settings (``VariantSettings``) are in ``settings``.
 """
 
 from __future__ import annotations

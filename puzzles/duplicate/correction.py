@@ -14,6 +14,7 @@ from puzzles.duplicate.bulletins import Bulletin, RaccordLetter
 from puzzles.duplicate.settings import AmbiguousReference, DuplicateSettings, VerdictKind
 from puzzles.duplicate.state import GameState, minus_tiles, round_config
 from puzzles.duplicate.top import word_squares
+from puzzles.verdicts import scores_nothing
 from scoring import movegen
 from scoring.board import Board
 from scoring.config import GameConfig
@@ -137,6 +138,31 @@ def prepare_round(
         first_word_len=len(state.first_word) if state.first_word else None,
         ambiguous_reference=s.ambiguous_reference,
     )
+
+
+#: the round's contexts by (grid, rack, round), kept across the bulletins of a round
+ContextCache = dict[tuple[str, str, int], RoundContext]
+
+
+def context_for(
+    cache: ContextCache,
+    state: GameState,
+    rack: str,
+    config: GameConfig,
+    *,
+    top_score: int,
+    settings: DuplicateSettings,
+) -> RoundContext:
+    """The round's context for ``rack`` on ``state``, from ``cache`` or prepared once
+    (:func:`prepare_round`): the variants' bulletins play several racks (a letter-choice
+    player's own, a Tactique's two groups) and each is generated once per round."""
+    key = (state.board_cgp, rack, state.round_no)
+    found = cache.get(key)
+    if found is None:
+        found = prepare_round(state, rack, config, round_no=state.round_no,
+                              top_score=top_score, settings=settings)
+        cache[key] = found
+    return found
 
 
 def added_letters(move: GeneratedMove) -> str:
@@ -358,7 +384,7 @@ def retain_solution(verdicts: Sequence[Verdict], claimed: Sequence[int | None]) 
         for v, c in zip(verdicts, claimed, strict=True)
         if v.kind == "valide" and v.score == c
     ]
-    non_null = [v for v in verdicts if v.kind not in ("nul", "absent")]
+    non_null = [v for v in verdicts if not scores_nothing(v.kind)]
     chosen = (
         exact[0] if exact else min(non_null, key=lambda v: v.score) if non_null else verdicts[0]
     )

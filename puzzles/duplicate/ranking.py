@@ -6,16 +6,22 @@ settings, state, top, bulletins and correction modules."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 from puzzles.duplicate.bulletins import Bulletin, parse_bulletin
 from puzzles.duplicate.correction import Verdict, correct, prepare_round
 from puzzles.duplicate.settings import DuplicateSettings
 from puzzles.duplicate.state import Draw, GameState
 from puzzles.duplicate.top import TopChoice
+from puzzles.penalties import points_deduction
 from puzzles.ties import shared_ranks
+from puzzles.verdicts import scores_nothing
 from scoring.config import GameConfig
+
+#: a one-word bulletin of some game (the Duplicate's, a letter-choice game's)
+B = TypeVar("B")
 
 
 def solo_bonus(n_players: int, settings: DuplicateSettings) -> int:
@@ -36,7 +42,7 @@ def apply_solos(
     and absents never compete; INFERRED) (RULES §4.8)."""
     bonus = solo_bonus(n_players, settings)
     out = [replace(v, solo=0) for v in verdicts]
-    competing = [i for i, v in enumerate(out) if v.kind not in ("nul", "absent") and v.score > 0]
+    competing = [i for i, v in enumerate(out) if not scores_nothing(v.kind) and v.score > 0]
     if bonus <= 0 or not competing:
         return out
     high = max(out[i].score for i in competing)
@@ -63,26 +69,33 @@ def correct_all(
     ctx = prepare_round(
         state, rack, config, round_no=round_no, top_score=top_score, settings=settings
     )
+    return correct_each(
+        bulletins, parse_bulletin,
+        lambda who, b: correct(state, rack, b, config, round_no=round_no, top_score=top_score,
+                               context=ctx, player=who),
+        n_players, settings)
+
+
+def correct_each(
+    bulletins: Mapping[str, B | str | None],
+    parse: Callable[..., B | list[str]],
+    correct_one: Callable[[str, B | None], Verdict],
+    n_players: int | None,
+    settings: DuplicateSettings,
+) -> list[Verdict]:
+    """A whole round of one-word bulletins: each text read by ``parse`` (``player=`` its
+    player; an unreadable one is zero with its errors), each bulletin (None: absent)
+    corrected by ``correct_one``, then the solos over a field of ``n_players`` (default:
+    the bulletins'). Players in ``bulletins`` order."""
     out: list[Verdict] = []
     for who, raw in bulletins.items():
-        b: Bulletin | list[str] | None
-        b = parse_bulletin(raw, player=who) if isinstance(raw, str) else raw
+        b = parse(raw, player=who) if isinstance(raw, str) else raw
         if isinstance(b, list):
             out.append(
                 Verdict(who, 0, "nul", reason_fr="Nul : bulletin illisible — " + " ".join(b))
             )
             continue
-        v = correct(
-            state,
-            rack,
-            b,
-            config,
-            round_no=round_no,
-            top_score=top_score,
-            context=ctx,
-            player=who,
-        )
-        out.append(v)
+        out.append(correct_one(who, b))
     return apply_solos(out, n_players if n_players is not None else len(out), settings)
 
 
@@ -113,9 +126,8 @@ class StandingRow:
 def warning_deduction(warnings: int, settings: DuplicateSettings) -> int:
     """RULES §4.7.7: each warning from the ``warning_conversion_from``-th costs
     ``warning_penalty_points``."""
-    return settings.warning_penalty_points * max(
-        0, warnings - (settings.warning_conversion_from - 1)
-    )
+    return points_deduction(warnings, first=settings.warning_conversion_from,
+                            points=settings.warning_penalty_points)
 
 
 def interrupted_game_stands(rounds_played: int, settings: DuplicateSettings) -> bool:
@@ -149,7 +161,7 @@ def rank_game(rounds: Sequence[RoundResult], settings: DuplicateSettings) -> lis
                 sum(1 for v in vs if v.kind == "penalite5"),
                 ded,
                 sum(1 for v in vs if v.solo),
-                sum(1 for v in vs if v.kind in ("nul", "absent")),
+                sum(1 for v in vs if scores_nothing(v.kind)),
             )
         )
     rows.sort(key=lambda r: (-r.total, r.player))

@@ -2,20 +2,24 @@
 ``VerdictKind``…), :class:`DuplicateError` (every French refusal of the package),
 :func:`check_choice` and :func:`read_object` (settings and GAME.json read as JSON objects), and
 :class:`DuplicateSettings`, every rule the sources leave open as a named field (docs/RULES.md
-§4, docs/DUPLICATE.md « Settings »). Imports nothing of the package."""
+§4, docs/DUPLICATE.md « Settings »), and the variants' own, :class:`VariantSettings` (RULES
+§9, §11; docs/VARIANTS.md) with :func:`ranking_point_penalty` (§5.3, through
+:mod:`puzzles.penalties`). Imports nothing of the package."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal, get_args
+
+from puzzles.penalties import ranking_points_lost
+from puzzles.verdicts import VerdictKind as VerdictKind
 
 Lang = Literal["fr", "ro"]
 SoloRule = Literal["auto", "n_minus_6", "none"]
 RejectionReturns = Literal["all", "new_only"]
 Openness = Literal["adjacent_empty", "none"]
-VerdictKind = Literal["valide", "avertissement", "penalite5", "nul", "absent"]
 AmbiguousReference = Literal["penalty", "warning"]
 
 RACK_SIZE = 7
@@ -130,4 +134,125 @@ class DuplicateSettings:
             raise DuplicateError("Réglage rounds : au moins un coup.")
         return cls(**data)
 
+
+# --- the variants' settings ------------------------------------------------------------
+#: a variant's key (``VariantSettings.variant``): the key of its round game, which the
+#: registry checks (:func:`puzzles.duplicate.registry.round_game`) — no list here, so that a
+#: new variant is its game module and nothing more
+Variant = str
+TactiqueOrder = Literal["free", "group1_first", "group2_first"]
+FreeJokerRule = Literal["none", "ro_online"]
+Companions = Literal["sum", "distinct"]
+TactiqueRefill = Literal["per_group", "pooled"]
+TactiqueRejection = Literal["group", "both"]
+FreeUnused = Literal["stock", "reliquat"]
+
+#: tiles drawn by the arbitre, and letters the player chooses from the stock, per variant
+#: (:attr:`VariantSettings.drawn`, :attr:`~VariantSettings.free`; the letter-choice games
+#: take their own from :class:`puzzles.duplicate.games.free.FreeLetters`, checked equal by
+#: tests/puzzles/test_round_games.py)
+DRAWN: dict[str, int] = {
+    "tactique": RACK_SIZE,
+    "top": RACK_SIZE,
+    "completif": 6,
+    "superjoker": 5,
+    "metagramme": RACK_SIZE,
+    "elliptique": 8,
+}
+FREE: dict[str, int] = {"completif": 1, "superjoker": 2}
+
+
+
+# --- settings -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class VariantSettings:
+    """A variant and the rules the sources leave open (RULES §9, §11), over the Duplicate's
+    own :class:`DuplicateSettings`."""
+
+    variant: Variant = "completif"
+    duplicate: DuplicateSettings = field(default_factory=DuplicateSettings)
+    #: Tactique: the order of the two groups — free (the seed's « au choix des joueurs »,
+    #: the default) or imposed by the arbitre (group 1 or group 2 first) (RULES §9.1)
+    tactique_order: TactiqueOrder = "free"
+    #: Complétif / Superjoker: the Romanian online joker rules (RULES §9.3, E12), or none (a
+    #: chosen letter must be a letter of the stock)
+    free_joker_rule: FreeJokerRule = "none"
+    #: Duplicate Top: a room top must score at least this much (RULES §9.2: > 0, INFERRED)
+    top_min_score: int = 1
+    #: Duplicate Top companions (G13): Σ (toppers − 1) over the topped rounds (``sum``), or
+    #: the number of distinct players who topped with him (``distinct``)
+    top_companions: Companions = "sum"
+    #: Duplicate Top / Superscrabble warnings (RULES §5.3): the first conversion at this
+    #: many warnings, then one more every ``warning_step`` (4, 7, 10, …)
+    warning_first: int = 4
+    warning_step: int = 3
+    #: G14 (INFERRED) Tactique refill: each group keeps its own reliquat and is completed in
+    #: display order (``per_group``), or the two reliquats are pooled, group 1's first, and
+    #: shared out again in order — the first 7 letters to group 1 (``pooled``)
+    tactique_refill: TactiqueRefill = "per_group"
+    #: G14 (INFERRED) Tactique rejection: a group without a vowel or a consonant is redrawn
+    #: alone (``group``), or both groups are rejected and redrawn together (``both``)
+    tactique_rejection: TactiqueRejection = "group"
+    #: G15 (INFERRED) Complétif / Superjoker: a chosen letter the retained top does not
+    #: place returns to the stock (``stock``), or stays on the rack with the reliquat
+    #: (``reliquat``: it leaves the stock). The engine's own top names only the letters it
+    #: places; the difference shows when a top names more (the arbitre's choice,
+    #: ``RESTAIT +TE``)
+    free_unused: FreeUnused = "stock"
+
+    @property
+    def drawn(self) -> int:
+        """The letters drawn (the letter-choice games: their ``FreeLetters``, which
+        :data:`DRAWN` repeats for the callers that read it here)."""
+        return DRAWN.get(self.variant, RACK_SIZE)
+
+    @property
+    def free(self) -> int:
+        return FREE.get(self.variant, 0)
+
+    def to_json(self) -> str:
+        data = asdict(self)
+        return json.dumps(data, ensure_ascii=False, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str | Mapping[str, Any]) -> VariantSettings:
+        """Read settings from JSON (or a mapping): the variant keys of this class, the
+        Duplicate keys either flat or under ``duplicate``. French errors raise
+        :class:`~puzzles.duplicate.DuplicateError`."""
+        data = read_object(text, "Réglages", blank_is_empty=True)
+        mine = {f.name for f in fields(cls)} - {"duplicate"}
+        dup_keys = {f.name for f in fields(DuplicateSettings)}
+        nested = data.pop("duplicate", None) or {}
+        if not isinstance(nested, dict):
+            raise DuplicateError("Réglages : « duplicate » est un objet JSON.")
+        flat_dup = {k: v for k, v in data.items() if k in dup_keys}
+        unknown = sorted(set(data) - mine - dup_keys)
+        if unknown:
+            raise DuplicateError(f"Réglages inconnus : {', '.join(unknown)}.")
+        dup = DuplicateSettings.from_json({**nested, **flat_dup})
+        choices: dict[str, tuple[object, ...]] = {
+            "tactique_order": get_args(TactiqueOrder),
+            "free_joker_rule": get_args(FreeJokerRule),
+            "top_companions": get_args(Companions),
+            "tactique_refill": get_args(TactiqueRefill),
+            "tactique_rejection": get_args(TactiqueRejection),
+            "free_unused": get_args(FreeUnused),
+        }
+        own = {k: v for k, v in data.items() if k in mine}
+        for key, value in own.items():
+            if key == "variant":  # its game's key: the registry checks it
+                if not isinstance(value, str) or not value:
+                    raise DuplicateError("Réglage variant : le nom d'une variante est attendu.")
+            elif key in choices:
+                check_choice(key, value, choices[key])
+            elif not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise DuplicateError(f"Réglage {key} : un entier strictement positif est attendu.")
+        return cls(duplicate=dup, **own)
+
+
+def ranking_point_penalty(warnings: int, settings: VariantSettings | None = None) -> int:
+    """RULES §5.3 (Superscrabble family, Duplicate Top): « pour 4 avertissements techniques le
+    joueur perd un point de classement (un top); pour 7 … 2 tops; pour 10 … 3 tops »."""
+    s = settings or VariantSettings()
+    return ranking_points_lost(warnings, first=s.warning_first, every=s.warning_step)
 

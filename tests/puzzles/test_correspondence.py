@@ -10,6 +10,7 @@ import pytest
 from puzzles.correspondence import (
     BLUE,
     RED,
+    CorrespondenceError,
     CorrespondenceSettings,
     GameRecord,
     SheetHeader,
@@ -22,7 +23,6 @@ from puzzles.correspondence import (
     series_table,
     sheet_text,
 )
-from puzzles.duplicate import DuplicateError
 from scoring.config import GameConfig
 from scoring.tiles import french
 from tests.puzzles.conftest import lex
@@ -39,7 +39,7 @@ def test_caps_refills_and_passes() -> None:
     leftover: EEEEEB = 5 + 3 = 8, EEEEEC = 8. RED 10 + 3 − 8 = 5, BLUE 12 + 4 − 8 = 8."""
     st = new_game("ZAEEEEE" + "LSEEEEE" + "ABC")
     assert st.racks == ("ZAEEEEE", "LSEEEEE") and st.turn == RED
-    with pytest.raises(DuplicateError, match="absentes du chevalet ZAEEEEE"):
+    with pytest.raises(CorrespondenceError, match="absentes du chevalet ZAEEEEE"):
         play(st, "H7", "LA", CFG)  # RED has no L
     st = play(st, "H7", "ZA", CFG)
     assert (st.moves[-1].score, st.moves[-1].recorded) == (22, 10)
@@ -93,9 +93,9 @@ def test_score_sheet_rebuilds_the_game() -> None:
     assert "1 rouge H7 ZA 22 10 26h05" in timed and "2 rouge passe 0 0 71h59" in timed
     assert parse_sheet(timed, CFG)[1].moves == st.moves
     bad = text.replace("1 rouge H7 ZA 22 10", "1 rouge H7 ZA 24 10")
-    with pytest.raises(DuplicateError, match="vaut 22, pas 24"):
+    with pytest.raises(CorrespondenceError, match="vaut 22, pas 24"):
         parse_sheet(bad, CFG)
-    with pytest.raises(DuplicateError, match="au tour de"):
+    with pytest.raises(CorrespondenceError, match="au tour de"):
         parse_sheet(text.replace("1 bleu H7 ZAS", "1 rouge H7 ZAS"), CFG)
 
 
@@ -176,7 +176,7 @@ def test_moves_accepted_match_an_exhaustive_search() -> None:
                     ref = format_ref(Ref.at(sq, horizontal))
                     try:
                         after = play(st, ref, word, CFG)
-                    except DuplicateError:
+                    except CorrespondenceError:
                         continue
                     m = after.moves[-1]
                     assert m.recorded == min(m.score, cap), (ref, word)
@@ -224,5 +224,5 @@ def test_a_row_drawn_from_a_seed_is_the_whole_bag_in_that_seeds_order() -> None:
     assert Counter(row_from_seed("fr", 2**128 - 1))["?"] == 2
     state = new_game(row_from_seed("fr", 12345))
     assert state.racks == ("UITQMBE", "HC?NEXS")
-    with pytest.raises(DuplicateError):
+    with pytest.raises(CorrespondenceError):
         row_from_seed("fr", 2**128)

@@ -24,18 +24,8 @@ from puzzles.duplicate import (
     parse_bulletins_file,
     rank_moves,
     replay,
-    shuffled_bag,
 )
 from puzzles.duplicate_cli import main as cli_main
-from puzzles.games import (
-    DUPLICATE,
-    REGISTRY,
-    VARIANT_GAMES,
-    DuplicateRules,
-    GameRules,
-    rules_for,
-)
-from puzzles.problem import GameType
 from scoring import movegen
 from scoring.board import Board
 from scoring.config import GameConfig
@@ -260,30 +250,6 @@ def test_cli_bad_game_file_is_a_french_error(tmp_path: Path,
     game.write_text('{"bag": "AB", "seed": 3}', encoding="utf-8")
     assert cli_main(["replay", str(game)], io.StringIO()) == 2
     assert "exactement une des clés" in capsys.readouterr().err
-
-
-# --- the registry --------------------------------------------------------------------------
-def test_registry_has_every_game_type_and_the_duplicate() -> None:
-    assert set(REGISTRY) == {g.value for g in GameType} | {DUPLICATE} | set(VARIANT_GAMES)
-    assert set(VARIANT_GAMES) == {
-        "duplicate_tactique", "duplicate_top", "duplicate_completif", "duplicate_superjoker",
-        "duplicate_metagramme", "duplicate_elliptique", "partie_superscrabble", "correspondance",
-    }
-    for key, rules in REGISTRY.items():
-        assert isinstance(rules, GameRules)
-        assert rules.key == key and rules.label
-    assert rules_for(GameType.RANGEE).statement_fields == ("row",)
-    assert rules_for("anticipation_avocalique").statement_fields == (
-        "groups", "group_sizes", "pool", "order")
-    assert not rules_for(GameType.INTEGRAL).round_based
-    dup = rules_for(DUPLICATE)
-    assert isinstance(dup, DuplicateRules) and dup.round_based
-    assert dup.check({"rounds": 20}) == []
-    assert dup.check({"solo_rule": "x"})[0].startswith("Réglage solo_rule")
-    game = dup.new_game(FR, seed=7)
-    assert "".join(game.bag) == BAG7 == "".join(shuffled_bag("fr", 7))
-    with pytest.raises(KeyError, match="inconnu"):
-        rules_for("belote")
 
 
 # --- RULES §12 vectors through the game ------------------------------------------------------

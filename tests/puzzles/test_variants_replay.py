@@ -128,20 +128,23 @@ def test_variant_game_errors_are_french(tmp_path: Path,
     assert "case centrale" in capsys.readouterr().err
 
 
-def test_registry_entries_of_the_variants() -> None:
-    from puzzles.games import GameRules, rules_for
+def test_the_round_registry_has_every_variant_and_checks_its_settings() -> None:
+    """The round games' registry (``puzzles.duplicate.registry``, which replaced
+    ``puzzles.games``' round entries): every variant, its label, its settings read by
+    ``GameSettings`` with French refusals."""
+    from puzzles.duplicate.protocol import GameSettings
+    from puzzles.duplicate.registry import round_game
 
-    tact = rules_for("duplicate_tactique")
-    assert isinstance(tact, GameRules) and tact.round_based
-    assert (tact.label, tact.statement_fields) == (
-        "Duplicate Tactique", ("groups", "board", "round_no"))
-    assert tact.check({"tactique_order": "group1_first", "rounds": 10}) == []
-    assert tact.check('{"tactique_order": "x"}')[0].startswith("Réglage tactique_order")
-    assert rules_for("duplicate_completif").check({"free_joker_rule": "ro_online"}) == []
-    assert rules_for("partie_superscrabble").label == "Partie de Superscrabble"
-    corr = rules_for("correspondance")
-    assert corr.check("ZAEEEEELSEEEEE") == []
-    assert corr.check("ZZ") == ["Rangée : 2 fois « Z », le jeu n'en compte que 1."]
+    tact = round_game("tactique")
+    assert (tact.label, tact.two_words) == ("Duplicate Tactique", True)
+    assert GameSettings.from_stored("tactique", {"tactique_order": "group1_first",
+                                                 "rounds": 10}).rules.tactique_order == \
+        "group1_first"
+    with pytest.raises(DuplicateError, match="^Réglage tactique_order"):
+        GameSettings.from_stored("tactique", {"tactique_order": "x"})
+    assert GameSettings.from_stored("completif", {"free_joker_rule": "ro_online"}).rules \
+        .free_joker_rule == "ro_online"
+    assert round_game("superscrabble").label == "Partie de Superscrabble"
 
 
 # --- games given by their listed draws (GAME.json « draws ») ------------------------------------

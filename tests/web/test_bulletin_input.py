@@ -17,6 +17,7 @@ from flask.testing import FlaskClient
 from markupsafe import escape
 from sqlmodel import Session, col, select
 
+from puzzles.variants import VariantSettings
 from tests.conftest import FROZEN_START
 from tests.web.benie_game import FIRST, TWO_SOLUTIONS, benie_game
 from tests.web.test_pages import login_player
@@ -307,7 +308,7 @@ def test_a_superscrabble_sheet_may_be_longer(
     with app.app_context():
         duplicate.create_game(
             session=db_session, competition=competition, title="Super", code="S24",
-            settings=duplicate.variants().VariantSettings(variant="top"),
+            settings=VariantSettings(variant="top"),
             rhythm={"kind": "hours", "hours": 24}, starts_at=START, lexicon_name="benie",
             variant="superscrabble", superscrabble={"start": "H7 ZA", "racks": ["BENIEST"]})
         db_session.commit()

@@ -15,37 +15,49 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from puzzles.duplicate import Bulletin
-from puzzles.variants import FreeBulletin, ScrabbleSheet, TactiqueBillet
+from puzzles.duplicate import Bulletin, parse_bulletin
+from puzzles.duplicate.codecs import billet_of, bulletin_dict, bulletin_of, free_of, sheet_of
+from puzzles.duplicate.registry import round_game
+from puzzles.variants import (
+    FreeBulletin,
+    TactiqueBillet,
+    parse_free_bulletin,
+    parse_scrabble_sheet,
+    parse_tactique_billet,
+)
 from tests.puzzles.test_bulletin_fuzz import TOKENS, texts
 from webapp.services.correspondence import CorrespondenceError, parse_move
-from webapp.services.duplicate.game import (
-    FREE_VARIANTS,
-    SERVER_VARIANTS,
-    SUPERSCRABBLE,
-    bulletin_dict,
-    bulletin_line,
-    bulletin_of,
-    first_line,
-    free_of,
-    parse_line,
-    parse_text,
-)
+from webapp.services.duplicate.game import SERVER_VARIANTS, first_line, parse_text
 
 VARIANTS = ["", *SERVER_VARIANTS]
+#: the letter-choice games (their bulletins name the letters taken)
+FREE_VARIANTS = {"completif", "superjoker", "metagramme", "elliptique"}
 
 
-def rebuilt(variant: str, d: dict[str, Any]) -> Any:
-    """The bulletin the correction reads from the stored mapping ``d``."""
+def parse_line(variant: str, line: str) -> Any:
+    """The pure parser of each game's bulletin, its object (what the correction reads)."""
+    if variant in FREE_VARIANTS:
+        return parse_free_bulletin(line)
+    if variant == "tactique":
+        return parse_tactique_billet(line)
+    if variant == "superscrabble":
+        return parse_scrabble_sheet(line)
+    return parse_bulletin(line)
+
+
+def rebuilt(variant: str, d: Any) -> Any:
+    """The bulletin the correction reads from the stored mapping ``d`` (the codecs')."""
     if variant in FREE_VARIANTS:
         return free_of(d, "", None)
     if variant == "tactique":
-        second = d.get("second")
-        return TactiqueBillet("", bulletin_of(d["first"], "", None),
-                              bulletin_of(second, "", None) if second else None, d.get("total"))
-    if variant == SUPERSCRABBLE:
-        return ScrabbleSheet("", tuple((r, w) for r, w in d["entries"]), d.get("count"))
+        return billet_of(d, "", None)
+    if variant == "superscrabble":
+        return sheet_of(d, "")
     return bulletin_of(d, "", None)
+
+
+def bulletin_line(variant: str, stored: Any) -> str | None:
+    return round_game(variant).bulletin_line(stored)
 
 
 def test_every_server_variant_is_covered() -> None:
@@ -68,8 +80,8 @@ def test_any_text_reads_and_its_stored_form_round_trips(variant: str, text: str)
         return
     assert errors == [] and stored is not None
     assert parse_line(variant, first) == rebuilt(variant, json.loads(json.dumps(stored)))
-    line = bulletin_line(stored)
-    assert isinstance(line, str) and (line or variant == SUPERSCRABBLE)
+    line = bulletin_line(variant, stored)
+    assert isinstance(line, str) and (line or variant == "superscrabble")
 
 
 @pytest.mark.parametrize(("variant", "text", "kind"), [
@@ -86,7 +98,7 @@ def test_every_solution_is_stored(variant: str, text: str, kind: type) -> None:
     assert errors == [] and stored is not None
     got = rebuilt(variant, json.loads(json.dumps(stored)))
     assert isinstance(got, kind) and got == parse_line(variant, text)
-    assert bulletin_line(stored) == {
+    assert bulletin_line(variant, stored) == {
         "": "H8 ZZZQX 99 / H4 BENIE 20",
         "top": "H8 ZZZQX 99 / H4 BENIE 20 / MEN PROMENERAI 72",  # the raccord as typed
         "elliptique": "H8 ZZZQX 99 / H4 BENIE 20",

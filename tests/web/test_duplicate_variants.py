@@ -21,7 +21,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlmodel import Session, select
 
-from puzzles.duplicate import DuplicateSettings
+from puzzles.duplicate import DuplicateSettings, GameState
+from puzzles.duplicate.codecs import tactique_of
 from puzzles.variants import VariantSettings
 from scoring.tiles import tileset
 from tests.web.test_duplicate import START, _mail, _outbox, _round, console_post, draw_cell
@@ -84,7 +85,7 @@ def test_completif_end_to_end(
     assert game.settings["duplicate"]["rounds"] == 2
     # the bag given whole (a recorded game), so the draws are known
     game.bag_order = _bag("ZEIBCDS")
-    game.state_text = duplicate.engine().GameState.initial(
+    game.state_text = GameState.initial(
         duplicate.duplicate_settings_of(game), game.bag_order).to_text()
     db_session.add(game)
     db_session.commit()
@@ -420,7 +421,7 @@ def test_tactique_end_to_end(
     assert [(r["rank"], r["name"], r["total"], r["percent"]) for r in rows] == [
         (1, "Ana", 34, 100.0), (1, "Bob", 34, 100.0), (3, "Cid", 22, 64.71)]
     # the stored state keeps each group's reliquat: EIBCD and EOUFGH
-    assert duplicate.tactique_of(g.state_text).reliquats == ("EIBCD", "EOUFGH")
+    assert tactique_of(g.state_text).reliquats == ("EIBCD", "EOUFGH")
     login_arbitre(client, db_session)
     console = client.get("/console/duplicate/TA1").get_data(as_text=True)
     assert "groupe 1 d'abord : H7 ZA 22 + H7 ZAS 12 = 34" in console
@@ -581,7 +582,7 @@ def test_metagramme_swap_by_web_and_mail(
     assert lifecycle.run_due(now=clock.now()) == ["publish:M1:1", "finish:M1:1"]
     db_session.expire_all()
     g = db_session.exec(select(DuplicateGame).where(DuplicateGame.code == "M1")).one()
-    state = duplicate.engine().GameState.from_text(g.state_text)
+    state = GameState.from_text(g.state_text)
     # the reliquat: ZEIBCDS less the E given back, less Z and S played = IBCD; the E is
     # back at the end of the bag, the A taken from it
     assert state.reliquat == "IBCD" and state.bag[-1] == "E"
@@ -744,7 +745,7 @@ def test_tactique_console_retains_another_sequence(
     assert lifecycle.run_due(now=clock.now()) == ["publish:TA2:2", "finish:TA2:2"]
     db_session.expire_all()
     g = db_session.exec(select(DuplicateGame).where(DuplicateGame.code == "TA2")).one()
-    assert duplicate.tactique_of(g.state_text).game.tops_total == 34 + 13
+    assert tactique_of(g.state_text).game.tops_total == 34 + 13
 
 
 def test_g14_g15_settings_on_the_console_form(

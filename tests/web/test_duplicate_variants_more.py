@@ -21,6 +21,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlmodel import Session, select
 
+from puzzles.duplicate import GameState
 from scoring.tiles import tileset
 from tests.web.test_duplicate import DAY, START, _mail, _outbox, _round, console_post
 from tests.web.test_pages import login_arbitre, login_player
@@ -52,7 +53,7 @@ def _create(client: FlaskClient, db_session: Session, competition: Competition, 
     game = db_session.exec(select(DuplicateGame).where(DuplicateGame.code == code)).one()
     assert game.variant == variant and game.starts_at == START  # 13:00 UTC+3
     game.bag_order = bag
-    game.state_text = duplicate.engine().GameState.initial(
+    game.state_text = GameState.initial(
         duplicate.duplicate_settings_of(game), game.bag_order).to_text()
     db_session.add(game)
     db_session.commit()

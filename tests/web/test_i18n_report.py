@@ -112,11 +112,11 @@ def test_what_players_are_told_about_bulletins_and_moves_in_romanian() -> None:
 
 def test_the_round_mails_name_the_variant_in_romanian() -> None:
     from mailer.compose import render
-    from webapp.services.duplicate import VARIANT_RULES_FR
+    from puzzles.duplicate.registry import round_game
 
     mail = render("duplicate_draw", locale="ro", player_name="Ana", game_title="Marți",
                   round_no=3, rack="AEIRST", deadline=None, game_url="http://x/d",
-                  variant_label="Duplicate Tactique", variant_rule=VARIANT_RULES_FR["tactique"],
+                  variant_label="Duplicate Tactique", variant_rule=round_game("tactique").rules_fr,
                   bulletin_example="H4 RESTAIT 70 + 8C MOTS 25 = 95", grid="(grille)")
     assert "(Duplicat Tactic)" in mail.text and "Duplicate Tactique" not in mail.text
     assert ("Tactic: două grupuri de litere; jucați câte un cuvânt cu fiecare, în ordinea "

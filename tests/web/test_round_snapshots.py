@@ -180,11 +180,12 @@ def _stored(session: Session, game: DuplicateGame) -> dict[str, Any]:
     }
 
 
-@pytest.mark.parametrize("name", list(GAMES))
-def test_server_game_matches_its_snapshot(
-    name: str, app: Flask, ctx: Flask, db_session: Session, competition: Competition,
-    make_player: Callable[..., Player], frozen_clock: Any, tmp_path: Path,
-) -> None:
+def play(name: str, app: Flask, db_session: Session, competition: Competition,
+         make_player: Callable[..., Player], frozen_clock: Any,
+         tmp_path: Path) -> DuplicateGame:
+    """Play the game ``name`` of :data:`GAMES` to its end through the services (code
+    ``SN1``): every round drawn, its bulletins sent, closed, corrected, the arbitre's other
+    top retained where the game has one, published."""
     spec = GAMES[name]
     use_word_list(app, tmp_path, "".join(f"{w}\n" for w in spec.words), name="w")
     players = [make_player(n, e) for n, e in PLAYERS]
@@ -224,6 +225,16 @@ def test_server_game_matches_its_snapshot(
     db_session.expire_all()
     g = db_session.get(DuplicateGame, game.id)
     assert g is not None and g.status == DuplicateStatus.FINISHED
+    return g
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_server_game_matches_its_snapshot(
+    name: str, app: Flask, ctx: Flask, db_session: Session, competition: Competition,
+    make_player: Callable[..., Player], frozen_clock: Any, tmp_path: Path,
+) -> None:
+    spec = GAMES[name]
+    g = play(name, app, db_session, competition, make_player, frozen_clock, tmp_path)
     stored = _stored(db_session, g)
     assert len(stored["rounds"]) == spec.rounds
     check_snapshot(SNAPSHOTS / "server" / f"{name}.json",

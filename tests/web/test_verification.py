@@ -11,7 +11,7 @@ from sqlmodel import Session, select
 
 from tests.web.season import FIRST, FULL, submit_web
 from webapp.models import RulingKind, Verification
-from webapp.services import verification
+from webapp.services import lexicons, verification
 from webapp.services.submissions import accept_late
 
 pytestmark = pytest.mark.db
@@ -37,7 +37,7 @@ def test_latest_on_time_version_of_each_player_is_verified_once(
     assert {v.submission_id: (v.final_score, v.valid, v.run) for v in created} == {
         ana_v2.id: (166, True, 1), bob_v1.id: (82, True, 1)
     }
-    lex = verification.base_lexicon(prob)
+    lex = lexicons.base_lexicon(prob)
     assert {v.lexicon_sha256 for v in created} == {lex.identity.sha256}
     moves = {v.submission_id: v.report["moves"] for v in created}
     assert [(m["word"], m["score"]) for m in moves[ana_v2.id]] == [("FICHERA", 82), ("WUS", 84)]
@@ -70,7 +70,7 @@ def test_word_ruling_changes_the_verdict_through_the_lexicon(
     verification.add_ruling(session=db_session, problem=prob, kind=RulingKind.REJECT_WORD,
                             word="wus", actor="juge", comment="mot refusé pour ce problème")
     lex = verification.ruled_lexicon(db_session, prob)
-    base = verification.base_lexicon(prob)
+    base = lexicons.base_lexicon(prob)
     assert "WUS" in base and "WUS" not in lex and "FICHERA" in lex
     assert lex.identity.word_count == base.identity.word_count - 1
     assert lex.identity.sha256 != base.identity.sha256

@@ -48,6 +48,7 @@ ACTIONS: dict[str, Any] = {
     "duplicate.override_top": _l("Top remplacé par l'arbitre"),
     "duplicate.publish": _l("Résultats du tour publiés"),
     "duplicate.recorrect": _l("Tour corrigé à nouveau"),
+    "duplicate.replay_round": _l("Tour rejoué depuis sa position (rien d’enregistré)"),
     "mail.discard": _l("Courriel écarté"),
     "mail.outbox_retry": _l("Envoi de courriel relancé"),
     "mail.replay": _l("Courriel retraité"),

@@ -28,6 +28,7 @@ from flask import current_app, has_app_context
 from sqlmodel import Session, col, select
 
 import puzzles.correspondence as engine_module
+from scoring.board import Board
 from scoring.config import GameConfig
 from scoring.notation import is_ref
 from scoring.tiles import tileset
@@ -45,10 +46,9 @@ from webapp.models import (
     Registration,
 )
 from webapp.services import audit, changes, inputs, notify
-from webapp.services.duplicate import text_grid
+from webapp.services.lexicons import base_lexicon
 from webapp.services.submissions import setting, strip_controls
 from webapp.services.timefmt import format_local
-from webapp.services.verification import base_lexicon
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +73,7 @@ def settings_of(game: CorrespondenceGame) -> Any:
 
 
 def config_of(game: CorrespondenceGame) -> Any:
-    return GameConfig(tileset=tileset(game.lang), lexicon=base_lexicon(game))  # type: ignore[arg-type]
+    return GameConfig(tileset=tileset(game.lang), lexicon=base_lexicon(game))
 
 
 def state_of(game: CorrespondenceGame, config: Any = None) -> Any:
@@ -475,7 +475,7 @@ def _turn_notice(session: Session, game: CorrespondenceGame, last: Any = None) -
                  "move_no": len(game.moves) + 1,
                  "last": (f"{last.ref} {last.word} ({last.score} points)" if last and last.ref
                           else "passe" if last else None),
-                 "rack": state.racks[colour], "grid": text_grid(state.board_cgp),
+                 "rack": state.racks[colour], "grid": Board.from_cgp(state.board_cgp).to_ascii(),
                  "totals": f"ROUGE {state.recorded[0]} – BLEU {state.recorded[1]}",
                  "deadline": format_local(deadline(game), game.timezone),
                  "submission_address": notify.submission_address(p),

@@ -7,10 +7,11 @@ text given here."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import cast
 
 from sqlmodel import Session, col, select
 
+from puzzles.duplicate.protocol import RoundGame
 from webapp.models import (
     Competition,
     DuplicateEntry,
@@ -22,6 +23,7 @@ from webapp.models import (
     RoundStatus,
 )
 from webapp.services import duplicate
+from webapp.services.stored import PlayerResultJSON, rhythm_of, round_results_of
 
 
 def game_by_code(session: Session, code: str, *, for_update: bool = False) \
@@ -69,11 +71,13 @@ class GameView:
     published: list[DuplicateRound]
     grid: str | None
     grid_title: str
-    standings: list[dict[str, Any]]
+    standings: list[duplicate.StandingRow]
     rhythm: str
     variant_label: str
     variant_rule: str | None
     bulletin_example: str
+    #: the game's facts, for the templates (``shows_stock``, ``has_solos``, ``two_words``…)
+    rules: RoundGame
 
 
 def game_view(session: Session, game: DuplicateGame, shown: int | None = None) -> GameView:
@@ -94,14 +98,14 @@ def game_view(session: Session, game: DuplicateGame, shown: int | None = None) -
         grid_title = f"Grille après le tour {published[-1].number}"
     else:
         grid, grid_title = None, ""
+    rules = duplicate.game_of(game)
     return GameView(
         game=game, rounds=rounds, current=current, published=published, grid=grid or None,
         grid_title=grid_title,
         standings=duplicate.standings(session, game) if published else [],
-        rhythm=duplicate.describe_rhythm(game.rhythm),
-        variant_label=duplicate.variant_label(game),
-        variant_rule=duplicate.VARIANT_RULES_FR.get(game.variant),
-        bulletin_example=duplicate.BULLETIN_EXAMPLES.get(game.variant, "H4 RESTAIt 70"),
+        rhythm=duplicate.describe_rhythm(rhythm_of(game)),
+        variant_label=rules.label, variant_rule=rules.rules_fr,
+        bulletin_example=rules.bulletin_example, rules=rules,
     )
 
 
@@ -151,7 +155,7 @@ class PublicGamePage:
     view: GameView
     registered: bool
     mine: list[DuplicateEntry]
-    my_results: list[tuple[DuplicateRound, dict[str, Any]]]
+    my_results: list[tuple[DuplicateRound, MyResult]]
     bulletin_round: DuplicateRound | None
 
 
@@ -175,17 +179,25 @@ def public_game_page(session: Session, code: str, *, shown: int | None,
 
 
 def _my_results(session: Session, view: GameView,
-                viewer_id: int | None) -> list[tuple[DuplicateRound, dict[str, Any]]]:
+                viewer_id: int | None) -> list[tuple[DuplicateRound, MyResult]]:
     """The viewer's row of each published round's results, with ``sent``: the text of his
     bulletin that counted (« Mon coup » shows what he sent even when it scored 0 and the
     correction kept no move of it); None when he sent none."""
     if viewer_id is None:
         return []
-    mine = [(r, x) for r in view.published for x in r.results if x["player_id"] == viewer_id]
+    mine = [(r, x) for r in view.published for x in round_results_of(r)
+            if x["player_id"] == viewer_id]
     ids = [x["entry_id"] for _r, x in mine if x.get("entry_id")]
     texts = {e.id: e.raw_text for e in session.exec(
         select(DuplicateEntry).where(col(DuplicateEntry.id).in_(ids))).all()} if ids else {}
-    return [(r, {**x, "sent": texts.get(x.get("entry_id"))}) for r, x in mine]
+    return [(r, cast(MyResult, {**x, "sent": texts.get(x.get("entry_id"))})) for r, x in mine]
+
+
+class MyResult(PlayerResultJSON):
+    """A player's result of a round with ``sent``: the text of his bulletin that counted
+    (None: he sent none)."""
+
+    sent: str | None
 
 
 @dataclass

@@ -140,17 +140,12 @@ def _game_events(session: Session, player: Player) -> list[Event]:
             at=game.finished_at if finished and game.finished_at else published[-1].closes_at,
             code=game.code, title=game.title, competition=comps.get(game.competition_id, ""),
             game=None, rank=int(mine["rank"]), entrants=len(rows), score=int(mine["total"]),
-            unit=_GAME_UNITS.get(str(game.variant), "points"),
+            unit=duplicate.game_of(game).result_unit,
             percent=float(pct) if isinstance(pct, int | float) else None,
             provisional=not finished, round_number=len(published),
-            tied=bool(mine["tied"]),  # duplicate.standings says whether the rank is shared
+            tied=bool(mine.get("tied")),  # duplicate.standings says whether the rank is shared
         ))
     return out
-
-
-#: the unit of a game's total when it is not points (Duplicate Top: ranking points, the
-#: rounds topped; Partie de Superscrabble: the valid scrabbles)
-_GAME_UNITS = {"top": "points de classement", "superscrabble": "scrabbles"}
 
 
 @dataclass

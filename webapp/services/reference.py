@@ -18,7 +18,7 @@ from puzzles.feuille import parse_feuille
 from puzzles.solver import SolverError, solve
 from puzzles.verify import verify
 from webapp.models import Problem
-from webapp.services import audit, clock, verification
+from webapp.services import audit, clock, lexicons
 from webapp.services.stored import readable_puzzle, rule_settings_of
 
 #: the longest the console lets the solver run
@@ -52,7 +52,7 @@ def compute(problem: Problem, *, solve_seconds: int | None = None,
     if pz is None:
         raise ReferenceRefused("Énoncé illisible : pas de solution de référence possible.")
     try:
-        lexicon = verification.base_lexicon(problem)
+        lexicon = lexicons.base_lexicon(problem)
         settings = rule_settings_of(problem)
         if solve_seconds is not None:
             seconds = min(MAX_SOLVER_SECONDS, max(1, solve_seconds))
@@ -66,7 +66,7 @@ def compute(problem: Problem, *, solve_seconds: int | None = None,
                     "Solution de référence illisible.",
                     [f"Solution de référence — {e}" for e in parsed.errors])
             feuille, source = parsed.feuille, "arbitre"
-    except (SolverError, verification.VerificationError) as exc:
+    except (SolverError, lexicons.LexiconMismatch) as exc:
         raise ReferenceRefused(str(exc)) from None
     except ReferenceRefused:
         raise

@@ -161,9 +161,9 @@ def championship_standings(
             continue
         key = game.code if game.code not in {c.key for c in inputs} \
             else f"{game.code} (Duplicate)"
-        for r in game_rows:
-            names.setdefault(int(r["player_id"]), (str(r.get("name") or ""),
-                                                   str(r.get("club") or "")))
+        for drow in game_rows:
+            names.setdefault(int(drow["player_id"]), (str(drow.get("name") or ""),
+                                                      str(drow.get("club") or "")))
         columns.append(StandingsColumn(
             problem_id=0, code=game.code, title=game.title, stage="",
             kind=RankingKind.FINAL, event_value=FRSC_BASE_VALUE, game="duplicate"))

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict, cast
 from zoneinfo import ZoneInfo
 
 from puzzles.championship import ChampionshipSettings
 from puzzles.duplicate import DuplicateSettings
+from puzzles.duplicate.codecs import AnyBulletinJSON, ResultJSON, RoundDrawJSON, RoundTopJSON
+from puzzles.duplicate.protocol import GameSettings, RoundRecord
 from puzzles.feuille import Feuille
 from puzzles.problem import Problem as Puzzle
 from puzzles.settings import Settings
@@ -23,8 +25,9 @@ from puzzles.variants import VariantSettings
 from puzzles.verify import Report
 from webapp.models import (
     Competition,
+    DuplicateEntry,
     DuplicateGame,
-    DuplicateVariant,
+    DuplicateRound,
     Problem,
     Submission,
     Verification,
@@ -102,20 +105,89 @@ def standings_settings_of(competition: Competition) -> ChampionshipSettings:
     return ChampionshipSettings.from_dict(competition.standings_settings)
 
 
-# --- duplicate_game.settings ----------------------------------------------------------------
+# --- duplicate_game.settings, the round and entry columns ---------------------------------
+
+
+def game_settings_of(game: DuplicateGame) -> GameSettings:
+    """Every setting of a round game (``puzzles.duplicate.protocol.GameSettings``: the
+    Duplicate's rules, a variant's own, the Superscrabble's start and racks), as its game
+    reads them."""
+    return GameSettings.from_stored(game.variant, game.settings)
 
 
 def variant_settings_of(game: DuplicateGame) -> VariantSettings:
     """The :class:`puzzles.variants.VariantSettings` of a variant game (the Partie de
-    Superscrabble is played on the Duplicate Top's settings; its own key is left out)."""
-    data = {k: v for k, v in game.settings.items() if k != DuplicateVariant.SUPERSCRABBLE}
-    variant = (DuplicateVariant.TOP if game.variant == DuplicateVariant.SUPERSCRABBLE
-               else game.variant)
-    return VariantSettings.from_json({**data, "variant": str(variant)})
+    Superscrabble is played on the Duplicate Top's settings)."""
+    return game_settings_of(game).rules
 
 
 def duplicate_settings_of(game: DuplicateGame) -> DuplicateSettings:
     """The Duplicate rules of a game: its own settings, or a variant's Duplicate part."""
-    if game.variant:
-        return variant_settings_of(game).duplicate
-    return DuplicateSettings.from_json(game.settings)
+    return game_settings_of(game).duplicate
+
+
+def round_draw_of(rnd: DuplicateRound) -> RoundDrawJSON:
+    """``DuplicateRound.draw``: the form its game stored (``puzzles.duplicate.codecs``)."""
+    return cast(RoundDrawJSON, rnd.draw)
+
+
+def round_top_of(rnd: DuplicateRound) -> RoundTopJSON | None:
+    """``DuplicateRound.top``: the retained top as its game stored it (None: none yet)."""
+    return cast(RoundTopJSON | None, rnd.top)
+
+
+def round_results_of(rnd: DuplicateRound) -> list[PlayerResultJSON]:
+    """``DuplicateRound.results``: one result per player, as :func:`player_result` wrote."""
+    return cast(list[PlayerResultJSON], rnd.results)
+
+
+def round_record_of(rnd: DuplicateRound) -> RoundRecord:
+    """The stored round as its game reads it (``puzzles.duplicate.protocol.RoundRecord``),
+    with its results by player key (the player's id as text). A round without a top (it
+    has none before its draw is stored) cannot be read: ``ValueError``."""
+    top = round_top_of(rnd)
+    if top is None:
+        raise ValueError(f"round {rnd.number} has no top")
+    return RoundRecord(rnd.number, round_draw_of(rnd), rnd.state_before, rnd.grid_before, top,
+                       rnd.grid_after or "",
+                       {str(r["player_id"]): r for r in round_results_of(rnd)})
+
+
+def bulletin_json_of(entry: DuplicateEntry) -> AnyBulletinJSON | None:
+    """``DuplicateEntry.bulletin``: the parsed bulletin as its game stored it (None: the
+    text could not be read)."""
+    return cast(AnyBulletinJSON | None, entry.bulletin)
+
+
+class PlayerResultJSON(ResultJSON):
+    """A player's result of a round as stored: who (``player_id``, ``name``) and which
+    bulletin (``entry_id``; None: none counted), then the game's result."""
+
+    player_id: int
+    name: str
+    entry_id: int | None
+
+
+def player_result(player_id: int, name: str, entry_id: int | None,
+                  result: ResultJSON) -> PlayerResultJSON:
+    """The stored result: the player's keys first, then the game's, in its order."""
+    return cast(PlayerResultJSON, {"player_id": player_id, "name": name, "entry_id": entry_id,
+                                   **result})
+
+
+class Rhythm(TypedDict, total=False):
+    """``DuplicateGame.rhythm`` (``duplicate.check_rhythm``): ``kind`` and its parameters —
+    ``hours`` (« hours », « all_answered »), ``days`` and ``time`` (« weekdays »),
+    ``minutes`` and ``mails`` (« live »)."""
+
+    kind: str
+    hours: int
+    days: list[int]
+    time: str
+    minutes: int
+    mails: bool
+
+
+def rhythm_of(game: DuplicateGame) -> Rhythm:
+    """``DuplicateGame.rhythm``, normalised when it was stored."""
+    return cast(Rhythm, game.rhythm)

@@ -30,7 +30,7 @@ from sqlmodel import Session, col, select
 
 from puzzles.problem import LexiconRef
 from puzzles.verify import MoveStatus, verify
-from scoring.lexicon import Lexicon, LexiconIdentity, default_lexicon
+from scoring.lexicon import Lexicon, LexiconIdentity
 from scoring.notation import parse_word
 from webapp.models import (
     Player,
@@ -41,6 +41,7 @@ from webapp.models import (
     Verification,
 )
 from webapp.services import audit, clock, rankings, rounds
+from webapp.services.lexicons import LexiconMismatch, base_lexicon
 from webapp.services.stored import feuille_of, puzzle_of, rule_settings_of
 from webapp.services.versions import eligible_submissions
 
@@ -50,32 +51,6 @@ class VerificationError(Exception):
 
 
 # --- lexicons ------------------------------------------------------------------------------
-
-_lexicons: dict[tuple[str, ...], Any] = {}
-_lex_lock = threading.Lock()
-
-
-def base_lexicon(problem: Problem) -> Any:
-    """The problem's word list: ``LEXICONS[name]`` (a path) from the configuration, else the
-    engine's default list. Its identity must match the one recorded at publication."""
-    paths: dict[str, str] = {}
-    if has_app_context():
-        paths = dict(current_app.config.get("LEXICONS") or {})
-    key = ("base", problem.lexicon_name, paths.get(problem.lexicon_name, ""))
-    with _lex_lock:
-        lex = _lexicons.get(key)
-        if lex is None:
-            path = paths.get(problem.lexicon_name)
-            lex = Lexicon.load(path, problem.lexicon_name) if path else default_lexicon()
-            _lexicons[key] = lex
-    if problem.lexicon_sha256 and lex.identity.sha256 != problem.lexicon_sha256:
-        raise VerificationError(
-            f"La liste de mots « {lex.identity.name} » chargée (sha256 "
-            f"{lex.identity.sha256[:12]}…) n'est pas celle du problème {problem.code} "
-            f"(« {problem.lexicon_name} », sha256 {problem.lexicon_sha256[:12]}…). "
-            "Configurez LEXICONS pour la retrouver."
-        )
-    return lex
 
 
 def word_rulings(session: Session, problem: Problem) -> tuple[frozenset[str], frozenset[str]]:
@@ -95,7 +70,7 @@ class RuledLexicon:
     ``reject`` words are out. Its identity differs from the base list's, so every report
     says which list (and which rulings) judged it."""
 
-    def __init__(self, base: Any, accept: frozenset[str], reject: frozenset[str]) -> None:
+    def __init__(self, base: Lexicon, accept: frozenset[str], reject: frozenset[str]) -> None:
         self.base, self.accept, self.reject = base, accept - reject, reject
         h = hashlib.sha256(base.identity.sha256.encode())
         for w in sorted(self.accept):
@@ -115,7 +90,10 @@ class RuledLexicon:
 
 def ruled_lexicon(session: Session, problem: Problem) -> Any:
     """The problem's list with the arbitre's word rulings applied."""
-    base = base_lexicon(problem)
+    try:
+        base = base_lexicon(problem)
+    except LexiconMismatch as exc:  # the batch stops, as any unusable configuration
+        raise VerificationError(str(exc)) from None
     accept, reject = word_rulings(session, problem)
     if not accept and not reject:
         return base

@@ -30,6 +30,7 @@ from webapp.models import (
     RoundStatus,
 )
 from webapp.services import clock, duplicate, duplicate_pages, phrasebook
+from webapp.services.stored import Rhythm, rhythm_of, round_draw_of
 
 bp = Blueprint("duplicate", __name__)
 
@@ -52,7 +53,7 @@ def in_language(names: dict[Any, str]) -> dict[Any, str]:
     return {k: phrasebook.translate(v, gettext) for k, v in names.items()}
 
 
-def rhythm_text(rhythm: dict[str, Any]) -> str:
+def rhythm_text(rhythm: Rhythm) -> str:
     """A game's rhythm in the page's language, the hours in the right plural form (the
     catalogue's; « un tour toutes les heures », « o tură la fiecare 24 de ore »); the other
     rhythms as :func:`duplicate.describe_rhythm` writes them, through the phrasebook."""
@@ -93,9 +94,10 @@ def page_data(view: duplicate_pages.GameView) -> dict[str, Any]:
                               title=phrasebook.translate(view.grid_title, gettext))
         if view.grid else None,
         "grid_title": view.grid_title, "standings": view.standings,
-        "rhythm": rhythm_text(game.rhythm),
+        "rhythm": rhythm_text(rhythm_of(game)),
         "variant_label": view.variant_label, "variant_rule": view.variant_rule,
         "bulletin_example": view.bulletin_example, "top_letters": duplicate.top_letters,
+        "rules": view.rules,
         "round_status": in_language(ROUND_STATUS_FR),
         "game_status": in_language(GAME_STATUS_FR),
         "tile_values": dict(tileset(game.lang).points),
@@ -133,7 +135,8 @@ def game_page(code: str) -> str:
 def _board_data(game: DuplicateGame, rnd: DuplicateRound) -> dict[str, Any]:
     """What static/js/duplicate.js needs to score a bulletin on the master grid."""
     return {
-        "cgp": rnd.grid_before, "rack": rnd.draw["rack"].replace("/", ""),
+        "cgp": rnd.grid_before,
+        "rack": duplicate.game_of(game).rack_letters(round_draw_of(rnd)),
         "layout": {"letter_mult": list(STANDARD_LAYOUT.letter_mult),
                    "word_mult": list(STANDARD_LAYOUT.word_mult),
                    "center": STANDARD_LAYOUT.center},

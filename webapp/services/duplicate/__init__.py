@@ -14,33 +14,28 @@ round's (or game's) status under the game row lock, every mail through the outbo
         ──review_minutes──► published (top placed, results mailed) ──► draw round n+1 …
         ──last round──► finished (final ranking mailed)
 
-The game rules (draws, top, correction, solos, ranking) are ``puzzles.duplicate``'s; this
-module stores, schedules and mails.
-
-Variants (``DuplicateGame.variant``, docs/VARIANTS.md): the same rounds and steps, the rules
-of ``puzzles.variants``: Duplicate Top (plain rounds, no solo, ranked by rounds topped:
-``rank_duplicate_top``) and the letter-choice variants Complétif, Superjoker, Métagramme and
-Elliptique (``draw_variant``, ``variant_top``, ``parse_free_bulletin``,
-``correct_free_round``, ``apply_variant_top``; the draw stores the stock the players choose
-from, the bulletin names the chosen letters: ``H4 RESTAIT 70 +T``, ``-N +K``), and
-Tactique (two groups per round, ``draw_tactique``, ``tactique_top``, the two-word billet
-``H4 RESTAIT 70 + 8C MOTS 25 = 95`` corrected by ``correct_tactique``; the stored state is
-the Duplicate state plus the groups' reliquats, :func:`tactique_text`), and the Partie de
-Superscrabble (RULES §7.7: the arbitre's 2-letter word and racks, stored in
-``settings["superscrabble"]``; each sheet lists scrabbles with references and their count,
-``correct_scrabble_sheet``; the engine's choice, ``choose_scrabble``, is placed unless the
-arbitre retains another; ranked by ``rank_superscrabble``).
+The game rules (draws, top, correction, solos, ranking) are the round game's: every step
+asks ``game_of(game)``, the :class:`puzzles.duplicate.protocol.RoundGame` of
+``DuplicateGame.variant`` in ``puzzles.duplicate.registry`` — the plain Duplicate, Duplicate
+Top, the letter-choice games (Complétif, Superjoker, Métagramme, Elliptique: one game, four
+parameter sets), Tactique, the Partie de Superscrabble (docs/VARIANTS.md) — for its
+operations over the stored JSON (``puzzles.duplicate.codecs``, read typed by
+``webapp.services.stored``) and the pages and mails for its facts. This package stores,
+schedules and mails; it never tests which game it runs (tests/test_architecture_games.py).
 
 A package, one module per concern, each importing only those before it: ``game`` (the
-engine and variants, rhythm, creation, queries, JSON forms, bulletin text, ranking) →
+game a row plays, rhythm, creation, queries, a bulletin read, the ranking) →
 ``notices`` (the mails) → ``correction`` (results, the arbitre's other top and
-re-correction with their preview) → ``bulletins`` (a player's bulletin) → ``steps`` (the
+re-correction with their preview) → ``replay`` (« rejouer ce tour »: a stored round replayed
+alone from its stored position) → ``bulletins`` (a player's bulletin) → ``steps`` (the
 scheduled steps). Callers use the package's names: ``duplicate.create_game``,
 ``duplicate.submit_bulletin``, ``duplicate.run_due``, ``duplicate.preview_change``…
 """
 
 from __future__ import annotations
 
+# the stored settings' readers, as callers found them here before the split
+from puzzles.duplicate.codecs import top_letters
 from webapp.services.duplicate.bulletins import (
     BulletinOutcome,
     claim_mail,
@@ -51,18 +46,12 @@ from webapp.services.duplicate.correction import (
     ChangePreview,
     apply_change,
     compute_results,
-    free_rack,
-    legal_move,
     override_top,
+    player_bulletin,
     preview_change,
     recorrect,
-    result_dict,
-    round_scrabbles,
-    tactique_text_of,
 )
 from webapp.services.duplicate.game import (
-    BULLETIN_EXAMPLES,
-    FREE_VARIANTS,
     KIND_CORRECTED,
     KIND_DRAW,
     KIND_FINAL,
@@ -70,16 +59,12 @@ from webapp.services.duplicate.game import (
     MAX_GIVEN_SEED,
     RHYTHM_KINDS,
     SERVER_VARIANTS,
-    SUPERSCRABBLE,
-    VARIANT_RULES_FR,
     WEEKDAYS_FR,
     BulletinRefused,
     DuplicateError,
+    StandingRow,
     all_answered,
     answered_players,
-    bulletin_dict,
-    bulletin_line,
-    bulletin_of,
     check_rhythm,
     config_of,
     counting_entries,
@@ -88,46 +73,23 @@ from webapp.services.duplicate.game import (
     deadline_after,
     describe_rhythm,
     draw_bag_order,
-    draw_dict,
-    draw_of,
-    engine,
     entries_of,
     first_line,
-    free_dict,
-    free_of,
+    game_of,
     game_url,
     is_answer,
-    is_free,
     is_live,
     label_of,
     live_minutes,
-    move_dict,
-    move_of,
-    parse_line,
     parse_text,
     players_of,
     round_mails,
     rounds_of,
     schedule_changed,
-    scrabble_standings,
-    scrabble_top_dict,
     secret_bag_order,
     standings,
-    superscrabble_start,
-    tactique_of,
-    tactique_text,
-    tactique_top_dict,
-    tactique_top_of,
     text_grid,
-    top_dict,
-    top_letters,
-    top_of,
-    top_standings,
     variant_label,
-    variant_top_dict,
-    variant_top_of,
-    variants,
-    verdict_of,
 )
 from webapp.services.duplicate.notices import (
     corrected_notices,
@@ -139,6 +101,7 @@ from webapp.services.duplicate.notices import (
     total_label,
     variant_notice,
 )
+from webapp.services.duplicate.replay import ReplayedRound, replay_round
 from webapp.services.duplicate.steps import (
     CloseNow,
     advance,
@@ -153,36 +116,26 @@ from webapp.services.duplicate.steps import (
     run_due,
     upcoming_instants,
 )
-
-# the stored settings' readers, as callers found them here before the split
-from webapp.services.stored import duplicate_settings_of, variant_settings_of
+from webapp.services.stored import duplicate_settings_of, game_settings_of, variant_settings_of
 
 __all__ = [
-    "BULLETIN_EXAMPLES",
     "BulletinOutcome",
     "BulletinRefused",
     "ChangePreview",
     "CloseNow",
     "DuplicateError",
-    "FREE_VARIANTS",
+    "StandingRow",
     "KIND_CORRECTED",
     "KIND_DRAW",
     "KIND_FINAL",
     "KIND_RESULTS",
     "RHYTHM_KINDS",
     "SERVER_VARIANTS",
-    "SUPERSCRABBLE",
-    "VARIANT_RULES_FR",
     "WEEKDAYS_FR",
     "advance",
     "all_answered",
     "answered_players",
     "apply_change",
-    "bulletin_dict",
-    "bulletin_line",
-    "bulletin_of",
-    "free_dict",
-    "free_of",
     "form_text",
     "check_rhythm",
     "claim_mail",
@@ -202,64 +155,43 @@ __all__ = [
     "MAX_GIVEN_SEED",
     "secret_bag_order",
     "duplicate_settings_of",
-    "draw_dict",
     "draw_next",
     "draw_notices",
-    "draw_of",
-    "engine",
     "entries_of",
     "final_notices",
     "finish",
     "first_line",
-    "free_rack",
+    "game_of",
+    "game_settings_of",
     "game_url",
     "is_answer",
-    "is_free",
     "is_live",
     "label_of",
-    "legal_move",
     "live_minutes",
-    "move_dict",
-    "move_of",
     "next_step",
     "override_top",
-    "parse_line",
     "parse_text",
     "players_of",
+    "player_bulletin",
     "preview_change",
     "publish_round",
     "recorrect",
-    "result_dict",
+    "ReplayedRound",
+    "replay_round",
     "results_notices",
     "round_mails",
-    "round_scrabbles",
     "rounds_of",
     "run_due",
     "schedule_changed",
     "scrabble_notice",
-    "scrabble_standings",
-    "scrabble_top_dict",
     "standings",
     "submit_bulletin",
-    "superscrabble_start",
-    "tactique_of",
-    "tactique_text",
-    "tactique_text_of",
-    "tactique_top_dict",
-    "tactique_top_of",
     "text_grid",
-    "top_dict",
     "top_letters",
-    "top_of",
-    "top_standings",
     "top_words",
     "total_label",
     "upcoming_instants",
     "variant_label",
     "variant_notice",
-    "variant_top_dict",
     "variant_settings_of",
-    "variant_top_of",
-    "variants",
-    "verdict_of",
 ]

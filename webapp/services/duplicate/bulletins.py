@@ -43,17 +43,16 @@ from webapp.models import (
 from webapp.services import audit, notify
 from webapp.services.duplicate.correction import compute_results
 from webapp.services.duplicate.game import (
-    SUPERSCRABBLE,
     BulletinRefused,
     DuplicateError,
     all_answered,
-    bulletin_line,
     first_line,
+    game_of,
     game_url,
     parse_text,
     schedule_changed,
-    solution_count,
 )
+from webapp.services.stored import rhythm_of
 from webapp.services.submissions import duration_fr, setting, strip_controls
 from webapp.services.timefmt import format_local
 
@@ -129,9 +128,10 @@ def submit_bulletin(
     _check_bounds(session, game, rnd, player, text, last, received_at)
     errors, bulletin = parse_text(text, game.variant)  # never raises
     most = setting("BULLETIN_MAX_SOLUTIONS", 5)
-    if most > 0 and solution_count(bulletin) > most:
+    solutions = game_of(game).solution_count(bulletin)
+    if most > 0 and solutions > most:
         raise _refused(session, game, player, received_at,
-                       f"Trop de solutions sur le bulletin : {solution_count(bulletin)}, au "
+                       f"Trop de solutions sur le bulletin : {solutions}, au "
                        f"plus {most}. Il n'a pas été enregistré.")
     entry = DuplicateEntry(
         round_id=rnd.id or 0, player_id=player.id, version=(last.version + 1) if last else 1,
@@ -141,7 +141,7 @@ def submit_bulletin(
     )
     session.add(entry)
     session.flush()  # the raw text is in before anything that could fail
-    entry.parse_errors, entry.bulletin = errors, bulletin
+    entry.parse_errors, entry.bulletin = errors, None if bulletin is None else dict(bulletin)
     session.add(entry)
     audit.record(session=session, actor=f"player:{player.id}", action="duplicate.bulletin",
                  target=f"duplicate_entry:{entry.id}", game=game.code, round=rnd.number,
@@ -155,7 +155,7 @@ def submit_bulletin(
             "round_no": rnd.number, "rack": rnd.draw.get("rack", ""),
             "received_at": format_local(received_at, game.timezone, seconds=True),
             "deadline": format_local(rnd.closes_at, game.timezone, seconds=True),
-            "late": late, "channel": channel, "bulletin": bulletin_line(bulletin),
+            "late": late, "channel": channel, "bulletin": game_of(game).bulletin_line(bulletin),
             "errors": errors, "text": text, "replaces_previous": last is not None,
             "entry_ref": f"n° {entry.id}, version {entry.version}", "sha256": entry.sha256,
             "game_url": game_url(game),
@@ -165,14 +165,15 @@ def submit_bulletin(
     )
     session.flush()
     if (not late and rnd.status == RoundStatus.OPEN
-            and game.rhythm.get("kind") == "all_answered" and all_answered(session, game, rnd)):
+            and rhythm_of(game).get("kind") == "all_answered"
+            and all_answered(session, game, rnd)):
         # the last awaited bulletin: the round closes early, so the scheduler's leader (in
         # whichever process) must replan now, not at the deadline (webapp.services.changes)
         schedule_changed(session)
     if not late and rnd.status != RoundStatus.OPEN:
         # received on time, stored after the close (a slow request): it still counts
         if rnd.status == RoundStatus.CORRECTED:
-            rnd.results = compute_results(session, game, rnd)
+            rnd.results = [dict(r) for r in compute_results(session, game, rnd)]
             session.add(rnd)
         audit.record(session=session, actor=audit.SYSTEM, action="duplicate.bulletin_after_close",
                      target=f"duplicate_entry:{entry.id}", game=game.code, round=rnd.number,
@@ -209,7 +210,7 @@ def _check_bounds(session: Session, game: DuplicateGame, rnd: DuplicateRound, pl
     """:class:`BulletinRefused` beyond a bound of the text or of the player's rate (the
     module's docstring); nothing is stored then."""
     line, most = first_line(text), setting("BULLETIN_MAX_CHARS", 200)
-    if game.variant == SUPERSCRABBLE:  # a sheet lists every scrabble of the round
+    if game_of(game).scrabble_sheet:  # a sheet lists every scrabble of the round
         most = setting("BULLETIN_TEXT_MAX_CHARS", 2000)
     if most > 0 and len(line) > most:
         raise _refused(session, game, player, received_at,

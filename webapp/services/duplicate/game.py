@@ -1,32 +1,30 @@
-"""The Duplicate's games and their data: the engine and variants behind a few functions,
-the round rhythm, creating a game, the queries, the JSON forms of draws, moves, tops and
-results, the bulletin's text, and the running ranking. The lowest module of the package: the
-others (notices, correction, bulletins, steps) build on it."""
+"""The Duplicate's games and their data: the game a row plays (its :class:`~puzzles.duplicate
+.protocol.RoundGame`, from the registry), the round rhythm, creating a game, the queries, a
+bulletin read, and the running ranking. What differs between the games — their facts, draws,
+tops, bulletins, correction and ranking — is the game's (``puzzles.duplicate.games``); this
+module stores and asks. The lowest module of the package: the others (notices, correction,
+bulletins, steps) build on it."""
 
 from __future__ import annotations
 
-import json
 import logging
 import secrets
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, time, timedelta
-from typing import Any
+from typing import NotRequired, cast
 from zoneinfo import ZoneInfo
 
 from flask import current_app, has_app_context
 from sqlmodel import Session, col, select
 
-import puzzles.duplicate as engine_module
-import puzzles.variants as variants_module
-from puzzles.duplicate import Bulletin, Draw, TopChoice, Verdict
-from puzzles.variants import FreeMove, TactiqueState, TactiqueTop, VariantTop
+from puzzles.duplicate import DuplicateSettings, Lang, new_secret_seed, secret_bag, shuffled_bag
+from puzzles.duplicate.codecs import AnyBulletinJSON
+from puzzles.duplicate.protocol import GameSettings, RoundGame, StandingJSON, SuperscrabbleSpec
+from puzzles.duplicate.registry import round_game
+from puzzles.variants import VariantSettings
 from scoring.board import Board
 from scoring.config import GameConfig
-from scoring.move import Placement
-from scoring.movegen import GeneratedMove
-from scoring.notation import format_ref
 from scoring.tiles import tileset
 from webapp.models import (
     DEFAULT_TIMEZONE,
@@ -43,8 +41,13 @@ from webapp.models import (
     SeedSource,
 )
 from webapp.services import audit, changes, inputs
-from webapp.services.stored import duplicate_settings_of, variant_settings_of
-from webapp.services.verification import base_lexicon
+from webapp.services.lexicons import base_lexicon
+from webapp.services.stored import (
+    Rhythm,
+    game_settings_of,
+    rhythm_of,
+    round_record_of,
+)
 
 log = logging.getLogger("webapp.services.duplicate")
 
@@ -85,91 +88,65 @@ class BulletinRefused(DuplicateError):
         self.answered = answered
 
 
-def engine() -> Any:
-    return engine_module
-
-
 #: the variants this server plays (``DuplicateGame.variant``; "" is the plain Duplicate)
 SERVER_VARIANTS = tuple(v for v in DuplicateVariant if v)
 
 
-SUPERSCRABBLE = DuplicateVariant.SUPERSCRABBLE
-
-
-#: the variants whose players take letters from the stock (their bulletin names them)
-FREE_VARIANTS = (DuplicateVariant.COMPLETIF, DuplicateVariant.SUPERJOKER,
-                 DuplicateVariant.METAGRAMME, DuplicateVariant.ELLIPTIQUE)
-
-
-def variants() -> Any:
-    return variants_module
+def game_of(game: DuplicateGame) -> RoundGame:
+    """The round game ``game`` plays: its facts and its rules (``puzzles.duplicate
+    .registry``)."""
+    return round_game(game.variant)
 
 
 def label_of(variant: str) -> str:
-    if not variant:
-        return "Duplicate"
-    if variant == SUPERSCRABBLE:
-        return "Partie de Superscrabble"
-    return str(variants().VARIANTS.get(variant, variant))
+    """The French name of a game of this variant (« Duplicate Complétif »)."""
+    return round_game(variant).label
 
 
 def variant_label(game: DuplicateGame) -> str:
-    return label_of(game.variant)
+    return game_of(game).label
 
 
-def is_free(game: DuplicateGame) -> bool:
-    return game.variant in FREE_VARIANTS
-
-
-def tactique_text(ts: Any) -> str:
-    """A ``puzzles.variants.TactiqueState`` as stored: JSON of the Duplicate state's text and
-    the two groups' reliquats."""
-    return json.dumps({"tactique": list(ts.reliquats), "state": ts.game.to_text()},
-                      ensure_ascii=False)
-
-
-def tactique_of(text: str) -> TactiqueState:
-    """The Tactique master game ``state_text``/``state_before`` hold (:func:`tactique_text`)."""
-    data = json.loads(text)
-    return TactiqueState(engine_module.GameState.from_text(data["state"]),
-                         tuple(data["tactique"]))
-
-
-def config_of(game: DuplicateGame) -> Any:
+def config_of(game: DuplicateGame) -> GameConfig:
     """The engine configuration: the game's tiles and its word list (checked against the
     identity recorded at creation, as problems are)."""
-    # base_lexicon reads lexicon_name, lexicon_sha256 and code, which a game has too
-    lex = base_lexicon(game)  # type: ignore[arg-type]
-    return GameConfig(tileset=tileset(game.lang), lexicon=lex)
+    return GameConfig(tileset=tileset(game.lang), lexicon=base_lexicon(game))
 
 
-def draw_bag_order(lang: str, seed: int) -> str:
+def draw_bag_order(lang: Lang, seed: int) -> str:
     """The whole bag in the order a *given* ``seed`` draws it (``puzzles.duplicate
     .shuffled_bag``, reproducible by anyone who knows the seed: replays and tests)."""
-    return "".join(engine().shuffled_bag(lang, seed))
+    return "".join(shuffled_bag(lang, seed))
 
 
-def secret_bag_order(lang: str, seed: int) -> str:
+def secret_bag_order(lang: Lang, seed: int) -> str:
     """The whole bag in the order a secret 128-bit ``seed`` draws it
     (``puzzles.duplicate.secret_bag``): a default game's bag."""
-    return "".join(engine().secret_bag(lang, seed))
+    return "".join(secret_bag(lang, seed))
 
 
 def live_minutes(variant: str) -> int:
-    """The time of a round played live (rhythm ``live``): 6 min for the Tactique (RULES §9.1,
-    « Temps de réflexion: 6 minutes par coup »), 3 min otherwise (FISF 3.3, « trois minutes
-    par coup »; RULES §9: the variants' time is INFERRED)."""
-    return 6 if variant == "tactique" else 3
+    """The time of a round played live (rhythm ``live``): the game's (6 min for the
+    Tactique, RULES §9.1; 3 otherwise, FISF 3.3; RULES §9: the variants' time is
+    INFERRED)."""
+    return round_game(variant).live_minutes
 
 
-def check_rhythm(rhythm: dict[str, Any], timezone: str) -> dict[str, Any]:
+def _as_int(value: object) -> int:
+    """``int(value)`` of what a form or a stored rhythm holds; ``TypeError`` otherwise."""
+    if isinstance(value, (int, float, str)):
+        return int(value)
+    raise TypeError(f"not a number: {value!r}")
+
+
+def check_rhythm(rhythm: Mapping[str, object], timezone: str) -> Rhythm:
     """The rhythm, normalised; :class:`DuplicateError` in French when it cannot work.
     ``{"kind": "live", "minutes": 6, "mails": False}``: played live, each round closes
     ``minutes`` after its draw and the next is drawn as soon as the results are out;
     ``mails`` (INFERRED, off): no draw or results mail each round (a round every few minutes
     must not flood the players' mailboxes; the page is the game), the final ranking is
     mailed all the same."""
-    kind = rhythm.get("kind")
+    kind = str(rhythm.get("kind"))
     if kind not in RHYTHM_KINDS:
         raise DuplicateError("Rythme des tours inconnu : choisissez « toutes les N heures », "
                              "« jours fixes », « dès que tous ont répondu » ou « en direct ».")
@@ -179,7 +156,7 @@ def check_rhythm(rhythm: dict[str, Any], timezone: str) -> dict[str, Any]:
         raise DuplicateError(str(exc)) from None
     if kind == "live":
         try:
-            minutes = int(rhythm.get("minutes", 0))
+            minutes = _as_int(rhythm.get("minutes", 0))
         except (TypeError, ValueError):
             minutes = 0
         if not 1 <= minutes <= 180:
@@ -188,7 +165,7 @@ def check_rhythm(rhythm: dict[str, Any], timezone: str) -> dict[str, Any]:
         return {"kind": kind, "minutes": minutes, "mails": rhythm.get("mails") is True}
     if kind in ("hours", "all_answered"):
         try:
-            hours = int(rhythm.get("hours", 0))
+            hours = _as_int(rhythm.get("hours", 0))
         except (TypeError, ValueError):
             hours = 0
         if not 1 <= hours <= 24 * 60:
@@ -196,7 +173,7 @@ def check_rhythm(rhythm: dict[str, Any], timezone: str) -> dict[str, Any]:
                                  "1440.")
         return {"kind": kind, "hours": hours}
     try:
-        days = sorted({int(d) for d in rhythm.get("days", [])})
+        days = sorted({_as_int(d) for d in cast(Iterable[object], rhythm.get("days", []))})
     except (TypeError, ValueError):
         days = []
     if not days or any(not 0 <= d <= 6 for d in days):
@@ -212,7 +189,7 @@ def check_rhythm(rhythm: dict[str, Any], timezone: str) -> dict[str, Any]:
     return {"kind": kind, "days": days, "time": f"{hh:02d}:{mm:02d}"}
 
 
-def deadline_after(rhythm: dict[str, Any], opens_at: datetime, timezone: str) -> datetime:
+def deadline_after(rhythm: Rhythm, opens_at: datetime, timezone: str) -> datetime:
     """The deadline of a round opened at ``opens_at``: N hours later, or the next listed
     weekday at the given local time (at least one hour after the opening)."""
     if rhythm["kind"] == "live":
@@ -234,16 +211,16 @@ def deadline_after(rhythm: dict[str, Any], opens_at: datetime, timezone: str) ->
 
 def is_live(game: DuplicateGame) -> bool:
     """Played live: a round every few minutes (rhythm ``live``)."""
-    return game.rhythm.get("kind") == "live"
+    return rhythm_of(game).get("kind") == "live"
 
 
 def round_mails(game: DuplicateGame) -> bool:
     """Each round's draw and results are mailed: always by correspondence; live only with
     the rhythm's ``mails`` setting."""
-    return not is_live(game) or game.rhythm.get("mails") is True
+    return not is_live(game) or rhythm_of(game).get("mails") is True
 
 
-def describe_rhythm(rhythm: dict[str, Any]) -> str:
+def describe_rhythm(rhythm: Rhythm) -> str:
     if rhythm.get("kind") == "live":
         return (f"en direct : {rhythm['minutes']} min par tour, le tirage suivant dès les "
                 "résultats")
@@ -262,8 +239,8 @@ def create_game(
     session: Session,
     competition: Competition,
     title: str,
-    settings: Any,
-    rhythm: dict[str, Any],
+    settings: DuplicateSettings | VariantSettings,
+    rhythm: Mapping[str, object],
     starts_at: datetime,
     code: str | None = None,
     lexicon_name: str = "default",
@@ -273,7 +250,7 @@ def create_game(
     bag_order: str | None = None,
     actor: str = audit.SYSTEM,
     variant: DuplicateVariant | str = DuplicateVariant.PLAIN,
-    superscrabble: dict[str, Any] | None = None,
+    superscrabble: Mapping[str, object] | None = None,
 ) -> DuplicateGame:
     """Store a new Duplicate; round 1 is drawn by the scheduler at ``starts_at``. The bag
     order is drawn from a fresh secret 128-bit seed, or from the arbitre's ``seed`` (marked
@@ -284,7 +261,7 @@ def create_game(
     Superscrabble takes ``superscrabble={"start": "H7 LA", "racks": ["RETAINS", …]}``."""
     if starts_at.tzinfo is None:
         raise ValueError("starts_at must be timezone-aware")
-    rhythm = check_rhythm(rhythm, timezone)
+    checked = check_rhythm(rhythm, timezone)
     if not title.strip():
         raise DuplicateError("Donnez un titre à la partie.")
     try:
@@ -295,7 +272,7 @@ def create_game(
         raise DuplicateError(str(exc)) from None
     if review_minutes < 0:
         raise DuplicateError("Le délai de revue du top ne peut pas être négatif.")
-    if rhythm["kind"] == "live" and review_minutes:
+    if checked["kind"] == "live" and review_minutes:
         raise DuplicateError("En direct, les résultats et le tirage suivant suivent la clôture "
                              "du tour : le délai de revue du top doit être 0.")
     code = (code or f"DUP-{secrets.token_hex(3)}").strip()
@@ -314,21 +291,18 @@ def create_game(
         labels = ", ".join(label_of(v) for v in SERVER_VARIANTS)
         raise DuplicateError(f"Variante « {variant} » inconnue de ce serveur (jouables : "
                              f"{labels}).") from None
-    if variant:
-        vs = variants().VariantSettings
-        own = "top" if variant == SUPERSCRABBLE else variant
-        if not isinstance(settings, vs):
-            settings = vs(variant=own, duplicate=settings)
-        elif settings.variant != own:
-            settings = replace(settings, variant=own)
-    dup_settings = settings.duplicate if variant else settings
-    lang = dup_settings.lang
+    rules = round_game(variant)
+    spec = superscrabble or {}
+    game_settings = GameSettings.build(variant, settings, SuperscrabbleSpec(
+        str(spec.get("start", "")), tuple(str(r) for r in cast(Iterable[object],
+                                                                spec.get("racks", [])))))
+    lang = game_settings.duplicate.lang
     # the bag (docs/DUPLICATE.md « Le sac »): a fresh secret seed unless the arbitre gives
     # one (marked as such: anyone who knows it knows the draws) or gives the whole bag
     if bag_order is not None:
         seed, source, bag = 0, SeedSource.BAG, bag_order
     elif seed is None:
-        seed, source = engine().new_secret_seed(), SeedSource.SECRET
+        seed, source = new_secret_seed(), SeedSource.SECRET
         bag = secret_bag_order(lang, seed)
     else:
         seed, source = int(seed), SeedSource.GIVEN
@@ -338,66 +312,27 @@ def create_game(
     assert competition.id is not None
     game = DuplicateGame(
         code=code, competition_id=competition.id, title=title.strip(), lang=lang,
-        lexicon_name=lexicon_name, settings=_as_dict(settings.to_json()), rhythm=rhythm,
+        lexicon_name=lexicon_name, settings=game_settings.to_stored(), rhythm=dict(checked),
         variant=variant,
         seed=seed, seed_source=source, bag_order=bag, state_text="", timezone=timezone,
         review_minutes=review_minutes, starts_at=starts_at, status=DuplicateStatus.SCHEDULED,
     )
-    config = config_of(game)  # the word list must load now, not at round 1
-    game.lexicon_sha256 = config.lexicon.identity.sha256
-    try:
-        game.state_text = engine().GameState.initial(dup_settings, bag).to_text()
-        if variant == "tactique":
-            game.state_text = tactique_text(variants().TactiqueState(
-                engine().GameState.from_text(game.state_text)))
-        if variant == SUPERSCRABBLE:
-            spec, game.state_text = superscrabble_start(superscrabble or {}, config)
-            game.settings = {**game.settings, SUPERSCRABBLE: spec}
-    except ValueError as exc:  # puzzles.duplicate.DuplicateError: a bag that is not the set
+    # the word list must load now, not at round 1
+    game.lexicon_sha256 = base_lexicon(game).identity.sha256
+    config = config_of(game)
+    try:  # the bag must be the set, the game's own data right (the Superscrabble's start)
+        game.state_text = rules.initial(game_settings, bag, config)
+        game_settings = rules.prepare(game_settings, config)
+    except ValueError as exc:  # puzzles.duplicate.DuplicateError
         raise DuplicateError(str(exc)) from None
+    game.settings = game_settings.to_stored()
     session.add(game)
     session.flush()
     audit.record(session=session, actor=actor, action="duplicate.create", target=code,
-                 seed=str(seed), seed_source=source, rhythm=rhythm,
+                 seed=str(seed), seed_source=source, rhythm=checked,
                  starts_at=starts_at.isoformat(),
                  settings=game.settings, lexicon=lexicon_name, variant=variant)
     return game
-
-
-def superscrabble_start(spec: dict[str, Any], config: Any) -> tuple[dict[str, Any], str]:
-    """The arbitre's 2-letter word through the centre and the racks (7 letters each, one per
-    round), checked; the grid (CGP) with the word placed. French errors."""
-    start = str(spec.get("start", "")).strip().upper()
-    racks = [str(r).replace(" ", "").upper() for r in spec.get("racks", []) if str(r).strip()]
-    if len(start.split()) != 2:
-        raise DuplicateError("Partie de Superscrabble : écrivez le mot de 2 lettres placé par "
-                             "l'arbitre avec sa référence (ex. « H7 LA »).")
-    if not racks:
-        raise DuplicateError("Partie de Superscrabble : donnez les tirages de 7 lettres, un "
-                             "par coup.")
-    for i, rack in enumerate(racks, 1):
-        if len(rack) != 7 or not all(ch == "?" or "A" <= ch <= "Z" for ch in rack):
-            raise DuplicateError(f"Partie de Superscrabble, coup {i} : « {rack} » n'est pas un "
-                                 "tirage de 7 lettres.")
-    ref, word = start.split()
-    board = Board()
-    try:
-        pl = Placement.from_notation(board, ref, word)
-    except Exception as exc:
-        raise DuplicateError(f"Partie de Superscrabble : mot de départ — {exc}") from None
-    if len(word) != 2 or config.layout.center not in pl.squares:
-        raise DuplicateError("Partie de Superscrabble : le mot de départ a 2 lettres et couvre "
-                             "la case centrale.")
-    pl.apply(board)
-    return {"start": start, "racks": racks}, str(board.to_cgp())
-
-
-def _as_dict(value: Any) -> dict[str, Any]:
-    if isinstance(value, str):
-        loaded = json.loads(value)
-        assert isinstance(loaded, dict)
-        return loaded
-    return dict(value)
 
 
 def players_of(session: Session, game: DuplicateGame) -> list[Player]:
@@ -455,30 +390,19 @@ def first_line(text: str) -> str:
     return next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
 
 
-def parse_line(variant: str, line: str) -> Any:
-    """The variant's bulletin parser: ``puzzles.duplicate.parse_bulletin``, or for the
-    letter-choice variants ``puzzles.variants.parse_free_bulletin`` (``+T``, ``-N +K``)."""
-    if variant in FREE_VARIANTS:
-        return variants().parse_free_bulletin(line)
-    if variant == "tactique":
-        return variants().parse_tactique_billet(line)
-    if variant == SUPERSCRABBLE:
-        return variants().parse_scrabble_sheet(line)
-    return engine().parse_bulletin(line)
-
-
-def parse_text(text: str, variant: str = "") -> tuple[list[str], dict[str, Any] | None]:
+def parse_text(text: str, variant: str = "") -> tuple[list[str], AnyBulletinJSON | None]:
     """The bulletin is the first non-empty line (a mail's signature below it is ignored);
-    when the text has several, its reasons name that line (« Ligne 2 : … »). The parsers
-    answer every line with a bulletin or French reasons (their fuzzers:
-    tests/puzzles/test_bulletin_fuzz.py); should one raise all the same, the bulletin is kept
-    as unreadable, for the arbitre, with a French reason."""
+    when the text has several, its reasons name that line (« Ligne 2 : … »). The game's
+    parser (``RoundGame.parse``) answers every line with a bulletin or French reasons
+    (the parsers' fuzzers: tests/puzzles/test_bulletin_fuzz.py); should one raise all the
+    same, the bulletin is kept as unreadable, for the arbitre, with a French reason."""
+    rules = round_game(variant)
     line = first_line(text)
     if not line:
-        example = BULLETIN_EXAMPLES.get(variant, "H4 RESTAIt 70")
-        return [f"Bulletin vide : écrivez une ligne, par exemple « {example} »."], None
+        return [f"Bulletin vide : écrivez une ligne, par exemple « {rules.bulletin_example} »."
+                ], None
     try:
-        parsed = parse_line(variant, line)
+        parsed = rules.parse(line)
     except Exception:  # the parser must never cost a player his bulletin
         log.exception("parse_bulletin raised")
         return ["Bulletin illisible : il est conservé et l'arbitre l'examinera."], None
@@ -488,98 +412,7 @@ def parse_text(text: str, variant: str = "") -> tuple[list[str], dict[str, Any] 
             return [str(e) for e in parsed], None
         number = next(k for k, ln in enumerate(text.splitlines(), 1) if ln.strip())
         return [f"Ligne {number} : {e}" for e in parsed], None
-    if variant in FREE_VARIANTS:
-        return [], free_dict(parsed)
-    if variant == SUPERSCRABBLE:
-        return [], {"entries": [list(e) for e in parsed.entries], "count": parsed.count}
-    if variant == "tactique":
-        return [], {"first": bulletin_dict(parsed.first),
-                    "second": bulletin_dict(parsed.second) if parsed.second else None,
-                    "total": parsed.total}
-    return [], bulletin_dict(parsed)
-
-
-def solution_count(d: dict[str, Any] | None) -> int:
-    """How many solutions a stored bulletin holds (a Tactique billet: its word with the
-    most; a Superscrabble sheet: 1)."""
-    if not d:
-        return 0
-    if "first" in d:
-        return max(solution_count(d["first"]), solution_count(d.get("second")))
-    if "entries" in d:
-        return 1
-    return 1 + len(d.get("alternatives") or ())
-
-
-def bulletin_dict(b: Any) -> dict[str, Any]:
-    """A ``puzzles.duplicate.Bulletin`` as stored: ``word``, ``ref``, ``raccord``,
-    ``claimed``; the raccord letters written at their places (``raccord_at``, ``[letter, dx,
-    dy]`` each) and the vertical mark only when written; with several solutions (``A / B``,
-    S1 5.6) the first one's keys and ``alternatives``, a list of the others' — every key
-    beyond the first four only when written, so the bulletins stored before read the same."""
-    out: dict[str, Any] = {"word": b.word, "ref": b.ref, "raccord": getattr(b, "raccord", None),
-                           "claimed": b.claimed}
-    if getattr(b, "raccord_at", ()):
-        out["raccord_at"] = [[x.letter, x.dx, x.dy] for x in b.raccord_at]
-    if getattr(b, "vertical", False):
-        out["vertical"] = True
-    alternatives = getattr(b, "alternatives", ())
-    if alternatives:
-        out["alternatives"] = [bulletin_dict(a) for a in alternatives]
-    return out
-
-
-def free_dict(fb: Any) -> dict[str, Any]:
-    """A ``puzzles.variants.FreeBulletin`` as stored: :func:`bulletin_dict` with the letters
-    taken (``chosen``, ``swapped``); each alternative with its own letters."""
-    out = {**bulletin_dict(fb.bulletin), "chosen": fb.chosen, "swapped": fb.swapped}
-    if fb.alternatives:
-        out["alternatives"] = [free_dict(a) for a in fb.alternatives]
-    return out
-
-
-def bulletin_of(d: dict[str, Any], player: str, received_at: datetime | None) -> Bulletin:
-    """The stored bulletin (:func:`bulletin_dict`) with every solution."""
-    placed = tuple(engine().RaccordLetter(str(x[0]), int(x[1]), int(x[2]))
-                   for x in d.get("raccord_at") or ())
-    return Bulletin(player=player, word=d["word"], ref=d.get("ref"),
-                    raccord=d.get("raccord"), claimed=d.get("claimed"),
-                    received_at=received_at, raccord_at=placed,
-                    vertical=bool(d.get("vertical")),
-                    alternatives=tuple(bulletin_of(a, player, received_at)
-                                       for a in d.get("alternatives") or ()))
-
-
-def free_of(d: dict[str, Any], player: str, received_at: datetime | None) -> Any:
-    """The stored bulletin of a letter-choice variant (:func:`free_dict`) with every
-    solution and its letters."""
-    return variants().FreeBulletin(
-        replace(bulletin_of(d, player, received_at), alternatives=()),
-        d.get("chosen", ""), d.get("swapped", ""),
-        tuple(free_of(a, player, received_at) for a in d.get("alternatives") or ()))
-
-
-def bulletin_line(b: dict[str, Any] | None) -> str | None:
-    if not b:
-        return None
-    if "entries" in b:  # a Superscrabble sheet
-        listed = ", ".join(f"{r} {w}" for r, w in b["entries"])
-        return listed + (f" ; {b['count']}" if b.get("count") is not None else "")
-    if "first" in b:  # a Tactique billet
-        words = " + ".join(x for x in (bulletin_line(b["first"]), bulletin_line(b["second"]))
-                           if x)
-        return words + (f" = {b['total']}" if b.get("total") is not None else "")
-    placed = " ".join(engine().RaccordLetter(*x).notation() for x in b.get("raccord_at") or ())
-    place = " ".join(x for x in (b.get("ref"), b.get("raccord"), placed) if x)
-    mark = engine().VERTICAL_MARK if b.get("vertical") else ""
-    claimed = b.get("claimed")
-    letters = (f"-{b['swapped']}" if b.get("swapped") else "",
-               f"+{b['chosen']}" if b.get("chosen") else "")
-    one = " ".join(str(x) for x in (mark, place, b["word"],
-                                    claimed if claimed is not None else "", *letters)
-                   if x != "")
-    others = [bulletin_line(a) or "" for a in b.get("alternatives") or ()]
-    return " / ".join([one, *others])
+    return [], parsed
 
 
 def is_answer(entry: DuplicateEntry) -> bool:
@@ -603,99 +436,23 @@ def all_answered(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> bool:
     return bool(players) and players <= answered_players(s, rnd)
 
 
-def scrabble_top_dict(chosen: Any, answers: Sequence[Any], reason: str) -> dict[str, Any]:
-    listed = [{"ref": m["ref"], "word": m["word"], "score": m["score"]}
-              for m in (move_dict(a) for a in answers)]
-    if chosen is None:
-        return {"ref": "—", "word": "", "score": 0, "move": None, "ties": [],
-                "scrabbles": listed, "reason": "Aucun scrabble : la grille ne change pas."}
-    return {**move_dict(chosen), "ties": [], "scrabbles": listed, "reason": reason}
+class StandingRow(StandingJSON):
+    """A ranking row of a game as the pages and mails show it: the game's row
+    (:class:`~puzzles.duplicate.protocol.StandingJSON`, its ``player`` key replaced by
+    ``player_id``) with the player's ``name`` and ``club``; ``tied``: the rank is shared
+    (« ex æquo »)."""
+
+    player_id: int
+    name: str
+    club: str
+    tied: NotRequired[bool]
 
 
-def verdict_of(r: dict[str, Any]) -> Verdict:
-    return Verdict(player=str(r["player_id"]), score=int(r["score"]), kind=r["kind"],
-                   warnings=int(r["warnings"]), reason_fr=r["reason"],
-                   ref=r.get("ref"), word=r.get("word"), solo=int(r.get("solo", 0)))
-
-
-def draw_dict(d: Any) -> dict[str, Any]:
-    return {"reliquat": d.reliquat, "new": d.new, "rack": d.rack, "rejected": list(d.rejected),
-            "minimum": d.minimum, "notation": d.notation}
-
-
-def draw_of(d: dict[str, Any]) -> Draw:
-    return Draw(reliquat=d["reliquat"], new=d["new"], rack=d["rack"],
-                rejected=tuple(d["rejected"]), minimum=int(d.get("minimum", 0)))
-
-
-def move_dict(m: Any) -> dict[str, Any]:
-    return {"ref": format_ref(m.ref), "word": m.word, "score": int(m.score),
-            "move": [int(m.score), bool(m.horizontal), int(m.start), m.word, int(m.new_mask)]}
-
-
-def move_of(d: dict[str, Any]) -> GeneratedMove:
-    score, horizontal, start, word, mask = d["move"]
-    return GeneratedMove(int(score), bool(horizontal), int(start), str(word), int(mask))
-
-
-def top_dict(t: Any) -> dict[str, Any]:
-    out = move_dict(t.move)
-    out.update(ref=t.ref, word=t.word, score=int(t.score), reason=t.reason_fr,
-               ties=[move_dict(x) for x in t.ties])
-    return out
-
-
-def variant_top_dict(t: Any) -> dict[str, Any]:
-    """A ``puzzles.variants.VariantTop``: the move, the letters it takes from the stock
-    (``chosen``) and the Métagramme's given-back letter (``swapped``)."""
-    out = move_dict(t.move)
-    out.update(ref=t.ref, word=t.word, score=int(t.score), reason=t.reason_fr, ties=[],
-               tied=int(t.ties), chosen=t.choice.chosen, swapped=t.choice.swapped)
-    return out
-
-
-def variant_top_of(d: dict[str, Any]) -> VariantTop:
-    return VariantTop(FreeMove(move_of(d), d.get("chosen", ""), d.get("swapped", "")),
-                      ref=d["ref"], word=d["word"], score=int(d["score"]),
-                      reason_fr=d.get("reason", ""))
-
-
-def tactique_top_dict(t: Any) -> dict[str, Any]:
-    """A ``puzzles.variants.TactiqueTop``: both words in placement order (``first``,
-    ``second``: move mappings or None), the group played first, the sum; ``ref``/``word``
-    read « H7 + H7 », « ZA + ZAS »."""
-    moves = [move_dict(m) if m is not None else None for m in (t.first, t.second)]
-    placed = [m for m in moves if m]
-    return {"first_group": int(t.first_group), "first": moves[0], "second": moves[1],
-            "ref": " + ".join(m["ref"] for m in placed),
-            "word": " + ".join(m["word"] for m in placed), "score": int(t.score),
-            "notation": t.notation, "reason": t.reason_fr, "ties": [], "tied": int(t.ties)}
-
-
-def tactique_top_of(d: dict[str, Any]) -> TactiqueTop:
-    return TactiqueTop(
-        int(d["first_group"]), move_of(d["first"]) if d.get("first") else None,
-        move_of(d["second"]) if d.get("second") else None, int(d["score"]))
-
-
-def top_letters(top: dict[str, Any] | None) -> str:
-    """`` -N +K`` after a variant top (the letters given back and taken), else ""."""
-    if not top:
-        return ""
-    out = f" -{top['swapped']}" if top.get("swapped") else ""
-    return out + (f" +{top['chosen']}" if top.get("chosen") else "")
-
-
-def top_of(d: dict[str, Any]) -> TopChoice:
-    return TopChoice(move=move_of(d), ref=d["ref"], word=d["word"],
-                     score=int(d["score"]), ties=tuple(move_of(x) for x in d["ties"]),
-                     reason_fr=d.get("reason", ""))
-
-
-def standings(session: Session, game: DuplicateGame) -> list[dict[str, Any]]:
-    """The ranking after the published rounds (``puzzles.duplicate.rank_game``: scores +
-    solos − warning conversion): rank, name, total, percent of the tops, per-round scores;
-    ``tied``: the rank is shared (« ex æquo »)."""
+def standings(session: Session, game: DuplicateGame) -> list[StandingRow]:
+    """The ranking after the published rounds (the game's ``rank``: the Duplicate's scores
+    + solos − warning conversion, the Top's rounds topped, the Superscrabble's valid
+    scrabbles): rank, name, total, percent of the tops, per-round scores; ``tied``: the
+    rank is shared (« ex æquo »)."""
     rows = _standings(session, game)
     shared = Counter(r["rank"] for r in rows)
     for r in rows:
@@ -703,129 +460,26 @@ def standings(session: Session, game: DuplicateGame) -> list[dict[str, Any]]:
     return rows
 
 
-def _standings(session: Session, game: DuplicateGame) -> list[dict[str, Any]]:
-    eng = engine()
+def _standings(session: Session, game: DuplicateGame) -> list[StandingRow]:
     rounds = [r for r in rounds_of(session, game)
               if r.status == RoundStatus.PUBLISHED and r.top is not None]
     names = {p.id: p for p in players_of(session, game)}
-    if rounds and game.variant == DuplicateVariant.TOP:
-        return top_standings(game, rounds, names)
-    if rounds and game.variant == SUPERSCRABBLE:
-        return scrabble_standings(game, rounds, names)
     if not rounds:
-        return [{"player_id": p.id, "name": p.name, "club": p.club, "rank": 1, "total": 0,
-                 "percent": None, "scores": [], "warnings": 0, "solos": 0}
+        return [{"player_id": p.id or 0, "name": p.name, "club": p.club, "rank": 1,
+                 "total": 0, "percent": None, "scores": [], "warnings": 0, "solos": 0}
                 for p in names.values()]
-    results = [eng.RoundResult(round_no=r.number, draw=_round_draw(r), top=_round_top(r),
-                               board_cgp=r.grid_after or "",
-                               verdicts=tuple(verdict_of(x) for x in r.results))
-               for r in rounds]
-    per_round = {r.number: {x["player_id"]: x for x in r.results} for r in rounds}
-    rows: list[dict[str, Any]] = []
-    for row in eng.rank_game(results, duplicate_settings_of(game)):
-        pid = int(row.player)
+    rows: list[StandingRow] = []
+    for row in game_of(game).rank([round_record_of(r) for r in rounds],
+                                  game_settings_of(game)):
+        pid = int(row["player"])
         p = names.get(pid)
-        rows.append({
+        rest = {k: v for k, v in row.items() if k != "player"}
+        rows.append(cast(StandingRow, {
             "player_id": pid, "name": p.name if p else f"joueur n° {pid}",
-            "club": p.club if p else "", "rank": row.rank, "total": row.total,
-            "percent": round(row.percent_of_tops, 2), "warnings": row.warnings,
-            "warning_deduction": row.warning_deduction, "solos": row.solos,
-            "scores": [(per_round[r.number].get(pid) or {}).get("score", 0)
-                       + (per_round[r.number].get(pid) or {}).get("solo", 0) for r in rounds],
-        })
-    rows.sort(key=lambda r: (r["rank"], r["name"]))
-    return rows
-
-
-def scrabble_standings(game: DuplicateGame, rounds: Sequence[DuplicateRound],
-                       names: dict[int | None, Player]) -> list[dict[str, Any]]:
-    """Partie de Superscrabble (``rank_superscrabble``): ``total`` is the valid scrabbles
-    less the warning conversion (RULES §5.3)."""
-    v = variants()
-    ranked = v.rank_superscrabble(
-        [[v.SheetVerdict(str(x["player_id"]), int(x["score"]), int(x.get("invalid", 0)),
-                         int(x.get("duplicates", 0)), int(x["warnings"]), x["reason"])
-          for x in r.results] for r in rounds], variant_settings_of(game))
-    per_round = {r.number: {x["player_id"]: x for x in r.results} for r in rounds}
-    rows = []
-    for row in ranked:
-        pid = int(row.player)
-        p = names.get(pid)
-        rows.append({
-            "player_id": pid, "name": p.name if p else f"joueur n° {pid}",
-            "club": p.club if p else "", "rank": row.rank, "total": row.points,
-            "percent": None, "warnings": row.warnings, "warning_deduction": row.penalty,
-            "solos": 0,
-            "scores": [(per_round[r.number].get(pid) or {}).get("score", 0) for r in rounds],
-        })
-    rows.sort(key=lambda r: (r["rank"], r["name"]))
-    return rows
-
-
-def _round_draw(r: DuplicateRound) -> Any:
-    return draw_of(r.draw["groups"][0] if "groups" in r.draw else r.draw)
-
-
-def _round_top(r: DuplicateRound) -> Any:
-    """The round's top as ``rank_game`` reads it (a Tactique: the sum, its first word)."""
-    d = r.top or {}
-    if "first_group" in d:
-        move = move_of(d["first"] or d["second"])
-        return engine().TopChoice(move=move, ref=d["ref"], word=d["word"],
-                                  score=int(d["score"]))
-    return top_of(d)
-
-
-def top_standings(game: DuplicateGame, rounds: Sequence[DuplicateRound],
-                  names: dict[int | None, Player]) -> list[dict[str, Any]]:
-    """Duplicate Top (``puzzles.variants.rank_duplicate_top``): ``total`` is the ranking
-    points (rounds topped less the warning conversion), then the companions and the total of
-    the topped rounds' scores break ties."""
-    ranked = variants().rank_duplicate_top(
-        [[verdict_of(x) for x in r.results] for r in rounds], variant_settings_of(game))
-    per_round = {r.number: {x["player_id"]: x for x in r.results} for r in rounds}
-    rows: list[dict[str, Any]] = []
-    for row in ranked:
-        pid = int(row.player)
-        p = names.get(pid)
-        rows.append({
-            "player_id": pid, "name": p.name if p else f"joueur n° {pid}",
-            "club": p.club if p else "", "rank": row.rank, "total": row.points,
-            "percent": None, "tops": row.tops, "companions": row.companions,
-            "topped_total": row.topped_total, "warnings": row.warnings,
-            "warning_deduction": row.penalty, "solos": 0,
-            "scores": [(per_round[r.number].get(pid) or {}).get("score", 0) for r in rounds],
-        })
+            "club": p.club if p else "", **rest}))
     rows.sort(key=lambda r: (r["rank"], r["name"]))
     return rows
 
 
 def text_grid(cgp: str) -> str:
     return str(Board.from_cgp(cgp).to_ascii())
-
-
-VARIANT_RULES_FR = {
-    "top": "Duplicate Top : chaque tour, le ou les joueurs qui réalisent la meilleure "
-           "marque de la salle gagnent un point de classement.",
-    "completif": "Complétif : complétez le tirage de 6 lettres par 1 lettre choisie dans le "
-                 "stock et nommez-la après le score (« +T »).",
-    "superjoker": "Superjoker : complétez le tirage de 5 lettres par 2 lettres choisies dans "
-                  "le stock et nommez-les après le score (« +ST »).",
-    "metagramme": "Métagramme : vous pouvez échanger une lettre du tirage contre une lettre du "
-                  "stock ; nommez la lettre rendue puis la lettre prise (« -N +K »).",
-    "elliptique": "Elliptique : 8 lettres sont tirées ; jouez un mot d'au plus 7 d'entre "
-                  "elles.",
-    SUPERSCRABBLE: "Partie de Superscrabble : trouvez tous les scrabbles du tirage sur la "
-                   "grille ; écrivez-les avec leur référence, séparés par des virgules, puis "
-                   "« ; » et leur nombre. Un point par scrabble valable ; l'arbitre choisit "
-                   "ensuite le scrabble que tous placent.",
-    "tactique": "Tactique : deux groupes de lettres ; jouez un mot avec chacun, dans l'ordre "
-                "de votre choix, et écrivez les deux mots dans l'ordre où vous les posez, "
-                "chacun avec son score, puis leur somme.",
-}
-
-
-BULLETIN_EXAMPLES = {"completif": "H4 RESTAIT 70 +T", "superjoker": "H4 RESTAIT 70 +ST",
-                     "metagramme": "H4 KETAMINE 92 -N +K",
-                     "tactique": "H4 RESTAIT 70 + 8C MOTS 25 = 95",
-                     SUPERSCRABBLE: "H4 RESTAIT, 8C RESTAIT ; 2"}

@@ -3,51 +3,57 @@ the final ranking — each through ``notify.fan_out`` (one per player, by ``dedu
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import cast
 
 from sqlmodel import Session
 
+from puzzles.duplicate.codecs import RoundTopJSON, ScrabbleTopJSON, top_letters
 from webapp.models import (
     DuplicateGame,
     DuplicateRound,
-    DuplicateVariant,
     OutboxKind,
     Player,
     RoundStatus,
 )
 from webapp.services import notify
 from webapp.services.duplicate.game import (
-    BULLETIN_EXAMPLES,
     KIND_CORRECTED,
     KIND_DRAW,
     KIND_FINAL,
     KIND_RESULTS,
-    SUPERSCRABBLE,
-    VARIANT_RULES_FR,
+    game_of,
     game_url,
     players_of,
     round_mails,
     rounds_of,
     standings,
     text_grid,
-    top_letters,
-    variant_label,
+)
+from webapp.services.stored import (
+    PlayerResultJSON,
+    round_draw_of,
+    round_results_of,
+    round_top_of,
 )
 from webapp.services.timefmt import format_local
 
+#: a mail template's context
+Context = dict[str, object]
+#: what else waits for a player (``player_space.waiting_games``: one mapping per game)
+WaitingGames = Sequence[Mapping[str, object]]
 
-def variant_notice(game: DuplicateGame, rnd: DuplicateRound) -> dict[str, Any]:
-    """What a draw notice adds for a variant: its name, its rule, the stock."""
-    if not game.variant:
+
+def variant_notice(game: DuplicateGame, rnd: DuplicateRound) -> Context:
+    """What a draw notice adds for a game with a rule of its own (a variant): its name, its
+    rule, the stock when the game shows it, its bulletin example."""
+    rules = game_of(game)
+    if rules.rules_fr is None:
         return {}
-    out: dict[str, Any] = {"variant_label": variant_label(game),
-                           "variant_rule": VARIANT_RULES_FR.get(game.variant)}
-    if game.variant in (DuplicateVariant.COMPLETIF, DuplicateVariant.SUPERJOKER,
-                        DuplicateVariant.METAGRAMME):
-        out["stock"] = rnd.draw.get("stock", "")
-    if game.variant in BULLETIN_EXAMPLES:
-        out["bulletin_example"] = BULLETIN_EXAMPLES[game.variant]
+    out: Context = {"variant_label": rules.label, "variant_rule": rules.rules_fr}
+    if rules.shows_stock:
+        out["stock"] = round_draw_of(rnd).get("stock", "")
+    out["bulletin_example"] = rules.bulletin_example
     return out
 
 
@@ -56,7 +62,8 @@ def draw_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> int:
         return 0
     shared = {
         "game_title": f"{game.title} ({game.code})", "round_no": rnd.number,
-        "rack": rnd.draw["rack"], "draw_notation": rnd.draw.get("notation", rnd.draw["rack"]),
+        "rack": round_draw_of(rnd)["rack"],
+        "draw_notation": round_draw_of(rnd).get("notation", round_draw_of(rnd)["rack"]),
         "deadline": format_local(rnd.closes_at, game.timezone),
         "grid": text_grid(rnd.grid_before), "game_url": game_url(game),
         "subject_hint": game.code, **variant_notice(game, rnd),
@@ -71,7 +78,7 @@ def draw_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> int:
 
 def reminder_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound,
                      players: list[Player],
-                     waiting: Callable[[Player], list[dict[str, Any]]]) -> int:
+                     waiting: Callable[[Player], WaitingGames]) -> int:
     """The round's reminder (``duplicate_reminder``, kind ``reminder``) to ``players`` (those
     without a readable bulletin), with the other round games ``waiting`` for each;
     idempotent per game, round and player."""
@@ -79,7 +86,8 @@ def reminder_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound,
         return 0
     shared = {
         "game_title": f"{game.title} ({game.code})", "round_no": rnd.number,
-        "rack": rnd.draw["rack"], "deadline": format_local(rnd.closes_at, game.timezone),
+        "rack": round_draw_of(rnd)["rack"],
+        "deadline": format_local(rnd.closes_at, game.timezone),
         "game_url": game_url(game), "subject_hint": game.code,
     }
     return notify.fan_out(
@@ -91,31 +99,40 @@ def reminder_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound,
                            "waiting_games": [g for g in waiting(p) if g["code"] != game.code]})
 
 
-def top_words(top: dict[str, Any]) -> dict[str, str]:
-    """``top_ref`` and ``top_word`` of the mails; a Tactique reads « H7 ZA 22 + » « H7 ZAS
-    12 » (both words in placement order with their scores, the sum after)."""
-    if "first_group" in top:
-        words = [f"{m['ref']} {m['word']} {m['score']}" for m in (top["first"], top["second"])
-                 if m]
-        return {"top_ref": words[0] + (" +" if len(words) > 1 else ""),
-                "top_word": words[1] if len(words) > 1 else ""}
-    return {"top_ref": top["ref"], "top_word": top["word"]}
+def top_words(game: DuplicateGame, top: RoundTopJSON) -> dict[str, str]:
+    """``top_ref`` and ``top_word`` of the mails, as the game writes its top (a Tactique
+    reads « H7 ZA 22 + » « H7 ZAS 12 »: both words in placement order with their scores)."""
+    ref, word = game_of(game).top_words(top)
+    return {"top_ref": ref, "top_word": word}
 
 
-def scrabble_notice(game: DuplicateGame, rnd: DuplicateRound) -> dict[str, Any]:
-    """A Superscrabble round's results: out of the number of scrabbles of the round, and the
-    scrabble placed (not a « top »)."""
-    if game.variant != SUPERSCRABBLE or rnd.top is None:
+def scrabble_notice(game: DuplicateGame, rnd: DuplicateRound) -> Context:
+    """A round whose sheets list every scrabble (a Superscrabble): out of the number of
+    scrabbles of the round, and the scrabble placed (not a « top »)."""
+    top = round_top_of(rnd)
+    if not game_of(game).scrabble_sheet or top is None:
         return {}
-    return {"out_of": len(rnd.top.get("scrabbles", [])), "top_label": "Scrabble posé"}
+    return {"out_of": len(cast(ScrabbleTopJSON, top)["scrabbles"]), "top_label": "Scrabble posé"}
 
 
 def total_label(game: DuplicateGame) -> str:
-    if game.variant == SUPERSCRABBLE:
-        return "Vos scrabbles valables (total)"
-    if game.variant == DuplicateVariant.TOP:
-        return "Vos points de classement (tours topés)"
-    return "Votre total"
+    return game_of(game).total_label
+
+
+def _result_context(game: DuplicateGame, rnd: DuplicateRound, top: RoundTopJSON,
+                    p: Player, res: PlayerResultJSON, mine: Mapping[str, object] | None,
+                    participants: int) -> Context:
+    """A round result's mail (the results, a correction): the player, the top, his score
+    and his place in the ranking (``mine``: his row, None when he is not ranked)."""
+    mine = mine or {}
+    return {"player_name": p.name, "game_title": f"{game.title} ({game.code})",
+            "round_no": rnd.number, **top_words(game, top), "top_score": top["score"],
+            "top_letters": top_letters(top), "total_label": total_label(game),
+            "score": res["score"], "solo": res.get("solo", 0), "reason": res["reason"],
+            "total": mine.get("total"), "rank": mine.get("rank"),
+            "tied": mine.get("tied", False),
+            "warning_deduction": mine.get("warning_deduction", 0),
+            "participants": participants, "game_url": game_url(game)}
 
 
 def results_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> int:
@@ -124,21 +141,14 @@ def results_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> int
     players = {p.id: p for p in players_of(s, game)}
     ranking = standings(s, game)
     rank_of = {r["player_id"]: r for r in ranking}
-    result_of = {res["player_id"]: res for res in rnd.results}
-    top = rnd.top
+    result_of = {res["player_id"]: res for res in round_results_of(rnd)}
+    top = round_top_of(rnd)
     assert top is not None
 
-    def context(p: Player) -> dict[str, Any]:
-        res, mine = result_of[p.id], rank_of.get(p.id, {})
-        return {"player_name": p.name, "game_title": f"{game.title} ({game.code})",
-                "round_no": rnd.number, **top_words(top), "top_score": top["score"],
-                "top_letters": top_letters(top), "total_label": total_label(game),
-                **scrabble_notice(game, rnd),
-                "score": res["score"], "solo": res.get("solo", 0), "reason": res["reason"],
-                "total": mine.get("total"), "rank": mine.get("rank"),
-                "tied": mine.get("tied", False),
-                "warning_deduction": mine.get("warning_deduction", 0),
-                "participants": len(ranking), "game_url": game_url(game)}
+    def context(p: Player) -> Context:
+        return {**_result_context(game, rnd, top, p, result_of[p.id or 0],
+                                  rank_of.get(p.id or 0), len(ranking)),
+                **scrabble_notice(game, rnd)}
 
     return notify.fan_out(  # in the order of the round's results
         session=s, players=[players[pid] for pid in result_of if pid in players],
@@ -147,29 +157,23 @@ def results_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound) -> int
 
 
 def corrected_notices(s: Session, game: DuplicateGame, rnd: DuplicateRound,
-                      before: dict[int, dict[str, Any]], changed: set[int], reason: str, *,
+                      before: Mapping[int, PlayerResultJSON], changed: set[int], reason: str, *,
                       key: str) -> int:
     """A published round corrected again: its new result (and the old score, the new total
     and rank) to each player in ``changed``."""
     players = {p.id: p for p in players_of(s, game)}
     rank_of = {r["player_id"]: r for r in standings(s, game)}
-    result_of = {res["player_id"]: res for res in rnd.results}
-    top = rnd.top
+    result_of = {res["player_id"]: res for res in round_results_of(rnd)}
+    top = round_top_of(rnd)
     assert top is not None
 
-    def context(p: Player) -> dict[str, Any]:
-        res, mine = result_of[p.id], rank_of.get(p.id, {})
-        was = before.get(p.id or 0) or {}
-        return {"player_name": p.name, "game_title": f"{game.title} ({game.code})",
-                "round_no": rnd.number, **top_words(top), "top_score": top["score"],
-                "top_letters": top_letters(top), "score": res["score"],
-                "solo": res.get("solo", 0), "reason": res["reason"],
-                "old_score": int(was.get("score", 0)) + int(was.get("solo", 0)),
-                "why": reason, "total": mine.get("total"), "rank": mine.get("rank"),
-                "tied": mine.get("tied", False),
-                "warning_deduction": mine.get("warning_deduction", 0),
-                "participants": len(rank_of), "total_label": total_label(game),
-                "game_url": game_url(game)}
+    def context(p: Player) -> Context:
+        was = before.get(p.id or 0)
+        return {**_result_context(game, rnd, top, p, result_of[p.id or 0],
+                                  rank_of.get(p.id or 0), len(rank_of)),
+                "old_score": (int(was.get("score", 0)) + int(was.get("solo", 0))
+                              if was else 0),
+                "why": reason}
 
     return notify.fan_out(  # in the order of the round's results
         session=s, players=[players[pid] for pid in result_of
@@ -182,15 +186,15 @@ def final_notices(s: Session, game: DuplicateGame) -> int:
     ranking = standings(s, game)
     players = {p.id: p for p in players_of(s, game)}
     rounds = [r for r in rounds_of(s, game) if r.status == RoundStatus.PUBLISHED]
-    tops = sum(int(r.top["score"]) for r in rounds if r.top)
+    tops = sum(int(top["score"]) for top in map(round_top_of, rounds) if top)
     row_of = {row["player_id"]: row for row in ranking}
     excerpt_rows = [{"rank": r["rank"], "name": r["name"], "score": r["total"],
                      "percent": r["percent"], "warning_deduction": r.get("warning_deduction", 0),
                      "tied": r["tied"]}
                     for r in ranking]
 
-    def context(p: Player) -> dict[str, Any]:
-        row = row_of[p.id]
+    def context(p: Player) -> Context:
+        row = row_of[p.id or 0]
         return {"player_name": p.name, "game_title": f"{game.title} ({game.code})",
                 "rounds": len(rounds), "tops_total": tops, "total": row["total"],
                 "rank": row["rank"], "tied": row["tied"], "percent": row["percent"],

@@ -5,51 +5,34 @@ game, :func:`upcoming_instants` for the scheduler; :func:`close_round_now`, the 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
 from sqlmodel import Session, col, select
 
-from scoring.board import Board
+from puzzles.duplicate.protocol import Finished
 from webapp.db import session_scope
 from webapp.models import (
     DuplicateGame,
     DuplicateRound,
     DuplicateStatus,
-    DuplicateVariant,
     RoundStatus,
 )
 from webapp.services import audit
 from webapp.services.audit import PROCESS
 from webapp.services.duplicate.correction import compute_results
 from webapp.services.duplicate.game import (
-    SUPERSCRABBLE,
     DuplicateError,
     all_answered,
     answered_players,
     config_of,
     current_round,
     deadline_after,
-    draw_dict,
-    draw_of,
-    engine,
-    is_free,
+    game_of,
     log,
-    move_of,
     players_of,
     schedule_changed,
-    scrabble_top_dict,
-    tactique_of,
-    tactique_text,
-    tactique_top_dict,
-    tactique_top_of,
-    top_dict,
-    top_of,
-    variant_top_dict,
-    variant_top_of,
-    variants,
 )
 from webapp.services.duplicate.notices import (
     draw_notices,
@@ -57,15 +40,18 @@ from webapp.services.duplicate.notices import (
     reminder_notices,
     results_notices,
 )
-from webapp.services.stored import duplicate_settings_of, variant_settings_of
+from webapp.services.stored import game_settings_of, rhythm_of, round_record_of
 from webapp.services.submissions import setting
 
 #: the round games waiting for a player, by his id (``player_space.waiting_games``, which
 #: this package cannot import: it reads the correspondence games, which import this one)
-Waiting = Callable[[Session, int], list[dict[str, Any]]]
+Waiting = Callable[[Session, int], Sequence[Mapping[str, object]]]
+
+#: one scheduled step of a game: its name and the round it was about
+Step = Callable[[Session, DuplicateGame, datetime], tuple[str, int]]
 
 
-def _nothing_else(_s: Session, _player_id: int) -> list[dict[str, Any]]:
+def _nothing_else(_s: Session, _player_id: int) -> Sequence[Mapping[str, object]]:
     return []
 
 
@@ -141,14 +127,14 @@ def send_reminders(s: Session, game: DuplicateGame, rnd: DuplicateRound,
                             lambda p: waiting(s, p.id or 0))
 
 
-def next_step(s: Session, game: DuplicateGame, now: datetime) -> Any:
+def next_step(s: Session, game: DuplicateGame, now: datetime) -> Step | None:
     if game.status == DuplicateStatus.FINISHED:
         return None
     rnd = current_round(s, game)
     if rnd is None:
         return draw_next if now >= game.starts_at else None
     if rnd.status == RoundStatus.OPEN:
-        if now >= rnd.closes_at or (game.rhythm.get("kind") == "all_answered"
+        if now >= rnd.closes_at or (rhythm_of(game).get("kind") == "all_answered"
                                     and all_answered(s, game, rnd)):
             return close_round
         return None
@@ -164,39 +150,23 @@ def next_step(s: Session, game: DuplicateGame, now: datetime) -> Any:
 
 
 def draw_next(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, int]:
-    """Draw round n+1 on the master game and open it at ``now`` (a server that was down
-    opens it when it comes back, so the players still get a whole round); or end the game
-    (RULES §4.9: bag over, no vowel or consonant left, the round limit reached)."""
-    eng = engine()
-    settings = duplicate_settings_of(game)
-    config = config_of(game)
+    """Draw round n+1 on the master game (the game's ``draw``: its draw and top) and open it
+    at ``now`` (a server that was down opens it when it comes back, so the players still
+    get a whole round); or end the game (RULES §4.9: bag over, no vowel or consonant left,
+    the round limit reached, no move; a Superscrabble's racks played)."""
     last = current_round(s, game)
     number = (last.number + 1) if last else 1
-    if game.variant == DuplicateVariant.TACTIQUE:
-        return _draw_tactique(s, game, now, number)
-    if game.variant == SUPERSCRABBLE:
-        return _draw_superscrabble(s, game, now, number)
-    state = eng.GameState.from_text(game.state_text)
-    top: Any
-    if is_free(game):  # the variant's number of letters; the top over every choice
-        vs = variant_settings_of(game)
-        draw, state = variants().draw_variant(state, vs)
-        top = None if draw is None else variants().variant_top(state, draw.rack, config, vs)
-    else:
-        draw, state = eng.draw_round(state, settings, config=config)
-        top = None if draw is None else eng.find_top(state, draw.rack, config,
-                                                     round_no=number, settings=settings)
-    if draw is None or top is None:
-        game.state_text = state.to_text()
+    drawn = game_of(game).draw(game.state_text, game_settings_of(game), config_of(game),
+                               number)
+    if isinstance(drawn, Finished):
+        game.state_text = drawn.state_text
         return finish(s, game, now)
     rnd = DuplicateRound(
         game_id=game.id or 0, number=number, opens_at=now,
-        closes_at=deadline_after(game.rhythm, now, game.timezone), status=RoundStatus.OPEN,
-        draw=draw_dict(draw), state_before=state.to_text(), grid_before=state.board_cgp,
-        top=variant_top_dict(top) if is_free(game) else top_dict(top),
+        closes_at=deadline_after(rhythm_of(game), now, game.timezone), status=RoundStatus.OPEN,
+        draw=dict(drawn.draw), state_before=drawn.state_before, grid_before=drawn.grid_before,
+        top=dict(drawn.top),
     )
-    if is_free(game):  # what the players choose from
-        rnd.draw = {**rnd.draw, "stock": "".join(sorted(state.bag))}
     return _open_round(s, game, rnd, number)
 
 
@@ -210,55 +180,6 @@ def _open_round(s: Session, game: DuplicateGame, rnd: DuplicateRound,
     s.flush()
     draw_notices(s, game, rnd)
     return "draw", number
-
-
-def _draw_tactique(s: Session, game: DuplicateGame, now: datetime,
-                   number: int) -> tuple[str, int]:
-    """Tactique: both groups drawn (``draw_tactique``), the best two-word sequence searched
-    (``tactique_top``)."""
-    v = variants()
-    vs = variant_settings_of(game)
-    config = config_of(game)
-    ts = tactique_of(game.state_text)
-    draw, ts = v.draw_tactique(ts, vs)
-    top = None if draw is None else v.tactique_top(ts.game.board, draw.racks, config, vs)
-    if draw is None or top is None or (top.first is None and top.second is None):
-        game.state_text = tactique_text(ts)
-        return finish(s, game, now)
-    d1, d2 = draw.groups
-    rnd = DuplicateRound(
-        game_id=game.id or 0, number=number, opens_at=now,
-        closes_at=deadline_after(game.rhythm, now, game.timezone), status=RoundStatus.OPEN,
-        draw={"groups": [draw_dict(d1), draw_dict(d2)], "rack": f"{d1.rack}/{d2.rack}",
-              "notation": draw.notation},
-        state_before=tactique_text(ts), grid_before=ts.game.board_cgp,
-        top=tactique_top_dict(top),
-    )
-    return _open_round(s, game, rnd, number)
-
-
-def _draw_superscrabble(s: Session, game: DuplicateGame, now: datetime,
-                        number: int) -> tuple[str, int]:
-    """The arbitre's rack of this round on the grid as it stands; every scrabble listed, the
-    engine's choice (``choose_scrabble``) retained until the arbitre picks another."""
-    racks = game.settings[SUPERSCRABBLE]["racks"]
-    if number > len(racks):
-        return finish(s, game, now)
-    rack = racks[number - 1]
-    board = Board.from_cgp(game.state_text)
-    config = config_of(game)
-    answers = variants().list_scrabbles(board, rack, config)
-    chosen = variants().choose_scrabble(board, answers, config)
-    rnd = DuplicateRound(
-        game_id=game.id or 0, number=number, opens_at=now,
-        closes_at=deadline_after(game.rhythm, now, game.timezone), status=RoundStatus.OPEN,
-        draw={"reliquat": "", "new": rack, "rack": rack, "rejected": [], "minimum": 0,
-              "notation": rack},
-        state_before=game.state_text, grid_before=game.state_text,
-        top=scrabble_top_dict(chosen, answers, "Scrabble choisi par le moteur : le meilleur "
-                              "score, puis l'ordre FISF."),
-    )
-    return _open_round(s, game, rnd, number)
 
 
 def close_round(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, int]:
@@ -327,7 +248,7 @@ def close_round_now(*, session: Session, game: DuplicateGame, actor: str, reason
 def correct_round(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, int]:
     rnd = current_round(s, game)
     assert rnd is not None and rnd.status == RoundStatus.CLOSED
-    rnd.results = compute_results(s, game, rnd)
+    rnd.results = [dict(r) for r in compute_results(s, game, rnd)]
     rnd.status = RoundStatus.CORRECTED
     rnd.corrected_at = now
     s.add(rnd)
@@ -335,30 +256,12 @@ def correct_round(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, 
 
 
 def publish_round(s: Session, game: DuplicateGame, now: datetime) -> tuple[str, int]:
-    """Place the retained top on the master grid and send every player his result."""
+    """Place the retained top on the master grid (the game's ``apply``) and send every
+    player his result."""
     rnd = current_round(s, game)
     assert rnd is not None and rnd.status == RoundStatus.CORRECTED and rnd.top is not None
-    eng = engine()
-    if game.variant == DuplicateVariant.TACTIQUE:
-        ts = variants().apply_tactique_top(tactique_of(rnd.state_before),
-                                           tactique_top_of(rnd.top))
-        game.state_text = tactique_text(ts)
-        rnd.grid_after = ts.game.board_cgp
-    elif game.variant == SUPERSCRABBLE:
-        board = Board.from_cgp(rnd.grid_before)
-        if rnd.top.get("move"):
-            move_of(rnd.top).placement.apply(board)
-        game.state_text = rnd.grid_after = str(board.to_cgp())
-    else:
-        state = eng.GameState.from_text(rnd.state_before)
-        if is_free(game):
-            state = variants().apply_variant_top(state, rnd.draw["rack"],
-                                                 variant_top_of(rnd.top),
-                                                 variant_settings_of(game))
-        else:
-            state = eng.apply_top(state, draw_of(rnd.draw), top_of(rnd.top))
-        game.state_text = state.to_text()
-        rnd.grid_after = state.board_cgp
+    game.state_text, rnd.grid_after = game_of(game).apply(
+        round_record_of(rnd), game_settings_of(game), config_of(game))
     rnd.status = RoundStatus.PUBLISHED
     rnd.published_at = now
     s.add(rnd)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from flask import (
     abort,
@@ -13,6 +13,7 @@ from flask import (
 )
 from sqlmodel import Session
 
+from puzzles.duplicate import Lang
 from webapp.auth import arbitre_required, current_arbitre
 from webapp.db import get_engine
 from webapp.models import DEFAULT_TIMEZONE
@@ -35,7 +36,9 @@ MULTILINE = ("description", "instructions")
 MAX_ID = 2**31 - 1
 
 
-LANGS = ("fr", "ro")
+LANGS: tuple[Lang, ...] = ("fr", "ro")
+#: what :func:`choice_field` gives back: one of its choices
+Choice = TypeVar("Choice", bound=str)
 
 
 def int_field(form: Any, name: str, label: str, *, lo: int, hi: int,
@@ -92,12 +95,15 @@ def code_field(form: Any, name: str, label: str) -> str | None:
     return inputs.check_code(code, label) if code else None
 
 
-def choice_field(form: Any, name: str, choices: Any, message: str, default: str) -> str:
-    """One of ``choices`` (empty: ``default``), or the French ``message``."""
+def choice_field(form: Any, name: str, choices: tuple[Choice, ...], message: str,
+                 default: Choice) -> Choice:
+    """One of ``choices`` (empty: ``default``), or the French ``message``; typed as the
+    choices are (a ``Literal`` tuple gives that ``Literal``)."""
     value = (form.get(name) or "").strip() or default
-    if value not in choices:
-        raise ValueError(message)
-    return value
+    for choice in choices:
+        if choice == value:
+            return choice
+    raise ValueError(message)
 
 
 def timezone_field(form: Any, name: str = "timezone") -> str:

@@ -14,9 +14,14 @@ from typing import Any
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 
+from puzzles.duplicate import AmbiguousReference, DuplicateSettings, SoloRule
+from puzzles.duplicate.registry import round_game
+from puzzles.variants import VariantSettings
+from scoring.tiles import tileset
 from webapp.db import session_scope
 from webapp.models import (
     DEFAULT_TIMEZONE,
+    DuplicateVariant,
     RoundStatus,
 )
 from webapp.services import clock, duplicate, duplicate_pages, inputs, rows
@@ -44,8 +49,9 @@ MAX_SOLO_POINTS = 1000
 MAX_REVIEW_MINUTES = 7 * 24 * 60  # a week
 #: the Duplicate settings' choices on the form, with the message for anything else
 CONVERSIONS = ("4", "6")
-SOLO_RULES = ("auto", "n_minus_6", "none")
-AMBIGUOUS = ("penalty", "warning")  # DuplicateSettings.ambiguous_reference (S1 5.3.2)
+SOLO_RULES: tuple[SoloRule, ...] = ("auto", "n_minus_6", "none")
+#: DuplicateSettings.ambiguous_reference (S1 5.3.2)
+AMBIGUOUS: tuple[AmbiguousReference, ...] = ("penalty", "warning")
 #: the variants' own settings on the form: field, its label, its default (the engine's
 #: ``VariantSettings.from_json`` refuses any other value in French)
 VARIANT_FIELDS = (
@@ -62,7 +68,6 @@ MAX_REASON = 2000
 
 
 def _settings_from_form(form: Any) -> Any:
-    eng = duplicate.engine()
     rounds_text = (form.get("rounds") or "").strip()
     rounds = int_field(form, "rounds", "Nombre de tours", lo=1, hi=MAX_ROUNDS) \
         if rounds_text else None
@@ -77,39 +82,41 @@ def _settings_from_form(form: Any) -> Any:
     ambiguous = choice_field(form, "ambiguous_reference", AMBIGUOUS,
                              "Référence ambiguë : pénalité de 5 points ou avertissement.",
                              "penalty")
-    return eng.DuplicateSettings(lang=lang, rounds=rounds, solo_rule=solo_rule,
-                                 solo_points=solo_points, warning_conversion_from=conversion,
-                                 ambiguous_reference=ambiguous)
+    return DuplicateSettings(lang=lang, rounds=rounds, solo_rule=solo_rule,
+                             solo_points=solo_points, warning_conversion_from=conversion,
+                             ambiguous_reference=ambiguous)
 
 
-def _variant_settings(form: Any, dup: Any) -> Any:
-    """A variant's own rules from the form (Tactique: the order of the groups, free or
-    imposed, RULES §9.1, the groups' refill and rejection, G14; Complétif/Superjoker: the
-    Romanian joker rules, §9.3, the unused chosen letters, G15); the plain Duplicate
-    settings otherwise."""
+def _variant_settings(form: Any,
+                      dup: DuplicateSettings) -> DuplicateSettings | VariantSettings:
+    """A variant's own rules from the form when the game takes them (``form_settings``:
+    Tactique: the order of the groups, free or imposed, RULES §9.1, the groups' refill and
+    rejection, G14; Complétif/Superjoker: the Romanian joker rules, §9.3, the unused chosen
+    letters, G15); the Duplicate settings otherwise (a variant plays its defaults)."""
     variant = _variant(form)
-    if variant not in ("tactique", "completif", "superjoker"):
+    if not round_game(variant).form_settings:
         return dup
     data = {name: text_field(form, name, label, limit=40) or default
             for name, label, default in VARIANT_FIELDS}
     try:
-        return duplicate.variants().VariantSettings.from_json(
+        return VariantSettings.from_json(
             {**data, "variant": variant, "duplicate": json.loads(dup.to_json())})
     except ValueError as exc:
         raise duplicate.DuplicateError(str(exc)) from None
 
 
-def _variant(form: Any) -> str:
+def _variant(form: Any) -> DuplicateVariant:
     """The form's variant ("": the plain Duplicate), one of the server's, or French."""
-    variant = (form.get("variant") or "").strip()
-    if variant and variant not in duplicate.SERVER_VARIANTS:
+    text = (form.get("variant") or "").strip()
+    try:
+        return DuplicateVariant(text)
+    except ValueError:
         labels = ", ".join(duplicate.label_of(v) for v in duplicate.SERVER_VARIANTS)
-        raise duplicate.DuplicateError(f"Variante « {inputs.shown(variant)} » inconnue de ce "
-                                       f"serveur (jouables : {labels}).")
-    return variant
+        raise duplicate.DuplicateError(f"Variante « {inputs.shown(text)} » inconnue de ce "
+                                       f"serveur (jouables : {labels}).") from None
 
 
-def _rhythm_from_form(form: Any) -> dict[str, Any]:
+def _rhythm_from_form(form: Any) -> dict[str, object]:
     """The rhythm's fields (``duplicate.check_rhythm`` bounds them in French: 1–180 min
     live, 1–1440 h, the weekdays and a HH:MM time)."""
     kind = choice_field(form, "rhythm", duplicate.RHYTHM_KINDS,
@@ -134,7 +141,7 @@ def _rhythm_from_form(form: Any) -> dict[str, Any]:
                                              hi=24 * 60)}
 
 
-def _superscrabble(form: Any) -> dict[str, Any]:
+def _superscrabble(form: Any) -> dict[str, object]:
     """The Partie de Superscrabble's start word and racks (checked by the service)."""
     start = text_field(form, "superscrabble_start", "Partie de Superscrabble, mot de départ",
                        limit=20)
@@ -195,6 +202,8 @@ def index() -> ResponseReturnValue:
             return redirect(url_for("console.duplicate.game", code=code))
     return render_template("duplicate/console_index.html", competitions=listing.competitions,
                            games=listing.games,
+                           game_labels={g.id: duplicate.label_of(g.variant)
+                                        for g in listing.games},
                            variants=[(v, duplicate.label_of(v))
                                      for v in duplicate.SERVER_VARIANTS],
                            form=form, error=error, game_status=in_language(GAME_STATUS_FR),
@@ -244,10 +253,9 @@ def _preview_or_apply(code: str, number: int, action: str) -> ResponseReturnValu
     except duplicate.DuplicateError as exc:
         flash(str(exc), "error")
         return redirect(url_for("console.duplicate.game", code=code))
-    top = done.new_top or {}
-    if action == "top":
-        flash(f"Top du tour {number} : {top.get('ref')} {top.get('word')} "
-              f"({top.get('score')}).", "success")
+    top = done.new_top
+    if action == "top" and top is not None:  # a retained top always has one
+        flash(f"Top du tour {number} : {top['ref']} {top['word']} ({top['score']}).", "success")
     else:
         flash(f"Tour {number} corrigé à nouveau.", "success")
     return redirect(url_for("console.duplicate.game", code=code))
@@ -261,6 +269,27 @@ def override_top(code: str, number: int) -> ResponseReturnValue:
 @bp.route("/duplicate/<code>/tours/<int:number>/recorriger", methods=["POST"])
 def recorrect(code: str, number: int) -> ResponseReturnValue:
     return _preview_or_apply(code, number, "recorriger")
+
+
+@bp.route("/duplicate/<code>/tours/<int:number>/rejouer", methods=["POST"])
+def replay(code: str, number: int) -> ResponseReturnValue:
+    """« Rejouer ce tour »: the round replayed and topped alone from its stored position,
+    its bulletins corrected again, shown beside what is stored; nothing is changed but the
+    audit log (``duplicate.replay_round``)."""
+    try:
+        with session_scope() as s:
+            game = game_or_404(s, code)
+            rnd = duplicate_pages.round_by_number(s, game, number)
+            if rnd is None:
+                abort(404)
+            replayed = duplicate.replay_round(session=s, game=game, rnd=rnd, actor=_actor())
+            return render_template("duplicate/console_replay.html", game=game,
+                                   replayed=replayed, rules=duplicate.game_of(game),
+                                   top_letters=duplicate.top_letters,
+                                   tile_values=dict(tileset(game.lang).points))
+    except duplicate.DuplicateError as exc:
+        flash(str(exc), "error")
+        return redirect(url_for("console.duplicate.game", code=code))
 
 
 @bp.route("/duplicate/<code>/clore", methods=["GET", "POST"])
