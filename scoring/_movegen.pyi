@@ -23,6 +23,12 @@ def generate(
 
 def contains(edges: array[int], word: object, /) -> bool: ...
 
+def gaddag(edges: array[int], /) -> bytes:
+    """The GADDAG of a DAWG, remembered for it (generation runs on it)."""
+
+def attach(edges: array[int], gaddag: bytes, /) -> None:
+    """Use a GADDAG made by gaddag() (read from the lexicon cache) for that DAWG."""
+
 def followups(
     edges: array[int],
     cells: bytes,

@@ -229,20 +229,16 @@ def parse_rack(rack: str, config: GameConfig) -> bytes:
     return bytes(counts)
 
 
+_CELL_CODES: dict[str, int] = {"": 0}
+_CELL_CODES.update({chr(64 + i): i for i in range(1, 27)})
+_CELL_CODES.update({chr(96 + i): i | JOKER_FLAG for i in range(1, 27)})
+
+
 def _cells(board: Board) -> bytes:
-    out = bytearray(SIZE * SIZE)
-    for sq, cell in enumerate(board.cells):
-        if cell:
-            code = ord(cell.upper()) - 64
-            if not 1 <= code <= 26:
-                raise UnknownLetterError(f"Lettre inconnue sur la grille : « {cell} ».")
-            out[sq] = code | (JOKER_FLAG if cell.islower() else 0)
-    return bytes(out)
-
-
-def _values(config: GameConfig) -> bytes:
-    points = config.tileset.points
-    return bytes([0] + [points.get(chr(64 + i), 0) for i in range(1, 27)])
+    try:
+        return bytes(map(_CELL_CODES.__getitem__, board.cells))
+    except KeyError as exc:
+        raise UnknownLetterError(f"Lettre inconnue sur la grille : « {exc.args[0]} ».") from None
 
 
 def _lexicon(config: GameConfig, lexicon: Lexicon | None) -> Lexicon:
@@ -273,13 +269,14 @@ def _position(
     """The arguments both raw engines take first: the DAWG, the grid, the rack, the letter
     values, the multipliers and the rules (centre, first move, rack size, bingo)."""
     layout = config.layout
+    letter_mult, word_mult = layout.engine_mults
     return (
-        lex.dawg.edges,
+        lex.engine_edges(),
         _cells(board),
         parse_rack(rack, config),
-        _values(config),
-        bytes(layout.letter_mult),
-        bytes(layout.word_mult),
+        config.tileset.engine_values,
+        letter_mult,
+        word_mult,
         layout.center,
         config.first_move_min_tiles,
         config.first_move_horizontal,
