@@ -26,7 +26,8 @@
 #define MODE_ALL 0
 #define MODE_COUNT 1
 #define MODE_TOP 2
-#define MODE_BEST 3 /* followups(): the best score only, no move objects */
+#define MODE_ANALYSE 3 /* MODE_COUNT's counts and MODE_TOP's moves, in one pass */
+#define MODE_BEST 4 /* followups(): the best score only, no move objects */
 #define MAXTOPS 32
 
 typedef struct {
@@ -61,6 +62,12 @@ typedef struct {
     int pass, row, anchor, limit, tiles, crosses, reqhits;
     uint32_t rack_mask;
     uint8_t lt[SIZE], nw[SIZE];
+    /* the current line of the current pass, copied: tiles, cross-sets and points,
+     * premiums, flags of g->req (rline: which line they hold, -1 none) */
+    int rline;
+    uint8_t rc[SIZE + 1], rlm[SIZE], rwm[SIZE], rreq[SIZE];
+    uint32_t rmask[SIZE];
+    int rcs[SIZE];
     /* results */
     PyObject *list;
     long placements, scrabbles;
@@ -354,11 +361,11 @@ static void record(Gen *g, int lo, int hi, int main_sum, int mult, int cross) {
     const int p = g->pass;
     if (p == 1 && g->tiles == 1 && g->crosses) return; /* the horizontal pass has it */
     int score = main_sum * mult + cross + (g->tiles == g->bingo_tiles ? g->bingo_bonus : 0);
-    if (g->mode == MODE_COUNT) {
+    if (g->mode == MODE_COUNT || g->mode == MODE_ANALYSE) {
         g->placements++;
         if (g->tiles == g->bingo_tiles) g->scrabbles++;
         if (score > g->top) g->top = score;
-        return;
+        if (g->mode == MODE_COUNT) return;
     }
     const int base = g->row * SIZE;
     if (g->mode == MODE_BEST) {
@@ -379,7 +386,7 @@ static void record(Gen *g, int lo, int hi, int main_sum, int mult, int cross) {
         }
         return;
     }
-    if (g->mode == MODE_TOP) {
+    if (g->mode == MODE_TOP || g->mode == MODE_ANALYSE) {
         if (score < cutoff(g)) return;
         note_best(g, score);
     }
@@ -417,12 +424,19 @@ static void record(Gen *g, int lo, int hi, int main_sum, int mult, int cross) {
  * running sums are the main word's letter points (`main_sum`, premiums of the new tiles
  * applied), the product of the new tiles' word premiums (`mult`) and the cross words'
  * points (`cross`). */
+/* Bits set in x (no libgcc call without -mpopcnt). */
+static inline uint32_t pop32(uint32_t x) {
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    return (((x + (x >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24;
+}
+
 /* The edge of letter `code` (1..27) of GADDAG node `node`, or 0 (no such edge). */
 static inline uint32_t gedge(const Gen *g, uint32_t node, uint32_t code) {
     if (node == 0) return 0;
     const uint32_t set = g->gedges[node], bit = 1u << (code - 1);
     if (!(set & bit)) return 0;
-    return g->gedges[node + 1 + (uint32_t)__builtin_popcount(set & (bit - 1))];
+    return g->gedges[node + 1 + pop32(set & (bit - 1))];
 }
 
 static void gleft(Gen *g, uint32_t node, int col, int acc, int main_sum, int mult, int cross);
@@ -434,24 +448,30 @@ static void gright(Gen *g, uint32_t node, int col, int acc, int lo, int main_sum
 static void place_at(Gen *g, uint32_t node, int col, int leftward, int lo, int main_sum,
                      int mult, int cross) {
     if (node == 0) return;
-    const int p = g->pass, sq = g->row * SIZE + col;
     const uint32_t set = g->gedges[node];
-    uint32_t cand = set & g->cross_mask[p][sq];
+    uint32_t cand = set & g->rmask[col];
     if (!g->rack[0]) cand &= g->rack_mask;
     if (!cand) return;
-    const int lm = g->lm[p][sq], wm = g->wm[p][sq], cs = g->cross_score[p][sq];
-    const int req = g->req_on ? g->req[p][sq] : 0;
+    const int lm = g->rlm[col], wm = g->rwm[col], cs = g->rcs[col];
+    const int req = g->rreq[col];
     g->nw[col] = 1;
     g->crosses += cs >= 0;
     g->reqhits += req;
     g->tiles++;
+    /* no tile can follow this one: only a string ending here (or, to the left, the way
+     * to the letters after the anchor) is worth going on with */
+    const int last =
+        leftward ? (col == 0 || !g->rc[col - 1]) &&
+                       (g->tiles >= g->max_tiles || col <= g->anchor - g->limit)
+                 : col + 1 >= SIZE || (g->tiles >= g->max_tiles && !g->rc[col + 1]);
     while (cand) {
         const uint32_t bit = cand & -cand;
         cand ^= bit;
         const uint32_t code = (uint32_t)__builtin_ctz(bit) + 1;
-        const uint32_t e = g->gedges[node + 1 + (uint32_t)__builtin_popcount(set & (bit - 1))];
+        const uint32_t e = g->gedges[node + 1 + pop32(set & (bit - 1))];
         const uint32_t child = e >> CHILD_SHIFT;
         const int acc = (e & ACCEPTS) != 0;
+        if (last && !acc && (!leftward || !child || !(g->gedges[child] & SEP_BIT))) continue;
         for (int joker = 0; joker < 2; joker++) {
             const int slot = joker ? 0 : (int)code;
             if (!g->rack[slot]) continue;
@@ -476,10 +496,10 @@ static void place_at(Gen *g, uint32_t node, int col, int leftward, int lo, int m
 /* `col`: the leftmost square filled so far (the anchor's or one before it). */
 static void gleft(Gen *g, uint32_t node, int col, int acc, int main_sum, int mult, int cross) {
     if (g->failed) return;
-    const int p = g->pass, base = g->row * SIZE, a = g->anchor;
-    if (col > 0 && g->cells[p][base + col - 1]) {
+    const int a = g->anchor;
+    if (col > 0 && g->rc[col - 1]) {
         /* a tile just before: the word runs on through it */
-        const int t = g->cells[p][base + col - 1];
+        const int t = g->rc[col - 1];
         const uint32_t e = gedge(g, node, (uint32_t)t & LETTER_MASK);
         if (e == 0) return;
         g->lt[col - 1] = (uint8_t)t;
@@ -489,13 +509,12 @@ static void gleft(Gen *g, uint32_t node, int col, int acc, int main_sum, int mul
         return;
     }
     /* the word may start on `col`: it ends on the anchor, or goes on after it (SEP) */
-    if (acc && (a + 1 >= SIZE || !g->cells[p][base + a + 1]))
-        record(g, col, a, main_sum, mult, cross);
+    if (acc && !g->rc[a + 1]) record(g, col, a, main_sum, mult, cross);
     if (node == 0) return;
     const uint32_t set = g->gedges[node];
     if ((set & SEP_BIT) && a + 1 < SIZE)
-        gright(g, g->gedges[node + (uint32_t)__builtin_popcount(set)] >> CHILD_SHIFT, a + 1, 0,
-               col, main_sum, mult, cross);
+        gright(g, g->gedges[node + pop32(set)] >> CHILD_SHIFT, a + 1, 0, col, main_sum, mult,
+               cross);
     if (col - 1 >= a - g->limit && g->tiles < g->max_tiles)
         place_at(g, node, col - 1, 1, 0, main_sum, mult, cross);
 }
@@ -504,9 +523,8 @@ static void gleft(Gen *g, uint32_t node, int col, int acc, int main_sum, int mul
 static void gright(Gen *g, uint32_t node, int col, int acc, int lo, int main_sum, int mult,
                    int cross) {
     if (g->failed) return;
-    const int p = g->pass, base = g->row * SIZE;
-    if (col < SIZE && g->cells[p][base + col]) {
-        const int t = g->cells[p][base + col];
+    if (g->rc[col]) { /* rc[SIZE] is 0: the edge of the grid */
+        const int t = g->rc[col];
         const uint32_t e = gedge(g, node, (uint32_t)t & LETTER_MASK);
         if (e == 0) return;
         g->lt[col] = (uint8_t)t;
@@ -606,6 +624,19 @@ static int left_limit(const Gen *g, int p, int row, int a, const uint8_t *anchor
 }
 
 static void run_anchor(Gen *g, int p, int row, int a, int limit) {
+    if (g->rline != p * SIZE + row + 1) {
+        g->rline = p * SIZE + row + 1;
+        const int base = row * SIZE;
+        for (int c = 0; c < SIZE; c++) {
+            g->rc[c] = g->cells[p][base + c];
+            g->rlm[c] = g->lm[p][base + c];
+            g->rwm[c] = g->wm[p][base + c];
+            g->rreq[c] = g->req_on ? g->req[p][base + c] : 0;
+            g->rmask[c] = g->cross_mask[p][base + c];
+            g->rcs[c] = g->cross_score[p][base + c];
+        }
+        g->rc[SIZE] = 0;
+    }
     g->pass = p;
     g->row = row;
     g->anchor = a;
@@ -963,7 +994,7 @@ static PyObject *generate(PyObject *self, PyObject *args) {
     }
     if (!read_buffers(&edges_buf, &cells_buf, &rack_buf, &values_buf, &lm_buf, &wm_buf))
         goto done;
-    if (mode < MODE_ALL || mode > MODE_TOP || (mode == MODE_TOP && n < 1) || center < 0 ||
+    if (mode < MODE_ALL || mode > MODE_ANALYSE || (mode >= MODE_TOP && n < 1) || center < 0 ||
         center >= NSQ) {
         PyErr_SetString(PyExc_ValueError, "bad mode, n or centre");
         goto done;
@@ -981,7 +1012,7 @@ static PyObject *generate(PyObject *self, PyObject *args) {
         g->list = PyList_New(0);
         if (g->list == NULL) goto done;
     }
-    if (mode == MODE_TOP) {
+    if (mode >= MODE_TOP) {
         g->best = PyMem_Calloc((size_t)n, sizeof(int));
         if (g->best == NULL) {
             PyErr_NoMemory();
@@ -1028,6 +1059,9 @@ static PyObject *generate(PyObject *self, PyObject *args) {
             run_queued(g, an);
             if (g->failed) goto done;
         }
+    }
+    if (mode == MODE_TOP || mode == MODE_ANALYSE) {
+        /* the moves recorded while the cut-off was lower are dropped */
         int cut = cutoff(g);
         if (g->nbest < g->n && g->nbest > 0) cut = g->best[g->nbest - 1];
         PyObject *kept = PyList_New(0);
@@ -1041,7 +1075,12 @@ static PyObject *generate(PyObject *self, PyObject *args) {
                 goto done;
             }
         }
-        result = kept;
+        if (mode == MODE_TOP) {
+            result = kept;
+        } else {
+            result = Py_BuildValue("(lliN)", g->placements, g->scrabbles,
+                                   g->placements ? g->top : -1, kept);
+        }
     } else if (mode == MODE_COUNT) {
         result = Py_BuildValue("(lli)", g->placements, g->scrabbles, g->placements ? g->top : -1);
     } else {
@@ -1075,6 +1114,7 @@ done:
  * best found. */
 static int search_best(Gen *g, Anchor *anchors, const int *rack_values, uint32_t rack_letters) {
     g->mode = MODE_BEST;
+    g->rline = 0; /* the grid, its cross-sets or the flags may have changed */
     g->found = INT32_MIN;
     g->ntops = 0;
     int nanchors = 0;

@@ -19,7 +19,11 @@ def generate(
     mode: int,
     n: int,
     /,
-) -> list[tuple[int, bool, int, str, int]] | tuple[int, int, int]: ...
+) -> (
+    list[tuple[int, bool, int, str, int]]
+    | tuple[int, int, int]
+    | tuple[int, int, int, list[tuple[int, bool, int, str, int]]]
+): ...
 
 def contains(edges: array[int], word: object, /) -> bool: ...
 

@@ -48,6 +48,7 @@ from scoring.move import Placement, Tile
 from scoring.movegen_py import (
     JOKER_FLAG,
     MODE_ALL,
+    MODE_ANALYSE,
     MODE_COUNT,
     MODE_TOP,
     FollowupCounts,
@@ -61,7 +62,7 @@ from scoring.notation import Ref, fold_letter, format_ref
 
 RawGenerate = Callable[
     ["array[int]", bytes, bytes, bytes, bytes, bytes, int, int, bool, int, int, int, int, int],
-    "list[RawMove] | tuple[int, int, int]",
+    "list[RawMove] | tuple[int, int, int] | tuple[int, int, int, list[RawMove]]",
 ]
 
 RawFollowups = Callable[
@@ -94,6 +95,15 @@ class MoveCount(NamedTuple):
     placements: int
     scrabbles: int
     top: int | None
+
+
+class Analysis(NamedTuple):
+    """What :func:`analyse` finds in one pass: the counts, every top move (as :func:`tops`)
+    and, when asked, the ``n`` best in FISF order (as :func:`best`)."""
+
+    counts: MoveCount
+    tops: list[GeneratedMove]
+    best: list[GeneratedMove] | None
 
 
 class SequenceStats(NamedTuple):
@@ -258,7 +268,7 @@ def _run(
     mode: int,
     n: int,
     engine: RawGenerate | None,
-) -> list[RawMove] | tuple[int, int, int]:
+) -> list[RawMove] | tuple[int, int, int] | tuple[int, int, int, list[RawMove]]:
     run = engine or _default_engine()
     return run(*_position(board, rack, config, _lexicon(config, lexicon)), mode, n)
 
@@ -321,7 +331,7 @@ def count(
     """Number of placements, of placements putting down ``config.bingo_tiles`` tiles, and
     the top score (None when nothing can be played)."""
     raw = _run(board, rack, config, lexicon, MODE_COUNT, 0, engine)
-    assert isinstance(raw, tuple)
+    assert isinstance(raw, tuple) and len(raw) == 3
     placements, scrabbles, top = raw
     return MoveCount(placements, scrabbles, top if placements else None)
 
@@ -359,6 +369,35 @@ def tops(
     raw = _run(board, rack, config, lexicon, MODE_TOP, 1, engine)
     assert isinstance(raw, list)
     return sorted((GeneratedMove(*m) for m in raw), key=lambda m: (format_ref(m.ref), m.word))
+
+
+def analyse(
+    board: Board,
+    rack: str,
+    config: GameConfig,
+    *,
+    n: int | None = None,
+    bag_empty: bool = False,
+    lexicon: Lexicon | None = None,
+    engine: RawGenerate | None = None,
+) -> Analysis:
+    """:func:`count`, :func:`tops` and (``n`` given) :func:`best` in one search: the counts
+    of every placement and the moves reaching the ``n``-th best score (the top at least),
+    from which the tops and the ``n`` best are taken."""
+    want = max(n or 1, 1)
+    raw = _run(board, rack, config, lexicon, MODE_ANALYSE, min(want, 1 << 20), engine)
+    assert isinstance(raw, tuple) and len(raw) == 4
+    placements, scrabbles, top, kept = raw
+    moves = [GeneratedMove(*m) for m in kept]
+    found = MoveCount(placements, scrabbles, top if placements else None)
+    top_moves = sorted((m for m in moves if m.score == top),
+                       key=lambda m: (format_ref(m.ref), m.word))
+    ranked: list[GeneratedMove] | None = None
+    if n is not None:
+        rack_len = len(rack.strip())
+        ranked = sorted(moves, key=lambda m: fisf_key(m, rack_len, bag_empty))[:n] if n >= 1 \
+            else []
+    return Analysis(found, top_moves, ranked)
 
 
 def sequences(
