@@ -1,10 +1,16 @@
 /* scoring._movegen: the compiled move generator.
  *
- * Same algorithm, same inputs and same outputs as scoring.movegen.py_generate (read that
- * module's docstring first): Appel-Jacobson anchors over the flat DAWG of scoring.dawg, a
- * horizontal pass on the grid and a vertical pass on its transpose. On top of it, MODE_TOP
- * visits anchors in decreasing order of an upper bound ("shadow" score) and stops as soon as
- * no remaining anchor can reach the n-th best score found.
+ * Same inputs and same outputs as scoring.movegen.py_generate (read that module's docstring
+ * first): the same anchors (each placement found once, from the leftmost anchor it covers),
+ * a horizontal pass on the grid and a vertical pass on its transpose, the cross-sets read
+ * from the flat DAWG of scoring.dawg. Where the reference builds each left part on the DAWG
+ * before it knows whether the anchor square can take a tile, the core grows every placement
+ * from its anchor outwards over a GADDAG built from the same words (see "the GADDAG" below),
+ * with the score summed on the way. On top of it, MODE_TOP visits anchors in decreasing
+ * order of an upper bound ("shadow" score) and stops as soon as no remaining anchor can
+ * reach the n-th best score found; MODE_ANALYSE counts everything and keeps the moves
+ * reaching the n-th best score (the CLI's one search); with MOVE_OBJECTS the moves are made
+ * as scoring.movegen.GeneratedMove objects directly.
  *
  * followups() is the two-move sequence search (the Duplicate Tactique top): for each first
  * move of a list, the best score of a second rack on the grid it leaves, by branch and
@@ -12,6 +18,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -30,6 +37,101 @@
 #define MODE_BEST 4 /* followups(): the best score only, no move objects */
 #define MAXTOPS 32
 
+/* ---- the move objects ---------------------------------------------------------------------
+ * MoveBase: the fields of scoring.movegen.GeneratedMove (score, horizontal, start, word,
+ * new_mask, and the cache of its placement), which subclasses it with the behaviour. With
+ * MOVE_OBJECTS in the mode, generate() makes instances of the class given to
+ * set_move_class() directly: no tuple, no Python __init__ per move, and (no reference
+ * cycle possible: a word and a placement) not tracked by the garbage collector. */
+#define MOVE_OBJECTS 16
+
+typedef struct {
+    PyObject_HEAD
+    int score;
+    char horizontal;
+    int start;
+    PyObject *word;
+    long new_mask;
+    PyObject *placement;
+} MoveObject;
+
+static PyTypeObject *move_class; /* the subclass to create, or NULL: tuples */
+
+/* (a subclass's instance: subtype_dealloc drops the reference to the heap type) */
+static void move_dealloc(MoveObject *self) {
+    Py_XDECREF(self->word);
+    Py_XDECREF(self->placement);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int move_init(MoveObject *self, PyObject *args, PyObject *kwds) {
+    static char *names[] = {"score", "horizontal", "start", "word", "new_mask", NULL};
+    int score, horizontal, start;
+    PyObject *word;
+    long mask;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "ipiUl", names, &score, &horizontal, &start,
+                                     &word, &mask))
+        return -1;
+    self->score = score;
+    self->horizontal = (char)(horizontal != 0);
+    self->start = start;
+    Py_INCREF(word);
+    Py_XSETREF(self->word, word);
+    self->new_mask = mask;
+    Py_CLEAR(self->placement);
+    return 0;
+}
+
+static PyMemberDef move_members[] = {
+    {"score", T_INT, offsetof(MoveObject, score), READONLY, NULL},
+    {"horizontal", T_BOOL, offsetof(MoveObject, horizontal), READONLY, NULL},
+    {"start", T_INT, offsetof(MoveObject, start), READONLY, NULL},
+    {"word", T_OBJECT, offsetof(MoveObject, word), READONLY, NULL},
+    {"new_mask", T_LONG, offsetof(MoveObject, new_mask), READONLY, NULL},
+    {"_placement", T_OBJECT, offsetof(MoveObject, placement), 0, NULL},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyTypeObject MoveType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "scoring._movegen.MoveBase",
+    .tp_basicsize = sizeof(MoveObject),
+    .tp_dealloc = (destructor)move_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "The fields of a generated move (see scoring.movegen.GeneratedMove).",
+    .tp_members = move_members,
+    .tp_init = (initproc)move_init,
+    .tp_new = PyType_GenericNew,
+};
+
+/* set_move_class(cls): the MoveBase subclass generate() makes with MOVE_OBJECTS. */
+static PyObject *set_move_class(PyObject *self, PyObject *cls) {
+    (void)self;
+    if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &MoveType)) {
+        PyErr_SetString(PyExc_TypeError, "a subclass of MoveBase expected");
+        return NULL;
+    }
+    Py_INCREF(cls);
+    Py_XSETREF(move_class, (PyTypeObject *)cls);
+    Py_RETURN_NONE;
+}
+
+static PyObject *new_move(PyTypeObject *cls, int score, int horizontal, int start,
+                          const char *text, int len, long mask) {
+    MoveObject *m = (MoveObject *)cls->tp_alloc(cls, 0);
+    if (m == NULL) return NULL;
+    if (PyType_IS_GC(cls)) PyObject_GC_UnTrack(m); /* it can hold no cycle */
+    m->word = PyUnicode_FromStringAndSize(text, len);
+    if (m->word == NULL) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    m->score = score;
+    m->horizontal = (char)horizontal;
+    m->start = start;
+    m->new_mask = mask;
+    return (PyObject *)m;
+}
+
 typedef struct {
     int pass; /* 0 horizontal, 1 vertical */
     int row;
@@ -47,6 +149,7 @@ typedef struct {
     int first_min_tiles, max_tiles, bingo_tiles, bingo_bonus;
     int empty_board;
     int mode, n;
+    PyTypeObject *objects; /* the move class to make, or NULL: tuples */
     /* per pass (index 0 horizontal, 1 vertical = transposed) */
     uint8_t cells[2][NSQ], lm[2][NSQ], wm[2][NSQ];
     uint32_t cross_mask[2][NSQ];
@@ -398,6 +501,12 @@ static void record(Gen *g, int lo, int hi, int main_sum, int mult, int cross) {
         if (g->nw[c]) mask |= 1L << (c - lo);
     }
     int start_sq = p == 0 ? base + lo : lo * SIZE + g->row;
+    if (g->objects != NULL) {
+        PyObject *m = new_move(g->objects, score, p == 0, start_sq, text, hi - lo + 1, mask);
+        if (m == NULL || PyList_Append(g->list, m) < 0) g->failed = 1;
+        Py_XDECREF(m);
+        return;
+    }
     PyObject *tup = PyTuple_New(5);
     if (tup == NULL) {
         g->failed = 1;
@@ -994,6 +1103,8 @@ static PyObject *generate(PyObject *self, PyObject *args) {
     }
     if (!read_buffers(&edges_buf, &cells_buf, &rack_buf, &values_buf, &lm_buf, &wm_buf))
         goto done;
+    PyTypeObject *objects = (mode & MOVE_OBJECTS) ? move_class : NULL;
+    mode &= ~MOVE_OBJECTS;
     if (mode < MODE_ALL || mode > MODE_ANALYSE || (mode >= MODE_TOP && n < 1) || center < 0 ||
         center >= NSQ) {
         PyErr_SetString(PyExc_ValueError, "bad mode, n or centre");
@@ -1005,6 +1116,7 @@ static PyObject *generate(PyObject *self, PyObject *args) {
         goto done;
     g->mode = mode;
     g->n = n;
+    g->objects = objects;
     g->top = INT32_MIN;
     g->center[0] = center;
     g->center[1] = (center % SIZE) * SIZE + center / SIZE;
@@ -1069,7 +1181,8 @@ static PyObject *generate(PyObject *self, PyObject *args) {
         Py_ssize_t len = PyList_GET_SIZE(g->list);
         for (Py_ssize_t i = 0; i < len; i++) {
             PyObject *tup = PyList_GET_ITEM(g->list, i);
-            long score = PyLong_AsLong(PyTuple_GET_ITEM(tup, 0));
+            long score = g->objects != NULL ? ((MoveObject *)tup)->score
+                                            : PyLong_AsLong(PyTuple_GET_ITEM(tup, 0));
             if (score >= cut && PyList_Append(kept, tup) < 0) {
                 Py_DECREF(kept);
                 goto done;
@@ -1913,6 +2026,9 @@ static PyMethodDef methods[] = {
      "followups(edges, cells, rack, values, letter_mult, word_mult, center, first_min_tiles, "
      "first_horizontal, max_tiles, bingo_tiles, bingo_bonus, firsts, first_rack, floor): the "
      "two-move sequence search, see scoring.movegen.sequences."},
+    {"set_move_class", set_move_class, METH_O,
+     "set_move_class(cls): the MoveBase subclass generate() makes when the mode has "
+     "MOVE_OBJECTS (16)."},
     {"gaddag", gaddag, METH_O,
      "gaddag(edges): the GADDAG of a DAWG (bytes, same edge layout), used for it from now on."},
     {"attach", (PyCFunction)(void (*)(void))attach, METH_FASTCALL,
@@ -1931,4 +2047,15 @@ static struct PyModuleDef module = {
     -1, methods, NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit__movegen(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__movegen(void) {
+    if (PyType_Ready(&MoveType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    Py_INCREF(&MoveType);
+    if (PyModule_AddObject(m, "MoveBase", (PyObject *)&MoveType) < 0) {
+        Py_DECREF(&MoveType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

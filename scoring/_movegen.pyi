@@ -3,6 +3,27 @@
 
 from array import array
 
+from scoring.move import Placement
+
+class MoveBase:
+    """The fields of scoring.movegen.GeneratedMove, made by generate() with MOVE_OBJECTS."""
+
+    @property
+    def score(self) -> int: ...
+    @property
+    def horizontal(self) -> bool: ...
+    @property
+    def start(self) -> int: ...
+    @property
+    def word(self) -> str: ...
+    @property
+    def new_mask(self) -> int: ...
+    _placement: Placement | None
+    def __init__(self, score: int, horizontal: bool, start: int, word: str,
+                 new_mask: int) -> None: ...
+
+def set_move_class(cls: type[MoveBase], /) -> None: ...
+
 def generate(
     edges: array[int],
     cells: bytes,
@@ -24,6 +45,7 @@ def generate(
     | tuple[int, int, int]
     | tuple[int, int, int, list[tuple[int, bool, int, str, int]]]
 ): ...
+    # (with MOVE_OBJECTS in the mode, the moves are instances of the set_move_class class)
 
 def contains(edges: array[int], word: object, /) -> bool: ...
 

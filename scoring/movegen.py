@@ -11,7 +11,12 @@ Words already on the board are never re-checked.
 
 Two engines give identical results: ``scoring._movegen`` (C, built by ``setup.py``) and the
 pure-Python :func:`py_generate` (in :mod:`scoring.movegen_py`, re-exported here) used when
-the extension is absent (``ARBITRE_PURE_PYTHON=1`` forces it). Both share the raw interface
+the extension is absent (``ARBITRE_PURE_PYTHON=1`` forces it). The C core finds the same
+placements from the same anchors but grows each one from its anchor outwards over a GADDAG
+of the same words (kept in the lexicon cache, :meth:`Lexicon.engine_edges`), so no left part
+is built that cannot put a tile on the anchor square; the reference stays the plain DAWG
+algorithm above. :func:`analyse` is the one search behind ``arbitre engine moves`` (counts,
+tops and the best moves together). Both share the raw interface
 of :mod:`scoring.movegen_py`; :class:`GeneratedMove` wraps their output. This module owns the
 public API: the inputs of the raw engines, the engine choice, and the FISF order.
 
@@ -51,6 +56,7 @@ from scoring.movegen_py import (
     MODE_ANALYSE,
     MODE_COUNT,
     MODE_TOP,
+    MOVE_OBJECTS,
     FollowupCounts,
     RawMove,
     py_followups,
@@ -75,15 +81,34 @@ RawFollowups = Callable[
 
 _c_generate: RawGenerate | None
 _c_followups: RawFollowups | None
+_c_set_move_class: Callable[[type[_MoveFields]], None] | None
 try:
+    from scoring._movegen import MoveBase as _MoveFields
     from scoring._movegen import followups as _c_followups_impl
     from scoring._movegen import generate as _c_generate_impl
+    from scoring._movegen import set_move_class as _c_set_move_class_impl
 
     _c_generate = _c_generate_impl
+    _c_set_move_class = _c_set_move_class_impl
     _c_followups = _c_followups_impl
 except ImportError:  # pragma: no cover - the extension is optional
     _c_generate = None
     _c_followups = None
+    _c_set_move_class = None
+
+    class _MoveFields:  # type: ignore[no-redef]
+        """The fields of a move (the compiled core's ``MoveBase`` when it is built)."""
+
+        __slots__ = ("score", "horizontal", "start", "word", "new_mask", "_placement")
+
+        def __init__(self, score: int, horizontal: bool, start: int, word: str,
+                     new_mask: int) -> None:
+            self.score = score
+            self.horizontal = horizontal
+            self.start = start
+            self.word = word
+            self.new_mask = new_mask
+            self._placement: Placement | None = None
 
 
 def c_available() -> bool:
@@ -120,26 +145,21 @@ class SequenceStats(NamedTuple):
     anchors: int
 
 
-class GeneratedMove:
+class GeneratedMove(_MoveFields):
     """One legal placement with its score, French reference and whole main word.
 
     ``placement``, ``score``, ``ref``, ``word`` as in the conformance data; also ``start``
     (square of the main word's first letter), ``horizontal`` and ``new_mask`` (bit i: letter
-    i of ``word`` is put down by this move).
+    i of ``word`` is put down by this move). ``GeneratedMove(score, horizontal, start, word,
+    new_mask)``; read-only fields.
 
-    The :attr:`placement` is built on first use: listing thousands of moves should not pay
-    for objects nobody looks at.
+    The fields live in the compiled core's ``MoveBase`` when it is built: the core then makes
+    the moves itself (no tuple, no Python call per move, nothing for the garbage collector
+    to track). The :attr:`placement` is built on first use: listing thousands of moves
+    should not pay for objects nobody looks at.
     """
 
-    __slots__ = ("score", "horizontal", "start", "word", "new_mask", "_placement")
-
-    def __init__(self, score: int, horizontal: bool, start: int, word: str, new_mask: int):
-        self.score = score
-        self.horizontal = horizontal
-        self.start = start
-        self.word = word
-        self.new_mask = new_mask
-        self._placement: Placement | None = None
+    __slots__ = ()
 
     @property
     def ref(self) -> Ref:
@@ -194,6 +214,18 @@ class GeneratedMove:
 
     def __repr__(self) -> str:
         return f"<GeneratedMove {self.notation} {self.score}>"
+
+
+if _c_set_move_class is not None:
+    _c_set_move_class(GeneratedMove)
+
+
+def _moves(raw: list[RawMove] | list[GeneratedMove]) -> list[GeneratedMove]:
+    """The moves of a raw answer: the C engine made them already, the reference gave
+    tuples."""
+    if raw and isinstance(raw[0], tuple):
+        return [GeneratedMove(*m) for m in raw]
+    return raw  # type: ignore[return-value]
 
 
 def fisf_key(move: GeneratedMove, rack_len: int, bag_empty: bool) -> tuple[object, ...]:
@@ -315,9 +347,9 @@ def generate(
     engine: RawGenerate | None = None,
 ) -> list[GeneratedMove]:
     """Every legal placement (no exchanges, no passes), in no particular order."""
-    raw = _run(board, rack, config, lexicon, MODE_ALL, 0, engine)
+    raw = _run(board, rack, config, lexicon, MODE_ALL | MOVE_OBJECTS, 0, engine)
     assert isinstance(raw, list)
-    return [GeneratedMove(*m) for m in raw]
+    return _moves(raw)
 
 
 def count(
@@ -350,10 +382,10 @@ def best(
     if n < 1:
         return []
     # the engine keeps n scores in memory; no position has anywhere near 2**20 placements
-    raw = _run(board, rack, config, lexicon, MODE_TOP, min(n, 1 << 20), engine)
+    raw = _run(board, rack, config, lexicon, MODE_TOP | MOVE_OBJECTS, min(n, 1 << 20), engine)
     assert isinstance(raw, list)
     rack_len = len(rack.strip())
-    moves = sorted((GeneratedMove(*m) for m in raw), key=lambda m: fisf_key(m, rack_len, bag_empty))
+    moves = sorted(_moves(raw), key=lambda m: fisf_key(m, rack_len, bag_empty))
     return moves[:n]
 
 
@@ -366,9 +398,9 @@ def tops(
     engine: RawGenerate | None = None,
 ) -> list[GeneratedMove]:
     """Every placement scoring the top score, sorted by (reference, word) as written."""
-    raw = _run(board, rack, config, lexicon, MODE_TOP, 1, engine)
+    raw = _run(board, rack, config, lexicon, MODE_TOP | MOVE_OBJECTS, 1, engine)
     assert isinstance(raw, list)
-    return sorted((GeneratedMove(*m) for m in raw), key=lambda m: (format_ref(m.ref), m.word))
+    return sorted(_moves(raw), key=lambda m: (format_ref(m.ref), m.word))
 
 
 def analyse(
@@ -385,10 +417,11 @@ def analyse(
     of every placement and the moves reaching the ``n``-th best score (the top at least),
     from which the tops and the ``n`` best are taken."""
     want = max(n or 1, 1)
-    raw = _run(board, rack, config, lexicon, MODE_ANALYSE, min(want, 1 << 20), engine)
+    raw = _run(board, rack, config, lexicon, MODE_ANALYSE | MOVE_OBJECTS, min(want, 1 << 20),
+               engine)
     assert isinstance(raw, tuple) and len(raw) == 4
     placements, scrabbles, top, kept = raw
-    moves = [GeneratedMove(*m) for m in kept]
+    moves = _moves(kept)
     found = MoveCount(placements, scrabbles, top if placements else None)
     top_moves = sorted((m for m in moves if m.score == top),
                        key=lambda m: (format_ref(m.ref), m.word))

@@ -20,6 +20,10 @@ MODE_ALL = 0
 MODE_COUNT = 1
 MODE_TOP = 2
 MODE_ANALYSE = 3  # the counts of MODE_COUNT and the moves of MODE_TOP, in one pass
+MOVE_OBJECTS = 16
+"""Flag added to a mode: the C engine may answer with instances of the class given to its
+``set_move_class`` (scoring.movegen.GeneratedMove) instead of :data:`RawMove` tuples; the
+reference always answers with tuples."""
 
 ALL_LETTERS = (1 << 26) - 1
 JOKER_FLAG = 32
@@ -46,6 +50,7 @@ def py_generate(
     n: int,
 ) -> list[RawMove] | tuple[int, int, int] | tuple[int, int, int, list[RawMove]]:
     """Reference implementation of the raw engine interface (see ``_movegen.pyi``)."""
+    mode &= ~MOVE_OBJECTS
     search = _Search(edges, rack_counts, values, first_min_tiles, max_tiles, bingo_tiles,
                      bingo_bonus)
     search.empty_board = not any(cells)

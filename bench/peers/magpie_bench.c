@@ -29,6 +29,9 @@ static void run(Config *c, const char *cmd) {
 }
 int main(int argc, char **argv) {
   int repeat = argc > 1 ? atoi(argv[1]) : 5;
+  /* argv[2] (optional): "all" or "top" to run one mode only (for instruction counts) */
+  int do_all = argc < 3 || strcmp(argv[2], "top") != 0;
+  int do_top = argc < 3 || strcmp(argv[2], "all") != 0;
   ErrorStack *es = error_stack_create();
   ConfigArgs args = {.data_paths = "data", .settings_filename = NULL, .use_wmp = false};
   Config *config = config_create(&args, es);
@@ -49,16 +52,18 @@ int main(int argc, char **argv) {
                      .target_equity = EQUITY_MAX_VALUE,
                      .target_leave_size_for_exchange_cutoff = UNSET_LEAVE_SIZE};
     double tc, tb; int count = 0, best = -1;
-    for (int r = 0; r < repeat; r++) {
+    for (int r = 0; r < repeat && do_all; r++) {
       double s = now(); generate_moves(&a); t[r] = now() - s;
     }
+    if (!do_all) t[repeat / 2] = 0;
     qsort(t, (size_t)repeat, sizeof(double), cmpd); tc = t[repeat / 2];
     for (int i = 0; i < move_list_get_count(all); i++)
       if (small_move_get_tiles_played(all->small_moves[i]) > 0) count++;
     MoveGenArgs b = a; b.move_list = one; b.move_record_type = MOVE_RECORD_BEST_SMALL;
-    for (int r = 0; r < repeat; r++) {
+    for (int r = 0; r < repeat && do_top; r++) {
       double s = now(); generate_moves(&b); t[r] = now() - s;
     }
+    if (!do_top) t[repeat / 2] = 0;
     qsort(t, (size_t)repeat, sizeof(double), cmpd); tb = t[repeat / 2];
     if (move_list_get_count(one) > 0 && small_move_get_tiles_played(one->small_moves[0]) > 0)
       best = small_move_get_score(one->small_moves[0]);
