@@ -34,6 +34,7 @@ import os
 import re
 import struct
 import tempfile
+import zlib
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -65,7 +66,7 @@ except ImportError:  # pragma: no cover - the extension is optional
 
 MIN_LENGTH = 2
 MAX_LENGTH = 15
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 DEFAULT_NAME = "fr-comprehensive"
 ENV_LEXICON = "ARBITRE_LEXICON"
 ENV_CACHE_DIR = "ARBITRE_CACHE_DIR"
@@ -73,8 +74,9 @@ ENV_CACHE_DIR = "ARBITRE_CACHE_DIR"
 _C1_BYTES = re.compile(rb"[\x80-\x9f]")
 _MAGIC = b"ARBLEXC\0"
 # magic, cache format, DAWG format, word count, words bytes, edge count, report bytes,
-# GADDAG bytes (0: none), identity sha256 (hex), payload sha256 (raw)
-_HEADER = struct.Struct("<8sIIIIIII64s32s")
+# GADDAG bytes (0: none), GADDAG CRC-32, identity sha256 (hex), sha256 (raw) of the payload
+# but the GADDAG (which follows it: checked by its CRC here and its structure in the core)
+_HEADER = struct.Struct("<8sIIIIIIII64s32s")
 
 
 @dataclass(frozen=True)
@@ -394,26 +396,29 @@ def _read_cache(cache_file: Path, name: str) -> Lexicon | None:
     try:
         if len(blob) < _HEADER.size:
             return None
-        magic, fmt, dfmt, count, nwords, nedges, nreport, ngaddag, ident, digest = (
+        magic, fmt, dfmt, count, nwords, nedges, nreport, ngaddag, crc, ident, digest = (
             _HEADER.unpack_from(blob)
         )
         if magic != _MAGIC or fmt != CACHE_FORMAT or dfmt != DAWG_FORMAT:
             return None
         payload = memoryview(blob)[_HEADER.size :]
-        if len(payload) != nwords + 4 * nedges + nreport + ngaddag:
+        end = nwords + 4 * nedges + nreport
+        if len(payload) != end + ngaddag:
             return None
-        if hashlib.sha256(payload).digest() != digest:
+        if hashlib.sha256(payload[:end]).digest() != digest:
+            return None
+        gaddag = bytes(payload[end:]) if ngaddag else None
+        if gaddag is not None and zlib.crc32(gaddag) != crc:
             return None
         blob = bytes(payload[:nwords])
         if not blob.isascii() or (nwords and blob.count(b"\n") + 1 != count):
             return None
         edges = array("I")
         edges.frombytes(payload[nwords : nwords + 4 * nedges])
-        end = nwords + 4 * nedges + nreport
         report = LoadReport.from_json(json.loads(bytes(payload[nwords + 4 * nedges : end])))
         return Lexicon(
             None, name, report=report, dawg=Dawg(edges), digest=ident.decode("ascii"),
-            blob=blob, word_count=count, gaddag=bytes(payload[end:]) if ngaddag else None,
+            blob=blob, word_count=count, gaddag=gaddag,
         )
     except (ValueError, KeyError, TypeError, AssertionError, UnicodeDecodeError, struct.error):
         return None
@@ -425,7 +430,7 @@ def _write_cache(cache_file: Path, lex: Lexicon) -> None:
     edges = lex.dawg.edges.tobytes()
     report = json.dumps(lex.report.to_json(), ensure_ascii=False).encode("utf-8")
     gaddag = lex._gaddag or b""
-    payload = words + edges + report + gaddag
+    payload = words + edges + report
     header = _HEADER.pack(
         _MAGIC,
         CACHE_FORMAT,
@@ -435,6 +440,7 @@ def _write_cache(cache_file: Path, lex: Lexicon) -> None:
         len(edges) // 4,
         len(report),
         len(gaddag),
+        zlib.crc32(gaddag),
         lex.identity.sha256.encode("ascii"),
         hashlib.sha256(payload).digest(),
     )
@@ -445,6 +451,7 @@ def _write_cache(cache_file: Path, lex: Lexicon) -> None:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(header)
                 fh.write(payload)
+                fh.write(gaddag)
             os.chmod(tmp, 0o644)
             os.replace(tmp, cache_file)
         except BaseException:
