@@ -31,9 +31,13 @@ sources are ``bench/peers/``; nothing of the peers is kept here.
         [--magpie /work/peers/drivers/magpie_bench --magpie-cwd /work/peers/MAGPIE]
         [--wolges /work/peers/drivers/wolges_bench]
 
-The machine is shared: note ``uptime`` with the figures, and prefer instruction counts
-(``perf stat -e instructions`` or ``valgrind --tool=callgrind`` on one driver) for the ratios
-when the wall clock is noisy.
+The machine is shared: note ``uptime`` with the figures, and prefer instruction counts when
+the wall clock is noisy: ``--instructions`` runs each row under ``valgrind --tool=callgrind``
+twice (one and two passes over the positions; the difference is one pass, start-up and
+loading cancel out) and MAGPIE's driver with ``--toggle-collect=generate_moves`` (its two
+modes apart: a driver built without ``-march=native``, which valgrind cannot decode), and
+prints instructions per position and the ratios (wolges is left out there: its driver runs
+both modes in one call).
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ import json
 import os
 import statistics
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -82,7 +87,77 @@ def run_peer(binary: str, cwd: str | None, positions: list[dict[str, Any]],
     return rows
 
 
+def worker(row: str, passes: int) -> None:
+    """One row over every position, ``passes`` times, untimed (for --instructions)."""
+    positions = [json.loads(x) for x in DATA.open(encoding="utf-8")]
+    config = GameConfig.default("fr")
+    lex = movegen._lexicon(config, None)
+    c = movegen._c_generate
+    assert c is not None
+    boards = [Board.from_cgp(p["board"]) for p in positions]
+    core = [movegen._position(b, p["rack"], config, lex)
+            for b, p in zip(boards, positions, strict=True)]
+    racks = [p["rack"] for p in positions]
+
+    def gen(i: int) -> None:
+        for m in movegen.generate(boards[i], racks[i], config):
+            m.score  # noqa: B018
+    rows: dict[str, Callable[[int], object]] = {
+        "count": lambda i: movegen.count(boards[i], racks[i], config),
+        "best": lambda i: movegen.best(boards[i], racks[i], config),
+        "generate": gen,
+        "core count": lambda i: c(*core[i], MODE_COUNT, 0),
+        "core top": lambda i: c(*core[i], MODE_TOP, 1),
+        "cli": lambda i: json.dumps(cli._analyse(Board.from_cgp(positions[i]["board"]),
+                                                 racks[i], config, 1, False)),
+    }
+    for _ in range(passes):
+        for i in range(len(positions)):
+            rows[row](i)
+
+
+def _callgrind(cmd: list[str], cwd: str | None = None, stdin: str | None = None,
+               toggle: str | None = None) -> int:
+    extra = [f"--toggle-collect={toggle}"] if toggle else []
+    out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                          *extra, *cmd], input=stdin, capture_output=True, text=True, cwd=cwd,
+                         check=True).stderr
+    return int(out.split("Collected :")[1].split()[0])
+
+
+def instructions(magpie: str | None, magpie_cwd: str | None, only: set[str]) -> None:
+    positions = [json.loads(x) for x in DATA.open(encoding="utf-8")]
+    n = len(positions)
+    me = [sys.executable, str(Path(__file__).resolve()), "--worker"]
+    ours = {}
+    for row in ("count", "best", "generate", "core count", "core top", "cli"):
+        if only and row not in only:
+            continue
+        one = _callgrind([*me, row, "1"])
+        two = _callgrind([*me, row, "2"])
+        ours[row] = (two - one) / n
+    peer: dict[str, float] = {}
+    if magpie:
+        text = "".join(f"{p['board']} {p['rack']}\n" for p in positions)
+        for mode in ("all", "top"):
+            peer[mode] = _callgrind([magpie, "1", mode], magpie_cwd, text,
+                                    "generate_moves") / n
+    load = os.getloadavg()
+    print(f"{n} positions, instructions par position (callgrind), charge {load[0]:.2f}")
+    against = {"count": "all", "generate": "all", "core count": "all", "best": "top",
+               "core top": "top", "cli": "all"}
+    for row, ir in ours.items():
+        line = f"  {row:<12}{ir / 1e6:>8.2f} M"
+        if peer:
+            p = peer[against[row]]
+            line += f"   MAGPIE {p / 1e6:>6.2f} M   ÷ MAGPIE {ir / p:>5.2f}"
+        print(line)
+
+
 def main() -> None:
+    if len(sys.argv) == 4 and sys.argv[1] == "--worker":
+        worker(sys.argv[2], int(sys.argv[3]))
+        return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5, help="runs per position and round")
     ap.add_argument("--rounds", type=int, default=3, help="rounds interleaved with the peers")
@@ -93,7 +168,13 @@ def main() -> None:
     ap.add_argument("--wolges", default=os.environ.get("ARBITRE_BENCH_WOLGES"))
     ap.add_argument("--wolges-cwd", default=os.environ.get("ARBITRE_BENCH_WOLGES_CWD"))
     ap.add_argument("--only", default="", help="comma-separated subset of the rows to time")
+    ap.add_argument("--instructions", action="store_true",
+                    help="instruction counts under callgrind instead of the wall clock")
     args = ap.parse_args()
+    if args.instructions:
+        instructions(args.magpie, args.magpie_cwd,
+                     {k.strip() for k in args.only.split(",") if k.strip()})
+        return
     positions = [json.loads(x) for x in DATA.open(encoding="utf-8")]
     config = GameConfig.default("fr")
     if not movegen.c_available():
