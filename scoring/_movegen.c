@@ -1086,14 +1086,51 @@ static PyObject *attach(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
+static int cell_at(PyObject *cells, int sq);
+
+/* The grid as the 225 tile codes: `cells` itself (a buffer), or Board.cells (a list of 225
+ * str, "" or one letter A-Z, lowercase for a joker) converted here, which spares the caller
+ * a Python loop. NULL with a ValueError on anything else. */
+static PyObject *cell_codes(PyObject *cells) {
+    if (!PyList_Check(cells)) {
+        Py_INCREF(cells);
+        return cells;
+    }
+    if (PyList_GET_SIZE(cells) != NSQ) {
+        PyErr_SetString(PyExc_ValueError, "cells: a list of 225 squares");
+        return NULL;
+    }
+    char codes[NSQ];
+    for (int sq = 0; sq < NSQ; sq++) {
+        int ch = cell_at(cells, sq);
+        if (ch < 0) {
+            PyErr_SetString(PyExc_ValueError, "cells: a square that is not a letter A-Z");
+            return NULL;
+        }
+        codes[sq] = (char)(ch == 0 ? 0 : ch >= 'a' ? (ch - 96) | JOKER_FLAG : ch - 64);
+    }
+    return PyBytes_FromStringAndSize(codes, NSQ);
+}
+
 static PyObject *generate(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer edges_buf, cells_buf, rack_buf, values_buf, lm_buf, wm_buf;
     int center, first_min, first_h, max_tiles, bingo_tiles, bingo_bonus, mode, n;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*iipiiiii", &edges_buf, &cells_buf, &rack_buf,
+    PyObject *cells_obj;
+    if (!PyArg_ParseTuple(args, "y*Oy*y*y*y*iipiiiii", &edges_buf, &cells_obj, &rack_buf,
                           &values_buf, &lm_buf, &wm_buf, &center, &first_min, &first_h,
                           &max_tiles, &bingo_tiles, &bingo_bonus, &mode, &n))
         return NULL;
+    PyObject *cells_bytes = cell_codes(cells_obj);
+    if (cells_bytes == NULL || PyObject_GetBuffer(cells_bytes, &cells_buf, PyBUF_SIMPLE) < 0) {
+        Py_XDECREF(cells_bytes);
+        PyBuffer_Release(&edges_buf);
+        PyBuffer_Release(&rack_buf);
+        PyBuffer_Release(&values_buf);
+        PyBuffer_Release(&lm_buf);
+        PyBuffer_Release(&wm_buf);
+        return NULL;
+    }
     PyObject *result = NULL;
     Gen *g = PyMem_Calloc(1, sizeof(Gen));
     Anchor *anchors = NULL;
@@ -1211,6 +1248,7 @@ done:
     PyMem_Free(anchors);
     PyBuffer_Release(&edges_buf);
     PyBuffer_Release(&cells_buf);
+    Py_DECREF(cells_bytes);
     PyBuffer_Release(&rack_buf);
     PyBuffer_Release(&values_buf);
     PyBuffer_Release(&lm_buf);

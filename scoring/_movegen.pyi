@@ -26,7 +26,7 @@ def set_move_class(cls: type[MoveBase], /) -> None: ...
 
 def generate(
     edges: array[int],
-    cells: bytes,
+    cells: bytes | list[str],
     rack: bytes,
     values: bytes,
     letter_mult: bytes,

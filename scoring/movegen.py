@@ -82,6 +82,10 @@ RawFollowups = Callable[
 _c_generate: RawGenerate | None
 _c_followups: RawFollowups | None
 _c_set_move_class: Callable[[type[_MoveFields]], None] | None
+_c_generate_cells: (
+    Callable[..., list[RawMove] | tuple[int, int, int] | tuple[int, int, int, list[RawMove]]]
+    | None
+)  # the C generate with the grid as Board.cells
 try:
     from scoring._movegen import MoveBase as _MoveFields
     from scoring._movegen import followups as _c_followups_impl
@@ -89,10 +93,12 @@ try:
     from scoring._movegen import set_move_class as _c_set_move_class_impl
 
     _c_generate = _c_generate_impl
+    _c_generate_cells = _c_generate_impl
     _c_set_move_class = _c_set_move_class_impl
     _c_followups = _c_followups_impl
 except ImportError:  # pragma: no cover - the extension is optional
     _c_generate = None
+    _c_generate_cells = None
     _c_followups = None
     _c_set_move_class = None
 
@@ -302,19 +308,30 @@ def _run(
     engine: RawGenerate | None,
 ) -> list[RawMove] | tuple[int, int, int] | tuple[int, int, int, list[RawMove]]:
     run = engine or _default_engine()
-    return run(*_position(board, rack, config, _lexicon(config, lexicon)), mode, n)
+    lex = _lexicon(config, lexicon)
+    if run is _c_generate and _c_generate_cells is not None:
+        # the core reads Board.cells itself (no Python loop over the 225 squares); a square
+        # it refuses is reported by _cells, in French
+        edges, _, *rest = _position(board, rack, config, lex, grid=False)
+        try:
+            return _c_generate_cells(edges, board.cells, *rest, mode, n)
+        except ValueError:
+            _cells(board)
+            raise
+    return run(*_position(board, rack, config, lex), mode, n)
 
 
 def _position(
-    board: Board, rack: str, config: GameConfig, lex: Lexicon
+    board: Board, rack: str, config: GameConfig, lex: Lexicon, *, grid: bool = True
 ) -> tuple[array[int], bytes, bytes, bytes, bytes, bytes, int, int, bool, int, int, int]:
-    """The arguments both raw engines take first: the DAWG, the grid, the rack, the letter
-    values, the multipliers and the rules (centre, first move, rack size, bingo)."""
+    """The arguments both raw engines take first: the DAWG, the grid (empty without
+    ``grid``: the caller passes ``Board.cells`` to the core), the rack, the letter values,
+    the multipliers and the rules (centre, first move, rack size, bingo)."""
     layout = config.layout
     letter_mult, word_mult = layout.engine_mults
     return (
         lex.engine_edges(),
-        _cells(board),
+        _cells(board) if grid else b"",
         parse_rack(rack, config),
         config.tileset.engine_values,
         letter_mult,
