@@ -1,8 +1,11 @@
 """Cold load of the default word list in fresh processes, with the compiled cache present.
 
 Spawns N fresh interpreters; each imports ``scoring.lexicon``, calls ``default_lexicon()`` and
-reports the time of that call and of the import. Prints the medians, the whole-process wall
-time, the one-off build time without a cache, and the membership rate (``"MOT" in lex``).
+reports the time of that call and of the import, then hands the cached GADDAG to the compiled
+core (``lex.engine_edges()``, what the first move generation does) and reports that time and
+the process's peak memory. Prints the medians, the whole-process wall time, the one-off build
+time without a cache (reading the xz, normalising, the DAWG, the GADDAG in C, writing), the
+cache file's size, and the membership rate (``"MOT" in lex``).
 
     .venv/bin/python bench/lexicon_load.py [--runs 11]
 """
@@ -17,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 CHILD = """
 import json, time
@@ -26,7 +30,12 @@ t1 = time.perf_counter()
 lex = default_lexicon()
 t2 = time.perf_counter()
 assert "MOT" in lex
-print(json.dumps({"import": t1 - t0, "load": t2 - t1, "words": len(lex)}))
+lex.engine_edges()
+t3 = time.perf_counter()
+import resource
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"import": t1 - t0, "load": t2 - t1, "engine": t3 - t2, "rss": rss,
+                  "words": len(lex)}))
 """
 
 
@@ -47,20 +56,26 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         cold = dict(env, ARBITRE_CACHE_DIR=tmp)
         build, _ = child(cold)
-    print(f"construction sans cache (lecture xz, normalisation, DAWG, écriture) : "
-          f"{build['load']:.2f} s")
+        size = sum(f.stat().st_size for f in Path(tmp).iterdir())
+    print(f"construction sans cache (lecture xz, normalisation, DAWG, GADDAG, écriture) : "
+          f"{build['load']:.2f} s ; fichier de cache {size / 1e6:.1f} Mo")
 
     child(env)  # make sure the cache exists
-    loads, imports, walls = [], [], []
+    loads, imports, walls, engines, rss = [], [], [], [], []
     for _ in range(args.runs):
         r, wall = child(env)
         loads.append(r["load"])
         imports.append(r["import"])
+        engines.append(r["engine"])
+        rss.append(r["rss"])
         walls.append(wall)
     print(f"{args.runs} processus neufs, cache présent, {int(r['words'])} mots :")
     print(f"  default_lexicon()          médiane {statistics.median(loads) * 1000:.0f} ms "
           f"(cible ≤ 300 ms ; max {max(loads) * 1000:.0f} ms)")
     print(f"  import scoring.lexicon     médiane {statistics.median(imports) * 1000:.0f} ms")
+    print(f"  GADDAG remis au cœur C     médiane {statistics.median(engines) * 1000:.0f} ms "
+          f"(lex.engine_edges(), au premier calcul de coups)")
+    print(f"  mémoire du processus       médiane {statistics.median(rss):.0f} Mo (pic)")
     print(f"  processus entier (python)  médiane {statistics.median(walls) * 1000:.0f} ms")
 
     from scoring.lexicon import default_lexicon

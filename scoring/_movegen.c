@@ -1,10 +1,16 @@
 /* scoring._movegen: the compiled move generator.
  *
- * Same algorithm, same inputs and same outputs as scoring.movegen.py_generate (read that
- * module's docstring first): Appel-Jacobson anchors over the flat DAWG of scoring.dawg, a
- * horizontal pass on the grid and a vertical pass on its transpose. On top of it, MODE_TOP
- * visits anchors in decreasing order of an upper bound ("shadow" score) and stops as soon as
- * no remaining anchor can reach the n-th best score found.
+ * Same inputs and same outputs as scoring.movegen.py_generate (read that module's docstring
+ * first): the same anchors (each placement found once, from the leftmost anchor it covers),
+ * a horizontal pass on the grid and a vertical pass on its transpose, the cross-sets read
+ * from the flat DAWG of scoring.dawg. Where the reference builds each left part on the DAWG
+ * before it knows whether the anchor square can take a tile, the core grows every placement
+ * from its anchor outwards over a GADDAG built from the same words (see "the GADDAG" below),
+ * with the score summed on the way. On top of it, MODE_TOP visits anchors in decreasing
+ * order of an upper bound ("shadow" score) and stops as soon as no remaining anchor can
+ * reach the n-th best score found; MODE_ANALYSE counts everything and keeps the moves
+ * reaching the n-th best score (the CLI's one search); with MOVE_OBJECTS the moves are made
+ * as scoring.movegen.GeneratedMove objects directly.
  *
  * followups() is the two-move sequence search (the Duplicate Tactique top): for each first
  * move of a list, the best score of a second rack on the grid it leaves, by branch and
@@ -12,6 +18,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -26,8 +33,104 @@
 #define MODE_ALL 0
 #define MODE_COUNT 1
 #define MODE_TOP 2
-#define MODE_BEST 3 /* followups(): the best score only, no move objects */
+#define MODE_ANALYSE 3 /* MODE_COUNT's counts and MODE_TOP's moves, in one pass */
+#define MODE_BEST 4 /* followups(): the best score only, no move objects */
 #define MAXTOPS 32
+
+/* ---- the move objects ---------------------------------------------------------------------
+ * MoveBase: the fields of scoring.movegen.GeneratedMove (score, horizontal, start, word,
+ * new_mask, and the cache of its placement), which subclasses it with the behaviour. With
+ * MOVE_OBJECTS in the mode, generate() makes instances of the class given to
+ * set_move_class() directly: no tuple, no Python __init__ per move, and (no reference
+ * cycle possible: a word and a placement) not tracked by the garbage collector. */
+#define MOVE_OBJECTS 16
+
+typedef struct {
+    PyObject_HEAD
+    int score;
+    char horizontal;
+    int start;
+    PyObject *word;
+    long new_mask;
+    PyObject *placement;
+} MoveObject;
+
+static PyTypeObject *move_class; /* the subclass to create, or NULL: tuples */
+
+/* (a subclass's instance: subtype_dealloc drops the reference to the heap type) */
+static void move_dealloc(MoveObject *self) {
+    Py_XDECREF(self->word);
+    Py_XDECREF(self->placement);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int move_init(MoveObject *self, PyObject *args, PyObject *kwds) {
+    static char *names[] = {"score", "horizontal", "start", "word", "new_mask", NULL};
+    int score, horizontal, start;
+    PyObject *word;
+    long mask;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "ipiUl", names, &score, &horizontal, &start,
+                                     &word, &mask))
+        return -1;
+    self->score = score;
+    self->horizontal = (char)(horizontal != 0);
+    self->start = start;
+    Py_INCREF(word);
+    Py_XSETREF(self->word, word);
+    self->new_mask = mask;
+    Py_CLEAR(self->placement);
+    return 0;
+}
+
+static PyMemberDef move_members[] = {
+    {"score", T_INT, offsetof(MoveObject, score), READONLY, NULL},
+    {"horizontal", T_BOOL, offsetof(MoveObject, horizontal), READONLY, NULL},
+    {"start", T_INT, offsetof(MoveObject, start), READONLY, NULL},
+    {"word", T_OBJECT, offsetof(MoveObject, word), READONLY, NULL},
+    {"new_mask", T_LONG, offsetof(MoveObject, new_mask), READONLY, NULL},
+    {"_placement", T_OBJECT, offsetof(MoveObject, placement), 0, NULL},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyTypeObject MoveType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "scoring._movegen.MoveBase",
+    .tp_basicsize = sizeof(MoveObject),
+    .tp_dealloc = (destructor)move_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "The fields of a generated move (see scoring.movegen.GeneratedMove).",
+    .tp_members = move_members,
+    .tp_init = (initproc)move_init,
+    .tp_new = PyType_GenericNew,
+};
+
+/* set_move_class(cls): the MoveBase subclass generate() makes with MOVE_OBJECTS. */
+static PyObject *set_move_class(PyObject *self, PyObject *cls) {
+    (void)self;
+    if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &MoveType)) {
+        PyErr_SetString(PyExc_TypeError, "a subclass of MoveBase expected");
+        return NULL;
+    }
+    Py_INCREF(cls);
+    Py_XSETREF(move_class, (PyTypeObject *)cls);
+    Py_RETURN_NONE;
+}
+
+static PyObject *new_move(PyTypeObject *cls, int score, int horizontal, int start,
+                          const char *text, int len, long mask) {
+    MoveObject *m = (MoveObject *)cls->tp_alloc(cls, 0);
+    if (m == NULL) return NULL;
+    if (PyType_IS_GC(cls)) PyObject_GC_UnTrack(m); /* it can hold no cycle */
+    m->word = PyUnicode_FromStringAndSize(text, len);
+    if (m->word == NULL) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    m->score = score;
+    m->horizontal = (char)horizontal;
+    m->start = start;
+    m->new_mask = mask;
+    return (PyObject *)m;
+}
 
 typedef struct {
     int pass; /* 0 horizontal, 1 vertical */
@@ -46,15 +149,28 @@ typedef struct {
     int first_min_tiles, max_tiles, bingo_tiles, bingo_bonus;
     int empty_board;
     int mode, n;
+    PyTypeObject *objects; /* the move class to make, or NULL: tuples */
     /* per pass (index 0 horizontal, 1 vertical = transposed) */
     uint8_t cells[2][NSQ], lm[2][NSQ], wm[2][NSQ];
     uint32_t cross_mask[2][NSQ];
     int cross_score[2][NSQ];
     int center[2];
-    /* current anchor */
-    int pass, row, anchor, tiles, wlen;
-    uint8_t word[SIZE + 1];
-    uint8_t isnew[SIZE + 1];
+    /* the GADDAG the placements are grown on */
+    const uint32_t *gedges;
+    Py_ssize_t ngedges;
+    uint32_t groot;
+    /* current anchor: its line's letters (lt) and which are new (nw), by column; tiles
+     * put, how many have a cross word, how many lie on a square flagged in req; the rack's
+     * letters still held (bit c-1: letter c) */
+    int pass, row, anchor, limit, tiles, crosses, reqhits;
+    uint32_t rack_mask;
+    uint8_t lt[SIZE], nw[SIZE];
+    /* the current line of the current pass, copied: tiles, cross-sets and points,
+     * premiums, flags of g->req (rline: which line they hold, -1 none) */
+    int rline;
+    uint8_t rc[SIZE + 1], rlm[SIZE], rwm[SIZE], rreq[SIZE];
+    uint32_t rmask[SIZE];
+    int rcs[SIZE];
     /* results */
     PyObject *list;
     long placements, scrabbles;
@@ -101,39 +217,263 @@ static void note_best(Gen *g, int score) {
     g->best[i] = score;
 }
 
-static void record(Gen *g, int start, int end) {
-    if (end - start < 2) return;
+/* ---- the GADDAG ------------------------------------------------------------------------
+ *
+ * Generation grows each placement from its anchor outwards (Gordon's GADDAG): for a word
+ * w of n letters and every split 1 <= i <= n, the graph spells rev(w[:i]) SEP w[i:] (SEP
+ * omitted when i == n). Walking it from an anchor first puts the anchor's letter, then
+ * the letters before it right to left, then (after SEP) the letters after it, so a left
+ * part that cannot reach a word through the anchor square is never built.
+ *
+ * Layout (one uint32 array): word 0 is the root node's index. A node is a header word, its
+ * letter set (bit c-1: letter c = 1..26, bit 26: SEP), followed by one edge word per letter
+ * in increasing order: the letter in bits 0-4 (SEP = 27), ACCEPTS (bit 6: the path ending
+ * with this edge spells a whole string) and the child node's index in bits 8-31 (0: none).
+ * The edge of letter c is found without a search: node + 1 + popcount(set below c); the
+ * letters a node, a square's cross-set and the rack allow are one AND.
+ *
+ * Built from the DAWG's words: every string packed in a 128-bit key (5 bits a symbol,
+ * first symbol highest), radix-sorted, then minimised on the fly (Daciuk's incremental
+ * algorithm on sorted input: a finished node is replaced by an equal one seen before, so
+ * the graph is minimal). */
+#define SEP 27u
+#define SEP_BIT (1u << 26)
+#define SET_MASK ((1u << 27) - 1u)
+
+typedef unsigned __int128 Key;
+
+typedef struct {
+    Key *keys;
+    size_t n, cap;
+} KeyList;
+
+static int key_push(KeyList *kl, Key k) {
+    if (kl->n == kl->cap) {
+        size_t cap = kl->cap ? kl->cap * 2 : 1 << 20;
+        Key *nk = PyMem_Realloc(kl->keys, cap * sizeof(Key));
+        if (nk == NULL) return 0;
+        kl->keys = nk;
+        kl->cap = cap;
+    }
+    kl->keys[kl->n++] = k;
+    return 1;
+}
+
+static Key pack(const uint8_t *s, int len) {
+    Key k = 0;
+    for (int i = 0; i < len; i++) k |= (Key)s[i] << (123 - 5 * i);
+    return k;
+}
+
+/* Every GADDAG string of every word of the DAWG below `node`, `w` holding `len` letters. */
+static int gaddag_strings(const uint32_t *edges, Py_ssize_t nedges, uint32_t node, uint8_t *w,
+                          int len, KeyList *kl) {
+    if (node == 0 || len >= SIZE) return 1;
+    for (Py_ssize_t i = node; i < nedges; i++) {
+        uint32_t e = edges[i];
+        w[len] = (uint8_t)(e & LETTER_MASK);
+        if (e & ACCEPTS) {
+            int n = len + 1;
+            uint8_t s[SIZE + 1];
+            for (int split = 1; split <= n; split++) {
+                int k = 0;
+                for (int j = split - 1; j >= 0; j--) s[k++] = w[j];
+                if (split < n) {
+                    s[k++] = (uint8_t)SEP;
+                    for (int j = split; j < n; j++) s[k++] = w[j];
+                }
+                if (!key_push(kl, pack(s, k))) return 0;
+            }
+        }
+        if ((e >> CHILD_SHIFT) && !gaddag_strings(edges, nedges, e >> CHILD_SHIFT, w, len + 1, kl))
+            return 0;
+        if (e & LAST) break;
+    }
+    return 1;
+}
+
+/* LSD radix sort of the keys on their 80 significant bits (16 symbols of 5 bits), 8 bits
+ * a pass: much faster than qsort on millions of keys. */
+static int sort_keys(KeyList *kl) {
+    Key *tmp = PyMem_Malloc(kl->n * sizeof(Key) + 1);
+    if (tmp == NULL) return 0;
+    Key *src = kl->keys, *dst = tmp;
+    for (int pass = 0; pass < 10; pass++) {
+        int shift = 48 + 8 * pass;
+        size_t count[257];
+        memset(count, 0, sizeof count);
+        for (size_t i = 0; i < kl->n; i++) count[((src[i] >> shift) & 0xFF) + 1]++;
+        for (int b = 0; b < 256; b++) count[b + 1] += count[b];
+        for (size_t i = 0; i < kl->n; i++) dst[count[(src[i] >> shift) & 0xFF]++] = src[i];
+        Key *t = src;
+        src = dst;
+        dst = t;
+    }
+    /* 10 passes: the sorted keys are back in kl->keys */
+    PyMem_Free(tmp);
+    return 1;
+}
+
+typedef struct {
+    uint32_t *out; /* the edges emitted so far */
+    size_t nout, capout;
+    uint32_t *table; /* register: first-edge index of each distinct node, 0 = free */
+    uint8_t *tlen;
+    size_t tsize, tused;
+} Builder;
+
+static uint64_t hash_edges(const uint32_t *e, int n) {
+    uint64_t h = 1469598103934665603ULL;
+    for (int i = 0; i < n; i++) h = (h ^ e[i]) * 1099511628211ULL;
+    return h ^ (h >> 29);
+}
+
+static int table_grow(Builder *b);
+
+/* The index of the node with these edges (n of them, behind their header in e[0]),
+ * emitted if new; 0 for a node without edges. */
+static uint32_t intern(Builder *b, uint32_t *e, int n) {
+    if (n == 0) return 0;
+    e[0] = 0;
+    for (int i = 1; i <= n; i++) e[0] |= 1u << ((e[i] & LETTER_MASK) - 1);
+    n++;
+    if (b->tused * 2 >= b->tsize && !table_grow(b)) return UINT32_MAX;
+    size_t mask = b->tsize - 1, slot = hash_edges(e, n) & mask;
+    while (b->table[slot]) {
+        uint32_t id = b->table[slot];
+        if (b->tlen[slot] == n && memcmp(b->out + id, e, (size_t)n * 4) == 0) return id;
+        slot = (slot + 1) & mask;
+    }
+    if (b->nout + (size_t)n > b->capout) {
+        size_t cap = b->capout * 2;
+        uint32_t *no = PyMem_Realloc(b->out, cap * 4);
+        if (no == NULL) return UINT32_MAX;
+        b->out = no;
+        b->capout = cap;
+    }
+    uint32_t id = (uint32_t)b->nout;
+    memcpy(b->out + id, e, (size_t)n * 4);
+    b->nout += (size_t)n;
+    b->table[slot] = id;
+    b->tlen[slot] = (uint8_t)n;
+    b->tused++;
+    return id;
+}
+
+static int table_grow(Builder *b) {
+    size_t size = b->tsize ? b->tsize * 2 : 1 << 16;
+    uint32_t *t = PyMem_Calloc(size, 4);
+    uint8_t *l = PyMem_Calloc(size, 1);
+    if (t == NULL || l == NULL) {
+        PyMem_Free(t);
+        PyMem_Free(l);
+        return 0;
+    }
+    for (size_t i = 0; i < b->tsize; i++) {
+        if (!b->table[i]) continue;
+        uint32_t id = b->table[i];
+        size_t slot = hash_edges(b->out + id, b->tlen[i]) & (size - 1);
+        while (t[slot]) slot = (slot + 1) & (size - 1);
+        t[slot] = id;
+        l[slot] = b->tlen[i];
+    }
+    PyMem_Free(b->table);
+    PyMem_Free(b->tlen);
+    b->table = t;
+    b->tlen = l;
+    b->tsize = size;
+    return 1;
+}
+
+#define GMAXD (SIZE + 2)
+
+/* The GADDAG of the DAWG `edges` as a new bytes object (NULL with an exception set). */
+static PyObject *build_gaddag(const uint32_t *edges, Py_ssize_t nedges) {
+    KeyList kl = {NULL, 0, 0};
+    Builder b = {NULL, 0, 0, NULL, NULL, 0, 0};
+    PyObject *result = NULL;
+    uint8_t w[SIZE + 1];
+    uint32_t root = nedges > 0 ? edges[0] >> CHILD_SHIFT : 0;
+    if (root >= (uint32_t)nedges) root = 0;
+    if (!gaddag_strings(edges, nedges, root, w, 0, &kl) || !sort_keys(&kl)) goto nomem;
+    b.capout = 1 << 16;
+    b.out = PyMem_Malloc(b.capout * 4);
+    if (b.out == NULL || !table_grow(&b)) goto nomem;
+    b.nout = 1; /* word 0: the root's index */
+    /* pending nodes: pend[d] holds (from index 1) the edges of the node reached by d
+     * symbols of the current string; the child of its last edge is pend[d + 1], not yet
+     * interned */
+    uint32_t pend[GMAXD][32];
+    int npend[GMAXD];
+    memset(npend, 0, sizeof npend);
+    uint8_t prev[GMAXD], cur[GMAXD];
+    int plen = 0;
+    for (size_t i = 0; i < kl.n; i++) {
+        Key k = kl.keys[i];
+        int len = 0;
+        while (len < 16 && ((k >> (123 - 5 * len)) & 31)) {
+            cur[len] = (uint8_t)((k >> (123 - 5 * len)) & 31);
+            len++;
+        }
+        int common = 0;
+        while (common < len && common < plen && cur[common] == prev[common]) common++;
+        /* finish the nodes below the common prefix, deepest first */
+        for (int d = plen; d > common; d--) {
+            uint32_t id = intern(&b, pend[d], npend[d]);
+            if (id == UINT32_MAX) goto nomem;
+            npend[d] = 0;
+            pend[d - 1][npend[d - 1]] |= id << CHILD_SHIFT;
+        }
+        for (int d = common; d < len; d++) {
+            pend[d][++npend[d]] = cur[d];
+            npend[d + 1] = 0;
+        }
+        pend[len - 1][npend[len - 1]] |= ACCEPTS;
+        memcpy(prev, cur, (size_t)len);
+        plen = len;
+    }
+    for (int d = plen; d > 0; d--) {
+        uint32_t id = intern(&b, pend[d], npend[d]);
+        if (id == UINT32_MAX) goto nomem;
+        pend[d - 1][npend[d - 1]] |= id << CHILD_SHIFT;
+    }
+    {
+        uint32_t id = intern(&b, pend[0], npend[0]);
+        if (id == UINT32_MAX) goto nomem;
+        b.out[0] = id;
+    }
+    if (b.nout >= (1u << 24)) {
+        PyErr_SetString(PyExc_ValueError, "word list too large for a 24-bit GADDAG");
+        goto done;
+    }
+    result = PyBytes_FromStringAndSize((const char *)b.out, (Py_ssize_t)b.nout * 4);
+    goto done;
+nomem:
+    PyErr_NoMemory();
+done:
+    PyMem_Free(kl.keys);
+    PyMem_Free(b.out);
+    PyMem_Free(b.table);
+    PyMem_Free(b.tlen);
+    return result;
+}
+
+static void record(Gen *g, int lo, int hi, int main_sum, int mult, int cross) {
+    if (hi - lo < 1) return;
     if (g->empty_board && g->tiles < g->first_min_tiles) return;
     const int p = g->pass;
-    const int base = g->row * SIZE;
-    int main_sum = 0, mult = 1, cross = 0, crosses = 0;
-    long mask = 0;
-    for (int i = 0; i < g->wlen; i++) {
-        int t = g->word[i];
-        int v = (t & JOKER_FLAG) ? 0 : g->values[t];
-        if (g->isnew[i]) {
-            int sq = base + start + i;
-            mask |= 1L << i;
-            main_sum += v * g->lm[p][sq];
-            mult *= g->wm[p][sq];
-            if (g->cross_score[p][sq] >= 0) {
-                crosses = 1;
-                cross += (g->cross_score[p][sq] + v * g->lm[p][sq]) * g->wm[p][sq];
-            }
-        } else {
-            main_sum += v;
-        }
-    }
-    if (p == 1 && g->tiles == 1 && crosses) return; /* the horizontal pass has it */
+    if (p == 1 && g->tiles == 1 && g->crosses) return; /* the horizontal pass has it */
     int score = main_sum * mult + cross + (g->tiles == g->bingo_tiles ? g->bingo_bonus : 0);
+    if (g->mode == MODE_COUNT || g->mode == MODE_ANALYSE) {
+        g->placements++;
+        if (g->tiles == g->bingo_tiles) g->scrabbles++;
+        if (score > g->top) g->top = score;
+        if (g->mode == MODE_COUNT) return;
+    }
+    const int base = g->row * SIZE;
     if (g->mode == MODE_BEST) {
         if (score < g->threshold) return;
-        if (g->req_on) {
-            int hit = 0;
-            for (int i = 0; i < g->wlen && !hit; i++)
-                if (g->isnew[i] && g->req[p][base + start + i]) hit = 1;
-            if (!hit) return;
-        }
+        if (g->req_on && !g->reqhits) return;
         if (score > g->found) {
             g->found = score;
             g->ntops = 0;
@@ -141,30 +481,32 @@ static void record(Gen *g, int start, int end) {
         if (g->collect && score == g->found && g->ntops < MAXTOPS) {
             uint64_t *bits = g->tops[g->ntops++];
             bits[0] = bits[1] = bits[2] = bits[3] = 0;
-            for (int i = 0; i < g->wlen; i++) {
-                if (!g->isnew[i]) continue;
-                int sq = p == 0 ? base + start + i : (start + i) * SIZE + g->row;
+            for (int c = lo; c <= hi; c++) {
+                if (!g->nw[c]) continue;
+                int sq = p == 0 ? base + c : c * SIZE + g->row;
                 bits[sq >> 6] |= 1ULL << (sq & 63);
             }
         }
         return;
     }
-    if (g->mode == MODE_COUNT) {
-        g->placements++;
-        if (g->tiles == g->bingo_tiles) g->scrabbles++;
-        if (score > g->top) g->top = score;
-        return;
-    }
-    if (g->mode == MODE_TOP) {
+    if (g->mode == MODE_TOP || g->mode == MODE_ANALYSE) {
         if (score < cutoff(g)) return;
         note_best(g, score);
     }
     char text[SIZE + 1];
-    for (int i = 0; i < g->wlen; i++) {
-        int t = g->word[i];
-        text[i] = (t & JOKER_FLAG) ? (char)(96 + (t & LETTER_MASK)) : (char)(64 + t);
+    long mask = 0;
+    for (int c = lo; c <= hi; c++) {
+        int t = g->lt[c];
+        text[c - lo] = (t & JOKER_FLAG) ? (char)(96 + (t & LETTER_MASK)) : (char)(64 + t);
+        if (g->nw[c]) mask |= 1L << (c - lo);
     }
-    int start_sq = p == 0 ? base + start : start * SIZE + g->row;
+    int start_sq = p == 0 ? base + lo : lo * SIZE + g->row;
+    if (g->objects != NULL) {
+        PyObject *m = new_move(g->objects, score, p == 0, start_sq, text, hi - lo + 1, mask);
+        if (m == NULL || PyList_Append(g->list, m) < 0) g->failed = 1;
+        Py_XDECREF(m);
+        return;
+    }
     PyObject *tup = PyTuple_New(5);
     if (tup == NULL) {
         g->failed = 1;
@@ -173,7 +515,7 @@ static void record(Gen *g, int start, int end) {
     PyObject *a = PyLong_FromLong(score);
     PyObject *b = PyBool_FromLong(p == 0);
     PyObject *c = PyLong_FromLong(start_sq);
-    PyObject *d = PyUnicode_FromStringAndSize(text, g->wlen);
+    PyObject *d = PyUnicode_FromStringAndSize(text, hi - lo + 1);
     PyObject *e = PyLong_FromLong(mask);
     PyTuple_SET_ITEM(tup, 0, a);
     PyTuple_SET_ITEM(tup, 1, b);
@@ -184,70 +526,125 @@ static void record(Gen *g, int start, int end) {
     Py_DECREF(tup);
 }
 
-static void extend(Gen *g, uint32_t node, int col, int accepted, int start) {
-    if (g->failed) return;
-    if (col >= SIZE) {
-        if (accepted && col > g->anchor) record(g, start, col);
-        return;
-    }
-    const int p = g->pass;
-    const int sq = g->row * SIZE + col;
-    const int t = g->cells[p][sq];
-    if (t) {
-        Py_ssize_t i = child_edge(g, node, (uint32_t)t & LETTER_MASK);
-        if (i >= 0) {
-            uint32_t e = g->edges[i];
-            g->word[g->wlen] = (uint8_t)t;
-            g->isnew[g->wlen++] = 0;
-            extend(g, e >> CHILD_SHIFT, col + 1, (e & ACCEPTS) != 0, start);
-            g->wlen--;
-        }
-        return;
-    }
-    if (accepted && col > g->anchor) record(g, start, col);
-    if (g->tiles >= g->max_tiles || node == 0) return;
-    const uint32_t allowed = g->cross_mask[p][sq];
-    for (Py_ssize_t i = node; i < g->nedges; i++) {
-        uint32_t e = g->edges[i];
-        uint32_t code = e & LETTER_MASK;
-        if ((allowed >> (code - 1)) & 1u) {
-            for (int joker = 0; joker < 2; joker++) {
-                int slot = joker ? 0 : (int)code;
-                if (!g->rack[slot]) continue;
-                g->rack[slot]--;
-                g->tiles++;
-                g->word[g->wlen] = (uint8_t)(joker ? (code | JOKER_FLAG) : code);
-                g->isnew[g->wlen++] = 1;
-                extend(g, e >> CHILD_SHIFT, col + 1, (e & ACCEPTS) != 0, start);
-                g->wlen--;
-                g->tiles--;
-                g->rack[slot]++;
-            }
-        }
-        if (e & LAST) break;
-    }
+/* Generation from the anchor outwards over the GADDAG. A placement found from anchor a puts
+ * a tile on a, and every tile it puts before a lies on the `limit` free squares before a
+ * that are not anchors themselves: so each placement is found once, from the leftmost
+ * anchor it covers (the rule of the DAWG generator it replaces, same placements). The
+ * running sums are the main word's letter points (`main_sum`, premiums of the new tiles
+ * applied), the product of the new tiles' word premiums (`mult`) and the cross words'
+ * points (`cross`). */
+/* Bits set in x (no libgcc call without -mpopcnt). */
+static inline uint32_t pop32(uint32_t x) {
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    return (((x + (x >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24;
 }
 
-static void left(Gen *g, uint32_t node, int limit) {
-    extend(g, node, g->anchor, 0, g->anchor - g->wlen);
-    if (limit == 0 || g->tiles >= g->max_tiles || node == 0 || g->failed) return;
-    for (Py_ssize_t i = node; i < g->nedges; i++) {
-        uint32_t e = g->edges[i];
-        uint32_t code = e & LETTER_MASK;
+/* The edge of letter `code` (1..27) of GADDAG node `node`, or 0 (no such edge). */
+static inline uint32_t gedge(const Gen *g, uint32_t node, uint32_t code) {
+    if (node == 0) return 0;
+    const uint32_t set = g->gedges[node], bit = 1u << (code - 1);
+    if (!(set & bit)) return 0;
+    return g->gedges[node + 1 + pop32(set & (bit - 1))];
+}
+
+static void gleft(Gen *g, uint32_t node, int col, int acc, int main_sum, int mult, int cross);
+static void gright(Gen *g, uint32_t node, int col, int acc, int lo, int main_sum, int mult,
+                   int cross);
+
+/* Every rack tile the edges of `node` and the cross-set of column `col` allow, put on `col`,
+ * then on to the left (`leftward`) or to the right. */
+static void place_at(Gen *g, uint32_t node, int col, int leftward, int lo, int main_sum,
+                     int mult, int cross) {
+    if (node == 0) return;
+    const uint32_t set = g->gedges[node];
+    uint32_t cand = set & g->rmask[col];
+    if (!g->rack[0]) cand &= g->rack_mask;
+    if (!cand) return;
+    const int lm = g->rlm[col], wm = g->rwm[col], cs = g->rcs[col];
+    const int req = g->rreq[col];
+    g->nw[col] = 1;
+    g->crosses += cs >= 0;
+    g->reqhits += req;
+    g->tiles++;
+    /* no tile can follow this one: only a string ending here (or, to the left, the way
+     * to the letters after the anchor) is worth going on with */
+    const int last =
+        leftward ? (col == 0 || !g->rc[col - 1]) &&
+                       (g->tiles >= g->max_tiles || col <= g->anchor - g->limit)
+                 : col + 1 >= SIZE || (g->tiles >= g->max_tiles && !g->rc[col + 1]);
+    while (cand) {
+        const uint32_t bit = cand & -cand;
+        cand ^= bit;
+        const uint32_t code = (uint32_t)__builtin_ctz(bit) + 1;
+        const uint32_t e = g->gedges[node + 1 + pop32(set & (bit - 1))];
+        const uint32_t child = e >> CHILD_SHIFT;
+        const int acc = (e & ACCEPTS) != 0;
+        if (last && !acc && (!leftward || !child || !(g->gedges[child] & SEP_BIT))) continue;
         for (int joker = 0; joker < 2; joker++) {
-            int slot = joker ? 0 : (int)code;
+            const int slot = joker ? 0 : (int)code;
             if (!g->rack[slot]) continue;
-            g->rack[slot]--;
-            g->tiles++;
-            g->word[g->wlen] = (uint8_t)(joker ? (code | JOKER_FLAG) : code);
-            g->isnew[g->wlen++] = 1;
-            left(g, e >> CHILD_SHIFT, limit - 1);
-            g->wlen--;
-            g->tiles--;
-            g->rack[slot]++;
+            const int v = joker ? 0 : g->values[code];
+            if (--g->rack[slot] == 0 && !joker) g->rack_mask &= ~bit;
+            g->lt[col] = (uint8_t)(joker ? (code | JOKER_FLAG) : code);
+            const int m2 = main_sum + v * lm, mu2 = mult * wm;
+            const int c2 = cs >= 0 ? cross + (cs + v * lm) * wm : cross;
+            if (leftward)
+                gleft(g, child, col, acc, m2, mu2, c2);
+            else
+                gright(g, child, col + 1, acc, lo, m2, mu2, c2);
+            if (g->rack[slot]++ == 0 && !joker) g->rack_mask |= bit;
         }
-        if (e & LAST) break;
     }
+    g->tiles--;
+    g->reqhits -= req;
+    g->crosses -= cs >= 0;
+    g->nw[col] = 0;
+}
+
+/* `col`: the leftmost square filled so far (the anchor's or one before it). */
+static void gleft(Gen *g, uint32_t node, int col, int acc, int main_sum, int mult, int cross) {
+    if (g->failed) return;
+    const int a = g->anchor;
+    if (col > 0 && g->rc[col - 1]) {
+        /* a tile just before: the word runs on through it */
+        const int t = g->rc[col - 1];
+        const uint32_t e = gedge(g, node, (uint32_t)t & LETTER_MASK);
+        if (e == 0) return;
+        g->lt[col - 1] = (uint8_t)t;
+        g->nw[col - 1] = 0;
+        gleft(g, e >> CHILD_SHIFT, col - 1, (e & ACCEPTS) != 0,
+              main_sum + ((t & JOKER_FLAG) ? 0 : g->values[t]), mult, cross);
+        return;
+    }
+    /* the word may start on `col`: it ends on the anchor, or goes on after it (SEP) */
+    if (acc && !g->rc[a + 1]) record(g, col, a, main_sum, mult, cross);
+    if (node == 0) return;
+    const uint32_t set = g->gedges[node];
+    if ((set & SEP_BIT) && a + 1 < SIZE)
+        gright(g, g->gedges[node + pop32(set)] >> CHILD_SHIFT, a + 1, 0, col, main_sum, mult,
+               cross);
+    if (col - 1 >= a - g->limit && g->tiles < g->max_tiles)
+        place_at(g, node, col - 1, 1, 0, main_sum, mult, cross);
+}
+
+/* `col`: the next square after the word's letters so far, which start on `lo`. */
+static void gright(Gen *g, uint32_t node, int col, int acc, int lo, int main_sum, int mult,
+                   int cross) {
+    if (g->failed) return;
+    if (g->rc[col]) { /* rc[SIZE] is 0: the edge of the grid */
+        const int t = g->rc[col];
+        const uint32_t e = gedge(g, node, (uint32_t)t & LETTER_MASK);
+        if (e == 0) return;
+        g->lt[col] = (uint8_t)t;
+        g->nw[col] = 0;
+        gright(g, e >> CHILD_SHIFT, col + 1, (e & ACCEPTS) != 0, lo,
+               main_sum + ((t & JOKER_FLAG) ? 0 : g->values[t]), mult, cross);
+        return;
+    }
+    if (acc) record(g, lo, col - 1, main_sum, mult, cross);
+    if (col >= SIZE || g->tiles >= g->max_tiles) return;
+    place_at(g, node, col, 0, lo, main_sum, mult, cross);
 }
 
 /* Cross-set of one empty square of pass p: the letters its column word allows, and that
@@ -336,28 +733,27 @@ static int left_limit(const Gen *g, int p, int row, int a, const uint8_t *anchor
 }
 
 static void run_anchor(Gen *g, int p, int row, int a, int limit) {
-    const uint8_t *cl = g->cells[p];
-    const int base = row * SIZE;
+    if (g->rline != p * SIZE + row + 1) {
+        g->rline = p * SIZE + row + 1;
+        const int base = row * SIZE;
+        for (int c = 0; c < SIZE; c++) {
+            g->rc[c] = g->cells[p][base + c];
+            g->rlm[c] = g->lm[p][base + c];
+            g->rwm[c] = g->wm[p][base + c];
+            g->rreq[c] = g->req_on ? g->req[p][base + c] : 0;
+            g->rmask[c] = g->cross_mask[p][base + c];
+            g->rcs[c] = g->cross_score[p][base + c];
+        }
+        g->rc[SIZE] = 0;
+    }
     g->pass = p;
     g->row = row;
     g->anchor = a;
+    g->limit = limit;
     g->tiles = 0;
-    g->wlen = 0;
-    if (a > 0 && cl[base + a - 1]) {
-        int s = a - 1;
-        while (s > 0 && cl[base + s - 1]) s--;
-        uint32_t node = g->root;
-        for (int c = s; c < a; c++) {
-            Py_ssize_t i = child_edge(g, node, cl[base + c] & LETTER_MASK);
-            if (i < 0) return;
-            g->word[g->wlen] = cl[base + c];
-            g->isnew[g->wlen++] = 0;
-            node = g->edges[i] >> CHILD_SHIFT;
-        }
-        extend(g, node, a, 0, s);
-    } else {
-        left(g, g->root, limit);
-    }
+    g->crosses = 0;
+    g->reqhits = 0;
+    place_at(g, g->groot, a, 1, 0, 0, 1, 0);
 }
 
 /* is_a[c]: is square c of row `row` (pass p) an anchor. */
@@ -522,6 +918,9 @@ static int load_position(Gen *g, const Py_buffer *edges, const uint8_t *cells,
         g->rack_len += rack[i];
     }
     g->values[0] = 0;
+    g->rack_mask = 0;
+    for (int i = 1; i < 27; i++)
+        if (g->rack[i]) g->rack_mask |= 1u << (i - 1);
     g->first_min_tiles = first_min;
     g->max_tiles = max_tiles;
     g->bingo_tiles = bingo_tiles;
@@ -546,14 +945,192 @@ static int load_position(Gen *g, const Py_buffer *edges, const uint8_t *cells,
     return 1;
 }
 
+/* ---- GADDAGs of the DAWGs seen ------------------------------------------------------------
+ * The raw engine takes the DAWG (the interface shared with the pure-Python reference); its
+ * GADDAG is looked up here by the DAWG object, which the registry keeps alive (so its
+ * address is never reused): attached by scoring.lexicon from its compiled cache, else built
+ * on first use. A few entries, the oldest dropped first. */
+#define NREG 8
+static struct {
+    PyObject *dawg, *gaddag; /* strong references; gaddag is a bytes object */
+    Py_ssize_t ndawg;
+} registry[NREG];
+static int reg_next;
+
+static int valid_graph(const uint32_t *e, Py_ssize_t n) {
+    if (n < 1 || (e[0] >> CHILD_SHIFT) >= (uint32_t)n) return 0;
+    if (n > 1 && !(e[n - 1] & LAST)) return 0;
+    for (Py_ssize_t i = 1; i < n; i++)
+        if ((e[i] >> CHILD_SHIFT) >= (uint32_t)n || (e[i] & LETTER_MASK) == 0) return 0;
+    return 1;
+}
+
+/* Is `e` (n words) a well-formed GADDAG: nodes laid one after the other from word 1, each
+ * edge's letter the next of its header's set, every child 0 or the index of a node. */
+static int valid_gaddag(const uint32_t *e, Py_ssize_t n) {
+    if (n < 1) return 0;
+    uint8_t *is_node = PyMem_Calloc((size_t)n, 1);
+    if (is_node == NULL) return 0;
+    int ok = 1;
+    Py_ssize_t i = 1;
+    while (ok && i < n) {
+        uint32_t set = e[i];
+        is_node[i] = 1;
+        Py_ssize_t k = __builtin_popcount(set);
+        if (set == 0 || (set & ~SET_MASK) || i + k >= n) ok = 0;
+        for (uint32_t s = set; ok && s; s &= s - 1) {
+            i++;
+            if ((e[i] & LETTER_MASK) != (uint32_t)__builtin_ctz(s) + 1) ok = 0;
+        }
+        i++;
+    }
+    if (ok && i != n) ok = 0;
+    for (i = 1; ok && i < n;) {
+        Py_ssize_t k = __builtin_popcount(e[i]);
+        for (Py_ssize_t j = i + 1; j <= i + k; j++) {
+            uint32_t c = e[j] >> CHILD_SHIFT;
+            if (c != 0 && (c >= (uint32_t)n || !is_node[c])) ok = 0;
+        }
+        i += k + 1;
+    }
+    if (ok && (e[0] >= (uint32_t)n || (e[0] != 0 && !is_node[e[0]]) || (n > 1 && e[0] == 0)))
+        ok = 0;
+    PyMem_Free(is_node);
+    return ok;
+}
+
+static void reg_put(PyObject *dawg, Py_ssize_t ndawg, PyObject *gaddag) {
+    for (int k = 0; k < NREG; k++) {
+        if (registry[k].dawg == dawg) {
+            Py_INCREF(gaddag);
+            Py_SETREF(registry[k].gaddag, gaddag);
+            registry[k].ndawg = ndawg;
+            return;
+        }
+    }
+    int k = reg_next;
+    reg_next = (reg_next + 1) % NREG;
+    Py_XDECREF(registry[k].dawg);
+    Py_XDECREF(registry[k].gaddag);
+    Py_INCREF(dawg);
+    Py_INCREF(gaddag);
+    registry[k].dawg = dawg;
+    registry[k].gaddag = gaddag;
+    registry[k].ndawg = ndawg;
+}
+
+/* Point g at the GADDAG of the DAWG in `edges` (built now if none is known): 0 with an
+ * exception set on failure. */
+static int load_gaddag(Gen *g, const Py_buffer *edges) {
+    PyObject *gb = NULL;
+    for (int k = 0; k < NREG; k++)
+        if (registry[k].dawg == edges->obj && registry[k].ndawg == edges->len / 4)
+            gb = registry[k].gaddag;
+    if (gb == NULL) {
+        gb = build_gaddag((const uint32_t *)edges->buf, edges->len / 4);
+        if (gb == NULL) return 0;
+        if (edges->obj != NULL) reg_put(edges->obj, edges->len / 4, gb);
+        Py_DECREF(gb); /* the registry holds it (or, with no object, g uses it now) */
+        if (edges->obj == NULL) {
+            PyErr_SetString(PyExc_ValueError, "edges: a DAWG object expected");
+            return 0;
+        }
+    }
+    g->gedges = (const uint32_t *)PyBytes_AS_STRING(gb);
+    g->ngedges = PyBytes_GET_SIZE(gb) / 4;
+    g->groot = g->gedges[0];
+    return 1;
+}
+
+/* gaddag(edges): the GADDAG of a DAWG (bytes, the same edge layout), remembered for it. */
+static PyObject *gaddag(PyObject *self, PyObject *arg) {
+    (void)self;
+    Py_buffer buf;
+    if (PyObject_GetBuffer(arg, &buf, PyBUF_SIMPLE) < 0) return NULL;
+    PyObject *out = NULL;
+    if (buf.len < 4 || buf.len % 4 || !valid_graph(buf.buf, buf.len / 4)) {
+        PyErr_SetString(PyExc_ValueError, "edges: bad DAWG buffer");
+    } else {
+        out = build_gaddag(buf.buf, buf.len / 4);
+        if (out != NULL) reg_put(arg, buf.len / 4, out);
+    }
+    PyBuffer_Release(&buf);
+    return out;
+}
+
+/* attach(edges, gaddag): use this GADDAG (a buffer made by gaddag()) for that DAWG. */
+static PyObject *attach(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "attach(edges, gaddag) takes 2 arguments");
+        return NULL;
+    }
+    Py_buffer d;
+    if (PyObject_GetBuffer(args[0], &d, PyBUF_SIMPLE) < 0) return NULL;
+    Py_ssize_t nd = d.len / 4;
+    int bad = d.len < 4 || d.len % 4;
+    PyBuffer_Release(&d);
+    PyObject *gb = bad ? NULL : PyBytes_FromObject(args[1]);
+    if (gb == NULL) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "edges: bad DAWG buffer");
+        return NULL;
+    }
+    if (PyBytes_GET_SIZE(gb) < 4 || PyBytes_GET_SIZE(gb) % 4 ||
+        !valid_gaddag((const uint32_t *)PyBytes_AS_STRING(gb), PyBytes_GET_SIZE(gb) / 4)) {
+        Py_DECREF(gb);
+        PyErr_SetString(PyExc_ValueError, "gaddag: bad GADDAG buffer");
+        return NULL;
+    }
+    reg_put(args[0], nd, gb);
+    Py_DECREF(gb);
+    Py_RETURN_NONE;
+}
+
+static int cell_at(PyObject *cells, int sq);
+
+/* The grid as the 225 tile codes: `cells` itself (a buffer), or Board.cells (a list of 225
+ * str, "" or one letter A-Z, lowercase for a joker) converted here, which spares the caller
+ * a Python loop. NULL with a ValueError on anything else. */
+static PyObject *cell_codes(PyObject *cells) {
+    if (!PyList_Check(cells)) {
+        Py_INCREF(cells);
+        return cells;
+    }
+    if (PyList_GET_SIZE(cells) != NSQ) {
+        PyErr_SetString(PyExc_ValueError, "cells: a list of 225 squares");
+        return NULL;
+    }
+    char codes[NSQ];
+    for (int sq = 0; sq < NSQ; sq++) {
+        int ch = cell_at(cells, sq);
+        if (ch < 0) {
+            PyErr_SetString(PyExc_ValueError, "cells: a square that is not a letter A-Z");
+            return NULL;
+        }
+        codes[sq] = (char)(ch == 0 ? 0 : ch >= 'a' ? (ch - 96) | JOKER_FLAG : ch - 64);
+    }
+    return PyBytes_FromStringAndSize(codes, NSQ);
+}
+
 static PyObject *generate(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer edges_buf, cells_buf, rack_buf, values_buf, lm_buf, wm_buf;
     int center, first_min, first_h, max_tiles, bingo_tiles, bingo_bonus, mode, n;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*iipiiiii", &edges_buf, &cells_buf, &rack_buf,
+    PyObject *cells_obj;
+    if (!PyArg_ParseTuple(args, "y*Oy*y*y*y*iipiiiii", &edges_buf, &cells_obj, &rack_buf,
                           &values_buf, &lm_buf, &wm_buf, &center, &first_min, &first_h,
                           &max_tiles, &bingo_tiles, &bingo_bonus, &mode, &n))
         return NULL;
+    PyObject *cells_bytes = cell_codes(cells_obj);
+    if (cells_bytes == NULL || PyObject_GetBuffer(cells_bytes, &cells_buf, PyBUF_SIMPLE) < 0) {
+        Py_XDECREF(cells_bytes);
+        PyBuffer_Release(&edges_buf);
+        PyBuffer_Release(&rack_buf);
+        PyBuffer_Release(&values_buf);
+        PyBuffer_Release(&lm_buf);
+        PyBuffer_Release(&wm_buf);
+        return NULL;
+    }
     PyObject *result = NULL;
     Gen *g = PyMem_Calloc(1, sizeof(Gen));
     Anchor *anchors = NULL;
@@ -563,16 +1140,20 @@ static PyObject *generate(PyObject *self, PyObject *args) {
     }
     if (!read_buffers(&edges_buf, &cells_buf, &rack_buf, &values_buf, &lm_buf, &wm_buf))
         goto done;
-    if (mode < MODE_ALL || mode > MODE_TOP || (mode == MODE_TOP && n < 1) || center < 0 ||
+    PyTypeObject *objects = (mode & MOVE_OBJECTS) ? move_class : NULL;
+    mode &= ~MOVE_OBJECTS;
+    if (mode < MODE_ALL || mode > MODE_ANALYSE || (mode >= MODE_TOP && n < 1) || center < 0 ||
         center >= NSQ) {
         PyErr_SetString(PyExc_ValueError, "bad mode, n or centre");
         goto done;
     }
     if (!load_position(g, &edges_buf, cells_buf.buf, rack_buf.buf, values_buf.buf, lm_buf.buf,
-                       wm_buf.buf, first_min, max_tiles, bingo_tiles, bingo_bonus))
+                       wm_buf.buf, first_min, max_tiles, bingo_tiles, bingo_bonus) ||
+        !load_gaddag(g, &edges_buf))
         goto done;
     g->mode = mode;
     g->n = n;
+    g->objects = objects;
     g->top = INT32_MIN;
     g->center[0] = center;
     g->center[1] = (center % SIZE) * SIZE + center / SIZE;
@@ -580,7 +1161,7 @@ static PyObject *generate(PyObject *self, PyObject *args) {
         g->list = PyList_New(0);
         if (g->list == NULL) goto done;
     }
-    if (mode == MODE_TOP) {
+    if (mode >= MODE_TOP) {
         g->best = PyMem_Calloc((size_t)n, sizeof(int));
         if (g->best == NULL) {
             PyErr_NoMemory();
@@ -627,6 +1208,9 @@ static PyObject *generate(PyObject *self, PyObject *args) {
             run_queued(g, an);
             if (g->failed) goto done;
         }
+    }
+    if (mode == MODE_TOP || mode == MODE_ANALYSE) {
+        /* the moves recorded while the cut-off was lower are dropped */
         int cut = cutoff(g);
         if (g->nbest < g->n && g->nbest > 0) cut = g->best[g->nbest - 1];
         PyObject *kept = PyList_New(0);
@@ -634,13 +1218,19 @@ static PyObject *generate(PyObject *self, PyObject *args) {
         Py_ssize_t len = PyList_GET_SIZE(g->list);
         for (Py_ssize_t i = 0; i < len; i++) {
             PyObject *tup = PyList_GET_ITEM(g->list, i);
-            long score = PyLong_AsLong(PyTuple_GET_ITEM(tup, 0));
+            long score = g->objects != NULL ? ((MoveObject *)tup)->score
+                                            : PyLong_AsLong(PyTuple_GET_ITEM(tup, 0));
             if (score >= cut && PyList_Append(kept, tup) < 0) {
                 Py_DECREF(kept);
                 goto done;
             }
         }
-        result = kept;
+        if (mode == MODE_TOP) {
+            result = kept;
+        } else {
+            result = Py_BuildValue("(lliN)", g->placements, g->scrabbles,
+                                   g->placements ? g->top : -1, kept);
+        }
     } else if (mode == MODE_COUNT) {
         result = Py_BuildValue("(lli)", g->placements, g->scrabbles, g->placements ? g->top : -1);
     } else {
@@ -658,6 +1248,7 @@ done:
     PyMem_Free(anchors);
     PyBuffer_Release(&edges_buf);
     PyBuffer_Release(&cells_buf);
+    Py_DECREF(cells_bytes);
     PyBuffer_Release(&rack_buf);
     PyBuffer_Release(&values_buf);
     PyBuffer_Release(&lm_buf);
@@ -674,6 +1265,7 @@ done:
  * best found. */
 static int search_best(Gen *g, Anchor *anchors, const int *rack_values, uint32_t rack_letters) {
     g->mode = MODE_BEST;
+    g->rline = 0; /* the grid, its cross-sets or the flags may have changed */
     g->found = INT32_MIN;
     g->ntops = 0;
     int nanchors = 0;
@@ -906,7 +1498,8 @@ static PyObject *followups(PyObject *self, PyObject *args) {
     (void)center;
     (void)first_h;
     if (!load_position(g, &edges_buf, cells_buf.buf, rack_buf.buf, values_buf.buf, lm_buf.buf,
-                       wm_buf.buf, first_min, max_tiles, bingo_tiles, bingo_bonus))
+                       wm_buf.buf, first_min, max_tiles, bingo_tiles, bingo_bonus) ||
+        !load_gaddag(g, &edges_buf))
         goto done;
     const uint8_t *first_rack = first_buf.buf;
     g->mode = MODE_BEST;
@@ -1471,6 +2064,13 @@ static PyMethodDef methods[] = {
      "followups(edges, cells, rack, values, letter_mult, word_mult, center, first_min_tiles, "
      "first_horizontal, max_tiles, bingo_tiles, bingo_bonus, firsts, first_rack, floor): the "
      "two-move sequence search, see scoring.movegen.sequences."},
+    {"set_move_class", set_move_class, METH_O,
+     "set_move_class(cls): the MoveBase subclass generate() makes when the mode has "
+     "MOVE_OBJECTS (16)."},
+    {"gaddag", gaddag, METH_O,
+     "gaddag(edges): the GADDAG of a DAWG (bytes, same edge layout), used for it from now on."},
+    {"attach", (PyCFunction)(void (*)(void))attach, METH_FASTCALL,
+     "attach(edges, gaddag): use a GADDAG made by gaddag() for that DAWG."},
     {"contains", (PyCFunction)(void (*)(void))contains, METH_FASTCALL,
      "contains(edges, word): membership of an uppercase word in the DAWG."},
     {"generate", generate, METH_VARARGS,
@@ -1485,4 +2085,15 @@ static struct PyModuleDef module = {
     -1, methods, NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit__movegen(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__movegen(void) {
+    if (PyType_Ready(&MoveType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    Py_INCREF(&MoveType);
+    if (PyModule_AddObject(m, "MoveBase", (PyObject *)&MoveType) < 0) {
+        Py_DECREF(&MoveType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -3,9 +3,30 @@
 
 from array import array
 
+from scoring.move import Placement
+
+class MoveBase:
+    """The fields of scoring.movegen.GeneratedMove, made by generate() with MOVE_OBJECTS."""
+
+    @property
+    def score(self) -> int: ...
+    @property
+    def horizontal(self) -> bool: ...
+    @property
+    def start(self) -> int: ...
+    @property
+    def word(self) -> str: ...
+    @property
+    def new_mask(self) -> int: ...
+    _placement: Placement | None
+    def __init__(self, score: int, horizontal: bool, start: int, word: str,
+                 new_mask: int) -> None: ...
+
+def set_move_class(cls: type[MoveBase], /) -> None: ...
+
 def generate(
     edges: array[int],
-    cells: bytes,
+    cells: bytes | list[str],
     rack: bytes,
     values: bytes,
     letter_mult: bytes,
@@ -19,9 +40,20 @@ def generate(
     mode: int,
     n: int,
     /,
-) -> list[tuple[int, bool, int, str, int]] | tuple[int, int, int]: ...
+) -> (
+    list[tuple[int, bool, int, str, int]]
+    | tuple[int, int, int]
+    | tuple[int, int, int, list[tuple[int, bool, int, str, int]]]
+): ...
+    # (with MOVE_OBJECTS in the mode, the moves are instances of the set_move_class class)
 
 def contains(edges: array[int], word: object, /) -> bool: ...
+
+def gaddag(edges: array[int], /) -> bytes:
+    """The GADDAG of a DAWG, remembered for it (generation runs on it)."""
+
+def attach(edges: array[int], gaddag: bytes, /) -> None:
+    """Use a GADDAG made by gaddag() (read from the lexicon cache) for that DAWG."""
 
 def followups(
     edges: array[int],

@@ -19,7 +19,7 @@ from scoring.board import Board
 from scoring.config import GameConfig
 from scoring.errors import EngineError
 from scoring.lexicon import Lexicon, default_lexicon
-from scoring.movegen import GeneratedMove, best, count, tops
+from scoring.movegen import GeneratedMove, analyse
 from scoring.notation import format_ref, parse_ref
 from scoring.tiles import tileset
 from scoring.validate import Verdict, check_move
@@ -111,15 +111,16 @@ def _triples(moves: list[GeneratedMove]) -> list[list[object]]:
 
 def _analyse(board: Board, rack: str, config: GameConfig, n: int | None,
              bag_empty: bool) -> dict[str, object]:
-    c = count(board, rack, config)
+    found = analyse(board, rack, config, n=n, bag_empty=bag_empty)  # one search
+    c = found.counts
     result: dict[str, object] = {
         "placements": c.placements,
         "scrabbles": c.scrabbles,
         "top": c.top,
-        "top_moves": _triples(tops(board, rack, config)),
+        "top_moves": _triples(found.tops),
     }
-    if n is not None:
-        result["best"] = _triples(best(board, rack, config, n=n, bag_empty=bag_empty))
+    if found.best is not None:
+        result["best"] = _triples(found.best)
     return result
 
 

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 
 SIZE = 15
@@ -22,6 +22,11 @@ class BoardLayout:
     letter_mult: tuple[int, ...]
     word_mult: tuple[int, ...]
     center: int = CENTER
+
+    @cached_property
+    def engine_mults(self) -> tuple[bytes, bytes]:
+        """The letter and word multipliers as the raw move generators take them."""
+        return bytes(self.letter_mult), bytes(self.word_mult)
 
     @classmethod
     def parse(cls, name: str, text: str) -> BoardLayout:

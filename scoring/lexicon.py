@@ -15,7 +15,10 @@ words have the same identity whatever their encoding, order or comments.
 
 Compiled cache: ``$ARBITRE_CACHE_DIR`` or ``~/.cache/arbitre``, one file per source keyed by
 the SHA-256 of the source file's bytes and :data:`CACHE_FORMAT`. It holds the identity, the
-report, the words and the DAWG; it is written atomically and rebuilt when corrupt or stale.
+report, the words, the DAWG and, when the compiled core is built, the GADDAG it generates
+moves on (``scoring._movegen.gaddag``: built once with the cache, about a second for the
+bundled list, then read with the rest and handed to the core on first use,
+:meth:`Lexicon.engine_edges`); it is written atomically and rebuilt when corrupt or stale.
 
 The default list is the bundled Dicollecte French list (``scoring/data/fr-comprehensive.txt.xz``,
 MPL-2.0); a federation plugs in its licensed ODS or LOC by path or with ``ARBITRE_LEXICON``.
@@ -31,6 +34,7 @@ import os
 import re
 import struct
 import tempfile
+import zlib
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -45,16 +49,24 @@ from scoring.errors import LexiconError
 from scoring.notation import fold_letter
 
 _c_contains: Callable[[array[int], object], bool] | None
+_c_gaddag: Callable[[array[int]], bytes] | None
+_c_attach: Callable[[array[int], bytes], None] | None
 try:
+    from scoring._movegen import attach as _c_attach_impl
     from scoring._movegen import contains as _c_contains_impl
+    from scoring._movegen import gaddag as _c_gaddag_impl
 
     _c_contains = None if os.environ.get("ARBITRE_PURE_PYTHON") == "1" else _c_contains_impl
+    _c_gaddag = _c_gaddag_impl
+    _c_attach = _c_attach_impl
 except ImportError:  # pragma: no cover - the extension is optional
     _c_contains = None
+    _c_gaddag = None
+    _c_attach = None
 
 MIN_LENGTH = 2
 MAX_LENGTH = 15
-CACHE_FORMAT = 1
+CACHE_FORMAT = 3
 DEFAULT_NAME = "fr-comprehensive"
 ENV_LEXICON = "ARBITRE_LEXICON"
 ENV_CACHE_DIR = "ARBITRE_CACHE_DIR"
@@ -62,8 +74,9 @@ ENV_CACHE_DIR = "ARBITRE_CACHE_DIR"
 _C1_BYTES = re.compile(rb"[\x80-\x9f]")
 _MAGIC = b"ARBLEXC\0"
 # magic, cache format, DAWG format, word count, words bytes, edge count, report bytes,
-# identity sha256 (hex), payload sha256 (raw)
-_HEADER = struct.Struct("<8sIIIIII64s32s")
+# GADDAG bytes (0: none), GADDAG CRC-32, identity sha256 (hex), sha256 (raw) of the payload
+# but the GADDAG (which follows it: checked by its CRC here and its structure in the core)
+_HEADER = struct.Struct("<8sIIIIIIII64s32s")
 
 
 @dataclass(frozen=True)
@@ -238,7 +251,8 @@ class Lexicon:
     first use. The sorted word list itself is also materialised only when iterated.
     """
 
-    __slots__ = ("_blob", "_ordered", "_words", "_dawg", "identity", "report")
+    __slots__ = ("_blob", "_ordered", "_words", "_dawg", "_gaddag", "_attached", "identity",
+                 "report")
 
     def __init__(
         self,
@@ -250,6 +264,7 @@ class Lexicon:
         digest: str | None = None,
         blob: bytes | None = None,
         word_count: int | None = None,
+        gaddag: bytes | None = None,
     ) -> None:
         if ordered is None and (blob is None or word_count is None or digest is None):
             raise ValueError("a Lexicon needs its words, or their blob, count and digest")
@@ -257,6 +272,8 @@ class Lexicon:
         self._blob = blob
         self._words: frozenset[str] | None = None
         self._dawg = dawg
+        self._gaddag = gaddag
+        self._attached = False
         count = len(ordered) if ordered is not None else word_count
         assert count is not None
         self.identity = LexiconIdentity(
@@ -294,7 +311,10 @@ class Lexicon:
         ordered = parse_word_list(text, report)
         if not ordered:
             raise LexiconError(f"Liste de mots {p} : aucun mot retenu.")
-        lex = cls(ordered, label, report=report, dawg=Dawg.build(ordered))
+        dawg = Dawg.build(ordered)
+        gaddag = _c_gaddag(dawg.edges) if _c_gaddag is not None else None
+        lex = cls(ordered, label, report=report, dawg=dawg, gaddag=gaddag)
+        lex._attached = gaddag is not None  # gaddag() remembered it for this DAWG
         _write_cache(cache_file, lex)
         return lex
 
@@ -314,6 +334,17 @@ class Lexicon:
         if self._dawg is not None and _c_contains is not None:
             return self._dawg.edges
         return None
+
+    def engine_edges(self) -> array[int]:
+        """The DAWG as the raw move generators take it. The compiled core grows moves on
+        the GADDAG it knows for that DAWG: the cached one is handed over here, once (else the
+        core builds it on first use)."""
+        dawg = self.dawg
+        if not self._attached and self._gaddag is not None and _c_attach is not None:
+            _c_attach(dawg.edges, self._gaddag)
+            self._gaddag = None  # the core holds it now
+        self._attached = True
+        return dawg.edges
 
     def _list(self) -> list[str]:
         if self._ordered is None:
@@ -365,25 +396,29 @@ def _read_cache(cache_file: Path, name: str) -> Lexicon | None:
     try:
         if len(blob) < _HEADER.size:
             return None
-        magic, fmt, dfmt, count, nwords, nedges, nreport, ident, digest = _HEADER.unpack_from(
-            blob
+        magic, fmt, dfmt, count, nwords, nedges, nreport, ngaddag, crc, ident, digest = (
+            _HEADER.unpack_from(blob)
         )
         if magic != _MAGIC or fmt != CACHE_FORMAT or dfmt != DAWG_FORMAT:
             return None
         payload = memoryview(blob)[_HEADER.size :]
-        if len(payload) != nwords + 4 * nedges + nreport:
+        end = nwords + 4 * nedges + nreport
+        if len(payload) != end + ngaddag:
             return None
-        if hashlib.sha256(payload).digest() != digest:
+        if hashlib.sha256(payload[:end]).digest() != digest:
+            return None
+        gaddag = bytes(payload[end:]) if ngaddag else None
+        if gaddag is not None and zlib.crc32(gaddag) != crc:
             return None
         blob = bytes(payload[:nwords])
         if not blob.isascii() or (nwords and blob.count(b"\n") + 1 != count):
             return None
         edges = array("I")
         edges.frombytes(payload[nwords : nwords + 4 * nedges])
-        report = LoadReport.from_json(json.loads(bytes(payload[nwords + 4 * nedges :])))
+        report = LoadReport.from_json(json.loads(bytes(payload[nwords + 4 * nedges : end])))
         return Lexicon(
             None, name, report=report, dawg=Dawg(edges), digest=ident.decode("ascii"),
-            blob=blob, word_count=count,
+            blob=blob, word_count=count, gaddag=gaddag,
         )
     except (ValueError, KeyError, TypeError, AssertionError, UnicodeDecodeError, struct.error):
         return None
@@ -394,6 +429,7 @@ def _write_cache(cache_file: Path, lex: Lexicon) -> None:
     words = "\n".join(lex).encode("ascii")
     edges = lex.dawg.edges.tobytes()
     report = json.dumps(lex.report.to_json(), ensure_ascii=False).encode("utf-8")
+    gaddag = lex._gaddag or b""
     payload = words + edges + report
     header = _HEADER.pack(
         _MAGIC,
@@ -403,6 +439,8 @@ def _write_cache(cache_file: Path, lex: Lexicon) -> None:
         len(words),
         len(edges) // 4,
         len(report),
+        len(gaddag),
+        zlib.crc32(gaddag),
         lex.identity.sha256.encode("ascii"),
         hashlib.sha256(payload).digest(),
     )
@@ -413,6 +451,7 @@ def _write_cache(cache_file: Path, lex: Lexicon) -> None:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(header)
                 fh.write(payload)
+                fh.write(gaddag)
             os.chmod(tmp, 0o644)
             os.replace(tmp, cache_file)
         except BaseException:

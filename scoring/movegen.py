@@ -11,7 +11,12 @@ Words already on the board are never re-checked.
 
 Two engines give identical results: ``scoring._movegen`` (C, built by ``setup.py``) and the
 pure-Python :func:`py_generate` (in :mod:`scoring.movegen_py`, re-exported here) used when
-the extension is absent (``ARBITRE_PURE_PYTHON=1`` forces it). Both share the raw interface
+the extension is absent (``ARBITRE_PURE_PYTHON=1`` forces it). The C core finds the same
+placements from the same anchors but grows each one from its anchor outwards over a GADDAG
+of the same words (kept in the lexicon cache, :meth:`Lexicon.engine_edges`), so no left part
+is built that cannot put a tile on the anchor square; the reference stays the plain DAWG
+algorithm above. :func:`analyse` is the one search behind ``arbitre engine moves`` (counts,
+tops and the best moves together). Both share the raw interface
 of :mod:`scoring.movegen_py`; :class:`GeneratedMove` wraps their output. This module owns the
 public API: the inputs of the raw engines, the engine choice, and the FISF order.
 
@@ -48,8 +53,10 @@ from scoring.move import Placement, Tile
 from scoring.movegen_py import (
     JOKER_FLAG,
     MODE_ALL,
+    MODE_ANALYSE,
     MODE_COUNT,
     MODE_TOP,
+    MOVE_OBJECTS,
     FollowupCounts,
     RawMove,
     py_followups,
@@ -61,7 +68,7 @@ from scoring.notation import Ref, fold_letter, format_ref
 
 RawGenerate = Callable[
     ["array[int]", bytes, bytes, bytes, bytes, bytes, int, int, bool, int, int, int, int, int],
-    "list[RawMove] | tuple[int, int, int]",
+    "list[RawMove] | tuple[int, int, int] | tuple[int, int, int, list[RawMove]]",
 ]
 
 RawFollowups = Callable[
@@ -74,15 +81,40 @@ RawFollowups = Callable[
 
 _c_generate: RawGenerate | None
 _c_followups: RawFollowups | None
+_c_set_move_class: Callable[[type[_MoveFields]], None] | None
+_c_generate_cells: (
+    Callable[..., list[RawMove] | tuple[int, int, int] | tuple[int, int, int, list[RawMove]]]
+    | None
+)  # the C generate with the grid as Board.cells
 try:
+    from scoring._movegen import MoveBase as _MoveFields
     from scoring._movegen import followups as _c_followups_impl
     from scoring._movegen import generate as _c_generate_impl
+    from scoring._movegen import set_move_class as _c_set_move_class_impl
 
     _c_generate = _c_generate_impl
+    _c_generate_cells = _c_generate_impl
+    _c_set_move_class = _c_set_move_class_impl
     _c_followups = _c_followups_impl
 except ImportError:  # pragma: no cover - the extension is optional
     _c_generate = None
+    _c_generate_cells = None
     _c_followups = None
+    _c_set_move_class = None
+
+    class _MoveFields:  # type: ignore[no-redef]
+        """The fields of a move (the compiled core's ``MoveBase`` when it is built)."""
+
+        __slots__ = ("score", "horizontal", "start", "word", "new_mask", "_placement")
+
+        def __init__(self, score: int, horizontal: bool, start: int, word: str,
+                     new_mask: int) -> None:
+            self.score = score
+            self.horizontal = horizontal
+            self.start = start
+            self.word = word
+            self.new_mask = new_mask
+            self._placement: Placement | None = None
 
 
 def c_available() -> bool:
@@ -94,6 +126,15 @@ class MoveCount(NamedTuple):
     placements: int
     scrabbles: int
     top: int | None
+
+
+class Analysis(NamedTuple):
+    """What :func:`analyse` finds in one pass: the counts, every top move (as :func:`tops`)
+    and, when asked, the ``n`` best in FISF order (as :func:`best`)."""
+
+    counts: MoveCount
+    tops: list[GeneratedMove]
+    best: list[GeneratedMove] | None
 
 
 class SequenceStats(NamedTuple):
@@ -110,26 +151,21 @@ class SequenceStats(NamedTuple):
     anchors: int
 
 
-class GeneratedMove:
+class GeneratedMove(_MoveFields):
     """One legal placement with its score, French reference and whole main word.
 
     ``placement``, ``score``, ``ref``, ``word`` as in the conformance data; also ``start``
     (square of the main word's first letter), ``horizontal`` and ``new_mask`` (bit i: letter
-    i of ``word`` is put down by this move).
+    i of ``word`` is put down by this move). ``GeneratedMove(score, horizontal, start, word,
+    new_mask)``; read-only fields.
 
-    The :attr:`placement` is built on first use: listing thousands of moves should not pay
-    for objects nobody looks at.
+    The fields live in the compiled core's ``MoveBase`` when it is built: the core then makes
+    the moves itself (no tuple, no Python call per move, nothing for the garbage collector
+    to track). The :attr:`placement` is built on first use: listing thousands of moves
+    should not pay for objects nobody looks at.
     """
 
-    __slots__ = ("score", "horizontal", "start", "word", "new_mask", "_placement")
-
-    def __init__(self, score: int, horizontal: bool, start: int, word: str, new_mask: int):
-        self.score = score
-        self.horizontal = horizontal
-        self.start = start
-        self.word = word
-        self.new_mask = new_mask
-        self._placement: Placement | None = None
+    __slots__ = ()
 
     @property
     def ref(self) -> Ref:
@@ -186,6 +222,18 @@ class GeneratedMove:
         return f"<GeneratedMove {self.notation} {self.score}>"
 
 
+if _c_set_move_class is not None:
+    _c_set_move_class(GeneratedMove)
+
+
+def _moves(raw: list[RawMove] | list[GeneratedMove]) -> list[GeneratedMove]:
+    """The moves of a raw answer: the C engine made them already, the reference gave
+    tuples."""
+    if raw and isinstance(raw[0], tuple):
+        return [GeneratedMove(*m) for m in raw]
+    return raw  # type: ignore[return-value]
+
+
 def fisf_key(move: GeneratedMove, rack_len: int, bag_empty: bool) -> tuple[object, ...]:
     """Sort key: the FISF top comes first (see the module docstring)."""
     ends_game = bag_empty and move.tiles == rack_len
@@ -229,20 +277,16 @@ def parse_rack(rack: str, config: GameConfig) -> bytes:
     return bytes(counts)
 
 
+_CELL_CODES: dict[str, int] = {"": 0}
+_CELL_CODES.update({chr(64 + i): i for i in range(1, 27)})
+_CELL_CODES.update({chr(96 + i): i | JOKER_FLAG for i in range(1, 27)})
+
+
 def _cells(board: Board) -> bytes:
-    out = bytearray(SIZE * SIZE)
-    for sq, cell in enumerate(board.cells):
-        if cell:
-            code = ord(cell.upper()) - 64
-            if not 1 <= code <= 26:
-                raise UnknownLetterError(f"Lettre inconnue sur la grille : « {cell} ».")
-            out[sq] = code | (JOKER_FLAG if cell.islower() else 0)
-    return bytes(out)
-
-
-def _values(config: GameConfig) -> bytes:
-    points = config.tileset.points
-    return bytes([0] + [points.get(chr(64 + i), 0) for i in range(1, 27)])
+    try:
+        return bytes(map(_CELL_CODES.__getitem__, board.cells))
+    except KeyError as exc:
+        raise UnknownLetterError(f"Lettre inconnue sur la grille : « {exc.args[0]} ».") from None
 
 
 def _lexicon(config: GameConfig, lexicon: Lexicon | None) -> Lexicon:
@@ -262,24 +306,36 @@ def _run(
     mode: int,
     n: int,
     engine: RawGenerate | None,
-) -> list[RawMove] | tuple[int, int, int]:
+) -> list[RawMove] | tuple[int, int, int] | tuple[int, int, int, list[RawMove]]:
     run = engine or _default_engine()
-    return run(*_position(board, rack, config, _lexicon(config, lexicon)), mode, n)
+    lex = _lexicon(config, lexicon)
+    if run is _c_generate and _c_generate_cells is not None:
+        # the core reads Board.cells itself (no Python loop over the 225 squares); a square
+        # it refuses is reported by _cells, in French
+        edges, _, *rest = _position(board, rack, config, lex, grid=False)
+        try:
+            return _c_generate_cells(edges, board.cells, *rest, mode, n)
+        except ValueError:
+            _cells(board)
+            raise
+    return run(*_position(board, rack, config, lex), mode, n)
 
 
 def _position(
-    board: Board, rack: str, config: GameConfig, lex: Lexicon
+    board: Board, rack: str, config: GameConfig, lex: Lexicon, *, grid: bool = True
 ) -> tuple[array[int], bytes, bytes, bytes, bytes, bytes, int, int, bool, int, int, int]:
-    """The arguments both raw engines take first: the DAWG, the grid, the rack, the letter
-    values, the multipliers and the rules (centre, first move, rack size, bingo)."""
+    """The arguments both raw engines take first: the DAWG, the grid (empty without
+    ``grid``: the caller passes ``Board.cells`` to the core), the rack, the letter values,
+    the multipliers and the rules (centre, first move, rack size, bingo)."""
     layout = config.layout
+    letter_mult, word_mult = layout.engine_mults
     return (
-        lex.dawg.edges,
-        _cells(board),
+        lex.engine_edges(),
+        _cells(board) if grid else b"",
         parse_rack(rack, config),
-        _values(config),
-        bytes(layout.letter_mult),
-        bytes(layout.word_mult),
+        config.tileset.engine_values,
+        letter_mult,
+        word_mult,
         layout.center,
         config.first_move_min_tiles,
         config.first_move_horizontal,
@@ -308,9 +364,9 @@ def generate(
     engine: RawGenerate | None = None,
 ) -> list[GeneratedMove]:
     """Every legal placement (no exchanges, no passes), in no particular order."""
-    raw = _run(board, rack, config, lexicon, MODE_ALL, 0, engine)
+    raw = _run(board, rack, config, lexicon, MODE_ALL | MOVE_OBJECTS, 0, engine)
     assert isinstance(raw, list)
-    return [GeneratedMove(*m) for m in raw]
+    return _moves(raw)
 
 
 def count(
@@ -324,7 +380,7 @@ def count(
     """Number of placements, of placements putting down ``config.bingo_tiles`` tiles, and
     the top score (None when nothing can be played)."""
     raw = _run(board, rack, config, lexicon, MODE_COUNT, 0, engine)
-    assert isinstance(raw, tuple)
+    assert isinstance(raw, tuple) and len(raw) == 3
     placements, scrabbles, top = raw
     return MoveCount(placements, scrabbles, top if placements else None)
 
@@ -343,10 +399,10 @@ def best(
     if n < 1:
         return []
     # the engine keeps n scores in memory; no position has anywhere near 2**20 placements
-    raw = _run(board, rack, config, lexicon, MODE_TOP, min(n, 1 << 20), engine)
+    raw = _run(board, rack, config, lexicon, MODE_TOP | MOVE_OBJECTS, min(n, 1 << 20), engine)
     assert isinstance(raw, list)
     rack_len = len(rack.strip())
-    moves = sorted((GeneratedMove(*m) for m in raw), key=lambda m: fisf_key(m, rack_len, bag_empty))
+    moves = sorted(_moves(raw), key=lambda m: fisf_key(m, rack_len, bag_empty))
     return moves[:n]
 
 
@@ -359,9 +415,39 @@ def tops(
     engine: RawGenerate | None = None,
 ) -> list[GeneratedMove]:
     """Every placement scoring the top score, sorted by (reference, word) as written."""
-    raw = _run(board, rack, config, lexicon, MODE_TOP, 1, engine)
+    raw = _run(board, rack, config, lexicon, MODE_TOP | MOVE_OBJECTS, 1, engine)
     assert isinstance(raw, list)
-    return sorted((GeneratedMove(*m) for m in raw), key=lambda m: (format_ref(m.ref), m.word))
+    return sorted(_moves(raw), key=lambda m: (format_ref(m.ref), m.word))
+
+
+def analyse(
+    board: Board,
+    rack: str,
+    config: GameConfig,
+    *,
+    n: int | None = None,
+    bag_empty: bool = False,
+    lexicon: Lexicon | None = None,
+    engine: RawGenerate | None = None,
+) -> Analysis:
+    """:func:`count`, :func:`tops` and (``n`` given) :func:`best` in one search: the counts
+    of every placement and the moves reaching the ``n``-th best score (the top at least),
+    from which the tops and the ``n`` best are taken."""
+    want = max(n or 1, 1)
+    raw = _run(board, rack, config, lexicon, MODE_ANALYSE | MOVE_OBJECTS, min(want, 1 << 20),
+               engine)
+    assert isinstance(raw, tuple) and len(raw) == 4
+    placements, scrabbles, top, kept = raw
+    moves = _moves(kept)
+    found = MoveCount(placements, scrabbles, top if placements else None)
+    top_moves = sorted((m for m in moves if m.score == top),
+                       key=lambda m: (format_ref(m.ref), m.word))
+    ranked: list[GeneratedMove] | None = None
+    if n is not None:
+        rack_len = len(rack.strip())
+        ranked = sorted(moves, key=lambda m: fisf_key(m, rack_len, bag_empty))[:n] if n >= 1 \
+            else []
+    return Analysis(found, top_moves, ranked)
 
 
 def sequences(

@@ -19,6 +19,11 @@ from scoring.layout import SIZE
 MODE_ALL = 0
 MODE_COUNT = 1
 MODE_TOP = 2
+MODE_ANALYSE = 3  # the counts of MODE_COUNT and the moves of MODE_TOP, in one pass
+MOVE_OBJECTS = 16
+"""Flag added to a mode: the C engine may answer with instances of the class given to its
+``set_move_class`` (scoring.movegen.GeneratedMove) instead of :data:`RawMove` tuples; the
+reference always answers with tuples."""
 
 ALL_LETTERS = (1 << 26) - 1
 JOKER_FLAG = 32
@@ -43,8 +48,9 @@ def py_generate(
     bingo_bonus: int,
     mode: int,
     n: int,
-) -> list[RawMove] | tuple[int, int, int]:
+) -> list[RawMove] | tuple[int, int, int] | tuple[int, int, int, list[RawMove]]:
     """Reference implementation of the raw engine interface (see ``_movegen.pyi``)."""
+    mode &= ~MOVE_OBJECTS
     search = _Search(edges, rack_counts, values, first_min_tiles, max_tiles, bingo_tiles,
                      bingo_bonus)
     search.empty_board = not any(cells)
@@ -62,17 +68,24 @@ def py_generate(
                 (center % SIZE) * SIZE + center // SIZE,
             )
     moves = search.moves
-    if mode == MODE_COUNT:
+    if mode in (MODE_COUNT, MODE_ANALYSE):
         top = max((m[0] for m in moves), default=-1)
         scrabbles = sum(1 for m in moves if m[4].bit_count() == bingo_tiles)
-        return (len(moves), scrabbles, top)
+        if mode == MODE_COUNT:
+            return (len(moves), scrabbles, top)
+        return (len(moves), scrabbles, top, _best_of(moves, n))
     if mode == MODE_TOP:
-        ranked = sorted((m[0] for m in moves), reverse=True)
-        if not ranked:
-            return []
-        cutoff = ranked[min(n, len(ranked)) - 1]
-        return [m for m in moves if m[0] >= cutoff]
+        return _best_of(moves, n)
     return moves
+
+
+def _best_of(moves: list[RawMove], n: int) -> list[RawMove]:
+    """The moves scoring at least the n-th best score (all the ties of that score)."""
+    ranked = sorted((m[0] for m in moves), reverse=True)
+    if not ranked:
+        return []
+    cutoff = ranked[min(n, len(ranked)) - 1]
+    return [m for m in moves if m[0] >= cutoff]
 
 
 FollowupCounts = tuple[int, int, int, int, int]

@@ -49,6 +49,12 @@ class TileSet:
         table[JOKER] = 0
         return table
 
+    @cached_property
+    def engine_values(self) -> bytes:
+        """The points the raw move generators take: index 0 (joker) 0, 1–26 A–Z (0 for a
+        letter not in the set)."""
+        return bytes([0] + [self.points.get(chr(64 + i), 0) for i in range(1, 27)])
+
     def value(self, letter: str) -> int:
         """Points of a tile; a lowercase letter (a joker standing for it) is worth 0."""
         if letter == JOKER or letter.islower():

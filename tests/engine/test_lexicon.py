@@ -244,3 +244,29 @@ def test_membership_odd_inputs() -> None:
     lex = default_lexicon()
     for odd in ("", "mot", "MOT ", "MÔT", "M-T", None, 12, b"MOT"):
         assert odd not in lex
+
+
+def test_the_cached_gaddag_generates_the_moves_of_the_reference(
+    tmp_path: Path, cache_dir: Path
+) -> None:
+    # built with the cache, read back from it, handed to the core: the same placements as
+    # the pure-Python reference over the DAWG
+    from scoring import _movegen
+    from scoring.board import Board
+    from scoring.config import GameConfig
+    from scoring.movegen import generate, py_generate
+
+    path = tmp_path / "l.txt"
+    path.write_text("ARBITRE\nBITE\nRITE\nTIRE\nTRIBE\nARBRE\nBAR\nTRI\nRE\nTE\n",
+                    encoding="utf-8")
+    Lexicon.load(path)
+    cached = Lexicon.load(path)
+    assert cached._gaddag is not None and len(cached._gaddag) % 4 == 0
+    config = GameConfig.default("fr")
+    board = Board.from_cgp("15/15/15/15/15/15/15/5BITE6/15/15/15/15/15/15/15")
+    moves = sorted(m.notation for m in generate(board, "AERRTI?", config, lexicon=cached))
+    reference = sorted(m.notation for m in generate(board, "AERRTI?", config, lexicon=cached,
+                                                    engine=py_generate))
+    assert moves == reference and len(moves) > 50
+    with pytest.raises(ValueError):
+        _movegen.attach(cached.dawg.edges, b"\x00" * 8)  # not a GADDAG: refused

@@ -22,6 +22,7 @@ from scoring.move import Placement
 from scoring.movegen import (
     GeneratedMove,
     MoveCount,
+    analyse,
     best,
     count,
     generate,
@@ -90,6 +91,26 @@ def test_c_and_python_list_the_same_moves(pos: dict[str, Any], fr: GameConfig) -
         assert best(board, pos["rack"], fr, n=n, engine=C_ENGINE) == best(
             board, pos["rack"], fr, n=n, engine=py_generate
         )
+
+
+@pytest.mark.parametrize("pos", POSITIONS, ids=lambda p: f"pos{p['id']}")
+def test_one_pass_analysis_gives_the_counts_tops_and_best(pos: dict[str, Any],
+                                                          fr: GameConfig) -> None:
+    # what the CLI asks in one search: the public counts and tops, and the n best as best()
+    board = Board.from_cgp(pos["board"])
+    bag_empty = pos["id"] % 2 == 0
+    for n in (None, 1, 4):
+        found = analyse(board, pos["rack"], fr, n=n, bag_empty=bag_empty, engine=C_ENGINE)
+        assert found.counts == MoveCount(pos["placements"], pos["scrabbles"], pos["top"])
+        assert _top_list(found.tops) == pos["top_moves"]
+        if n is None:
+            assert found.best is None
+        else:
+            assert found.best == best(board, pos["rack"], fr, n=n, bag_empty=bag_empty,
+                                      engine=C_ENGINE)
+    if pos["id"] % 6 == 0:
+        ref = analyse(board, pos["rack"], fr, n=3, engine=py_generate)
+        assert ref == analyse(board, pos["rack"], fr, n=3, engine=C_ENGINE)
 
 
 @pytest.mark.parametrize("bag_empty", [False, True])
