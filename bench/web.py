@@ -60,19 +60,20 @@ SHEETS = [
 ]
 
 
-def recreate_database(*, create: bool = True) -> None:
-    """Drop the bench database (its sessions ended first), then create it empty unless
-    ``create`` is false (the clean-up at the end of a run)."""
+def recreate_database(*, create: bool = True, name: str = DB_NAME) -> None:
+    """Drop the bench database ``name`` (its sessions ended first), then create it empty
+    unless ``create`` is false (the clean-up at the end of a run). bench/burst.py uses it
+    too, with its own database."""
     import psycopg
 
     with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
         conn.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
-            (DB_NAME,),
+            (name,),
         )
-        conn.execute(f'DROP DATABASE IF EXISTS "{DB_NAME}"')
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
         if create:
-            conn.execute(f'CREATE DATABASE "{DB_NAME}"')
+            conn.execute(f'CREATE DATABASE "{name}"')
 
 
 def app_env() -> dict[str, str]:

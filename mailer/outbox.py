@@ -24,6 +24,7 @@ it once; the local mbox skips a Message-ID it already holds).
 from __future__ import annotations
 
 import asyncio
+import binascii
 import contextlib
 import email.policy
 import fcntl
@@ -38,8 +39,10 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from email.contentmanager import ContentManager
 from email.generator import BytesGenerator
 from email.header import Header
+from email.headerregistry import BaseHeader, HeaderRegistry
 from email.message import EmailMessage
 from email.utils import format_datetime, getaddresses, parseaddr
 from pathlib import Path
@@ -86,9 +89,25 @@ def subject_header(subject: str) -> str:
     return subject if subject.isascii() else FoldedSubject(subject)
 
 
+class _HeaderClasses(HeaderRegistry):
+    """``email``'s header registry, with each header class built once: the stock
+    ``HeaderRegistry.__getitem__`` creates a new class (``type(...)``) every time a header
+    is set or read — 0.2 ms each, some twenty times per message built. Same classes'
+    behaviour, same bytes on the wire."""
+
+    @functools.lru_cache(maxsize=256)  # noqa: B019 (one registry for the process's life)
+    def __getitem__(self, name: str) -> type[BaseHeader]:
+        return super().__getitem__(name)
+
+
+#: the policy of the messages :func:`build_message` builds: ``email.policy.default`` with
+#: :class:`_HeaderClasses`
+POLICY = email.policy.default.clone(header_factory=_HeaderClasses())
+
+
 def build_message(row: OutboxMessage, mail_from: str) -> EmailMessage:
     """The ``EmailMessage`` for a row: text part, HTML alternative, stored headers."""
-    msg = EmailMessage()
+    msg = EmailMessage(policy=POLICY)
     msg["From"] = mail_from
     msg["To"] = row.to_addr
     msg["Subject"] = subject_header(row.subject)
@@ -103,10 +122,37 @@ def build_message(row: OutboxMessage, mail_from: str) -> EmailMessage:
         if name.lower() in ("from", "to", "subject", "date", "message-id"):
             continue
         msg[name] = value
-    msg.set_content(row.body_text)
+    msg.set_content(row.body_text, content_manager=FAST_TEXT)
     if row.body_html:
-        msg.add_alternative(row.body_html, subtype="html")
+        msg.add_alternative(row.body_html, subtype="html", content_manager=FAST_TEXT)
     return msg
+
+
+def _set_text(msg: EmailMessage, text: str, subtype: str = "plain") -> None:
+    """A text part in UTF-8, as ``email``'s own ``raw_data_manager`` writes it (lines ended
+    by the policy's ``linesep``; ``7bit`` when every line is ASCII and short enough) but
+    encoded quoted-printable by ``binascii.b2a_qp`` (C) instead of the pure-Python
+    ``quoprimime`` it otherwise runs on the whole body, after trying quoted-printable and
+    base64 on its first lines: 5 ms of the 6 a results mail cost to build. The decoded
+    text is the same."""
+    linesep = msg.policy.linesep.encode("ascii")
+    lines = text.encode("utf-8").splitlines()
+    body = linesep.join(lines) + linesep
+    if body.isascii() and max((len(x) for x in lines), default=0) <= (
+            msg.policy.max_line_length or 78):
+        cte, payload = "7bit", body.decode("ascii")
+    else:
+        cte = "quoted-printable"
+        payload = binascii.b2a_qp(body, istext=True).decode("ascii")
+    msg["Content-Type"] = f"text/{subtype}"
+    msg.set_payload(payload)
+    msg.set_param("charset", "utf-8", replace=True)
+    msg["Content-Transfer-Encoding"] = cte
+
+
+#: the content manager of :func:`build_message`: text parts by :func:`_set_text`
+FAST_TEXT = ContentManager()
+FAST_TEXT.add_set_handler(str, _set_text)
 
 
 def backoff(attempts: int, settings: MailSettings) -> timedelta:
@@ -166,10 +212,30 @@ def claim(app: Flask, settings: MailSettings, now: datetime | None = None) -> li
     del candidates[settings.batch:]
     claimed: list[Claimed] = []
     table = OutboxMessage.__table__  # type: ignore[attr-defined]
-    # One transaction for the batch; each UPDATE is guarded by the values just read, so a
-    # row another worker claimed in between simply matches nothing here.
+    holder_values = {"next_attempt_at": lease_until, "holder_host": me.host,
+                     "holder_pid": me.pid, "holder_start": me.start}
+    # The pending rows due now, the bulk of every pass, in one guarded UPDATE: a row another
+    # worker claimed in between is ``sending`` (or, put back after a failure, due later) and
+    # matches nothing here; RETURNING says which rows are ours, with their new count.
+    fresh = {i for i, st, _ in candidates if st == OutboxStatus.PENDING and i not in seen}
+    got: dict[int, int] = {}
+    # One transaction for the batch; each other UPDATE is guarded by the values just read,
+    # so a row another worker claimed in between simply matches nothing here.
     with write_scope(app) as session:
+        if fresh:
+            got = dict(session.execute(
+                sa.update(table)
+                .where(table.c.id.in_(fresh), table.c.status == OutboxStatus.PENDING,
+                       table.c.next_attempt_at <= now)
+                .values(status=OutboxStatus.SENDING, attempts=table.c.attempts + 1,
+                        **holder_values)
+                .returning(table.c.id, table.c.attempts)
+            ).all())
         for row_id, status, attempts in candidates:
+            if row_id in fresh:
+                if row_id in got:
+                    claimed.append(Claimed(row_id, got[row_id]))
+                continue
             assert row_id is not None
             if status == OutboxStatus.SENDING and attempts >= settings.max_attempts:
                 # Every attempt was interrupted (the process died mid-send each time): the
@@ -187,9 +253,7 @@ def claim(app: Flask, settings: MailSettings, now: datetime | None = None) -> li
                 sa.update(table)
                 .where(table.c.id == row_id, table.c.status == status,
                        table.c.attempts == attempts)
-                .values(status=OutboxStatus.SENDING, attempts=attempts + 1,
-                        next_attempt_at=lease_until, holder_host=me.host,
-                        holder_pid=me.pid, holder_start=me.start)
+                .values(status=OutboxStatus.SENDING, attempts=attempts + 1, **holder_values)
             )
             if result.rowcount == 1:  # type: ignore[attr-defined]
                 claimed.append(Claimed(row_id, attempts + 1))
@@ -201,17 +265,28 @@ def _mark(app: Flask, c: Claimed, **values: Any) -> None:
 
 
 def _mark_many(app: Flask, marks: list[tuple[Claimed, dict[str, Any]]]) -> None:
-    """Record outcomes in one transaction; only rows still held by this claim change."""
+    """Record outcomes in one transaction; only rows still held by this claim change.
+
+    The outcomes setting the same columns (every ``sent`` row: status, time, no error) go
+    in one ``executemany`` of the guarded UPDATE (psycopg sends them in one pipeline), not
+    one round trip per row."""
     if not marks:
         return
     table = OutboxMessage.__table__  # type: ignore[attr-defined]
+    groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for c, values in marks:
+        params = {f"v_{k}": v for k, v in values.items()}
+        params.update(b_id=c.id, b_attempts=c.attempts)
+        groups.setdefault(tuple(sorted(values)), []).append(params)
     with write_scope(app) as session:
-        for c, values in marks:
+        for columns, rows in groups.items():
             session.execute(
                 sa.update(table)
-                .where(table.c.id == c.id, table.c.status == OutboxStatus.SENDING,
-                       table.c.attempts == c.attempts)
-                .values(**values)
+                .where(table.c.id == sa.bindparam("b_id"),
+                       table.c.status == OutboxStatus.SENDING,
+                       table.c.attempts == sa.bindparam("b_attempts"))
+                .values({k: sa.bindparam(f"v_{k}") for k in columns}),
+                rows,
             )
 
 

@@ -300,3 +300,59 @@ def test_a_long_non_ascii_subject_keeps_its_spaces_when_folded(subject: str) -> 
         assert max(len(line.rstrip(b"\r")) for line in lines) <= 78
         received = email.message_from_bytes(raw, policy=email.policy.default)
         assert str(received["Subject"]) == subject
+
+
+@pytest.mark.parametrize(
+    ("text", "html", "cte"),
+    [
+        ("Bonjour,\nfeuille reçue.\n", "<p>Reçue — « n° 1 »</p>", "quoted-printable"),
+        ("plain ascii\nshort lines\n", "<p>ascii</p>", "7bit"),
+        ("x" * 120 + "\n", "<p>" + "y" * 200 + "</p>", "quoted-printable"),
+        ("trailing space \ntab\t\nequals = sign\n.\nFrom here\nno final newline", None,
+         "7bit"),
+        ("accentué, espace final \nequals = sign\n.\nFrom here\nno final newline", None,
+         "quoted-printable"),
+        ("é" * 300, "ü\r\nCRLF\rCR\n", "quoted-printable"),
+        ("", "", "7bit"),
+    ],
+)
+def test_built_message_decodes_to_the_stored_text(text: str, html: str | None,
+                                                   cte: str) -> None:
+    """build_message encodes its text parts itself (binascii quoted-printable, cached header
+    classes): read back by the stock parser, each part is what ``email`` itself would have
+    produced from the same row (set_content / add_alternative), with the same headers."""
+    import email
+    import email.policy
+    from email.message import EmailMessage
+
+    from mailer.outbox import build_message
+    from webapp.models import OutboxMessage
+
+    row = OutboxMessage(
+        created_at=datetime(2026, 5, 11, 9, 30, tzinfo=UTC), kind="receipt",
+        to_addr="Ana Popescu <ana@example.org>", subject="Accusé de réception — feuille n° 1",
+        body_text=text, body_html=html, headers={"In-Reply-To": "<a@b>"},
+        message_id="<m1@arbitre.test>", dedupe_key="k", status="pending", attempts=0,
+        next_attempt_at=datetime(2026, 5, 11, 9, 30, tzinfo=UTC))
+    stock = EmailMessage()
+    stock.set_content(text)
+    if html:
+        stock.add_alternative(html, subtype="html")
+    built = build_message(row, "Arbitre <arbitre@arbitre.test>")
+    ours = email.message_from_bytes(built.as_bytes(), policy=email.policy.default)
+    ref = email.message_from_bytes(stock.as_bytes(), policy=email.policy.default)
+    assert isinstance(ours, EmailMessage) and isinstance(ref, EmailMessage)
+    for kind in ("plain", "html"):
+        mine, theirs = ours.get_body((kind,)), ref.get_body((kind,))
+        assert (mine is None) == (theirs is None)
+        if mine is not None and theirs is not None:
+            assert mine.get_content() == theirs.get_content()
+            assert mine.get_content_type() == theirs.get_content_type()
+            assert mine.get_param("charset") == "utf-8"
+    plain = ours.get_body(("plain",))
+    assert plain is not None and plain["Content-Transfer-Encoding"] == cte
+    assert ours.get_content_type() == ref.get_content_type()
+    assert str(ours["Subject"]) == "Accusé de réception — feuille n° 1"
+    assert str(ours["To"]) == "Ana Popescu <ana@example.org>"
+    assert str(ours["In-Reply-To"]) == "<a@b>"
+    assert str(ours["Message-ID"]) == "<m1@arbitre.test>"

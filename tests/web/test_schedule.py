@@ -3,6 +3,7 @@ are safe to run twice."""
 
 from __future__ import annotations
 
+import threading
 from datetime import timedelta
 
 import pytest
@@ -447,3 +448,93 @@ def test_every_schedule_change_signals_the_scheduler_whatever_the_channel(
         assert (counter(), len(pokes)) == (3, 3)
     finally:
         changes.remove_listener(poke)
+
+
+def _run_due_in_thread(app, out: list) -> threading.Thread:  # type: ignore[no-untyped-def]
+    def run() -> None:
+        with app.app_context():
+            out.extend(lifecycle.run_due(now=clock.now()))
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    return t
+
+
+def test_a_sheet_being_stored_neither_holds_the_close_nor_misses_the_verification(
+    app, ctx, db_session: Session, make_player, make_problem, frozen_clock
+) -> None:
+    """The deadline step locks the problem FOR NO KEY UPDATE: a sheet being stored (its
+    transaction holds the foreign key's KEY SHARE lock on the problem row) does not hold the
+    close back — under a stream of sheets FOR UPDATE waited for minutes. The verification
+    then waits for that transaction, and ranks its sheet."""
+    from webapp.db import get_engine
+    from webapp.services import rankings
+
+    if get_engine(app).dialect.name != "postgresql":
+        pytest.skip("row locks: PostgreSQL (SQLite has one writer at a time)")
+    ana = make_player("Ana", "ana@example.ro")
+    bob = make_player("Bob", "bob@example.fr")
+    prob = make_problem(code="P1", deadline=timedelta(hours=1))
+    submit_sheet(session=db_session, player=ana, problem=prob, text=SHEET,
+                 channel=Channel.WEB, received_at=clock.now())
+    db_session.commit()
+    in_flight = Session(get_engine(app), expire_on_commit=False)
+    submit_sheet(session=in_flight, player=in_flight.get(type(bob), bob.id),
+                 problem=in_flight.get(Problem, prob.id), text=SHEET, channel=Channel.WEB,
+                 received_at=clock.now() + timedelta(minutes=59))
+    in_flight.flush()  # stored, not committed: the deadline passes meanwhile
+    frozen_clock.shift(timedelta(hours=1, seconds=1))
+    done: list[str] = []
+    worker = _run_due_in_thread(app, done)
+    try:
+        assert wait_for(lambda: _reload(db_session, prob.id).status == ProblemStatus.CLOSED)
+        assert worker.is_alive()  # the verification waits for the sheet being stored
+    finally:
+        in_flight.commit()
+        in_flight.close()
+    worker.join(60)
+    assert done == ["close:P1", "verify:P1", "provisional:P1"]
+    ranking = rankings.current_ranking(db_session, _reload(db_session, prob.id))
+    assert ranking is not None
+    assert sorted(r["name"] for r in ranking.rows) == ["Ana", "Bob"]
+
+
+def test_the_verification_waits_for_mail_received_in_time_and_not_yet_processed(
+    app, ctx, db_session: Session, make_player, make_problem, frozen_clock
+) -> None:
+    """A message the SMTP intake accepted before the deadline but had not processed yet (a
+    backlog at a deadline rush) is a sheet received in time: the verification waits until
+    it is processed, and ranks it."""
+    from email.message import EmailMessage
+
+    from mailer import pipeline
+    from webapp.models import InboundChannel
+    from webapp.services import rankings
+
+    ana = make_player("Ana", "ana@example.ro")
+    bob = make_player("Bob", "bob@example.fr")
+    prob = make_problem(code="P1", deadline=timedelta(hours=1))
+    submit_sheet(session=db_session, player=ana, problem=prob, text=SHEET,
+                 channel=Channel.WEB, received_at=clock.now())
+    db_session.commit()
+    msg = EmailMessage()
+    msg["From"] = "Bob <bob@example.fr>"
+    msg["To"] = f"feuilles+{bob.token}@arbitre.test"
+    msg["Subject"] = "Problème : P1"
+    msg["Message-ID"] = "<late-in-queue@example.fr>"
+    msg.set_content(SHEET)
+    stored = pipeline.store_raw(app, msg.as_bytes(), channel=InboundChannel.SMTP,
+                                envelope_from="bob@example.fr",
+                                envelope_to=[f"feuilles+{bob.token}@arbitre.test"],
+                                received_at=clock.now() + timedelta(minutes=59))
+    frozen_clock.shift(timedelta(hours=1, seconds=1))
+    done: list[str] = []
+    worker = _run_due_in_thread(app, done)
+    assert wait_for(lambda: _reload(db_session, prob.id).status == ProblemStatus.CLOSED)
+    assert worker.is_alive()  # waiting for the message accepted before the deadline
+    pipeline.process(app, stored.id)
+    worker.join(60)
+    assert done == ["close:P1", "verify:P1", "provisional:P1"]
+    ranking = rankings.current_ranking(db_session, _reload(db_session, prob.id))
+    assert ranking is not None
+    assert sorted(r["name"] for r in ranking.rows) == ["Ana", "Bob"]

@@ -322,6 +322,13 @@ def republish_after_rerun(
 
 def _announce(session: Session, problem: Problem, ranking: Ranking, *, revision: bool) -> None:
     personal: dict[int, dict[str, Any]] = {}
+    # the reports, 500 a query into the session (then each ``get`` below finds its row
+    # there), not one round trip per ranked player
+    wanted = [row["verification_id"] for row in ranking.rows if row["verification_id"]]
+    held: list[Verification] = []  # the session's identity map holds its rows weakly
+    for i in range(0, len(wanted), 500):
+        held += session.exec(select(Verification).where(
+            col(Verification.id).in_(wanted[i:i + 500]))).all()
     for row in ranking.rows:
         v = session.get(Verification, row["verification_id"]) if row["verification_id"] else None
         personal[row["player_id"]] = {
