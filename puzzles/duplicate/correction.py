@@ -103,10 +103,16 @@ def raccord_minimum(state: GameState) -> int | None:
     word had two letters (a raccord of two is then no fault); None on an empty grid (the
     first round: no raccord). Whatever the round, a raccord of one letter makes the
     bulletin unreadable (:func:`~puzzles.duplicate.bulletins.parse_bulletin`)."""
-    board = state.board
+    return raccord_minimum_on(state.board, state.first_word)
+
+
+def raccord_minimum_on(board: Board, first_word: str) -> int | None:
+    """:func:`raccord_minimum` of a round drawn on ``board`` in a game whose first top was
+    ``first_word`` ("" unknown): what a page asks of any round game's stored position
+    (:meth:`~puzzles.duplicate.protocol.RoundGame.position_of`)."""
     if board.is_empty():
         return None
-    first = len(state.first_word) if state.first_word else None
+    first = len(first_word) if first_word else None
     return 2 if two_letter_first_word(first, board) else 3
 
 

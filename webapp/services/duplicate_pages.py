@@ -11,7 +11,9 @@ from typing import cast
 
 from sqlmodel import Session, col, select
 
+from puzzles.duplicate import raccord_minimum_on
 from puzzles.duplicate.protocol import RoundGame
+from scoring.board import Board
 from webapp.models import (
     Competition,
     DuplicateEntry,
@@ -23,7 +25,12 @@ from webapp.models import (
     RoundStatus,
 )
 from webapp.services import duplicate
-from webapp.services.stored import PlayerResultJSON, rhythm_of, round_results_of
+from webapp.services.stored import (
+    PlayerResultJSON,
+    rhythm_of,
+    round_record_of,
+    round_results_of,
+)
 
 
 def game_by_code(session: Session, code: str, *, for_update: bool = False) \
@@ -42,22 +49,17 @@ def round_by_number(session: Session, game: DuplicateGame, number: int) \
         DuplicateRound.game_id == game.id, DuplicateRound.number == number)).first()
 
 
-def raccord_minimum(rnd: DuplicateRound) -> int | None:
+def raccord_minimum(game: DuplicateGame, rnd: DuplicateRound) -> int | None:
     """The raccord letters a bulletin of ``rnd`` needs without a warning, as the correction
-    judges it (``puzzles.duplicate.raccord_minimum`` over the state the round was drawn in:
-    3, or 2 when the game's first word had two letters); None when its bulletins take no
-    raccord (the first round, a game whose state is no Duplicate grid: the Superscrabble's
-    sheet). The bulletin form's preview warns by it (static/js/duplicate.js)."""
-    eng = duplicate.engine()
-    try:
-        state = eng.GameState.from_text(rnd.state_before)
-    except ValueError:
-        try:  # the Tactique keeps its two groups' reliquats beside the Duplicate state
-            state = duplicate.tactique_of(rnd.state_before).game
-        except (ValueError, KeyError, TypeError):
-            return None
-    minimum: int | None = eng.raccord_minimum(state)
-    return minimum
+    judges it (``puzzles.duplicate.raccord_minimum_on`` the round's stored position, which
+    the game gives: 3, or 2 when the game's first word had two letters); None when its
+    bulletins take no raccord (the first round, a game of scrabble sheets: the
+    Superscrabble). The bulletin form's preview warns by it (static/js/duplicate.js)."""
+    rules = duplicate.game_of(game)
+    if rules.scrabble_sheet:
+        return None
+    position = rules.position_of(round_record_of(rnd))
+    return raccord_minimum_on(Board.from_cgp(position.grid), position.first_word)
 
 
 @dataclass

@@ -141,7 +141,7 @@ def _board_data(game: DuplicateGame, rnd: DuplicateRound) -> dict[str, Any]:
                    "word_mult": list(STANDARD_LAYOUT.word_mult),
                    "center": STANDARD_LAYOUT.center},
         "values": dict(tileset(game.lang).points), "bingo_tiles": 7, "bingo_bonus": 50,
-        "raccord_min": duplicate_pages.raccord_minimum(rnd),
+        "raccord_min": duplicate_pages.raccord_minimum(game, rnd),
     }
 
 
