@@ -39,10 +39,10 @@ GAME_MODULES = ("puzzles/duplicate/games/", "puzzles/duplicate/protocol.py",
                 "puzzles/duplicate/registry.py")
 
 #: the variant branches still allowed outside the game modules (target 0): 82 before issue
-#: 21; the server's are gone but ``webapp/game_rules.py``'s rules page per variant (1); the
+#: 21; the server's are all gone (the rules page is the game's ``rules_page`` fact); the
 #: pure side still holds 3 (``duplicate/settings.py``'s ``VariantSettings`` tables 2,
 #: ``duplicate/loop.py``'s GAME.json check 1)
-EXPECTED = 4
+EXPECTED = 3
 
 #: the old variant tables and constants (a bare name, or a module's: ``duplicate.FREE_VARIANTS``)
 OLD_TABLES = {"SUPERSCRABBLE", "FREE_VARIANTS", "SERVER_VARIANTS"}

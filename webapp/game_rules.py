@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from puzzles.duplicate.registry import round_game
+from puzzles.duplicate.settings import DuplicateError
 from puzzles.families import family, family_or_none
 from webapp.services.phrasebook import N_
 
@@ -536,22 +538,17 @@ _add(GameRulesPage(
                "de points et le coefficient."),
 ))
 
-#: the rules page of each Duplicate variant (``DuplicateGame.variant``; "" the plain game)
-VARIANT_PAGES = {
-    "": "duplicate", "tactique": "duplicate_tactique", "top": "duplicate_top",
-    "completif": "duplicate_completif", "superjoker": "duplicate_superjoker",
-    "metagramme": "duplicate_metagramme", "elliptique": "duplicate_elliptique",
-    "superscrabble": "partie_superscrabble",
-}
-
-
 def page_for(key: str) -> GameRulesPage | None:
     return PAGES.get(key)
 
 
 def variant_page(variant: str) -> str:
-    """The rules page key of a Duplicate game of this variant."""
-    return VARIANT_PAGES.get(str(variant), "duplicate")
+    """The rules page key of a Duplicate game of this variant (the round game's
+    ``rules_page``; the plain Duplicate's for a variant this server does not know)."""
+    try:
+        return round_game(str(variant)).rules_page
+    except DuplicateError:
+        return "duplicate"
 
 
 def variant_label(variant: str) -> str:

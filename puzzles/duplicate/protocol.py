@@ -266,6 +266,11 @@ class RoundGame(Protocol):
         ...
 
     @property
+    def rules_page(self) -> str:
+        """The key of the game's rules page (``/regles/<key>``, webapp.game_rules)."""
+        ...
+
+    @property
     def rules_fr(self) -> str | None:
         """The rule the pages and draw mails show (None: the plain Duplicate's, known)."""
         ...

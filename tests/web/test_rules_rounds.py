@@ -24,8 +24,17 @@ from puzzles.variants import (
     parse_scrabble_sheet,
     parse_tactique_billet,
 )
-from webapp.game_rules import PAGES, VARIANT_PAGES
+from puzzles.duplicate.registry import ROUND_GAMES
+from webapp.game_rules import PAGES
 from webapp.services.correspondence import parse_move
+
+#: each round game's rules page (its ``rules_page`` fact), pinned here
+VARIANT_PAGES = {
+    "": "duplicate", "tactique": "duplicate_tactique", "top": "duplicate_top",
+    "completif": "duplicate_completif", "superjoker": "duplicate_superjoker",
+    "metagramme": "duplicate_metagramme", "elliptique": "duplicate_elliptique",
+    "superscrabble": "partie_superscrabble",
+}
 
 ROUND_PAGES = {
     "duplicate": "Duplicate", "duplicate_tactique": "Duplicate Tactique",
@@ -150,3 +159,10 @@ def test_every_duplicate_and_correspondence_game_links_to_its_rules(
     body = client.get(f"/correspondance/{game.code}").get_data(as_text=True)
     link = re.search(r'<a class="badge" id="regles" href="([^"]+)"', body)
     assert link is not None and link.group(1) == "/regles/correspondance"
+
+
+def test_every_round_game_names_its_rules_page() -> None:
+    """The rules page is the game's fact (``RoundGame.rules_page``), one per game, each a
+    page of webapp.game_rules."""
+    assert {key: g.rules_page for key, g in ROUND_GAMES.items()} == VARIANT_PAGES
+    assert all(page in PAGES for page in VARIANT_PAGES.values())

@@ -110,6 +110,7 @@ class ClassicGame:
 
     key = ""
     label = "Duplicate"
+    rules_page = "duplicate"
     rules_fr: str | None = None
     bulletin_example = "H4 RESTAIt 70"
     live_minutes = 3

@@ -765,6 +765,7 @@ class FreeGame(VariantGame):
     lenient_bag = False
 
     def __post_init__(self) -> None:
+        self.rules_page = f"duplicate_{self.key}"
         self.rack_size = self.letters.drawn
         # the players choose from the stock: the page and the draw mail show it
         self.free_letters = self.shows_stock = self.letters.free > 0 or self.letters.swap

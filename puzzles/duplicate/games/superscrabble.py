@@ -282,6 +282,7 @@ class SuperscrabbleGame(VariantGame):
 
     key = "superscrabble"
     label = "Partie de Superscrabble"
+    rules_page = "partie_superscrabble"
     rules_fr = ("Partie de Superscrabble : trouvez tous les scrabbles du tirage sur la "
                 "grille ; écrivez-les avec leur référence, séparés par des virgules, puis "
                 "« ; » et leur nombre. Un point par scrabble valable ; l'arbitre choisit "

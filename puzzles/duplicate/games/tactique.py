@@ -732,6 +732,7 @@ class TactiqueGame(VariantGame):
 
     key = "tactique"
     label = "Duplicate Tactique"
+    rules_page = "duplicate_tactique"
     rules_fr = ("Tactique : deux groupes de lettres ; jouez un mot avec chacun, dans l'ordre "
                 "de votre choix, et écrivez les deux mots dans l'ordre où vous les posez, "
                 "chacun avec son score, puis leur somme.")

@@ -81,6 +81,7 @@ class TopGame(VariantGame):
 
     key = "top"
     label = "Duplicate Top"
+    rules_page = "duplicate_top"
     rules_fr = ("Duplicate Top : chaque tour, le ou les joueurs qui réalisent la meilleure "
                 "marque de la salle gagnent un point de classement.")
     ranked_by_tops = True
