@@ -139,12 +139,6 @@ from puzzles.duplicate.report import SheetVerdict as SheetVerdict
 from puzzles.duplicate.report import SuperscrabbleRow as SuperscrabbleRow
 from puzzles.duplicate.report import TopStandingRow as TopStandingRow
 from puzzles.duplicate.settings import (
-    DRAWN as DRAWN,
-)
-from puzzles.duplicate.settings import (
-    FREE as FREE,
-)
-from puzzles.duplicate.settings import (
     Companions as Companions,
 )
 from puzzles.duplicate.settings import (

@@ -38,11 +38,9 @@ TEMPLATES = (ROOT / "webapp" / "templates", ROOT / "mailer" / "templates")
 GAME_MODULES = ("puzzles/duplicate/games/", "puzzles/duplicate/protocol.py",
                 "puzzles/duplicate/registry.py")
 
-#: the variant branches still allowed outside the game modules (target 0): 82 before issue
-#: 21; the server's are all gone (the rules page is the game's ``rules_page`` fact); the
-#: pure side still holds 3 (``duplicate/settings.py``'s ``VariantSettings`` tables 2,
-#: ``duplicate/loop.py``'s GAME.json check 1)
-EXPECTED = 3
+#: the variant branches allowed outside the game modules: none (82 before issue 21; the
+#: rules page, the letters drawn and chosen and the GAME.json check are the games' now)
+EXPECTED = 0
 
 #: the old variant tables and constants (a bare name, or a module's: ``duplicate.FREE_VARIANTS``)
 OLD_TABLES = {"SUPERSCRABBLE", "FREE_VARIANTS", "SERVER_VARIANTS"}

@@ -7,6 +7,7 @@ position (a GAME.json's ``start``, docs/DUPLICATE.md « Partir d'une position »
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -37,13 +38,12 @@ def game_of(data: Mapping[str, object], *, variant_only: bool = False) -> RoundG
     Duplicate without one (unless ``variant_only``); French :class:`DuplicateError`."""
     if "variant" not in data and not variant_only:
         return ROUND_GAMES[""]
-    variant = data.get("variant")
-    known = [k for k in ROUND_GAMES if k]
-    if variant not in known:
-        raise DuplicateError(
-            f"Partie : variante « {variant} » inconnue (connues : {', '.join(known)})."
-        )
-    return round_game(str(variant))
+    key = data.get("variant")
+    if isinstance(key, str) and key != "":  # "" is the plain Duplicate's: no key at all
+        with contextlib.suppress(DuplicateError):
+            return round_game(key)
+    known = ", ".join(k for k in ROUND_GAMES if k)
+    raise DuplicateError(f"Partie : variante « {key} » inconnue (connues : {known}).")
 
 
 def player_bulletin(game: RoundGame, player: str, raw: str | Bulletin | None) -> PlayerBulletin:

@@ -147,22 +147,6 @@ TactiqueRefill = Literal["per_group", "pooled"]
 TactiqueRejection = Literal["group", "both"]
 FreeUnused = Literal["stock", "reliquat"]
 
-#: tiles drawn by the arbitre, and letters the player chooses from the stock, per variant
-#: (:attr:`VariantSettings.drawn`, :attr:`~VariantSettings.free`; the letter-choice games
-#: take their own from :class:`puzzles.duplicate.games.free.FreeLetters`, checked equal by
-#: tests/puzzles/test_round_games.py)
-DRAWN: dict[str, int] = {
-    "tactique": RACK_SIZE,
-    "top": RACK_SIZE,
-    "completif": 6,
-    "superjoker": 5,
-    "metagramme": RACK_SIZE,
-    "elliptique": 8,
-}
-FREE: dict[str, int] = {"completif": 1, "superjoker": 2}
-
-
-
 # --- settings -----------------------------------------------------------------------------
 @dataclass(frozen=True)
 class VariantSettings:
@@ -199,16 +183,6 @@ class VariantSettings:
     #: places; the difference shows when a top names more (the arbitre's choice,
     #: ``RESTAIT +TE``)
     free_unused: FreeUnused = "stock"
-
-    @property
-    def drawn(self) -> int:
-        """The letters drawn (the letter-choice games: their ``FreeLetters``, which
-        :data:`DRAWN` repeats for the callers that read it here)."""
-        return DRAWN.get(self.variant, RACK_SIZE)
-
-    @property
-    def free(self) -> int:
-        return FREE.get(self.variant, 0)
 
     def to_json(self) -> str:
         data = asdict(self)

@@ -208,9 +208,9 @@ def test_superscrabble_start_refused_in_french() -> None:
 
 def test_the_letter_choice_games_are_one_class_with_their_letters() -> None:
     """Complétif, Superjoker, Métagramme and Elliptique are one game class, parameterised
-    (the Elliptique's « 7 among 8 » is ``max_tiles``); ``VariantSettings.drawn`` / ``.free``,
-    which the server's console still reads, say the same."""
-    from puzzles.duplicate.games.free import FREE_GAMES, FreeGame, FreeLetters
+    (the Elliptique's « 7 among 8 » is ``max_tiles``); a settings' letters are its game's
+    (``letters_of``), the Top's and the Tactique's the seven drawn alone."""
+    from puzzles.duplicate.games.free import FREE_GAMES, FreeGame, FreeLetters, letters_of
     from puzzles.duplicate.settings import VariantSettings
 
     assert {k: g.letters for k, g in FREE_GAMES.items()} == {
@@ -219,8 +219,9 @@ def test_the_letter_choice_games_are_one_class_with_their_letters() -> None:
         "elliptique": FreeLetters(drawn=8, max_tiles=7)}
     for key, game in FREE_GAMES.items():
         assert type(game) is FreeGame and ROUND_GAMES[key] is game
-        vs = VariantSettings(variant=key)
-        assert (vs.drawn, vs.free) == (game.letters.drawn, game.letters.free)
+        assert letters_of(VariantSettings(variant=key)) is game.letters
+    for key in ("top", "tactique"):
+        assert letters_of(VariantSettings(variant=key)) == FreeLetters(drawn=7)
     assert FREE_GAMES["elliptique"].letters.too_many(8)
     assert not FREE_GAMES["elliptique"].letters.too_many(7)
 

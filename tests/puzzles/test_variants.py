@@ -24,6 +24,7 @@ from puzzles.duplicate import (
     find_top,
     shuffled_bag,
 )
+from puzzles.duplicate.games.free import FreeLetters, letters_of
 from puzzles.variants import (
     FreeBulletin,
     TactiqueState,
@@ -200,7 +201,7 @@ def test_free_tops_match_brute_force(french: Lexicon, variant: str) -> None:
         board = st.board
         racks: list[str] = []
         if variant in ("completif", "superjoker"):
-            expected = brute_force_free_top(board, drawn, vs.free, stock, cfg)
+            expected = brute_force_free_top(board, drawn, letters_of(vs).free, stock, cfg)
         else:
             if variant == "metagramme":
                 racks = [drawn] + [
@@ -584,7 +585,7 @@ def test_variant_settings_json_round_trip() -> None:
     )
     assert VariantSettings.from_json(vs.to_json()) == vs
     flat = VariantSettings.from_json({"variant": "superjoker", "rounds": 5, "lang": "fr"})
-    assert flat.duplicate.rounds == 5 and flat.free == 2 and flat.drawn == 5
+    assert flat.duplicate.rounds == 5 and letters_of(flat) == FreeLetters(drawn=5, free=2)
     with pytest.raises(DuplicateError, match="Réglages inconnus : couleur"):
         VariantSettings.from_json({"couleur": "bleu"})
     with pytest.raises(DuplicateError, match="free_joker_rule"):

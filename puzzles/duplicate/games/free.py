@@ -887,7 +887,7 @@ def letters_of(settings: VariantSettings) -> FreeLetters:
     """The letter-choice parameters of a variant's settings (:data:`FREE_GAMES`); another
     variant (Top, Tactique) plays the drawn letters alone."""
     game = FREE_GAMES.get(settings.variant)
-    return game.letters if game is not None else FreeLetters(drawn=settings.drawn)
+    return game.letters if game is not None else FreeLetters(drawn=RACK_SIZE)
 
 
 def _short_name(settings: VariantSettings) -> str:
