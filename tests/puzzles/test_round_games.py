@@ -240,3 +240,22 @@ def test_one_verdict_vocabulary() -> None:
     assert set(codes.values()) == set(get_args(VerdictKind))
     assert all(MoveStatus.of_round(c) is s for s, c in codes.items())
     assert [c for c in codes.values() if scores_nothing(c)] == ["nul", "absent"]
+
+
+def test_the_registry_gathers_every_game_module_in_its_listed_place() -> None:
+    """A new round game is its module of puzzles/duplicate/games alone (docs/VARIANTS.md's
+    recipe): the registry finds each module's ``GAMES`` and lists them by ``LISTED``, in
+    the order the replay's refusal has always named them."""
+    import importlib
+    import pkgutil
+
+    from puzzles.duplicate import games
+
+    modules = [importlib.import_module(f"puzzles.duplicate.games.{m.name}")
+               for m in pkgutil.iter_modules(games.__path__)]
+    declared = [g.key for m in sorted((m for m in modules if hasattr(m, "GAMES")),
+                                      key=lambda m: m.LISTED) for g in m.GAMES]
+    assert declared == list(ROUND_GAMES) == [
+        "", "tactique", "top", "completif", "superjoker", "metagramme", "elliptique",
+        "superscrabble"]
+    assert sorted(m.LISTED for m in modules if hasattr(m, "GAMES")) == [1, 2, 3, 4, 5]

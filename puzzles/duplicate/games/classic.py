@@ -396,3 +396,8 @@ def _score(result: ResultJSON | None, *, solo: bool) -> int:
         return 0
     return int(result.get("score", 0)) + (int(result.get("solo", 0)) if solo else 0)
 
+
+#: this module's round games, found by :mod:`puzzles.duplicate.registry`, and their place
+#: in its lists (a new module takes the next number)
+LISTED = 1
+GAMES = (ClassicGame(),)

@@ -893,3 +893,9 @@ def letters_of(settings: VariantSettings) -> FreeLetters:
 def _short_name(settings: VariantSettings) -> str:
     game = FREE_GAMES.get(settings.variant)
     return game.short if game is not None else settings.variant
+
+
+#: this module's round games, found by :mod:`puzzles.duplicate.registry`, and their place
+#: in its lists (a new module takes the next number)
+LISTED = 4
+GAMES = tuple(FREE_GAMES.values())

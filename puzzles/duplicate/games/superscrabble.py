@@ -487,3 +487,9 @@ class SuperscrabbleGame(VariantGame):
 
     def solution_count(self, bulletin: AnyBulletinJSON | None) -> int:
         return 1 if bulletin else 0
+
+
+#: this module's round games, found by :mod:`puzzles.duplicate.registry`, and their place
+#: in its lists (a new module takes the next number)
+LISTED = 5
+GAMES = (SuperscrabbleGame(),)

@@ -874,4 +874,7 @@ class TactiqueGame(VariantGame):
         return words[0] + (" +" if len(words) > 1 else ""), words[1] if len(words) > 1 else ""
 
 
-
+#: this module's round games, found by :mod:`puzzles.duplicate.registry`, and their place
+#: in its lists (a new module takes the next number)
+LISTED = 2
+GAMES = (TactiqueGame(),)

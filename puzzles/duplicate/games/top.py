@@ -118,3 +118,9 @@ class TopGame(VariantGame):
                                      settings.rules) if players else []
         return VariantReplay(self.key, tuple(self.variant_round(r) for r in rounds), reason,
                              tops, top_standings=tuple(ranking), label=self.label)
+
+
+#: this module's round games, found by :mod:`puzzles.duplicate.registry`, and their place
+#: in its lists (a new module takes the next number)
+LISTED = 3
+GAMES = (TopGame(),)
