@@ -215,7 +215,7 @@ def close_now(*, session: Session, problem: Problem, actor: str, reason: str,
 SHEETS_WAIT_SECONDS = 120.0
 
 
-def wait_for_sheets(problem: Problem, *, poll: float = 0.2) -> bool:
+def wait_for_sheets(session: Session, problem: Problem, *, poll: float = 0.2) -> bool:
     """Before a problem is verified: every sheet received before its deadline is stored.
 
     Two kinds may still be on their way when the deadline passes: messages the SMTP intake
@@ -223,8 +223,12 @@ def wait_for_sheets(problem: Problem, *, poll: float = 0.2) -> bool:
     being written by a transaction still open. The first are waited for until none received
     by the deadline is left ``stored`` (at most ``SHEETS_WAIT_SECONDS``; False if some still
     are: logged, and the verification goes on without them, as before); the second, on
-    PostgreSQL, by taking ``LOCK TABLE submission IN SHARE MODE`` in a transaction of its own
-    and letting it go at once: granted once every transaction writing sheets has ended."""
+    PostgreSQL, by taking ``LOCK TABLE submission IN SHARE MODE`` and letting it go at once:
+    granted once every other transaction writing sheets has ended. It is taken in the
+    caller's own transaction, in a savepoint rolled back at once (which releases it): a
+    transaction of its own would wait forever for a caller that has itself stored sheets
+    and not committed them yet (the console, a test — it hung the PostgreSQL suite), while
+    the caller's own writes never conflict with its own lock."""
     engine = get_engine()
     limit = float(current_app.config.get("SHEETS_WAIT_SECONDS", SHEETS_WAIT_SECONDS))
     until = time.monotonic() + limit
@@ -245,13 +249,14 @@ def wait_for_sheets(problem: Problem, *, poll: float = 0.2) -> bool:
             break
         time.sleep(poll)
     if engine.dialect.name == "postgresql":
-        with engine.begin() as conn:
-            conn.execute(sa.text("LOCK TABLE submission IN SHARE MODE"))
+        savepoint = session.begin_nested()
+        session.execute(sa.text("LOCK TABLE submission IN SHARE MODE"))
+        savepoint.rollback()
     return settled
 
 
 def verify(s: Session, p: Problem, now: datetime) -> str:
-    wait_for_sheets(p)
+    wait_for_sheets(s, p)
     verification.verify_problem(session=s, problem=p, actor=audit.SYSTEM)
     p.status = ProblemStatus.VERIFIED
     p.verified_at = now
