@@ -15,7 +15,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from puzzles.correspondence import new_game, play
+from puzzles.correspondence import CorrespondenceError, new_game, play
 from puzzles.duplicate import Bulletin, DuplicateError, parse_bulletin
 from puzzles.variants import (
     FreeBulletin,
@@ -92,11 +92,12 @@ ROW = "ZAEEEEE" + "LSEEEEE" + "ABC"
        word=st.one_of(st.none(), st.sampled_from(TOKENS), anything))
 def test_correspondence_move_never_raises(ref: str | None, word: str | None) -> None:
     """The correspondence game's move (reference and word as the player wrote them, both
-    None a pass): a new state or a French DuplicateError, the state unchanged."""
+    None a pass): a new state or a French CorrespondenceError (the game's own error, no
+    longer the Duplicate's), the state unchanged."""
     state = new_game(ROW)
     try:
         after = play(state, ref, word, CFG)
-    except DuplicateError as exc:
+    except CorrespondenceError as exc:
         assert str(exc).strip()
         return
     assert len(after.moves) == 1
