@@ -100,14 +100,12 @@ from puzzles.duplicate.settings import (
     read_object,
 )
 from puzzles.duplicate.state import (
-    SECRET_SEED_BITS,
     Draw,
     GameState,
     check_tiles,
     draw_listed,
     draw_round,
     minus_tiles,
-    new_secret_seed,
     no_valid_draw,
     round_config,
     round_minimum,
@@ -124,6 +122,7 @@ from puzzles.duplicate.top import (
     top_key,
     word_squares,
 )
+from puzzles.seeds import SECRET_SEED_BITS, new_secret_seed
 
 __all__ = [
     "AmbiguousReference",

@@ -3,14 +3,13 @@ reliquat, tops; its text form for the server), :class:`Draw`, the bag (:func:`sh
 from a given seed, :func:`secret_bag` from a secret 128-bit one), and the draws — from the
 bag order (:func:`draw_round`, the minimum of vowels and consonants, rejections, the forced
 draw and the end when no draw is valid) or from a record's list (:func:`draw_listed`).
-Imports :mod:`puzzles.duplicate.settings` only."""
+Imports :mod:`puzzles.duplicate.settings` and :mod:`puzzles.seeds` (the secret seed) only."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import random
-import secrets
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -22,6 +21,7 @@ from puzzles.duplicate.settings import (
     DuplicateSettings,
     Lang,
 )
+from puzzles.seeds import SECRET_SEED_BITS
 from scoring import movegen
 from scoring.board import Board
 from scoring.config import GameConfig
@@ -186,15 +186,7 @@ def shuffled_bag(lang: Lang, seed: int) -> tuple[str, ...]:
     return tuple(tiles)
 
 
-#: bits of a default game's secret seed (:func:`new_secret_seed`)
-SECRET_SEED_BITS = 128
 _BAG_DOMAIN = b"arbitre-sac-v1\0"
-
-
-def new_secret_seed() -> int:
-    """A fresh secret seed of :data:`SECRET_SEED_BITS` bits from the operating system's
-    cryptographic generator (``secrets``): no clock, no counter, no game id in it."""
-    return secrets.randbits(SECRET_SEED_BITS)
 
 
 def secret_bag(lang: Lang, seed: int, *, first: int | None = None) -> tuple[str, ...]:

@@ -275,3 +275,25 @@ def correspondence_outsider(db_session: Session) -> Player:
     p = players.create_player(session=db_session, name="Eve", email="eve@example.fr")
     db_session.commit()
     return p
+
+
+def test_a_drawn_row_comes_from_the_one_secret_seed_source() -> None:
+    """The correspondence row and the Duplicate bag draw from the same kind of seed
+    (``puzzles.seeds``): a fresh 128-bit secret one, or a given one in the same bounds."""
+    from puzzles.seeds import MAX_SEED, SECRET_SEED_BITS
+    from webapp.services import duplicate
+
+    assert correspondence.MAX_ROW_SEED == duplicate.MAX_GIVEN_SEED == MAX_SEED == 2**128 - 1
+    drawn = [correspondence.draw_row("", None, "fr") for _ in range(8)]
+    seeds = [int(seed) for _row, seed in drawn]
+    assert len(set(seeds)) == 8 and all(0 <= s < 1 << SECRET_SEED_BITS for s in seeds)
+    assert max(s.bit_length() for s in seeds) > 120  # all 8 below 2**120: once in 2**64
+    for row, seed in drawn:
+        assert Counter(row) == tileset("fr").bag()
+        assert correspondence.draw_row(row, int(seed), "fr") == (row, seed)
+    assert correspondence.draw_row("", MAX_SEED, "ro")[0] == correspondence.draw_row(
+        "", MAX_SEED, "ro")[0]
+    with pytest.raises(correspondence.CorrespondenceError, match="de 0 à"):
+        correspondence.draw_row("", MAX_SEED + 1, "fr")
+    with pytest.raises(correspondence.CorrespondenceError, match="Langue inconnue"):
+        correspondence.draw_row("", 1, "de")

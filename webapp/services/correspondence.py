@@ -27,7 +27,9 @@ from typing import Any
 from flask import current_app, has_app_context
 from sqlmodel import Session, col, select
 
-import puzzles.correspondence as engine_module
+import puzzles.correspondence as corr
+from puzzles.duplicate import Lang
+from puzzles.seeds import MAX_SEED, new_secret_seed
 from scoring.board import Board
 from scoring.config import GameConfig
 from scoring.notation import is_ref
@@ -57,33 +59,28 @@ KIND_TURN, KIND_REMINDER, KIND_FINAL = (
     OutboxKind.CORR_TURN, OutboxKind.CORR_REMINDER, OutboxKind.CORR_FINAL)
 PASS_WORDS = {"PASSE", "PASSER", "PAS"}
 #: the highest seed a letter row is drawn from (``puzzles.correspondence.row_from_seed``)
-MAX_ROW_SEED = (1 << 128) - 1
+MAX_ROW_SEED = MAX_SEED
 
 
 class CorrespondenceError(ValueError):
     """A French message for the arbitre or the player; nothing was changed."""
 
 
-def engine() -> Any:
-    return engine_module
+def settings_of(game: CorrespondenceGame) -> corr.CorrespondenceSettings:
+    return corr.CorrespondenceSettings(lang=game.lang)
 
 
-def settings_of(game: CorrespondenceGame) -> Any:
-    return engine().CorrespondenceSettings(lang=game.lang)
-
-
-def config_of(game: CorrespondenceGame) -> Any:
+def config_of(game: CorrespondenceGame) -> GameConfig:
     return GameConfig(tileset=tileset(game.lang), lexicon=base_lexicon(game))
 
 
-def state_of(game: CorrespondenceGame, config: Any = None) -> Any:
+def state_of(game: CorrespondenceGame, config: GameConfig | None = None) -> corr.CorrState:
     """The game as it stands: the row, then every stored move replayed."""
-    eng = engine()
     cfg = config or config_of(game)
     s = settings_of(game)
-    state = eng.new_game(game.row, s)
+    state = corr.new_game(game.row, s)
     for m in game.moves:
-        state = eng.play(state, m.get("ref"), m.get("word"), cfg, s)
+        state = corr.play(state, m.get("ref"), m.get("word"), cfg, s)
     return state
 
 
@@ -144,7 +141,7 @@ def create_game(
         raise CorrespondenceError("La rangée doit compter au moins 14 lettres (7 pour chaque "
                                   "joueur).")
     try:
-        engine().new_game(letters, engine().CorrespondenceSettings(lang=lang))
+        corr.new_game(letters, corr.CorrespondenceSettings(lang=lang))
     except ValueError as exc:
         raise CorrespondenceError(str(exc)) from None
     try:
@@ -167,7 +164,7 @@ def create_game(
         move_hours=move_hours, reminder_hours=reminder_hours, grace_hours=grace_hours,
         timezone=timezone, row_seed=row_seed, turn_started_at=starts_at, status=PLAYING,
     )
-    game.lexicon_sha256 = config_of(game).lexicon.identity.sha256
+    game.lexicon_sha256 = base_lexicon(game).identity.sha256
     session.add(game)
     session.flush()
     _schedule_changed(session)
@@ -178,6 +175,15 @@ def create_game(
     return game
 
 
+def _lang(lang: str) -> Lang:
+    """``lang`` as a tile set's name, else a French refusal."""
+    if lang == "fr":
+        return "fr"
+    if lang == "ro":
+        return "ro"
+    raise CorrespondenceError(f"Langue inconnue : « {inputs.shown(lang)} ».")
+
+
 def draw_row(row: str, seed: int | None, lang: str) -> tuple[str, str]:
     """The row and the seed it was drawn from (``""`` for a typed row): a typed ``row``
     as it is, else the whole tile set in the order of ``seed``
@@ -186,18 +192,17 @@ def draw_row(row: str, seed: int | None, lang: str) -> tuple[str, str]:
     draws (a series' games share it), else a French refusal."""
     if seed is not None and not 0 <= seed <= MAX_ROW_SEED:
         raise CorrespondenceError(f"Graine de la rangée : de 0 à {MAX_ROW_SEED}.")
-    if lang not in ("fr", "ro"):
-        raise CorrespondenceError(f"Langue inconnue : « {inputs.shown(lang)} ».")
+    tiles = _lang(lang)
     if row.strip():
         if seed is None:
             return row, ""
-        if row.replace(" ", "").upper() != engine().row_from_seed(lang, seed):
+        if row.replace(" ", "").upper() != corr.row_from_seed(tiles, seed):
             raise CorrespondenceError(f"La rangée écrite n'est pas celle que tire la graine "
                                       f"{seed} : donnez l'une ou l'autre.")
         return row, str(seed)
     if seed is None:
-        seed = secrets.randbits(128)
-    return engine().row_from_seed(lang, seed), str(seed)
+        seed = new_secret_seed()
+    return corr.row_from_seed(tiles, seed), str(seed)
 
 
 def create_round_robin(
@@ -225,7 +230,7 @@ def create_round_robin(
     existing = {frozenset((g.red_id, g.blue_id)) for g in session.exec(
         select(CorrespondenceGame).where(
             CorrespondenceGame.competition_id == competition.id)).all()}
-    rounds = engine().round_robin([str(p.id) for p in players])
+    rounds = corr.round_robin([str(p.id) for p in players])
     for pairs in rounds:
         for red_key, blue_key in pairs:
             red, blue = by_key[red_key], by_key[blue_key]
@@ -315,7 +320,7 @@ def submit_move(*, session: Session, player: Player, game: CorrespondenceGame, t
     config = config_of(game)
     before = state_of(game, config)
     try:
-        after = engine().play(before, ref, word, config, settings_of(game))
+        after = corr.play(before, ref, word, config, settings_of(game))
     except ValueError as exc:
         raise CorrespondenceError(str(exc)) from None
     last = after.moves[-1]
@@ -345,7 +350,7 @@ def _schedule_changed(session: Session) -> None:
 def _finish(session: Session, game: CorrespondenceGame, state: Any, reason: str,
             now: datetime, *, loser: int | None = None) -> None:
     if loser is None:
-        red, blue = engine().result(state)
+        red, blue = corr.result(state)
     else:
         red, blue = (0.0, 1.0) if loser == game.red_id else (1.0, 0.0)
     game.status, game.end_reason = FINISHED, reason
@@ -535,7 +540,7 @@ def sheet_header(session: Session, game: CorrespondenceGame) -> Any:
     before = {row["name"]: row for row in series(session, game.competition_id,
                                                  before=game.created_at)}
     previous = before.get(red.name)
-    return engine().SheetHeader(
+    return corr.SheetHeader(
         event=comp.name if comp else "", red=red.name, blue=blue.name,
         arbiters=", ".join(_arbiters(session, game)),
         red_coefficient=previous["coefficient"] if previous else None,
@@ -549,7 +554,7 @@ def sheet(session: Session, game: CorrespondenceGame) -> str:
     ``puzzles.correspondence.parse_sheet`` rebuilds the game from it
     (``/correspondance/<code>/fiche.txt``); the game page shows it laid out
     (:func:`sheet_view`)."""
-    return str(engine().sheet_text(state_of(game), sheet_header(session, game),
+    return str(corr.sheet_text(state_of(game), sheet_header(session, game),
                                    times=thinking_times(game)))
 
 
@@ -681,7 +686,6 @@ def series(session: Session, competition_id: int,
     (``series_table``: W/D/L, points, spread, rating coefficient), and the round-robin
     pairings of its players (``round_robin``). ``before``: only the games finished
     before that instant (the table as it stood then)."""
-    eng = engine()
     query = select(CorrespondenceGame).where(
         CorrespondenceGame.competition_id == competition_id,
         CorrespondenceGame.status == FINISHED)
@@ -694,15 +698,15 @@ def series(session: Session, competition_id: int,
     for g in games:
         state = state_of(g)
         red_total, blue_total = state.totals
-        if (g.result_red, g.result_blue) != eng.result(state):
+        if (g.result_red, g.result_blue) != corr.result(state):
             # lost on time: the result decides whatever the scores; the game counts in the
             # spread as won by one point (INFERRED)
             red_total, blue_total = (1, 0) if (g.result_red or 0) > (g.result_blue or 0) \
                 else (0, 1)
-        records.append(eng.GameRecord(names.get(g.red_id, str(g.red_id)),
+        records.append(corr.GameRecord(names.get(g.red_id, str(g.red_id)),
                                       names.get(g.blue_id, str(g.blue_id)), red_total,
                                       blue_total))
-    rows = eng.series_table(records)
+    rows = corr.series_table(records)
     return [{"rank": r.rank, "name": r.player, "games": r.games, "wins": r.wins,
              "draws": r.draws, "losses": r.losses, "points": r.points, "spread": r.spread,
              "coefficient": r.coefficient} for r in rows]

@@ -12,6 +12,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
+import puzzles.correspondence as corr
 from scoring.tiles import tileset
 from webapp.models import Competition, CorrespondenceGame, Player, Registration
 from webapp.services import correspondence
@@ -121,7 +122,7 @@ def series_view(session: Session, competition_id: int) -> SeriesView | None:
         col(CorrespondenceGame.id))).all())
     return SeriesView(
         competition=comp, rows=correspondence.series(session, competition_id),
-        pairings=correspondence.engine().round_robin([p.name for p in players]),
+        pairings=corr.round_robin([p.name for p in players]),
         games=games, names={p.id: p.name for p in players})
 
 

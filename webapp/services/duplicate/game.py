@@ -18,10 +18,11 @@ from zoneinfo import ZoneInfo
 from flask import current_app, has_app_context
 from sqlmodel import Session, col, select
 
-from puzzles.duplicate import DuplicateSettings, Lang, new_secret_seed, secret_bag, shuffled_bag
+from puzzles.duplicate import DuplicateSettings, Lang, secret_bag, shuffled_bag
 from puzzles.duplicate.codecs import AnyBulletinJSON
 from puzzles.duplicate.protocol import GameSettings, RoundGame, StandingJSON, SuperscrabbleSpec
 from puzzles.duplicate.registry import round_game
+from puzzles.seeds import MAX_SEED, new_secret_seed
 from puzzles.variants import VariantSettings
 from scoring.board import Board
 from scoring.config import GameConfig
@@ -59,7 +60,7 @@ RHYTHM_KINDS = ("hours", "weekdays", "all_answered", "live")
 
 #: the largest seed an arbitre may give (a replay's or a test's; 2**128 − 1, the width of a
 #: secret seed): wider would only look safer, a given seed is predictable whatever its size
-MAX_GIVEN_SEED = (1 << 128) - 1
+MAX_GIVEN_SEED = MAX_SEED
 
 
 #: outbox kinds of the Duplicate notices (the receipt is an ordinary ``receipt``)
