@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from flask import current_app, has_app_context
 from sqlmodel import Session, col, select
 
 import puzzles.correspondence as corr
@@ -47,7 +46,7 @@ from webapp.models import (
     Player,
     Registration,
 )
-from webapp.services import audit, changes, inputs, notify
+from webapp.services import audit, changes, inputs, links, notify
 from webapp.services.lexicons import base_lexicon
 from webapp.services.submissions import setting, strip_controls
 from webapp.services.timefmt import format_local
@@ -98,8 +97,7 @@ def to_move(game: CorrespondenceGame) -> int:
 
 
 def game_url(game: CorrespondenceGame) -> str | None:
-    base = current_app.config.get("BASE_URL") if has_app_context() else None
-    return f"{base.rstrip('/')}/correspondance/{game.code}" if base else None
+    return links.absolute("correspondance", game.code)
 
 
 # --- creating a game -------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from webapp.models import (
     Problem,
     RankingKind,
 )
-from webapp.services import clock
+from webapp.services import clock, links
 from webapp.services.timefmt import format_local
 
 log = logging.getLogger(__name__)
@@ -253,8 +253,7 @@ def deliverable(player: Player) -> bool:
 
 
 def problem_url(problem: Any) -> str | None:
-    base = _setting("BASE_URL", None)
-    return f"{base.rstrip('/')}/problemes/{problem.code}" if base else None
+    return links.absolute("problemes", problem.code)
 
 
 def fan_out(
@@ -372,8 +371,7 @@ def appeal_answer(*, session: Session, appeal: Any, player: Player, problem: Any
     """The arbitre's answer to ``appeal``, to the player who filed it (in his language);
     one per appeal (``appeal:<id>``). Returns 1 when a mail was added, 0 when the player
     gets no automatic mail (:func:`deliverable`) or it was already there."""
-    base = _setting("BASE_URL", None)
-    report_url = (f"{base.rstrip('/')}/rapports/{appeal.verification_id}" if base else None)
+    report_url = links.absolute("rapports", appeal.verification_id)
     return fan_out(
         session=session, players=[player], key=lambda p: f"appeal:{appeal.id}",
         kind=KIND_APPEAL_ANSWER, template="appeal_answer",

@@ -13,9 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import quote
 
-from flask import current_app, has_app_context
 from sqlmodel import Session, col, select
 
 from puzzles.problem import Problem as Puzzle
@@ -42,6 +40,7 @@ from webapp.services import (
     clock,
     correspondence,
     duplicate,
+    links,
     rounds,
     sheets,
     submissions,
@@ -164,13 +163,11 @@ def waiting_games(s: Session, player_id: int) -> list[dict[str, Any]]:
     reminder mails list them under its problem (issue 22 §1)."""
     comp_ids = [c for c in s.exec(select(Registration.competition_id).where(
         Registration.player_id == player_id)).all() if c is not None]
-    base = str(current_app.config.get("BASE_URL") or "").rstrip("/") if has_app_context() \
-        else ""
     path = {"duplicate": "duplicate", "correspondence": "correspondance"}
     return [{"kind": line.kind, "title": line.title, "code": line.code,
              "round_no": line.round_no, "opponent": line.opponent,
              "deadline": format_local(line.deadline, line.timezone) if line.deadline else None,
-             "url": f"{base}/{path[line.kind]}/{quote(line.code, safe='')}" if base else None}
+             "url": links.absolute(path[line.kind], line.code)}
             for line in round_games(s, player_id, comp_ids) if line.waiting]
 
 

@@ -41,7 +41,7 @@ from webapp.models import (
     RoundStatus,
     SeedSource,
 )
-from webapp.services import audit, changes, inputs
+from webapp.services import audit, changes, inputs, links
 from webapp.services.lexicons import base_lexicon
 from webapp.services.stored import (
     Rhythm,
@@ -377,8 +377,7 @@ def counting_entries(entries: Sequence[DuplicateEntry]) -> dict[int, DuplicateEn
 
 
 def game_url(game: DuplicateGame) -> str | None:
-    base = current_app.config.get("BASE_URL") if has_app_context() else None
-    return f"{base.rstrip('/')}/duplicate/{game.code}" if base else None
+    return links.absolute("duplicate", game.code)
 
 
 def schedule_changed(session: Session) -> None:
