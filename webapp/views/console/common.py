@@ -4,8 +4,9 @@ session and the actor."""
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from flask import (
     abort,
@@ -37,11 +38,13 @@ MAX_ID = 2**31 - 1
 
 
 LANGS: tuple[Lang, ...] = ("fr", "ro")
+#: a posted form (``request.form``, read by name)
+Form = Mapping[str, str]
 #: what :func:`choice_field` gives back: one of its choices
 Choice = TypeVar("Choice", bound=str)
 
 
-def int_field(form: Any, name: str, label: str, *, lo: int, hi: int,
+def int_field(form: Form, name: str, label: str, *, lo: int, hi: int,
               default: int | None = None) -> int:
     """An integer form field within ``lo..hi``, or a French ``ValueError`` naming it."""
     raw = (form.get(name) or "").strip()
@@ -59,7 +62,7 @@ def int_field(form: Any, name: str, label: str, *, lo: int, hi: int,
     return value
 
 
-def float_field(form: Any, name: str, label: str, *, lo: float, hi: float,
+def float_field(form: Form, name: str, label: str, *, lo: float, hi: float,
                 default: float) -> float:
     """A decimal form field (comma or point) within ``lo..hi``; ``inf`` and ``NaN`` are
     refused like any other non-number."""
@@ -77,7 +80,7 @@ def float_field(form: Any, name: str, label: str, *, lo: float, hi: float,
     return value
 
 
-def text_field(form: Any, name: str, label: str, *, required: bool = False,
+def text_field(form: Form, name: str, label: str, *, required: bool = False,
                limit: int | None = None) -> str:
     """A text form field, stripped, at most ``limit`` characters (:data:`MAX_TEXT`, 200 for
     other fields); one line without control characters unless it is one of
@@ -89,13 +92,13 @@ def text_field(form: Any, name: str, label: str, *, required: bool = False,
     return inputs.check_line(value, label, limit=most, required=required)
 
 
-def code_field(form: Any, name: str, label: str) -> str | None:
+def code_field(form: Form, name: str, label: str) -> str | None:
     """A public code (a slug, ``webapp.services.inputs.check_code``), ``None`` when empty."""
     code = (form.get(name) or "").strip()
     return inputs.check_code(code, label) if code else None
 
 
-def choice_field(form: Any, name: str, choices: tuple[Choice, ...], message: str,
+def choice_field(form: Form, name: str, choices: tuple[Choice, ...], message: str,
                  default: Choice) -> Choice:
     """One of ``choices`` (empty: ``default``), or the French ``message``; typed as the
     choices are (a ``Literal`` tuple gives that ``Literal``)."""
@@ -106,7 +109,7 @@ def choice_field(form: Any, name: str, choices: tuple[Choice, ...], message: str
     raise ValueError(message)
 
 
-def timezone_field(form: Any, name: str = "timezone") -> str:
+def timezone_field(form: Form, name: str = "timezone") -> str:
     """An IANA time zone name (empty: the server's default), or a French ``ValueError``."""
     tz = (form.get(name) or "").strip() or DEFAULT_TIMEZONE
     inputs.zone_of(tz)

@@ -6,8 +6,6 @@ from (both empty: a fresh secret seed draws it)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 
@@ -15,6 +13,7 @@ from webapp.db import session_scope
 from webapp.models import DEFAULT_TIMEZONE
 from webapp.services import clock, correspondence, correspondence_pages, rows
 from webapp.views.console.common import (
+    Form,
     _actor,
     _session,
     code_field,
@@ -31,7 +30,7 @@ bp = Blueprint("correspondence", __name__)
 MAX_ROW = 300
 
 
-def _hours(form: Any, prefix: str = "") -> tuple[int, int, int]:
+def _hours(form: Form, prefix: str = "") -> tuple[int, int, int]:
     """The three delays, bounded in French as the service bounds them together (a move in
     1 to 1440 hours, the reminder before that, the grace 0 to 720 hours)."""
     return (int_field(form, f"{prefix}move_hours", "Délai d'un coup (heures)", lo=1,
@@ -42,7 +41,7 @@ def _hours(form: Any, prefix: str = "") -> tuple[int, int, int]:
                       default=24))
 
 
-def _seed(form: Any, name: str) -> int | None:
+def _seed(form: Form, name: str) -> int | None:
     """The seed the row is drawn from (empty: ``None``, a fresh secret one is drawn)."""
     if not (form.get(name) or "").strip():
         return None
@@ -50,7 +49,7 @@ def _seed(form: Any, name: str) -> int | None:
                      hi=correspondence.MAX_ROW_SEED)
 
 
-def _id(form: Any, name: str) -> int | None:
+def _id(form: Form, name: str) -> int | None:
     """A row id from the form, ``None`` when it cannot name one (empty, not a number, out of
     the ids' range): the page then asks to choose."""
     raw = (form.get(name) or "").strip()
@@ -93,7 +92,7 @@ def index() -> ResponseReturnValue:
     return _console_page(form, error)
 
 
-def _console_page(form: Any, error: str | None = None,
+def _console_page(form: Form, error: str | None = None,
                   series_error: str | None = None) -> ResponseReturnValue:
     with _session() as s:
         listing = correspondence_pages.console_list(s)

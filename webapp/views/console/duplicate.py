@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
+from werkzeug.datastructures import MultiDict
 
 from puzzles.duplicate import AmbiguousReference, DuplicateSettings, SoloRule
 from puzzles.duplicate.registry import round_game
@@ -28,6 +28,7 @@ from webapp.services import clock, duplicate, duplicate_pages, inputs, rows
 from webapp.views.console.common import (
     LANGS,
     MAX_ID,
+    Form,
     _actor,
     _session,
     choice_field,
@@ -67,7 +68,7 @@ ACTION_FIELDS = {"ref": ("Référence", 100), "word": ("Mot", 100),
 MAX_REASON = 2000
 
 
-def _settings_from_form(form: Any) -> Any:
+def _settings_from_form(form: Form) -> DuplicateSettings:
     rounds_text = (form.get("rounds") or "").strip()
     rounds = int_field(form, "rounds", "Nombre de tours", lo=1, hi=MAX_ROUNDS) \
         if rounds_text else None
@@ -87,7 +88,7 @@ def _settings_from_form(form: Any) -> Any:
                              ambiguous_reference=ambiguous)
 
 
-def _variant_settings(form: Any,
+def _variant_settings(form: Form,
                       dup: DuplicateSettings) -> DuplicateSettings | VariantSettings:
     """A variant's own rules from the form when the game takes them (``form_settings``:
     Tactique: the order of the groups, free or imposed, RULES §9.1, the groups' refill and
@@ -105,7 +106,7 @@ def _variant_settings(form: Any,
         raise duplicate.DuplicateError(str(exc)) from None
 
 
-def _variant(form: Any) -> DuplicateVariant:
+def _variant(form: Form) -> DuplicateVariant:
     """The form's variant ("": the plain Duplicate), one of the server's, or French."""
     text = (form.get("variant") or "").strip()
     try:
@@ -116,7 +117,7 @@ def _variant(form: Any) -> DuplicateVariant:
                                        f"serveur (jouables : {labels}).") from None
 
 
-def _rhythm_from_form(form: Any) -> dict[str, object]:
+def _rhythm_from_form(form: MultiDict[str, str]) -> dict[str, object]:
     """The rhythm's fields (``duplicate.check_rhythm`` bounds them in French: 1–180 min
     live, 1–1440 h, the weekdays and a HH:MM time)."""
     kind = choice_field(form, "rhythm", duplicate.RHYTHM_KINDS,
@@ -141,7 +142,7 @@ def _rhythm_from_form(form: Any) -> dict[str, object]:
                                              hi=24 * 60)}
 
 
-def _superscrabble(form: Any) -> dict[str, object]:
+def _superscrabble(form: Form) -> dict[str, object]:
     """The Partie de Superscrabble's start word and racks (checked by the service)."""
     start = text_field(form, "superscrabble_start", "Partie de Superscrabble, mot de départ",
                        limit=20)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from flask import (
     Blueprint,
@@ -18,6 +17,7 @@ from flask import (
 from flask.typing import ResponseReturnValue
 from flask_babel import gettext  # type: ignore[import-untyped]
 
+from puzzles.families import GameType
 from puzzles.problem import ProblemError
 from webapp.board_svg import board_svg
 from webapp.db import session_scope
@@ -39,6 +39,7 @@ from webapp.services import reference as reference_service
 from webapp.services.stored import readable_puzzle
 from webapp.views.console.common import (
     LANGS,
+    Form,
     _actor,
     _session,
     code_field,
@@ -51,7 +52,7 @@ from webapp.views.helpers import letters_view
 
 bp = Blueprint("problems", __name__)
 
-def _round_interval(form: Any, game: Any) -> int:
+def _round_interval(form: Form, game: GameType) -> int:
     """Minutes between two Anticipation announcements (the form field is in hours; empty:
     one move a day; 0: the whole draw order at publication)."""
     if not game.is_anticipation:
