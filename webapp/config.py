@@ -64,8 +64,8 @@ class Config:
     # reminder falling at or before the publication is never due).
     LIVE_ANNOUNCEMENT_MAILS = True
     AUTO_VERIFY = True  # verify the batch as soon as the deadline passes
-    # the verification first waits (at most this long) for the mail received before the
-    # deadline and not processed yet (lifecycle.wait_for_sheets)
+    # a problem's verification and a Duplicate round's correction first wait (at most this
+    # long) for the mail received before the deadline and not processed yet (services.backlog)
     SHEETS_WAIT_SECONDS = 120.0
     AUTO_PUBLISH_PROVISIONAL = True  # publish the provisional ranking after verification
     AUTO_FINALISE = True  # finalise when the appeal window closes and no appeal is open

@@ -187,3 +187,62 @@ def test_mail_goes_to_the_duplicate_only_when_it_is_meant_for_it(
     assert outcome is not None and outcome.round.number == 1
     assert outcome.entry.bulletin == {"word": "ZA", "ref": "H7", "raccord": None,
                                       "claimed": 22}
+
+
+def test_the_correction_waits_for_a_bulletin_mailed_in_time_and_not_yet_processed(
+    app: Flask, ctx: Flask, db_session: Session, game: DuplicateGame,
+    make_player: Callable[..., Player], frozen_clock: Any,
+) -> None:
+    """A bulletin the SMTP intake accepted before the round's close but had not processed yet
+    (a backlog at a deadline rush) is received in time: the round closes at its time, the
+    correction waits until the message is processed (``webapp.services.backlog``), and
+    counts it — the round's results, mailed at the correction, are right the first time."""
+    import threading
+    from email.message import EmailMessage
+
+    from mailer import pipeline
+    from tests.waiting import wait_for
+    from webapp.models import InboundChannel, RoundStatus
+
+    ana = make_player("Ana", "ana@example.ro")
+    make_player("Bob", "bob@example.fr")
+    game.review_minutes = 30
+    db_session.add(game)
+    db_session.commit()
+    frozen_clock.move_to(START)
+    assert lifecycle.run_due(now=clock.now()) == ["draw:EX1:1"]
+    deadline = START + timedelta(hours=48)
+    msg = EmailMessage()
+    msg["From"] = "Ana <ana@example.ro>"
+    msg["To"] = f"feuilles+{ana.token}@arbitre.test"
+    msg["Subject"] = "EX1"
+    msg["Message-ID"] = "<bulletin-in-queue@example.ro>"
+    msg.set_content("H7 ZA 22")
+    stored = pipeline.store_raw(app, msg.as_bytes(), channel=InboundChannel.SMTP,
+                                envelope_from="ana@example.ro",
+                                envelope_to=[f"feuilles+{ana.token}@arbitre.test"],
+                                received_at=deadline - timedelta(seconds=2))
+    frozen_clock.move_to(deadline)
+    done: list[str] = []
+
+    def run() -> None:
+        with app.app_context():
+            done.extend(lifecycle.run_due(now=clock.now()))
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+
+    def status() -> RoundStatus:
+        db_session.expire_all()
+        return db_session.exec(select(DuplicateRound)).one().status
+
+    assert wait_for(lambda: status() == RoundStatus.CLOSED)
+    assert worker.is_alive()  # waiting for the message accepted before the close
+    pipeline.process(app, stored.id)
+    worker.join(60)
+    assert not worker.is_alive()
+    assert done == ["close:EX1:1", "correct:EX1:1"]
+    db_session.expire_all()
+    rnd = db_session.exec(select(DuplicateRound)).one()
+    assert [(x["name"], x["score"], x["kind"]) for x in rnd.results] == [
+        ("Ana", 22, "valide"), ("Bob", 0, "absent")]

@@ -9,7 +9,6 @@ the outbox's ``dedupe_key``: running it twice, or after a long downtime, is safe
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -25,8 +24,6 @@ from webapp.models import (
     Appeal,
     AppealStatus,
     AuditLog,
-    InboundMessage,
-    InboundStatus,
     OutboxKind,
     OutboxMessage,
     OutboxStatus,
@@ -37,6 +34,7 @@ from webapp.models import (
 )
 from webapp.services import (
     audit,
+    backlog,
     correspondence,
     duplicate,
     notify,
@@ -210,12 +208,7 @@ def close_now(*, session: Session, problem: Problem, actor: str, reason: str,
                  deadline_announced=_aware(announced).isoformat(), at=now.isoformat())
 
 
-#: how long the verification waits for the mail received before the deadline and not yet
-#: processed (:func:`wait_for_sheets`) before it goes on without it
-SHEETS_WAIT_SECONDS = 120.0
-
-
-def wait_for_sheets(session: Session, problem: Problem, *, poll: float = 0.2) -> bool:
+def wait_for_sheets(session: Session, problem: Problem) -> bool:
     """Before a problem is verified: every sheet received before its deadline is stored.
 
     Two kinds may still be on their way when the deadline passes: messages the SMTP intake
@@ -229,26 +222,8 @@ def wait_for_sheets(session: Session, problem: Problem, *, poll: float = 0.2) ->
     transaction of its own would wait forever for a caller that has itself stored sheets
     and not committed them yet (the console, a test — it hung the PostgreSQL suite), while
     the caller's own writes never conflict with its own lock."""
-    engine = get_engine()
-    limit = float(current_app.config.get("SHEETS_WAIT_SECONDS", SHEETS_WAIT_SECONDS))
-    until = time.monotonic() + limit
-    table = InboundMessage.__table__  # type: ignore[attr-defined]
-    pending_q = sa.select(sa.func.count()).select_from(table).where(
-        table.c.status == InboundStatus.STORED, table.c.received_at <= problem.deadline_at)
-    settled = True
-    while True:
-        with engine.connect() as conn:
-            pending = int(conn.execute(pending_q).scalar_one())
-        if not pending:
-            break
-        if time.monotonic() >= until:
-            log.warning("problem %s: %d message(s) received before the deadline still not "
-                        "processed after %.0f s; verified without them", problem.code,
-                        pending, limit)
-            settled = False
-            break
-        time.sleep(poll)
-    if engine.dialect.name == "postgresql":
+    settled = backlog.wait_for_mail(problem.deadline_at, f"problem {problem.code}")
+    if get_engine().dialect.name == "postgresql":
         savepoint = session.begin_nested()
         session.execute(sa.text("LOCK TABLE submission IN SHARE MODE"))
         savepoint.rollback()

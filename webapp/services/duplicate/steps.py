@@ -1,5 +1,6 @@
 """The Duplicate's scheduled steps (:func:`advance`, one per transaction under the game's row
-lock): draw → close → correct → publish → next draw or finish; :func:`run_due` for every
+lock): draw → close → correct (once the mail received by the close is processed:
+:mod:`webapp.services.backlog`) → publish → next draw or finish; :func:`run_due` for every
 game, :func:`upcoming_instants` for the scheduler; :func:`close_round_now`, the console's
 « Clore le tour maintenant » (its facts first: :func:`close_now_preview`)."""
 
@@ -19,7 +20,7 @@ from webapp.models import (
     DuplicateStatus,
     RoundStatus,
 )
-from webapp.services import audit
+from webapp.services import audit, backlog
 from webapp.services.audit import PROCESS
 from webapp.services.duplicate.correction import compute_results
 from webapp.services.duplicate.game import (
@@ -74,9 +75,13 @@ def run_due(*, now: datetime, waiting: Waiting = _nothing_else) -> list[str]:
 
 def advance(game_id: int, *, now: datetime, max_steps: int = 10_000,
             waiting: Waiting = _nothing_else) -> list[str]:
-    """Do the due steps of one game, each in its own transaction (game row locked)."""
+    """Do the due steps of one game, each in its own transaction (game row locked). Before a
+    closed round is corrected, the mail received by its close and not processed yet is
+    waited for (:func:`_wait_for_bulletins`)."""
     done: list[str] = []
+    waited: set[int] = set()
     for _ in range(max_steps):
+        _wait_for_bulletins(game_id, waited)
         with session_scope() as s:
             game = s.get(DuplicateGame, game_id, with_for_update=True)
             if game is None:
@@ -97,6 +102,21 @@ def advance(game_id: int, *, now: datetime, max_steps: int = 10_000,
                          target=game.code, round=number, at=now.isoformat(), process=PROCESS)
             done.append(f"{name}:{game.code}:{number}")
     return done
+
+
+def _wait_for_bulletins(game_id: int, waited: set[int]) -> None:
+    """When the game's current round is closed and not yet corrected: wait (once per round,
+    ``waited`` holds the rounds done) for the messages received by its close and still
+    unprocessed (``backlog.wait_for_mail``) — bulletins sent in time at a deadline rush
+    count. Outside the game row's lock, which processing a bulletin needs (FOR SHARE)."""
+    with session_scope() as s:
+        game = s.get(DuplicateGame, game_id)
+        rnd = current_round(s, game) if game is not None else None
+        if game is None or rnd is None or rnd.status != RoundStatus.CLOSED or rnd.id in waited:
+            return
+        waited.add(rnd.id or 0)
+        closes_at, what = rnd.closes_at, f"duplicate {game.code} round {rnd.number}"
+    backlog.wait_for_mail(closes_at, what)
 
 
 def reminder_at(rnd: DuplicateRound) -> datetime | None:
