@@ -297,3 +297,66 @@ def test_a_drawn_row_comes_from_the_one_secret_seed_source() -> None:
         correspondence.draw_row("", MAX_SEED + 1, "fr")
     with pytest.raises(correspondence.CorrespondenceError, match="Langue inconnue"):
         correspondence.draw_row("", 1, "de")
+
+
+def test_a_move_mailed_in_time_and_not_yet_processed_is_played_not_lost_on_time(
+    app: Flask, ctx: Flask, db_session: Session, competition: Competition,
+    make_player: Callable[..., Player], frozen_clock: Any, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A move the SMTP intake accepted before the end of the grace but had not processed yet
+    (a backlog) is received in time: the scheduler waits for it (``webapp.services.backlog``)
+    before declaring the game lost on time, and the move is played."""
+    import threading
+
+    from mailer import pipeline
+    from tests.mail.helpers import make_mail
+    from tests.waiting import wait_for
+    from webapp.models import InboundChannel
+    from webapp.services import backlog
+
+    words = tmp_path / "za.txt"
+    words.write_text("ZA\nZAS\n", "utf-8")
+    app.config["LEXICONS"] = {"za": str(words)}
+    ana = make_player("Ana", "ana@example.ro")
+    bob = make_player("Bob", "bob@example.fr")
+    game = correspondence.create_game(
+        session=db_session, competition=competition, red=ana, blue=bob, row=_row(),
+        starts_at=START, code="CQ1", lexicon_name="za", move_hours=72, grace_hours=24)
+    db_session.commit()
+    end = correspondence.lost_on_time_at(game)
+    assert end == START + 96 * HOUR
+    raw = make_mail(frm=ana.email, to=f"feuilles+{ana.token}@arbitre.test",
+                    subject="CQ1", body="H8 ZA")
+    stored = pipeline.store_raw(app, raw, channel=InboundChannel.SMTP,
+                                envelope_from=ana.email,
+                                envelope_to=[f"feuilles+{ana.token}@arbitre.test"],
+                                received_at=end - timedelta(seconds=2))
+    waiting = threading.Event()
+    real_pending = backlog.pending
+
+    def pending(deadline: Any) -> int:
+        waiting.set()
+        return real_pending(deadline)
+
+    monkeypatch.setattr(backlog, "pending", pending)
+    frozen_clock.move_to(end)
+    done: list[str] = []
+
+    def run() -> None:
+        with app.app_context():
+            done.extend(correspondence.run_due(now=clock.now()))
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    assert wait_for(waiting.is_set)
+    assert worker.is_alive()  # waiting for the message accepted before the end of the grace
+    pipeline.process(app, stored.id)
+    worker.join(60)
+    assert not worker.is_alive()
+    assert done == []  # nobody lost: RED's move came in time
+    db_session.expire_all()
+    game = db_session.exec(select(CorrespondenceGame)).one()
+    assert game.status == correspondence.PLAYING
+    assert [(m.ref, m.word, m.score) for m in correspondence.state_of(game).moves] == [
+        ("H8", "ZA", 22)]

@@ -46,7 +46,7 @@ from webapp.models import (
     Player,
     Registration,
 )
-from webapp.services import audit, changes, inputs, links, notify
+from webapp.services import audit, backlog, changes, inputs, links, notify
 from webapp.services.lexicons import base_lexicon
 from webapp.services.submissions import setting, strip_controls
 from webapp.services.timefmt import format_local
@@ -380,6 +380,7 @@ def run_due(*, now: datetime, waiting: Waiting = _nothing_else) -> list[str]:
     done: list[str] = []
     for gid in ids:
         try:
+            _wait_for_moves(gid, now)
             with session_scope() as s:
                 game = s.get(CorrespondenceGame, gid, with_for_update=True)
                 if game is None or game.status != PLAYING:
@@ -403,6 +404,18 @@ def run_due(*, now: datetime, waiting: Waiting = _nothing_else) -> list[str]:
         except Exception:
             log.exception("correspondence %s: scheduled step failed", gid)
     return done
+
+
+def _wait_for_moves(game_id: int | None, now: datetime) -> None:
+    """Before a game is declared lost on time: the mail received by the end of the grace and
+    not processed yet (``backlog.wait_for_mail``) — a move sent in time at a rush is played,
+    not lost. Outside the game row's lock, which playing the move takes."""
+    with session_scope() as s:
+        game = s.get(CorrespondenceGame, game_id)
+        if game is None or game.status != PLAYING or now < lost_on_time_at(game):
+            return
+        until, what = lost_on_time_at(game), f"correspondence {game.code}"
+    backlog.wait_for_mail(until, what)
 
 
 def upcoming_instants(*, now: datetime) -> list[datetime]:
