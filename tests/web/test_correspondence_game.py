@@ -311,7 +311,7 @@ def test_a_move_mailed_in_time_and_not_yet_processed_is_played_not_lost_on_time(
 
     from mailer import pipeline
     from tests.mail.helpers import make_mail
-    from tests.waiting import wait_for
+    from tests.waiting import steps_in_thread, wait_for
     from webapp.models import InboundChannel
     from webapp.services import backlog
 
@@ -341,14 +341,7 @@ def test_a_move_mailed_in_time_and_not_yet_processed_is_played_not_lost_on_time(
 
     monkeypatch.setattr(backlog, "pending", pending)
     frozen_clock.move_to(end)
-    done: list[str] = []
-
-    def run() -> None:
-        with app.app_context():
-            done.extend(correspondence.run_due(now=clock.now()))
-
-    worker = threading.Thread(target=run, daemon=True)
-    worker.start()
+    worker, done = steps_in_thread(app, lambda: correspondence.run_due(now=clock.now()))
     assert wait_for(waiting.is_set)
     assert worker.is_alive()  # waiting for the message accepted before the end of the grace
     pipeline.process(app, stored.id)

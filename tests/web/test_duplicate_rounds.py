@@ -107,12 +107,10 @@ def test_migration_0006_keeps_every_existing_row(empty_engine: sa.Engine) -> Non
         assert conn.execute(sa.text("SELECT count(*) FROM player")).scalar() == 1
 
 
-def test_an_on_time_bulletin_stored_after_the_close_still_counts(
-    ctx: Flask, db_session: Session, game: DuplicateGame, make_player: Callable[..., Player],
-    frozen_clock: Any,
-) -> None:
-    """A web request received one second before the deadline whose transaction ends after
-    the close: judged by its receive time, it is on time, and the round is corrected again."""
+def _round_one_drawn(db_session: Session, game: DuplicateGame,
+                     make_player: Callable[..., Player], frozen_clock: Any) -> Player:
+    """Ana and Bob registered, the game's review 30 minutes (the correction is the last step
+    at the close), round 1 drawn at START; Ana."""
     ana = make_player("Ana", "ana@example.ro")
     make_player("Bob", "bob@example.fr")
     game.review_minutes = 30
@@ -120,6 +118,16 @@ def test_an_on_time_bulletin_stored_after_the_close_still_counts(
     db_session.commit()
     frozen_clock.move_to(START)
     assert lifecycle.run_due(now=clock.now()) == ["draw:EX1:1"]
+    return ana
+
+
+def test_an_on_time_bulletin_stored_after_the_close_still_counts(
+    ctx: Flask, db_session: Session, game: DuplicateGame, make_player: Callable[..., Player],
+    frozen_clock: Any,
+) -> None:
+    """A web request received one second before the deadline whose transaction ends after
+    the close: judged by its receive time, it is on time, and the round is corrected again."""
+    ana = _round_one_drawn(db_session, game, make_player, frozen_clock)
     deadline = START + timedelta(hours=48)
     frozen_clock.move_to(deadline)
     assert lifecycle.run_due(now=clock.now()) == ["close:EX1:1", "correct:EX1:1"]
@@ -197,20 +205,13 @@ def test_the_correction_waits_for_a_bulletin_mailed_in_time_and_not_yet_processe
     (a backlog at a deadline rush) is received in time: the round closes at its time, the
     correction waits until the message is processed (``webapp.services.backlog``), and
     counts it — the round's results, mailed at the correction, are right the first time."""
-    import threading
     from email.message import EmailMessage
 
     from mailer import pipeline
-    from tests.waiting import wait_for
+    from tests.waiting import steps_in_thread, wait_for
     from webapp.models import InboundChannel, RoundStatus
 
-    ana = make_player("Ana", "ana@example.ro")
-    make_player("Bob", "bob@example.fr")
-    game.review_minutes = 30
-    db_session.add(game)
-    db_session.commit()
-    frozen_clock.move_to(START)
-    assert lifecycle.run_due(now=clock.now()) == ["draw:EX1:1"]
+    ana = _round_one_drawn(db_session, game, make_player, frozen_clock)
     deadline = START + timedelta(hours=48)
     msg = EmailMessage()
     msg["From"] = "Ana <ana@example.ro>"
@@ -223,14 +224,7 @@ def test_the_correction_waits_for_a_bulletin_mailed_in_time_and_not_yet_processe
                                 envelope_to=[f"feuilles+{ana.token}@arbitre.test"],
                                 received_at=deadline - timedelta(seconds=2))
     frozen_clock.move_to(deadline)
-    done: list[str] = []
-
-    def run() -> None:
-        with app.app_context():
-            done.extend(lifecycle.run_due(now=clock.now()))
-
-    worker = threading.Thread(target=run, daemon=True)
-    worker.start()
+    worker, done = steps_in_thread(app, lambda: lifecycle.run_due(now=clock.now()))
 
     def status() -> RoundStatus:
         db_session.expire_all()
