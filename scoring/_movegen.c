@@ -200,10 +200,6 @@ static Py_ssize_t find_edge(const uint32_t *edges, Py_ssize_t nedges, uint32_t n
     return -1;
 }
 
-static Py_ssize_t child_edge(const Gen *g, uint32_t node, uint32_t code) {
-    return find_edge(g->edges, g->nedges, node, code);
-}
-
 static int cutoff(const Gen *g) { return g->nbest >= g->n ? g->best[g->n - 1] : INT32_MIN; }
 
 static void note_best(Gen *g, int score) {
@@ -648,52 +644,51 @@ static void gright(Gen *g, uint32_t node, int col, int acc, int lo, int main_sum
 }
 
 /* Cross-set of one empty square of pass p: the letters its column word allows, and that
- * word's fixed points (-1: no column word). */
+ * word's fixed points (-1: no column word). Read on the GADDAG in one walk: with P the
+ * tiles above the square and S those below, the string of the word P x S split after P is
+ * rev(P) SEP x S (P empty: rev(x S) = rev(S) x, no SEP), so the letters x are the edges
+ * of one node, each followed by S up to an accepting edge. */
 static void cross_square(Gen *g, int p, int sq) {
     const uint8_t *cl = g->cells[p];
-    {
-        g->cross_mask[p][sq] = ALL_LETTERS;
-        g->cross_score[p][sq] = -1;
-        if (cl[sq]) return;
-        int top = sq, bottom = sq;
-        while (top >= SIZE && cl[top - SIZE]) top -= SIZE;
-        while (bottom + SIZE < NSQ && cl[bottom + SIZE]) bottom += SIZE;
-        if (top == sq && bottom == sq) return;
-        int fixed = 0;
-        for (int s = top; s <= bottom; s += SIZE)
-            if (cl[s] && !(cl[s] & JOKER_FLAG)) fixed += g->values[cl[s]];
-        g->cross_score[p][sq] = fixed;
-        uint32_t mask = 0;
-        uint32_t node = g->root;
-        int ok = 1;
-        for (int s = top; s < sq; s += SIZE) {
-            Py_ssize_t i = child_edge(g, node, cl[s] & LETTER_MASK);
-            if (i < 0) {
-                ok = 0;
-                break;
-            }
-            node = g->edges[i] >> CHILD_SHIFT;
-        }
-        if (ok && node) {
-            for (Py_ssize_t i = node; i < g->nedges; i++) {
-                uint32_t e = g->edges[i];
-                uint32_t last_edge = e;
-                uint32_t sub = e >> CHILD_SHIFT;
-                for (int s = sq + SIZE; s <= bottom; s += SIZE) {
-                    Py_ssize_t j = child_edge(g, sub, cl[s] & LETTER_MASK);
-                    if (j < 0) {
-                        last_edge = 0;
-                        break;
-                    }
-                    last_edge = g->edges[j];
-                    sub = last_edge >> CHILD_SHIFT;
-                }
-                if (last_edge & ACCEPTS) mask |= 1u << ((e & LETTER_MASK) - 1);
-                if (e & LAST) break;
-            }
+    g->cross_mask[p][sq] = ALL_LETTERS;
+    g->cross_score[p][sq] = -1;
+    if (cl[sq]) return;
+    int top = sq, bottom = sq;
+    while (top >= SIZE && cl[top - SIZE]) top -= SIZE;
+    while (bottom + SIZE < NSQ && cl[bottom + SIZE]) bottom += SIZE;
+    if (top == sq && bottom == sq) return;
+    int fixed = 0;
+    for (int s = top; s <= bottom; s += SIZE)
+        if (!(cl[s] & JOKER_FLAG)) fixed += g->values[cl[s]];
+    g->cross_score[p][sq] = fixed;
+    uint32_t mask = 0, node = g->groot;
+    if (top == sq) {
+        /* no tile above: rev(S), then the letters x accepting after it */
+        for (int s = bottom; s > sq && node; s -= SIZE)
+            node = gedge(g, node, cl[s] & LETTER_MASK) >> CHILD_SHIFT;
+        if (node) {
+            const uint32_t set = g->gedges[node] & ALL_LETTERS;
+            int i = 0;
+            for (uint32_t m = set; m; m &= m - 1, i++)
+                if (g->gedges[node + 1 + i] & ACCEPTS) mask |= m & -m;
         }
         g->cross_mask[p][sq] = mask;
+        return;
     }
+    for (int s = sq - SIZE; s >= top && node; s -= SIZE)
+        node = gedge(g, node, cl[s] & LETTER_MASK) >> CHILD_SHIFT;
+    if (node) node = gedge(g, node, SEP) >> CHILD_SHIFT;
+    if (node) {
+        const uint32_t set = g->gedges[node] & ALL_LETTERS;
+        int i = 0;
+        for (uint32_t m = set; m; m &= m - 1, i++) {
+            uint32_t e = g->gedges[node + 1 + i];
+            for (int s = sq + SIZE; s <= bottom && e; s += SIZE)
+                e = gedge(g, e >> CHILD_SHIFT, cl[s] & LETTER_MASK);
+            if (e & ACCEPTS) mask |= m & -m;
+        }
+    }
+    g->cross_mask[p][sq] = mask;
 }
 
 /* The points of the column word of an empty square of pass p (-1: none), mask untouched. */
