@@ -544,15 +544,71 @@ static inline uint32_t gedge(const Gen *g, uint32_t node, uint32_t code) {
     return g->gedges[node + 1 + pop32(set & (bit - 1))];
 }
 
-static void gleft(Gen *g, uint32_t node, int col, int acc, int main_sum, int mult, int cross);
+static void place_left(Gen *g, uint32_t node, int col, int main_sum, int mult, int cross);
+static void place_right(Gen *g, uint32_t node, int col, int lo, int main_sum, int mult,
+                        int cross);
 static void gright(Gen *g, uint32_t node, int col, int acc, int lo, int main_sum, int mult,
                    int cross);
 
+#define HOT static inline __attribute__((always_inline))
+
+/* `col`: the leftmost square filled so far (the anchor's or one before it). The tiles
+ * just before it are taken on (the word runs on through them); then the word may start
+ * there: it ends on the anchor, or goes on after it (SEP), or takes one more tile before. */
+HOT void go_left(Gen *g, uint32_t node, int col, int acc, int main_sum, int mult, int cross) {
+    const int a = g->anchor;
+    while (col > 0 && g->rc[col - 1]) {
+        const int t = g->rc[col - 1];
+        const uint32_t e = gedge(g, node, (uint32_t)t & LETTER_MASK);
+        if (e == 0) return;
+        col--;
+        g->lt[col] = (uint8_t)t;
+        g->nw[col] = 0;
+        node = e >> CHILD_SHIFT;
+        acc = (e & ACCEPTS) != 0;
+        main_sum += (t & JOKER_FLAG) ? 0 : g->values[t];
+    }
+    if (acc && !g->rc[a + 1]) record(g, col, a, main_sum, mult, cross);
+    if (node == 0) return;
+    const uint32_t set = g->gedges[node];
+    if ((set & SEP_BIT) && a + 1 < SIZE)
+        gright(g, g->gedges[node + pop32(set)] >> CHILD_SHIFT, a + 1, 0, col, main_sum, mult,
+               cross);
+    if (col - 1 >= a - g->limit && g->tiles < g->max_tiles)
+        place_left(g, node, col - 1, main_sum, mult, cross);
+}
+
+/* `col`: the next square after the word's letters so far, which start on `lo`; the tiles
+ * from there on are taken on, then the word may end, or take one more tile. */
+HOT void go_right(Gen *g, uint32_t node, int col, int acc, int lo, int main_sum, int mult,
+                  int cross) {
+    while (g->rc[col]) { /* rc[SIZE] is 0: the edge of the grid */
+        const int t = g->rc[col];
+        const uint32_t e = gedge(g, node, (uint32_t)t & LETTER_MASK);
+        if (e == 0) return;
+        g->lt[col] = (uint8_t)t;
+        g->nw[col] = 0;
+        node = e >> CHILD_SHIFT;
+        acc = (e & ACCEPTS) != 0;
+        main_sum += (t & JOKER_FLAG) ? 0 : g->values[t];
+        col++;
+    }
+    if (acc) record(g, lo, col - 1, main_sum, mult, cross);
+    if (col >= SIZE || g->tiles >= g->max_tiles) return;
+    place_right(g, node, col, lo, main_sum, mult, cross);
+}
+
+static void gright(Gen *g, uint32_t node, int col, int acc, int lo, int main_sum, int mult,
+                   int cross) {
+    if (g->failed) return;
+    go_right(g, node, col, acc, lo, main_sum, mult, cross);
+}
+
 /* Every rack tile the edges of `node` and the cross-set of column `col` allow, put on `col`,
  * then on to the left (`leftward`) or to the right. */
-static void place_at(Gen *g, uint32_t node, int col, int leftward, int lo, int main_sum,
-                     int mult, int cross) {
-    if (node == 0) return;
+HOT void place_at(Gen *g, uint32_t node, int col, const int leftward, int lo, int main_sum,
+                  int mult, int cross) {
+    if (node == 0 || g->failed) return;
     const uint32_t set = g->gedges[node];
     uint32_t cand = set & g->rmask[col];
     if (!g->rack[0]) cand &= g->rack_mask;
@@ -577,19 +633,27 @@ static void place_at(Gen *g, uint32_t node, int col, int leftward, int lo, int m
         const uint32_t child = e >> CHILD_SHIFT;
         const int acc = (e & ACCEPTS) != 0;
         if (last && !acc && (!leftward || !child || !(g->gedges[child] & SEP_BIT))) continue;
-        for (int joker = 0; joker < 2; joker++) {
-            const int slot = joker ? 0 : (int)code;
-            if (!g->rack[slot]) continue;
-            const int v = joker ? 0 : g->values[code];
-            if (--g->rack[slot] == 0 && !joker) g->rack_mask &= ~bit;
-            g->lt[col] = (uint8_t)(joker ? (code | JOKER_FLAG) : code);
+        if (g->rack[code]) { /* the tile */
+            const int v = g->values[code];
+            if (--g->rack[code] == 0) g->rack_mask &= ~bit;
+            g->lt[col] = (uint8_t)code;
             const int m2 = main_sum + v * lm, mu2 = mult * wm;
             const int c2 = cs >= 0 ? cross + (cs + v * lm) * wm : cross;
             if (leftward)
-                gleft(g, child, col, acc, m2, mu2, c2);
+                go_left(g, child, col, acc, m2, mu2, c2);
             else
-                gright(g, child, col + 1, acc, lo, m2, mu2, c2);
-            if (g->rack[slot]++ == 0 && !joker) g->rack_mask |= bit;
+                go_right(g, child, col + 1, acc, lo, m2, mu2, c2);
+            if (g->rack[code]++ == 0) g->rack_mask |= bit;
+        }
+        if (g->rack[0]) { /* a joker for it */
+            g->rack[0]--;
+            g->lt[col] = (uint8_t)(code | JOKER_FLAG);
+            const int mu2 = mult * wm, c2 = cs >= 0 ? cross + cs * wm : cross;
+            if (leftward)
+                go_left(g, child, col, acc, main_sum, mu2, c2);
+            else
+                go_right(g, child, col + 1, acc, lo, main_sum, mu2, c2);
+            g->rack[0]++;
         }
     }
     g->tiles--;
@@ -598,48 +662,12 @@ static void place_at(Gen *g, uint32_t node, int col, int leftward, int lo, int m
     g->nw[col] = 0;
 }
 
-/* `col`: the leftmost square filled so far (the anchor's or one before it). */
-static void gleft(Gen *g, uint32_t node, int col, int acc, int main_sum, int mult, int cross) {
-    if (g->failed) return;
-    const int a = g->anchor;
-    if (col > 0 && g->rc[col - 1]) {
-        /* a tile just before: the word runs on through it */
-        const int t = g->rc[col - 1];
-        const uint32_t e = gedge(g, node, (uint32_t)t & LETTER_MASK);
-        if (e == 0) return;
-        g->lt[col - 1] = (uint8_t)t;
-        g->nw[col - 1] = 0;
-        gleft(g, e >> CHILD_SHIFT, col - 1, (e & ACCEPTS) != 0,
-              main_sum + ((t & JOKER_FLAG) ? 0 : g->values[t]), mult, cross);
-        return;
-    }
-    /* the word may start on `col`: it ends on the anchor, or goes on after it (SEP) */
-    if (acc && !g->rc[a + 1]) record(g, col, a, main_sum, mult, cross);
-    if (node == 0) return;
-    const uint32_t set = g->gedges[node];
-    if ((set & SEP_BIT) && a + 1 < SIZE)
-        gright(g, g->gedges[node + pop32(set)] >> CHILD_SHIFT, a + 1, 0, col, main_sum, mult,
-               cross);
-    if (col - 1 >= a - g->limit && g->tiles < g->max_tiles)
-        place_at(g, node, col - 1, 1, 0, main_sum, mult, cross);
+static void place_left(Gen *g, uint32_t node, int col, int main_sum, int mult, int cross) {
+    place_at(g, node, col, 1, 0, main_sum, mult, cross);
 }
 
-/* `col`: the next square after the word's letters so far, which start on `lo`. */
-static void gright(Gen *g, uint32_t node, int col, int acc, int lo, int main_sum, int mult,
-                   int cross) {
-    if (g->failed) return;
-    if (g->rc[col]) { /* rc[SIZE] is 0: the edge of the grid */
-        const int t = g->rc[col];
-        const uint32_t e = gedge(g, node, (uint32_t)t & LETTER_MASK);
-        if (e == 0) return;
-        g->lt[col] = (uint8_t)t;
-        g->nw[col] = 0;
-        gright(g, e >> CHILD_SHIFT, col + 1, (e & ACCEPTS) != 0, lo,
-               main_sum + ((t & JOKER_FLAG) ? 0 : g->values[t]), mult, cross);
-        return;
-    }
-    if (acc) record(g, lo, col - 1, main_sum, mult, cross);
-    if (col >= SIZE || g->tiles >= g->max_tiles) return;
+static void place_right(Gen *g, uint32_t node, int col, int lo, int main_sum, int mult,
+                        int cross) {
     place_at(g, node, col, 0, lo, main_sum, mult, cross);
 }
 
@@ -748,7 +776,7 @@ static void run_anchor(Gen *g, int p, int row, int a, int limit) {
     g->tiles = 0;
     g->crosses = 0;
     g->reqhits = 0;
-    place_at(g, g->groot, a, 1, 0, 0, 1, 0);
+    place_left(g, g->groot, a, 0, 1, 0);
 }
 
 /* is_a[c]: is square c of row `row` (pass p) an anchor. */
