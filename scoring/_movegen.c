@@ -50,9 +50,11 @@ typedef struct {
     int score;
     char horizontal;
     int start;
-    PyObject *word;
+    PyObject *word; /* NULL until first read: made from text */
     long new_mask;
     PyObject *placement;
+    uint8_t len;
+    char text[SIZE];
 } MoveObject;
 
 static PyTypeObject *move_class; /* the subclass to create, or NULL: tuples */
@@ -86,10 +88,27 @@ static PyMemberDef move_members[] = {
     {"score", T_INT, offsetof(MoveObject, score), READONLY, NULL},
     {"horizontal", T_BOOL, offsetof(MoveObject, horizontal), READONLY, NULL},
     {"start", T_INT, offsetof(MoveObject, start), READONLY, NULL},
-    {"word", T_OBJECT, offsetof(MoveObject, word), READONLY, NULL},
     {"new_mask", T_LONG, offsetof(MoveObject, new_mask), READONLY, NULL},
     {"_placement", T_OBJECT, offsetof(MoveObject, placement), 0, NULL},
     {NULL, 0, 0, 0, NULL},
+};
+
+/* The word is made on first read: listing thousands of moves should not pay for strings
+ * nobody looks at. */
+static PyObject *move_word(MoveObject *self, void *closure) {
+    (void)closure;
+    if (self->word == NULL) {
+        self->word = PyUnicode_New(self->len, 127);
+        if (self->word == NULL) return NULL;
+        memcpy(PyUnicode_DATA(self->word), self->text, self->len);
+    }
+    Py_INCREF(self->word);
+    return self->word;
+}
+
+static PyGetSetDef move_getset[] = {
+    {"word", (getter)move_word, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
 };
 
 static PyTypeObject MoveType = {
@@ -99,6 +118,7 @@ static PyTypeObject MoveType = {
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_doc = "The fields of a generated move (see scoring.movegen.GeneratedMove).",
     .tp_members = move_members,
+    .tp_getset = move_getset,
     .tp_init = (initproc)move_init,
     .tp_new = PyType_GenericNew,
 };
@@ -120,11 +140,8 @@ static PyObject *new_move(PyTypeObject *cls, int score, int horizontal, int star
     MoveObject *m = (MoveObject *)cls->tp_alloc(cls, 0);
     if (m == NULL) return NULL;
     if (PyType_IS_GC(cls)) PyObject_GC_UnTrack(m); /* it can hold no cycle */
-    m->word = PyUnicode_FromStringAndSize(text, len);
-    if (m->word == NULL) {
-        Py_DECREF(m);
-        return NULL;
-    }
+    m->len = (uint8_t)len;
+    memcpy(m->text, text, (size_t)len);
     m->score = score;
     m->horizontal = (char)horizontal;
     m->start = start;
