@@ -48,6 +48,7 @@
 typedef struct {
     PyObject_HEAD
     int score;
+    PyObject *score_obj; /* the same as an int object: a slot Python reads fast */
     char horizontal;
     int start;
     PyObject *word; /* NULL until first read: made from text */
@@ -61,6 +62,7 @@ static PyTypeObject *move_class; /* the subclass to create, or NULL: tuples */
 
 /* (a subclass's instance: subtype_dealloc drops the reference to the heap type) */
 static void move_dealloc(MoveObject *self) {
+    Py_XDECREF(self->score_obj);
     Py_XDECREF(self->word);
     Py_XDECREF(self->placement);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -74,7 +76,10 @@ static int move_init(MoveObject *self, PyObject *args, PyObject *kwds) {
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "ipiUl", names, &score, &horizontal, &start,
                                      &word, &mask))
         return -1;
+    PyObject *so = PyLong_FromLong(score);
+    if (so == NULL) return -1;
     self->score = score;
+    Py_XSETREF(self->score_obj, so);
     self->horizontal = (char)(horizontal != 0);
     self->start = start;
     Py_INCREF(word);
@@ -85,7 +90,7 @@ static int move_init(MoveObject *self, PyObject *args, PyObject *kwds) {
 }
 
 static PyMemberDef move_members[] = {
-    {"score", T_INT, offsetof(MoveObject, score), READONLY, NULL},
+    {"score", T_OBJECT_EX, offsetof(MoveObject, score_obj), READONLY, NULL},
     {"horizontal", T_BOOL, offsetof(MoveObject, horizontal), READONLY, NULL},
     {"start", T_INT, offsetof(MoveObject, start), READONLY, NULL},
     {"new_mask", T_LONG, offsetof(MoveObject, new_mask), READONLY, NULL},
@@ -143,6 +148,11 @@ static PyObject *new_move(PyTypeObject *cls, int score, int horizontal, int star
     m->len = (uint8_t)len;
     memcpy(m->text, text, (size_t)len);
     m->score = score;
+    m->score_obj = PyLong_FromLong(score);
+    if (m->score_obj == NULL) {
+        Py_DECREF(m);
+        return NULL;
+    }
     m->horizontal = (char)horizontal;
     m->start = start;
     m->new_mask = mask;
