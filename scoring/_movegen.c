@@ -164,6 +164,7 @@ typedef struct {
     int row;
     int col;
     int bound;
+    int limit; /* its left_limit() */
 } Anchor;
 
 typedef struct {
@@ -826,9 +827,7 @@ static int row_flagged(const Gen *g, int p, int row) {
 /* Expand an anchor taken from the queue sorted by bound (its row's anchors give the left
  * limit). */
 static void run_queued(Gen *g, const Anchor *an) {
-    uint8_t is_a[SIZE];
-    row_anchors(g, an->pass, an->row, is_a);
-    run_anchor(g, an->pass, an->row, an->col, left_limit(g, an->pass, an->row, an->col, is_a));
+    run_anchor(g, an->pass, an->row, an->col, an->limit);
 }
 
 static void sort_desc(int *v, int n) {
@@ -870,19 +869,23 @@ static int shadow_bound(const Gen *g, int p, int row, int a, int limit, const in
         }
         if (!reach) return INT32_MIN;
     }
+    /* the squares' effective multipliers are kept sorted as the span grows: a square with
+     * no word premium is inserted, one with a word premium (every multiplier changes)
+     * makes them all again */
     int best = INT32_MIN;
     for (int L = 0; L <= limit; L++) {
-        int lms[SIZE], wms[SIZE], crossw[SIZE];
+        int lms[SIZE], cxs[SIZE], eff[SIZE];
         int nt = 0, wmul = 1, main_fixed = fixed_left, cross_fixed = 0;
         int covers = 0; /* with req: a span must put a tile on a flagged square */
         for (int c = a - L; c < a; c++) {
             if (req && req[base + c]) covers = 1;
             lms[nt] = lm[base + c];
-            wms[nt] = wm[base + c];
-            crossw[nt] = 0;
+            cxs[nt] = 0;
             wmul *= wm[base + c];
             nt++;
         }
+        for (int i = 0; i < nt; i++) eff[i] = lms[i] * wmul;
+        sort_desc(eff, nt);
         for (int c = a; c < SIZE; c++) {
             int sq = base + c;
             if (cl[sq]) {
@@ -890,18 +893,27 @@ static int shadow_bound(const Gen *g, int p, int row, int a, int limit, const in
             } else {
                 if (nt >= maxt || !(g->cross_mask[p][sq] & rack_letters)) break;
                 if (req && req[sq]) covers = 1;
+                const int crossed = g->cross_score[p][sq] >= 0;
                 lms[nt] = lm[sq];
-                wms[nt] = wm[sq];
-                crossw[nt] = g->cross_score[p][sq] >= 0;
-                if (crossw[nt]) cross_fixed += g->cross_score[p][sq] * wm[sq];
-                wmul *= wm[sq];
-                nt++;
+                cxs[nt] = crossed ? lm[sq] * wm[sq] : 0;
+                if (crossed) cross_fixed += g->cross_score[p][sq] * wm[sq];
+                if (wm[sq] != 1) {
+                    wmul *= wm[sq];
+                    nt++;
+                    for (int i = 0; i < nt; i++) eff[i] = lms[i] * wmul + cxs[i];
+                    sort_desc(eff, nt);
+                } else {
+                    const int x = lms[nt] * wmul + cxs[nt];
+                    int i = nt++;
+                    while (i > 0 && eff[i - 1] < x) {
+                        eff[i] = eff[i - 1];
+                        i--;
+                    }
+                    eff[i] = x;
+                }
             }
             if (c + 1 < SIZE && cl[sq + 1]) continue; /* the word runs on */
             if (req && !covers) continue;
-            int eff[SIZE];
-            for (int i = 0; i < nt; i++) eff[i] = lms[i] * wmul + (crossw[i] ? lms[i] * wms[i] : 0);
-            sort_desc(eff, nt);
             int total = main_fixed * wmul + cross_fixed;
             for (int i = 0; i < nt; i++) total += rack_values[i] * eff[i];
             if (nt == g->bingo_tiles) total += g->bingo_bonus;
@@ -909,6 +921,25 @@ static int shadow_bound(const Gen *g, int p, int row, int a, int limit, const in
         }
     }
     return best;
+}
+
+/* A binary max-heap of anchor keys (see generate()): sorting every anchor costs more than
+ * taking the few that are expanded. */
+static void sift_down(int64_t *h, int n, int i) {
+    const int64_t x = h[i];
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && h[c + 1] > h[c]) c++;
+        if (h[c] <= x) break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = x;
+}
+
+static void heapify(int64_t *h, int n) {
+    for (int i = n / 2 - 1; i >= 0; i--) sift_down(h, n, i);
 }
 
 static int cmp_anchor(const void *x, const void *y) {
@@ -1247,6 +1278,7 @@ static PyObject *generate(PyObject *self, PyObject *args) {
                     an->pass = p;
                     an->row = row;
                     an->col = c;
+                    an->limit = limit;
                     an->bound = shadow_bound(g, p, row, c, limit, rack_values, rack_letters, NULL);
                 } else {
                     run_anchor(g, p, row, c, limit);
@@ -1256,13 +1288,28 @@ static PyObject *generate(PyObject *self, PyObject *args) {
         }
     }
     if (mode == MODE_TOP) {
-        qsort(anchors, (size_t)nanchors, sizeof(Anchor), cmp_anchor);
-        for (int k = 0; k < nanchors; k++) {
-            Anchor *an = &anchors[k];
-            if (an->bound < cutoff(g)) break;
-            run_queued(g, an);
-            if (g->failed) goto done;
+        /* best bound first (the first in pass, row, column order among equals), picked
+         * one at a time: most anchors are never expanded, so sorting them all costs more */
+        int64_t *heap = PyMem_Malloc((size_t)(nanchors + 1) * sizeof(int64_t));
+        if (heap == NULL) {
+            PyErr_NoMemory();
+            goto done;
         }
+        /* key: the bound, then the earlier anchor first (the order of cmp_anchor) */
+        for (int k = 0; k < nanchors; k++) heap[k] = (int64_t)anchors[k].bound * (1 << 20) - k;
+        heapify(heap, nanchors);
+        for (int left = nanchors; left > 0;) {
+            const Anchor *an = &anchors[(-heap[0]) & 0xFFFFF];
+            if (an->bound < cutoff(g)) break;
+            heap[0] = heap[--left];
+            sift_down(heap, left, 0);
+            run_queued(g, an);
+            if (g->failed) {
+                PyMem_Free(heap);
+                goto done;
+            }
+        }
+        PyMem_Free(heap);
     }
     if (mode == MODE_TOP || mode == MODE_ANALYSE) {
         /* the moves recorded while the cut-off was lower are dropped */
@@ -1339,6 +1386,7 @@ static int search_best(Gen *g, Anchor *anchors, const int *rack_values, uint32_t
                 an->pass = p;
                 an->row = row;
                 an->col = c;
+                an->limit = limit;
                 an->bound = bound;
             }
         }
