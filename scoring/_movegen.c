@@ -585,6 +585,13 @@ static void gright(Gen *g, uint32_t node, int col, int acc, int lo, int main_sum
 
 #define HOT static inline __attribute__((always_inline))
 
+/* Can a rack tile go on `col` after `node` at all: tested before the call, as most calls
+ * would find no candidate (three in four on the conformance positions). */
+HOT int can_place(const Gen *g, uint32_t node, int col) {
+    return node != 0 &&
+           (g->gedges[node] & g->rmask[col] & (g->rack[0] ? ALL_LETTERS : g->rack_mask)) != 0;
+}
+
 /* `col`: the leftmost square filled so far (the anchor's or one before it). The tiles
  * just before it are taken on (the word runs on through them); then the word may start
  * there: it ends on the anchor, or goes on after it (SEP), or takes one more tile before. */
@@ -604,10 +611,12 @@ HOT void go_left(Gen *g, uint32_t node, int col, int acc, int main_sum, int mult
     if (acc && !g->rc[a + 1]) record(g, col, a, main_sum, mult, cross);
     if (node == 0) return;
     const uint32_t set = g->gedges[node];
-    if ((set & SEP_BIT) && a + 1 < SIZE)
-        gright(g, g->gedges[node + pop32(set)] >> CHILD_SHIFT, a + 1, 0, col, main_sum, mult,
-               cross);
-    if (col - 1 >= a - g->limit && g->tiles < g->max_tiles)
+    if ((set & SEP_BIT) && a + 1 < SIZE) {
+        const uint32_t after = g->gedges[node + pop32(set)] >> CHILD_SHIFT;
+        if (g->rc[a + 1] || can_place(g, after, a + 1))
+            gright(g, after, a + 1, 0, col, main_sum, mult, cross);
+    }
+    if (col - 1 >= a - g->limit && g->tiles < g->max_tiles && can_place(g, node, col - 1))
         place_left(g, node, col - 1, main_sum, mult, cross);
 }
 
@@ -627,7 +636,7 @@ HOT void go_right(Gen *g, uint32_t node, int col, int acc, int lo, int main_sum,
         col++;
     }
     if (acc) record(g, lo, col - 1, main_sum, mult, cross);
-    if (col >= SIZE || g->tiles >= g->max_tiles) return;
+    if (col >= SIZE || g->tiles >= g->max_tiles || !can_place(g, node, col)) return;
     place_right(g, node, col, lo, main_sum, mult, cross);
 }
 
