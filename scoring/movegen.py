@@ -161,8 +161,8 @@ class GeneratedMove(_MoveFields):
 
     The fields live in the compiled core's ``MoveBase`` when it is built: the core then makes
     the moves itself (no tuple, no Python call per move, nothing for the garbage collector
-    to track). The :attr:`placement` is built on first use: listing thousands of moves
-    should not pay for objects nobody looks at.
+    to track; the word's str is made on first read). The :attr:`placement` is built on
+    first use: listing thousands of moves should not pay for objects nobody looks at.
     """
 
     __slots__ = ()
