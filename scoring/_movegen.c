@@ -1264,7 +1264,7 @@ static PyObject *generate(PyObject *self, PyObject *args) {
         }
     }
     int npasses = (g->empty_board && first_h) ? 1 : 2;
-    anchors = PyMem_Calloc(2 * NSQ, sizeof(Anchor));
+    anchors = PyMem_Malloc(2 * NSQ * sizeof(Anchor)); /* written before read */
     if (anchors == NULL) {
         PyErr_NoMemory();
         goto done;
