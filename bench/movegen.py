@@ -54,12 +54,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from scoring import cli, movegen
-from scoring.board import Board
-from scoring.config import GameConfig
-from scoring.movegen_py import MODE_COUNT, MODE_TOP
-
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # this checkout's engine, not an installed one
+
+from scoring import cli, movegen  # noqa: E402
+from scoring.board import Board  # noqa: E402
+from scoring.config import GameConfig  # noqa: E402
+from scoring.movegen_py import MODE_COUNT, MODE_TOP  # noqa: E402
+
 DATA = ROOT / "tests/data/movegen_public.jsonl"
 
 

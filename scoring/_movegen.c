@@ -48,17 +48,21 @@
 typedef struct {
     PyObject_HEAD
     int score;
+    PyObject *score_obj; /* the same as an int object: a slot Python reads fast */
     char horizontal;
     int start;
-    PyObject *word;
+    PyObject *word; /* NULL until first read: made from text */
     long new_mask;
     PyObject *placement;
+    uint8_t len;
+    char text[SIZE];
 } MoveObject;
 
 static PyTypeObject *move_class; /* the subclass to create, or NULL: tuples */
 
 /* (a subclass's instance: subtype_dealloc drops the reference to the heap type) */
 static void move_dealloc(MoveObject *self) {
+    Py_XDECREF(self->score_obj);
     Py_XDECREF(self->word);
     Py_XDECREF(self->placement);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -72,7 +76,10 @@ static int move_init(MoveObject *self, PyObject *args, PyObject *kwds) {
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "ipiUl", names, &score, &horizontal, &start,
                                      &word, &mask))
         return -1;
+    PyObject *so = PyLong_FromLong(score);
+    if (so == NULL) return -1;
     self->score = score;
+    Py_XSETREF(self->score_obj, so);
     self->horizontal = (char)(horizontal != 0);
     self->start = start;
     Py_INCREF(word);
@@ -83,13 +90,30 @@ static int move_init(MoveObject *self, PyObject *args, PyObject *kwds) {
 }
 
 static PyMemberDef move_members[] = {
-    {"score", T_INT, offsetof(MoveObject, score), READONLY, NULL},
+    {"score", T_OBJECT_EX, offsetof(MoveObject, score_obj), READONLY, NULL},
     {"horizontal", T_BOOL, offsetof(MoveObject, horizontal), READONLY, NULL},
     {"start", T_INT, offsetof(MoveObject, start), READONLY, NULL},
-    {"word", T_OBJECT, offsetof(MoveObject, word), READONLY, NULL},
     {"new_mask", T_LONG, offsetof(MoveObject, new_mask), READONLY, NULL},
     {"_placement", T_OBJECT, offsetof(MoveObject, placement), 0, NULL},
     {NULL, 0, 0, 0, NULL},
+};
+
+/* The word is made on first read: listing thousands of moves should not pay for strings
+ * nobody looks at. */
+static PyObject *move_word(MoveObject *self, void *closure) {
+    (void)closure;
+    if (self->word == NULL) {
+        self->word = PyUnicode_New(self->len, 127);
+        if (self->word == NULL) return NULL;
+        memcpy(PyUnicode_DATA(self->word), self->text, self->len);
+    }
+    Py_INCREF(self->word);
+    return self->word;
+}
+
+static PyGetSetDef move_getset[] = {
+    {"word", (getter)move_word, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
 };
 
 static PyTypeObject MoveType = {
@@ -99,6 +123,7 @@ static PyTypeObject MoveType = {
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_doc = "The fields of a generated move (see scoring.movegen.GeneratedMove).",
     .tp_members = move_members,
+    .tp_getset = move_getset,
     .tp_init = (initproc)move_init,
     .tp_new = PyType_GenericNew,
 };
@@ -120,12 +145,14 @@ static PyObject *new_move(PyTypeObject *cls, int score, int horizontal, int star
     MoveObject *m = (MoveObject *)cls->tp_alloc(cls, 0);
     if (m == NULL) return NULL;
     if (PyType_IS_GC(cls)) PyObject_GC_UnTrack(m); /* it can hold no cycle */
-    m->word = PyUnicode_FromStringAndSize(text, len);
-    if (m->word == NULL) {
+    m->len = (uint8_t)len;
+    memcpy(m->text, text, (size_t)len);
+    m->score = score;
+    m->score_obj = PyLong_FromLong(score);
+    if (m->score_obj == NULL) {
         Py_DECREF(m);
         return NULL;
     }
-    m->score = score;
     m->horizontal = (char)horizontal;
     m->start = start;
     m->new_mask = mask;
@@ -137,6 +164,7 @@ typedef struct {
     int row;
     int col;
     int bound;
+    int limit; /* its left_limit() */
 } Anchor;
 
 typedef struct {
@@ -198,10 +226,6 @@ static Py_ssize_t find_edge(const uint32_t *edges, Py_ssize_t nedges, uint32_t n
         if (c > code || (e & LAST)) return -1;
     }
     return -1;
-}
-
-static Py_ssize_t child_edge(const Gen *g, uint32_t node, uint32_t code) {
-    return find_edge(g->edges, g->nedges, node, code);
 }
 
 static int cutoff(const Gen *g) { return g->nbest >= g->n ? g->best[g->n - 1] : INT32_MIN; }
@@ -533,11 +557,16 @@ static void record(Gen *g, int lo, int hi, int main_sum, int mult, int cross) {
  * running sums are the main word's letter points (`main_sum`, premiums of the new tiles
  * applied), the product of the new tiles' word premiums (`mult`) and the cross words'
  * points (`cross`). */
-/* Bits set in x (no libgcc call without -mpopcnt). */
+/* Bits set in x: one POPCNT instruction when built with -mpopcnt (setup.py), else no
+ * libgcc call. */
 static inline uint32_t pop32(uint32_t x) {
+#ifdef __POPCNT__
+    return (uint32_t)__builtin_popcount(x);
+#else
     x = x - ((x >> 1) & 0x55555555u);
     x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
     return (((x + (x >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24;
+#endif
 }
 
 /* The edge of letter `code` (1..27) of GADDAG node `node`, or 0 (no such edge). */
@@ -548,15 +577,80 @@ static inline uint32_t gedge(const Gen *g, uint32_t node, uint32_t code) {
     return g->gedges[node + 1 + pop32(set & (bit - 1))];
 }
 
-static void gleft(Gen *g, uint32_t node, int col, int acc, int main_sum, int mult, int cross);
+static void place_left(Gen *g, uint32_t node, int col, int main_sum, int mult, int cross);
+static void place_right(Gen *g, uint32_t node, int col, int lo, int main_sum, int mult,
+                        int cross);
 static void gright(Gen *g, uint32_t node, int col, int acc, int lo, int main_sum, int mult,
                    int cross);
 
+#define HOT static inline __attribute__((always_inline))
+
+/* Can a rack tile go on `col` after `node` at all: tested before the call, as most calls
+ * would find no candidate (three in four on the conformance positions). */
+HOT int can_place(const Gen *g, uint32_t node, int col) {
+    return node != 0 &&
+           (g->gedges[node] & g->rmask[col] & (g->rack[0] ? ALL_LETTERS : g->rack_mask)) != 0;
+}
+
+/* `col`: the leftmost square filled so far (the anchor's or one before it). The tiles
+ * just before it are taken on (the word runs on through them); then the word may start
+ * there: it ends on the anchor, or goes on after it (SEP), or takes one more tile before. */
+HOT void go_left(Gen *g, uint32_t node, int col, int acc, int main_sum, int mult, int cross) {
+    const int a = g->anchor;
+    while (col > 0 && g->rc[col - 1]) {
+        const int t = g->rc[col - 1];
+        const uint32_t e = gedge(g, node, (uint32_t)t & LETTER_MASK);
+        if (e == 0) return;
+        col--;
+        g->lt[col] = (uint8_t)t;
+        g->nw[col] = 0;
+        node = e >> CHILD_SHIFT;
+        acc = (e & ACCEPTS) != 0;
+        main_sum += (t & JOKER_FLAG) ? 0 : g->values[t];
+    }
+    if (acc && !g->rc[a + 1]) record(g, col, a, main_sum, mult, cross);
+    if (node == 0) return;
+    const uint32_t set = g->gedges[node];
+    if ((set & SEP_BIT) && a + 1 < SIZE) {
+        const uint32_t after = g->gedges[node + pop32(set)] >> CHILD_SHIFT;
+        if (g->rc[a + 1] || can_place(g, after, a + 1))
+            gright(g, after, a + 1, 0, col, main_sum, mult, cross);
+    }
+    if (col - 1 >= a - g->limit && g->tiles < g->max_tiles && can_place(g, node, col - 1))
+        place_left(g, node, col - 1, main_sum, mult, cross);
+}
+
+/* `col`: the next square after the word's letters so far, which start on `lo`; the tiles
+ * from there on are taken on, then the word may end, or take one more tile. */
+HOT void go_right(Gen *g, uint32_t node, int col, int acc, int lo, int main_sum, int mult,
+                  int cross) {
+    while (g->rc[col]) { /* rc[SIZE] is 0: the edge of the grid */
+        const int t = g->rc[col];
+        const uint32_t e = gedge(g, node, (uint32_t)t & LETTER_MASK);
+        if (e == 0) return;
+        g->lt[col] = (uint8_t)t;
+        g->nw[col] = 0;
+        node = e >> CHILD_SHIFT;
+        acc = (e & ACCEPTS) != 0;
+        main_sum += (t & JOKER_FLAG) ? 0 : g->values[t];
+        col++;
+    }
+    if (acc) record(g, lo, col - 1, main_sum, mult, cross);
+    if (col >= SIZE || g->tiles >= g->max_tiles || !can_place(g, node, col)) return;
+    place_right(g, node, col, lo, main_sum, mult, cross);
+}
+
+static void gright(Gen *g, uint32_t node, int col, int acc, int lo, int main_sum, int mult,
+                   int cross) {
+    if (g->failed) return;
+    go_right(g, node, col, acc, lo, main_sum, mult, cross);
+}
+
 /* Every rack tile the edges of `node` and the cross-set of column `col` allow, put on `col`,
  * then on to the left (`leftward`) or to the right. */
-static void place_at(Gen *g, uint32_t node, int col, int leftward, int lo, int main_sum,
-                     int mult, int cross) {
-    if (node == 0) return;
+HOT void place_at(Gen *g, uint32_t node, int col, const int leftward, int lo, int main_sum,
+                  int mult, int cross) {
+    if (node == 0 || g->failed) return;
     const uint32_t set = g->gedges[node];
     uint32_t cand = set & g->rmask[col];
     if (!g->rack[0]) cand &= g->rack_mask;
@@ -581,19 +675,27 @@ static void place_at(Gen *g, uint32_t node, int col, int leftward, int lo, int m
         const uint32_t child = e >> CHILD_SHIFT;
         const int acc = (e & ACCEPTS) != 0;
         if (last && !acc && (!leftward || !child || !(g->gedges[child] & SEP_BIT))) continue;
-        for (int joker = 0; joker < 2; joker++) {
-            const int slot = joker ? 0 : (int)code;
-            if (!g->rack[slot]) continue;
-            const int v = joker ? 0 : g->values[code];
-            if (--g->rack[slot] == 0 && !joker) g->rack_mask &= ~bit;
-            g->lt[col] = (uint8_t)(joker ? (code | JOKER_FLAG) : code);
+        if (g->rack[code]) { /* the tile */
+            const int v = g->values[code];
+            if (--g->rack[code] == 0) g->rack_mask &= ~bit;
+            g->lt[col] = (uint8_t)code;
             const int m2 = main_sum + v * lm, mu2 = mult * wm;
             const int c2 = cs >= 0 ? cross + (cs + v * lm) * wm : cross;
             if (leftward)
-                gleft(g, child, col, acc, m2, mu2, c2);
+                go_left(g, child, col, acc, m2, mu2, c2);
             else
-                gright(g, child, col + 1, acc, lo, m2, mu2, c2);
-            if (g->rack[slot]++ == 0 && !joker) g->rack_mask |= bit;
+                go_right(g, child, col + 1, acc, lo, m2, mu2, c2);
+            if (g->rack[code]++ == 0) g->rack_mask |= bit;
+        }
+        if (g->rack[0]) { /* a joker for it */
+            g->rack[0]--;
+            g->lt[col] = (uint8_t)(code | JOKER_FLAG);
+            const int mu2 = mult * wm, c2 = cs >= 0 ? cross + cs * wm : cross;
+            if (leftward)
+                go_left(g, child, col, acc, main_sum, mu2, c2);
+            else
+                go_right(g, child, col + 1, acc, lo, main_sum, mu2, c2);
+            g->rack[0]++;
         }
     }
     g->tiles--;
@@ -602,98 +704,61 @@ static void place_at(Gen *g, uint32_t node, int col, int leftward, int lo, int m
     g->nw[col] = 0;
 }
 
-/* `col`: the leftmost square filled so far (the anchor's or one before it). */
-static void gleft(Gen *g, uint32_t node, int col, int acc, int main_sum, int mult, int cross) {
-    if (g->failed) return;
-    const int a = g->anchor;
-    if (col > 0 && g->rc[col - 1]) {
-        /* a tile just before: the word runs on through it */
-        const int t = g->rc[col - 1];
-        const uint32_t e = gedge(g, node, (uint32_t)t & LETTER_MASK);
-        if (e == 0) return;
-        g->lt[col - 1] = (uint8_t)t;
-        g->nw[col - 1] = 0;
-        gleft(g, e >> CHILD_SHIFT, col - 1, (e & ACCEPTS) != 0,
-              main_sum + ((t & JOKER_FLAG) ? 0 : g->values[t]), mult, cross);
-        return;
-    }
-    /* the word may start on `col`: it ends on the anchor, or goes on after it (SEP) */
-    if (acc && !g->rc[a + 1]) record(g, col, a, main_sum, mult, cross);
-    if (node == 0) return;
-    const uint32_t set = g->gedges[node];
-    if ((set & SEP_BIT) && a + 1 < SIZE)
-        gright(g, g->gedges[node + pop32(set)] >> CHILD_SHIFT, a + 1, 0, col, main_sum, mult,
-               cross);
-    if (col - 1 >= a - g->limit && g->tiles < g->max_tiles)
-        place_at(g, node, col - 1, 1, 0, main_sum, mult, cross);
+static void place_left(Gen *g, uint32_t node, int col, int main_sum, int mult, int cross) {
+    place_at(g, node, col, 1, 0, main_sum, mult, cross);
 }
 
-/* `col`: the next square after the word's letters so far, which start on `lo`. */
-static void gright(Gen *g, uint32_t node, int col, int acc, int lo, int main_sum, int mult,
-                   int cross) {
-    if (g->failed) return;
-    if (g->rc[col]) { /* rc[SIZE] is 0: the edge of the grid */
-        const int t = g->rc[col];
-        const uint32_t e = gedge(g, node, (uint32_t)t & LETTER_MASK);
-        if (e == 0) return;
-        g->lt[col] = (uint8_t)t;
-        g->nw[col] = 0;
-        gright(g, e >> CHILD_SHIFT, col + 1, (e & ACCEPTS) != 0, lo,
-               main_sum + ((t & JOKER_FLAG) ? 0 : g->values[t]), mult, cross);
-        return;
-    }
-    if (acc) record(g, lo, col - 1, main_sum, mult, cross);
-    if (col >= SIZE || g->tiles >= g->max_tiles) return;
+static void place_right(Gen *g, uint32_t node, int col, int lo, int main_sum, int mult,
+                        int cross) {
     place_at(g, node, col, 0, lo, main_sum, mult, cross);
 }
 
 /* Cross-set of one empty square of pass p: the letters its column word allows, and that
- * word's fixed points (-1: no column word). */
+ * word's fixed points (-1: no column word). Read on the GADDAG in one walk: with P the
+ * tiles above the square and S those below, the string of the word P x S split after P is
+ * rev(P) SEP x S (P empty: rev(x S) = rev(S) x, no SEP), so the letters x are the edges
+ * of one node, each followed by S up to an accepting edge. */
 static void cross_square(Gen *g, int p, int sq) {
     const uint8_t *cl = g->cells[p];
-    {
-        g->cross_mask[p][sq] = ALL_LETTERS;
-        g->cross_score[p][sq] = -1;
-        if (cl[sq]) return;
-        int top = sq, bottom = sq;
-        while (top >= SIZE && cl[top - SIZE]) top -= SIZE;
-        while (bottom + SIZE < NSQ && cl[bottom + SIZE]) bottom += SIZE;
-        if (top == sq && bottom == sq) return;
-        int fixed = 0;
-        for (int s = top; s <= bottom; s += SIZE)
-            if (cl[s] && !(cl[s] & JOKER_FLAG)) fixed += g->values[cl[s]];
-        g->cross_score[p][sq] = fixed;
-        uint32_t mask = 0;
-        uint32_t node = g->root;
-        int ok = 1;
-        for (int s = top; s < sq; s += SIZE) {
-            Py_ssize_t i = child_edge(g, node, cl[s] & LETTER_MASK);
-            if (i < 0) {
-                ok = 0;
-                break;
-            }
-            node = g->edges[i] >> CHILD_SHIFT;
-        }
-        if (ok && node) {
-            for (Py_ssize_t i = node; i < g->nedges; i++) {
-                uint32_t e = g->edges[i];
-                uint32_t last_edge = e;
-                uint32_t sub = e >> CHILD_SHIFT;
-                for (int s = sq + SIZE; s <= bottom; s += SIZE) {
-                    Py_ssize_t j = child_edge(g, sub, cl[s] & LETTER_MASK);
-                    if (j < 0) {
-                        last_edge = 0;
-                        break;
-                    }
-                    last_edge = g->edges[j];
-                    sub = last_edge >> CHILD_SHIFT;
-                }
-                if (last_edge & ACCEPTS) mask |= 1u << ((e & LETTER_MASK) - 1);
-                if (e & LAST) break;
-            }
+    g->cross_mask[p][sq] = ALL_LETTERS;
+    g->cross_score[p][sq] = -1;
+    if (cl[sq]) return;
+    int top = sq, bottom = sq;
+    while (top >= SIZE && cl[top - SIZE]) top -= SIZE;
+    while (bottom + SIZE < NSQ && cl[bottom + SIZE]) bottom += SIZE;
+    if (top == sq && bottom == sq) return;
+    int fixed = 0;
+    for (int s = top; s <= bottom; s += SIZE)
+        if (!(cl[s] & JOKER_FLAG)) fixed += g->values[cl[s]];
+    g->cross_score[p][sq] = fixed;
+    uint32_t mask = 0, node = g->groot;
+    if (top == sq) {
+        /* no tile above: rev(S), then the letters x accepting after it */
+        for (int s = bottom; s > sq && node; s -= SIZE)
+            node = gedge(g, node, cl[s] & LETTER_MASK) >> CHILD_SHIFT;
+        if (node) {
+            const uint32_t set = g->gedges[node] & ALL_LETTERS;
+            int i = 0;
+            for (uint32_t m = set; m; m &= m - 1, i++)
+                if (g->gedges[node + 1 + i] & ACCEPTS) mask |= m & -m;
         }
         g->cross_mask[p][sq] = mask;
+        return;
     }
+    for (int s = sq - SIZE; s >= top && node; s -= SIZE)
+        node = gedge(g, node, cl[s] & LETTER_MASK) >> CHILD_SHIFT;
+    if (node) node = gedge(g, node, SEP) >> CHILD_SHIFT;
+    if (node) {
+        const uint32_t set = g->gedges[node] & ALL_LETTERS;
+        int i = 0;
+        for (uint32_t m = set; m; m &= m - 1, i++) {
+            uint32_t e = g->gedges[node + 1 + i];
+            for (int s = sq + SIZE; s <= bottom && e; s += SIZE)
+                e = gedge(g, e >> CHILD_SHIFT, cl[s] & LETTER_MASK);
+            if (e & ACCEPTS) mask |= m & -m;
+        }
+    }
+    g->cross_mask[p][sq] = mask;
 }
 
 /* The points of the column word of an empty square of pass p (-1: none), mask untouched. */
@@ -753,7 +818,7 @@ static void run_anchor(Gen *g, int p, int row, int a, int limit) {
     g->tiles = 0;
     g->crosses = 0;
     g->reqhits = 0;
-    place_at(g, g->groot, a, 1, 0, 0, 1, 0);
+    place_left(g, g->groot, a, 0, 1, 0);
 }
 
 /* is_a[c]: is square c of row `row` (pass p) an anchor. */
@@ -771,9 +836,7 @@ static int row_flagged(const Gen *g, int p, int row) {
 /* Expand an anchor taken from the queue sorted by bound (its row's anchors give the left
  * limit). */
 static void run_queued(Gen *g, const Anchor *an) {
-    uint8_t is_a[SIZE];
-    row_anchors(g, an->pass, an->row, is_a);
-    run_anchor(g, an->pass, an->row, an->col, left_limit(g, an->pass, an->row, an->col, is_a));
+    run_anchor(g, an->pass, an->row, an->col, an->limit);
 }
 
 static void sort_desc(int *v, int n) {
@@ -815,19 +878,23 @@ static int shadow_bound(const Gen *g, int p, int row, int a, int limit, const in
         }
         if (!reach) return INT32_MIN;
     }
+    /* the squares' effective multipliers are kept sorted as the span grows: a square with
+     * no word premium is inserted, one with a word premium (every multiplier changes)
+     * makes them all again */
     int best = INT32_MIN;
     for (int L = 0; L <= limit; L++) {
-        int lms[SIZE], wms[SIZE], crossw[SIZE];
+        int lms[SIZE], cxs[SIZE], eff[SIZE];
         int nt = 0, wmul = 1, main_fixed = fixed_left, cross_fixed = 0;
         int covers = 0; /* with req: a span must put a tile on a flagged square */
         for (int c = a - L; c < a; c++) {
             if (req && req[base + c]) covers = 1;
             lms[nt] = lm[base + c];
-            wms[nt] = wm[base + c];
-            crossw[nt] = 0;
+            cxs[nt] = 0;
             wmul *= wm[base + c];
             nt++;
         }
+        for (int i = 0; i < nt; i++) eff[i] = lms[i] * wmul;
+        sort_desc(eff, nt);
         for (int c = a; c < SIZE; c++) {
             int sq = base + c;
             if (cl[sq]) {
@@ -835,18 +902,27 @@ static int shadow_bound(const Gen *g, int p, int row, int a, int limit, const in
             } else {
                 if (nt >= maxt || !(g->cross_mask[p][sq] & rack_letters)) break;
                 if (req && req[sq]) covers = 1;
+                const int crossed = g->cross_score[p][sq] >= 0;
                 lms[nt] = lm[sq];
-                wms[nt] = wm[sq];
-                crossw[nt] = g->cross_score[p][sq] >= 0;
-                if (crossw[nt]) cross_fixed += g->cross_score[p][sq] * wm[sq];
-                wmul *= wm[sq];
-                nt++;
+                cxs[nt] = crossed ? lm[sq] * wm[sq] : 0;
+                if (crossed) cross_fixed += g->cross_score[p][sq] * wm[sq];
+                if (wm[sq] != 1) {
+                    wmul *= wm[sq];
+                    nt++;
+                    for (int i = 0; i < nt; i++) eff[i] = lms[i] * wmul + cxs[i];
+                    sort_desc(eff, nt);
+                } else {
+                    const int x = lms[nt] * wmul + cxs[nt];
+                    int i = nt++;
+                    while (i > 0 && eff[i - 1] < x) {
+                        eff[i] = eff[i - 1];
+                        i--;
+                    }
+                    eff[i] = x;
+                }
             }
             if (c + 1 < SIZE && cl[sq + 1]) continue; /* the word runs on */
             if (req && !covers) continue;
-            int eff[SIZE];
-            for (int i = 0; i < nt; i++) eff[i] = lms[i] * wmul + (crossw[i] ? lms[i] * wms[i] : 0);
-            sort_desc(eff, nt);
             int total = main_fixed * wmul + cross_fixed;
             for (int i = 0; i < nt; i++) total += rack_values[i] * eff[i];
             if (nt == g->bingo_tiles) total += g->bingo_bonus;
@@ -854,6 +930,25 @@ static int shadow_bound(const Gen *g, int p, int row, int a, int limit, const in
         }
     }
     return best;
+}
+
+/* A binary max-heap of anchor keys (see generate()): sorting every anchor costs more than
+ * taking the few that are expanded. */
+static void sift_down(int64_t *h, int n, int i) {
+    const int64_t x = h[i];
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && h[c + 1] > h[c]) c++;
+        if (h[c] <= x) break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = x;
+}
+
+static void heapify(int64_t *h, int n) {
+    for (int i = n / 2 - 1; i >= 0; i--) sift_down(h, n, i);
 }
 
 static int cmp_anchor(const void *x, const void *y) {
@@ -1169,7 +1264,7 @@ static PyObject *generate(PyObject *self, PyObject *args) {
         }
     }
     int npasses = (g->empty_board && first_h) ? 1 : 2;
-    anchors = PyMem_Calloc(2 * NSQ, sizeof(Anchor));
+    anchors = PyMem_Malloc(2 * NSQ * sizeof(Anchor)); /* written before read */
     if (anchors == NULL) {
         PyErr_NoMemory();
         goto done;
@@ -1192,6 +1287,7 @@ static PyObject *generate(PyObject *self, PyObject *args) {
                     an->pass = p;
                     an->row = row;
                     an->col = c;
+                    an->limit = limit;
                     an->bound = shadow_bound(g, p, row, c, limit, rack_values, rack_letters, NULL);
                 } else {
                     run_anchor(g, p, row, c, limit);
@@ -1201,13 +1297,28 @@ static PyObject *generate(PyObject *self, PyObject *args) {
         }
     }
     if (mode == MODE_TOP) {
-        qsort(anchors, (size_t)nanchors, sizeof(Anchor), cmp_anchor);
-        for (int k = 0; k < nanchors; k++) {
-            Anchor *an = &anchors[k];
-            if (an->bound < cutoff(g)) break;
-            run_queued(g, an);
-            if (g->failed) goto done;
+        /* best bound first (the first in pass, row, column order among equals), picked
+         * one at a time: most anchors are never expanded, so sorting them all costs more */
+        int64_t *heap = PyMem_Malloc((size_t)(nanchors + 1) * sizeof(int64_t));
+        if (heap == NULL) {
+            PyErr_NoMemory();
+            goto done;
         }
+        /* key: the bound, then the earlier anchor first (the order of cmp_anchor) */
+        for (int k = 0; k < nanchors; k++) heap[k] = (int64_t)anchors[k].bound * (1 << 20) - k;
+        heapify(heap, nanchors);
+        for (int left = nanchors; left > 0;) {
+            const Anchor *an = &anchors[(-heap[0]) & 0xFFFFF];
+            if (an->bound < cutoff(g)) break;
+            heap[0] = heap[--left];
+            sift_down(heap, left, 0);
+            run_queued(g, an);
+            if (g->failed) {
+                PyMem_Free(heap);
+                goto done;
+            }
+        }
+        PyMem_Free(heap);
     }
     if (mode == MODE_TOP || mode == MODE_ANALYSE) {
         /* the moves recorded while the cut-off was lower are dropped */
@@ -1284,6 +1395,7 @@ static int search_best(Gen *g, Anchor *anchors, const int *rack_values, uint32_t
                 an->pass = p;
                 an->row = row;
                 an->col = c;
+                an->limit = limit;
                 an->bound = bound;
             }
         }
@@ -2086,6 +2198,15 @@ static struct PyModuleDef module = {
 };
 
 PyMODINIT_FUNC PyInit__movegen(void) {
+#ifdef __POPCNT__
+    /* built with -mpopcnt (setup.py, on a processor that has it): refused elsewhere, so
+     * scoring.movegen falls back to the pure-Python engine instead of crashing */
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("popcnt")) {
+        PyErr_SetString(PyExc_ImportError, "scoring._movegen built with POPCNT, absent here");
+        return NULL;
+    }
+#endif
     if (PyType_Ready(&MoveType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;

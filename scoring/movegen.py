@@ -161,8 +161,8 @@ class GeneratedMove(_MoveFields):
 
     The fields live in the compiled core's ``MoveBase`` when it is built: the core then makes
     the moves itself (no tuple, no Python call per move, nothing for the garbage collector
-    to track). The :attr:`placement` is built on first use: listing thousands of moves
-    should not pay for objects nobody looks at.
+    to track; the word's str is made on first read). The :attr:`placement` is built on
+    first use: listing thousands of moves should not pay for objects nobody looks at.
     """
 
     __slots__ = ()
@@ -250,8 +250,29 @@ def fisf_key(move: GeneratedMove, rack_len: int, bag_empty: bool) -> tuple[objec
 
 
 # --- inputs of the raw engines ----------------------------------------------------------
+_RACK_CODES: dict[str, int] = {"?": 0}
+_RACK_CODES.update({chr(64 + i): i for i in range(1, 27)})
+_RACK_CODES.update({chr(96 + i): i for i in range(1, 27)})
+
+
 def parse_rack(rack: str, config: GameConfig) -> bytes:
     """Counts per letter (index 0: jokers, 1–26: A–Z). French errors on bad letters."""
+    # the common case (ASCII letters and ?, all of the game's tiles) without the folding
+    points = config.tileset.points
+    counts = bytearray(27)
+    text = rack.strip()
+    for ch in text:
+        code = _RACK_CODES.get(ch, -1)
+        if code < 0 or (code and chr(64 + code) not in points):
+            return _parse_rack_folding(rack, config)
+        counts[code] += 1
+    if text and len(text) <= SIZE:
+        return bytes(counts)
+    return _parse_rack_folding(rack, config)
+
+
+def _parse_rack_folding(rack: str, config: GameConfig) -> bytes:
+    """:func:`parse_rack` for any text: accents folded, the errors raised."""
     counts = bytearray(27)
     text = rack.strip()
     if not text:
