@@ -214,6 +214,8 @@ def main(argv: list[str] | None = None) -> int:
         inbound = s.exec(select(InboundMessage.status, InboundMessage.message_id)).all()
         subs = s.exec(select(sa.func.count()).select_from(Submission)).one()
         outbox = s.exec(select(OutboxMessage.kind, OutboxMessage.status)).all()
+        processed_at = sorted(t for t in s.exec(select(InboundMessage.processed_at)).all()
+                              if t is not None)
     answered = [(str(email.message_from_bytes(raw, policy=email.policy.default)["In-Reply-To"]),
                  at) for raw, at in zip(relay.received, relay.at, strict=True)]
     replies = Counter(mid for mid, _ in answered)
@@ -251,6 +253,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"receipts: {receipt_rate:.1f} receipts/s (first to last at the relay, over "
               f"{len(relay.peers)} relay connections); ratio receipts/s / intake/s = "
               f"{receipt_rate / intake_rate:.2f} (target >= 1.00)")
+    if len(processed_at) > 1:
+        span = (processed_at[-1] - processed_at[0]).total_seconds()
+        if span > 0:
+            rate = (len(processed_at) - 1) / span
+            print(f"processing: {rate:.1f} messages/s (first to last processed); "
+                  f"ratio to the intake {rate / intake_rate:.2f}")
     if waits:
         print(f"250 -> receipt at the relay: p50 {pct(waits, 0.50) * 1000:.0f} ms, "
               f"p99 {pct(waits, 0.99) * 1000:.0f} ms, max {waits[-1] * 1000:.0f} ms; "

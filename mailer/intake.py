@@ -11,8 +11,9 @@ Owns the protocol answers:
   together (:class:`StoreBatcher`, group commit: one disk sync for all the waiting sessions).
 * Processing (:mod:`mailer.pipeline`) runs after the ``250`` in :class:`Processor`
   threads, in batches, or on PostgreSQL with ``MAIL_PROCESS_WORKERS`` in worker processes
-  of their own (:class:`ProcessWorkers`); its failures quarantine a message, they never lose it. A message
-  stored but not yet processed when the process dies is picked up at the next start.
+  of their own (:class:`ProcessWorkers`); its failures quarantine a message, they never
+  lose it. A message stored but not yet processed when the process dies is picked up at
+  the next start.
 
 ``start_embedded(app)`` is what ``arbitre serve`` calls.
 """
@@ -231,7 +232,7 @@ GATHER_SECONDS = 0.05
 
 
 def _worker_main(factory: Any, config: dict[str, Any], lane: int, lanes: int,
-                 stop: Any, batch: int, sweep_seconds: float) -> None:
+                 stop: Any, batch: int, sweep_seconds: float, ready: Any) -> None:
     """A worker process: builds its app, then processes its lane's stored messages until
     none is left, sleeps until a NOTIFY (or ``sweep_seconds``), and again, until ``stop``."""
     import signal
@@ -241,6 +242,7 @@ def _worker_main(factory: Any, config: dict[str, Any], lane: int, lanes: int,
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     app = factory(config)
     listener = _listen(app, pipeline.STORED_CHANNEL)
+    ready.set()
     try:
         while not stop.is_set():
             try:
@@ -304,6 +306,7 @@ class ProcessWorkers:
         self._ctx = multiprocessing.get_context("spawn")
         self._config = _picklable_config(app)
         self._stop = self._ctx.Event()
+        self._ready: dict[int, Any] = {}
         self._procs = [self._spawn(lane) for lane in range(count)]
         self._listener = _listen(app, pipeline.QUEUED_CHANNEL)
         self._watcher = threading.Thread(target=self._watch, name="arbitre-process-watch",
@@ -311,12 +314,21 @@ class ProcessWorkers:
         self._watcher.start()
 
     def _spawn(self, lane: int) -> Any:
+        ready = self._ctx.Event()
         proc = self._ctx.Process(
             target=_worker_main, name=f"arbitre-process-{lane}", daemon=True,
             args=(self.factory, self._config, lane, self.count, self._stop, self.max_batch,
-                  self.sweep_seconds))
+                  self.sweep_seconds, ready))
         proc.start()
+        self._ready[lane] = ready  # set once the worker has built its app and listens
         return proc
+
+    def wait_ready(self, timeout: float = 60.0) -> bool:
+        """Block until every worker has built its app and listens (about 2 s: a worker
+        imports the whole application); True when all are ready in time."""
+        deadline = time.monotonic() + timeout
+        return all(ready.wait(max(0.0, deadline - time.monotonic()))
+                   for ready in self._ready.values())
 
     def submit(self, inbound_id: int, key: str = "") -> None:
         """Nothing to queue: the commit that stored the message woke the workers."""
@@ -559,6 +571,9 @@ def start_embedded(app: Flask, *, sender: bool = True) -> IntakeHandle:
     handle.batcher = StoreBatcher(app, notify=bool(workers))
     if workers:
         handle.processor = ProcessWorkers(app, factory, workers, on_processed=wake)
+        if not handle.processor.wait_ready():
+            # what they miss stays stored: taken when they are up (or by the next start)
+            log.warning("mail worker processes not ready after 60 s")
     else:
         # one writer on SQLite: more lanes would only take turns on its lock
         lanes = settings.process_threads if postgresql else 1
