@@ -39,6 +39,9 @@ from mailer.txn import write_scope
 from webapp.db import session_scope
 from webapp.models import (
     Channel,
+    CorrespondenceGame,
+    DuplicateGame,
+    DuplicateStatus,
     InboundChannel,
     InboundMessage,
     InboundStatus,
@@ -455,15 +458,36 @@ def identify_player(d: Delivery, verdict: rules.Classification) -> Identified | 
     return Identified(player, problems, listed)
 
 
+def _games_in_play(session: Session) -> tuple[bool, bool]:
+    """Whether any correspondence game exists, and any Duplicate takes bulletins (running
+    or finished): one query per batch, so that a batch of sheets, when no game could claim
+    them, skips the two per-player queries of the games' own hooks."""
+    duplicate_table = DuplicateGame.__table__  # type: ignore[attr-defined]
+    corr_table = CorrespondenceGame.__table__  # type: ignore[attr-defined]
+    corr, dup = session.execute(sa.select(
+        sa.exists().where(corr_table.c.id.isnot(None)),
+        sa.exists().where(duplicate_table.c.status.in_(
+            (DuplicateStatus.RUNNING, DuplicateStatus.FINISHED))),
+    )).one()
+    return bool(corr), bool(dup)
+
+
 def claim_for_games(d: Delivery, player: Player, text: str) -> Outcome | None:
     """Stage 4: a move of a correspondence game or a Duplicate bulletin (their services
     decide from the subject and the text); otherwise the message is a sheet."""
+    in_play = d.shared.get("games_in_play")
+    if in_play is None:
+        in_play = d.shared["games_in_play"] = _games_in_play(d.session)
+    corr_games, duplicate_games = in_play
     subject = parse.header(d.msg, "Subject")
-    claimed = correspondence.claim_mail(session=d.session, player=player, subject=subject,
-                                        text=text, received_at=d.row.received_at)
+    claimed = (correspondence.claim_mail(session=d.session, player=player, subject=subject,
+                                         text=text, received_at=d.row.received_at)
+               if corr_games else None)
     if claimed is not None:
         return Outcome(InboundStatus.PROCESSED,
                        f"partie par correspondance {claimed[0].code} : {claimed[1]}")
+    if not duplicate_games:
+        return None
     try:
         bulletin = duplicate.claim_mail(
             session=d.session, player=player, subject=subject, text=text,
