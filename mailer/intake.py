@@ -330,6 +330,11 @@ class ProcessWorkers:
         return all(ready.wait(max(0.0, deadline - time.monotonic()))
                    for ready in self._ready.values())
 
+    @property
+    def pids(self) -> list[int]:
+        """The worker processes' ids, lane by lane (operations, tests)."""
+        return [int(proc.pid) for proc in self._procs]
+
     def submit(self, inbound_id: int, key: str = "") -> None:
         """Nothing to queue: the commit that stored the message woke the workers."""
 

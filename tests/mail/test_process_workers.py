@@ -117,3 +117,28 @@ def test_lanes_split_the_senders_and_a_claim_quarantines_only_the_failing_messag
     assert Counter(r.status for r in inbound.values()) == {"processed": 7, "quarantined": 1}
     assert len(rows(app, Submission)) == 7
     assert len(rows(app, OutboxMessage, kind="receipt")) == 7
+
+
+def test_a_killed_worker_is_restarted_and_loses_nothing(app: Flask, seed: Seed) -> None:
+    _postgresql_only(app)
+    import os
+    import signal
+
+    from mailer import pipeline
+    from mailer.intake import APP_FACTORY, ProcessWorkers
+    from webapp.models import InboundMessage, OutboxMessage, Submission
+
+    workers = ProcessWorkers(app, app.extensions[APP_FACTORY], 1)
+    try:
+        assert workers.wait_ready(120)
+        (first,) = workers.pids
+        os.kill(first, signal.SIGKILL)
+        # stored while the only worker is dead: nothing may be lost, nothing done twice
+        ids = pipeline.store_many(app, _sheets(6), notify=True)
+        assert workers.wait_idle(120)
+        assert workers.pids != [first]  # the watcher started another one
+    finally:
+        workers.stop()
+    assert Counter(r.status for r in rows(app, InboundMessage)) == {"processed": 6}
+    assert sorted(s.inbound_message_id for s in rows(app, Submission)) == sorted(ids)
+    assert len(rows(app, OutboxMessage, kind="receipt")) == 6
