@@ -117,6 +117,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--clients", type=int, default=20)
     ap.add_argument("--players", type=int, default=50)
     ap.add_argument("--workers", type=int, default=4, help="intake database threads")
+    ap.add_argument("--process-workers", type=int, default=0,
+                    help="MAIL_PROCESS_WORKERS: worker processes processing stored messages "
+                         "(PostgreSQL; 0: threads in the serving process)")
     ap.add_argument("--database-url", default=None)
     ap.add_argument("--client-port", type=int, default=0, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -160,6 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         "SCHEDULER_ENABLED": False, "SUBMIT_DOMAIN": "arbitre.test",
         "MAIL_SMTP_LISTEN": f"127.0.0.1:{smtp_port}", "SMTP_RELAY": f"127.0.0.1:{relay_port}",
         "OUTBOX_POLL_SECONDS": 0.2, "MAIL_WORKERS": args.workers, "OUTBOX_BATCH": 50,
+        "MAIL_PROCESS_WORKERS": args.process_workers,
         "SUBMISSIONS_PER_WINDOW": 0,  # several sheets per player within seconds, by design
     })
     engine = get_engine(app)
@@ -186,6 +190,9 @@ def main(argv: list[str] | None = None) -> int:
             check=True, capture_output=True, text=True,
         ).stdout
         report = json.loads(out)
+        # the client process has ended, the worker processes not yet: their CPU is what
+        # RUSAGE_CHILDREN adds from here to after stop
+        children_before = resource.getrusage(resource.RUSAGE_CHILDREN)
         latencies = report["latencies"]
         accepted_at: dict[str, float] = report["accepted_at"]
         t_intake = report["seconds"]
@@ -199,11 +206,16 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         handle.stop()
         relay_ctl.stop()
+    # the worker processes' CPU (counted once they have ended, i.e. after stop; they idle
+    # during the last second)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
 
     with session_scope(app) as s:
         inbound = s.exec(select(InboundMessage.status, InboundMessage.message_id)).all()
         subs = s.exec(select(sa.func.count()).select_from(Submission)).one()
         outbox = s.exec(select(OutboxMessage.kind, OutboxMessage.status)).all()
+        processed_at = sorted(t for t in s.exec(select(InboundMessage.processed_at)).all()
+                              if t is not None)
     answered = [(str(email.message_from_bytes(raw, policy=email.policy.default)["In-Reply-To"]),
                  at) for raw, at in zip(relay.received, relay.at, strict=True)]
     replies = Counter(mid for mid, _ in answered)
@@ -226,7 +238,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     latencies.sort()
     print(f"database: {engine.dialect.name}; {args.messages} messages, {args.clients} clients, "
-          f"{args.players} players, {args.workers} intake threads")
+          f"{args.players} players, {args.workers} intake threads"
+          + (f", {args.process_workers} worker processes" if args.process_workers else ""))
     print(f"intake: {t_intake:.2f} s -> {args.messages / t_intake:.1f} messages/s "
           f"(250 latency p50 {latencies[len(latencies) // 2] * 1000:.0f} ms, "
           f"p95 {latencies[int(len(latencies) * 0.95)] * 1000:.0f} ms)")
@@ -240,15 +253,25 @@ def main(argv: list[str] | None = None) -> int:
         print(f"receipts: {receipt_rate:.1f} receipts/s (first to last at the relay, over "
               f"{len(relay.peers)} relay connections); ratio receipts/s / intake/s = "
               f"{receipt_rate / intake_rate:.2f} (target >= 1.00)")
+    if len(processed_at) > 1:
+        span = (processed_at[-1] - processed_at[0]).total_seconds()
+        if span > 0:
+            rate = (len(processed_at) - 1) / span
+            print(f"processing: {rate:.1f} messages/s (first to last processed); "
+                  f"ratio to the intake {rate / intake_rate:.2f}")
     if waits:
         print(f"250 -> receipt at the relay: p50 {pct(waits, 0.50) * 1000:.0f} ms, "
               f"p99 {pct(waits, 0.99) * 1000:.0f} ms, max {waits[-1] * 1000:.0f} ms; "
               f"lost {lost}")
     cpu = (cpu_after.ru_utime - cpu_before.ru_utime) + (cpu_after.ru_stime - cpu_before.ru_stime)
+    child_cpu = ((children.ru_utime - children_before.ru_utime)
+                 + (children.ru_stime - children_before.ru_stime))
     # less dependent on the machine's other load than the rates: the CPU the server process
     # (intake, processing, sender, and the bench's relay) spent per message
     print(f"server process CPU: {cpu * 1000 / args.messages:.1f} ms per message "
-          f"({cpu:.1f} s in all)")
+          f"({cpu:.1f} s in all)"
+          + (f"; worker processes: {child_cpu * 1000 / args.messages:.1f} ms per message "
+             f"({child_cpu:.1f} s)" if args.process_workers else ""))
     print("load average (1, 5, 15 min): before " + " ".join(f"{x:.2f}" for x in load_before)
           + ", after " + " ".join(f"{x:.2f}" for x in load_after))
     for name, ok in checks.items():

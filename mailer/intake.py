@@ -9,9 +9,11 @@ Owns the protocol answers:
 * ``DATA``: the raw message is committed before the ``250``; if the database does not
   answer, ``451`` so the sending server retries. Messages arriving together are committed
   together (:class:`StoreBatcher`, group commit: one disk sync for all the waiting sessions).
-* Processing (:mod:`mailer.pipeline`) runs after the ``250`` in one :class:`Processor`
-  thread, in batches; its failures quarantine a message, they never lose it. A message
-  stored but not yet processed when the process dies is picked up at the next start.
+* Processing (:mod:`mailer.pipeline`) runs after the ``250`` in :class:`Processor`
+  threads, in batches, or on PostgreSQL with ``MAIL_PROCESS_WORKERS`` in worker processes
+  of their own (:class:`ProcessWorkers`); its failures quarantine a message, they never
+  lose it. A message stored but not yet processed when the process dies is picked up at
+  the next start.
 
 ``start_embedded(app)`` is what ``arbitre serve`` calls.
 """
@@ -43,7 +45,7 @@ from mailer.outbox import OutboxWorker
 from mailer.settings import MailSettings, host_port
 from mailer.txn import write_scope
 from webapp.db import get_engine
-from webapp.models import InboundChannel, OutboxKind, Player
+from webapp.models import InboundChannel, InboundMessage, InboundStatus, OutboxKind, Player
 from webapp.services import clock
 from webapp.services.notify import enqueue
 
@@ -71,9 +73,10 @@ def _drain(q: queue.Queue[Any], batch: list[Any], limit: int) -> bool:
 class StoreBatcher:
     """Commits raw messages for all waiting SMTP sessions together (group commit)."""
 
-    def __init__(self, app: Flask, max_batch: int = 100) -> None:
+    def __init__(self, app: Flask, max_batch: int = 100, *, notify: bool = False) -> None:
         self.app = app
         self.max_batch = max_batch
+        self.notify = notify  # NOTIFY the worker processes at each commit (PostgreSQL)
         self.last_activity = 0.0
         self._queue: queue.Queue[tuple[pipeline.Incoming, Future[int]] | None] = queue.Queue()
         self._thread = threading.Thread(target=self._run, name="arbitre-store", daemon=True)
@@ -97,7 +100,8 @@ class StoreBatcher:
             batch = [first]
             stop = _drain(self._queue, batch, self.max_batch)
             try:
-                ids = pipeline.store_many(self.app, [item for item, _ in batch])
+                ids = pipeline.store_many(self.app, [item for item, _ in batch],
+                                          notify=self.notify)
             except Exception as exc:
                 for _, fut in batch:
                     fut.set_exception(exc)
@@ -208,11 +212,182 @@ class Processor:
             thread.join(60)
 
 
+#: ``app.extensions`` key of the application factory (set by the web package when it
+#: builds the app): a worker process builds its own app with it from the parent's settings.
+APP_FACTORY = "arbitre.app_factory"
+
+
+def _listen(app: Flask, channel: str) -> Any:
+    """A psycopg connection of its own (autocommit) listening on ``channel``."""
+    import psycopg
+
+    url = get_engine(app).url.set(drivername="postgresql")
+    conn = psycopg.connect(url.render_as_string(hide_password=False), autocommit=True)
+    conn.execute(f"LISTEN {channel}")
+    return conn
+
+
+#: How long a worker process lets messages gather after a short batch (seconds).
+GATHER_SECONDS = 0.05
+
+
+def _worker_main(factory: Any, config: dict[str, Any], lane: int, lanes: int,
+                 stop: Any, batch: int, sweep_seconds: float, ready: Any) -> None:
+    """A worker process: builds its app, then processes its lane's stored messages until
+    none is left, sleeps until a NOTIFY (or ``sweep_seconds``), and again, until ``stop``."""
+    import signal
+
+    # the parent stops its workers itself (stop event, then join): a Ctrl-C in the terminal
+    # must not interrupt one in the middle of a batch (it would only be rolled back, though)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    app = factory(config)
+    listener = _listen(app, pipeline.STORED_CHANNEL)
+    ready.set()
+    try:
+        while not stop.is_set():
+            try:
+                while not stop.is_set():
+                    claimed = pipeline.process_claimed(app, lane=lane, lanes=lanes,
+                                                       limit=batch)
+                    if not claimed:
+                        break
+                    if claimed < batch:
+                        # a short batch in a stream of mail: let a few more arrive, so the
+                        # next transaction shares its fixed cost among more messages
+                        stop.wait(GATHER_SECONDS)
+            except Exception:
+                # Left "stored": the next pass takes them again.
+                log.exception("worker %d: processing pass failed", lane)
+                stop.wait(1.0)
+            for _ in listener.notifies(timeout=sweep_seconds, stop_after=1):
+                pass
+    finally:
+        listener.close()
+
+
+def _picklable_config(app: Flask) -> dict[str, Any]:
+    """The parent's settings a worker's app is built from (what cannot be pickled, such as
+    objects set up at run time, is left out: the worker's own app makes its own)."""
+    import pickle
+
+    config: dict[str, Any] = {}
+    for key, value in app.config.items():
+        try:
+            pickle.dumps(value)
+        except Exception:
+            continue
+        config[key] = value
+    config["INSTANCE_PATH"] = app.instance_path
+    return config
+
+
+class ProcessWorkers:
+    """Processing in ``count`` worker processes of their own (PostgreSQL,
+    ``MAIL_PROCESS_WORKERS``), off the serving process's interpreter lock.
+
+    Worker ``k`` takes the messages of the senders of lane ``k``
+    (:func:`mailer.pipeline.lane_of`), in their order, claimed ``FOR UPDATE SKIP LOCKED``
+    and processed in the claiming transaction (:func:`mailer.pipeline.process_claimed`).
+    The intake's commits NOTIFY the workers; the workers' commits NOTIFY this process,
+    whose watcher thread wakes the outbox sender (``on_processed``) and restarts a worker
+    that died (its uncommitted batch stays ``stored``: the restarted worker takes it again).
+    """
+
+    def __init__(self, app: Flask, factory: Any, count: int, on_processed: Any = None,
+                 max_batch: int = 25, sweep_seconds: float = 1.0) -> None:
+        import multiprocessing
+
+        self.app = app
+        self.factory = factory
+        self.count = count
+        self.on_processed = on_processed
+        self.max_batch = max_batch
+        self.sweep_seconds = sweep_seconds
+        self._ctx = multiprocessing.get_context("spawn")
+        self._config = _picklable_config(app)
+        self._stop = self._ctx.Event()
+        self._ready: dict[int, Any] = {}
+        self._procs = [self._spawn(lane) for lane in range(count)]
+        self._listener = _listen(app, pipeline.QUEUED_CHANNEL)
+        self._watcher = threading.Thread(target=self._watch, name="arbitre-process-watch",
+                                         daemon=True)
+        self._watcher.start()
+
+    def _spawn(self, lane: int) -> Any:
+        ready = self._ctx.Event()
+        proc = self._ctx.Process(
+            target=_worker_main, name=f"arbitre-process-{lane}", daemon=True,
+            args=(self.factory, self._config, lane, self.count, self._stop, self.max_batch,
+                  self.sweep_seconds, ready))
+        proc.start()
+        self._ready[lane] = ready  # set once the worker has built its app and listens
+        return proc
+
+    def wait_ready(self, timeout: float = 60.0) -> bool:
+        """Block until every worker has built its app and listens (about 2 s: a worker
+        imports the whole application); True when all are ready in time."""
+        deadline = time.monotonic() + timeout
+        return all(ready.wait(max(0.0, deadline - time.monotonic()))
+                   for ready in self._ready.values())
+
+    @property
+    def pids(self) -> list[int]:
+        """The worker processes' ids, lane by lane (operations, tests)."""
+        return [int(proc.pid) for proc in self._procs]
+
+    def submit(self, inbound_id: int, key: str = "") -> None:
+        """Nothing to queue: the commit that stored the message woke the workers."""
+
+    def _watch(self) -> None:
+        while not self._stop.is_set():
+            try:
+                woken = any(True for _ in self._listener.notifies(
+                    timeout=self.sweep_seconds, stop_after=1))
+            except Exception:
+                if self._stop.is_set():
+                    return
+                log.exception("worker watcher: listening failed")
+                time.sleep(self.sweep_seconds)
+                continue
+            if woken and self.on_processed is not None:
+                self.on_processed()
+            for lane, proc in enumerate(self._procs):
+                if not proc.is_alive() and not self._stop.is_set():
+                    log.error("mail worker %d ended (exit code %s): restarting it", lane,
+                              proc.exitcode)
+                    self._procs[lane] = self._spawn(lane)
+
+    def wait_idle(self, timeout: float = 30.0) -> bool:
+        """Block until no message is left ``stored`` (tests, benches, shutdown)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            with write_scope(self.app) as session:
+                left = session.execute(
+                    sa.select(sa.func.count()).select_from(InboundMessage)
+                    .where(InboundMessage.status == InboundStatus.STORED)  # type: ignore[arg-type]
+                ).scalar_one()
+            if not left:
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        self._stop.set()
+        for proc in self._procs:
+            proc.join(60)
+            if proc.is_alive():
+                proc.terminate()
+                proc.join(10)
+        self._watcher.join(10)
+        self._listener.close()
+
+
 class IntakeHandler:
     """aiosmtpd handler: RCPT filter, size limit, store-then-250, then the pipeline."""
 
     def __init__(self, app: Flask, channel: InboundChannel, executor: ThreadPoolExecutor,
-                 batcher: StoreBatcher, processor: Processor) -> None:
+                 batcher: StoreBatcher, processor: Processor | ProcessWorkers) -> None:
         self.app = app
         self.channel = channel
         self.settings = MailSettings.from_config(app.config)
@@ -327,7 +502,7 @@ class IntakeHandle:
     worker: OutboxWorker | None = None
     executor: ThreadPoolExecutor | None = None
     batcher: StoreBatcher | None = None
-    processor: Processor | None = None
+    processor: Processor | ProcessWorkers | None = None
     imap: tuple[threading.Thread, threading.Event] | None = None
 
     @property
@@ -354,7 +529,7 @@ class IntakeHandle:
 
 
 def start_listener(app: Flask, listen: str, *, lmtp: bool, executor: ThreadPoolExecutor,
-                   batcher: StoreBatcher, processor: Processor) -> Controller:
+                   batcher: StoreBatcher, processor: Processor | ProcessWorkers) -> Controller:
     settings = MailSettings.from_config(app.config)
     host, port = host_port(listen, 24 if lmtp else 25)
     channel = InboundChannel.LMTP if lmtp else InboundChannel.SMTP
@@ -391,11 +566,24 @@ def start_embedded(app: Flask, *, sender: bool = True) -> IntakeHandle:
     if sender:
         handle.worker = OutboxWorker(app).start()
     wake = handle.worker.wake if handle.worker is not None else None
-    handle.batcher = StoreBatcher(app)
-    # one writer on SQLite: more lanes would only take turns on its lock
-    lanes = 1 if get_engine(app).dialect.name == "sqlite" else settings.process_threads
-    handle.processor = Processor(app, on_processed=wake, batcher=handle.batcher,
-                                 threads=lanes)
+    postgresql = get_engine(app).dialect.name == "postgresql"
+    factory = app.extensions.get(APP_FACTORY)
+    if settings.process_workers and not postgresql:
+        log.warning("MAIL_PROCESS_WORKERS needs PostgreSQL: processing in threads")
+    elif settings.process_workers and factory is None:
+        log.warning("MAIL_PROCESS_WORKERS: no application factory: processing in threads")
+    workers = settings.process_workers if postgresql and factory is not None else 0
+    handle.batcher = StoreBatcher(app, notify=bool(workers))
+    if workers:
+        handle.processor = ProcessWorkers(app, factory, workers, on_processed=wake)
+        if not handle.processor.wait_ready():
+            # what they miss stays stored: taken when they are up (or by the next start)
+            log.warning("mail worker processes not ready after 60 s")
+    else:
+        # one writer on SQLite: more lanes would only take turns on its lock
+        lanes = settings.process_threads if postgresql else 1
+        handle.processor = Processor(app, on_processed=wake, batcher=handle.batcher,
+                                     threads=lanes)
     try:
         for listen, lmtp in ((settings.smtp_listen, False), (settings.lmtp_listen, True)):
             if listen:

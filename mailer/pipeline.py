@@ -39,6 +39,9 @@ from mailer.txn import write_scope
 from webapp.db import session_scope
 from webapp.models import (
     Channel,
+    CorrespondenceGame,
+    DuplicateGame,
+    DuplicateStatus,
     InboundChannel,
     InboundMessage,
     InboundStatus,
@@ -136,14 +139,18 @@ def _inbound_row(item: Incoming) -> InboundMessage:
     )
 
 
-def store_many(app: Flask, items: list[Incoming]) -> list[int]:
+def store_many(app: Flask, items: list[Incoming], *, notify: bool = False) -> list[int]:
     """Store several messages in one transaction (group commit: one disk sync for all the
-    SMTP sessions waiting on it). All or nothing; raises if the database is unavailable."""
+    SMTP sessions waiting on it). All or nothing; raises if the database is unavailable.
+    ``notify`` (PostgreSQL): the commit NOTIFYs :data:`STORED_CHANNEL`, which wakes the
+    worker processes."""
     with write_scope(app) as session:
         rows = [_inbound_row(item) for item in items]
         session.add_all(rows)
         session.flush()
         ids = [r.id for r in rows]
+        if notify:
+            session.execute(sa.select(sa.func.pg_notify(STORED_CHANNEL, "")))
     assert all(i is not None for i in ids)
     return [int(i) for i in ids if i is not None]
 
@@ -312,6 +319,10 @@ class Delivery:
     #: what the messages of one batch (one transaction) share: the problems taking sheets
     #: are read once per batch, not once per message
     shared: dict[str, Any] = field(default_factory=dict)
+    #: the player and problem found by the stages, written to the row when it is finished
+    #: (one UPDATE of the row, not one autoflushed UPDATE per stage)
+    player_id: int | None = None
+    problem_id: int | None = None
 
     def reply(self, kind: OutboxKind, to_addr: str, context: dict[str, Any],
               player_id: int | None = None, *, template: str | None = None,
@@ -342,9 +353,40 @@ def _quarantine(row: InboundMessage, exc: BaseException) -> None:
                          f"erreur de traitement : {type(exc).__name__}: {exc}"[:2000]))
 
 
+def _earlier_copies(session: Session, rows: list[InboundMessage]) -> dict[str, list[Any]]:
+    """For a batch: every message before the batch's last one sharing the bytes (SHA-256)
+    of one of its messages, by SHA-256, in id order (one query for the batch). The
+    messages of the batch are among them: their status is read when each is checked."""
+    shas = {r.sha256 for r in rows}
+    last = max(int(r.id or 0) for r in rows)
+    copies: dict[str, list[Any]] = {}
+    for other in session.exec(
+        select(InboundMessage).where(
+            InboundMessage.sha256.in_(shas),  # type: ignore[attr-defined]
+            InboundMessage.id < last,  # type: ignore[operator]
+        ).order_by(InboundMessage.id)  # type: ignore[arg-type]
+    ).all():
+        copies.setdefault(other.sha256, []).append(other)
+    return copies
+
+
+def _earlier_copy_in(copies: dict[str, list[Any]], row: InboundMessage) -> Any:
+    """:func:`_earlier_copy` from the batch's :func:`_earlier_copies` (no query): the
+    statuses are those of now, including the batch's messages already processed."""
+    for other in copies.get(row.sha256, ()):
+        if other.id >= row.id:
+            break
+        if (other.message_id == row.message_id
+                and other.status not in (InboundStatus.DUPLICATE, InboundStatus.DISCARDED)):
+            return other
+    return None
+
+
 def deduplicate(d: Delivery) -> Outcome | None:
     """Stage 1: a copy of an earlier message (same Message-ID and bytes) is a duplicate."""
-    earlier = _earlier_copy(d.session, d.row)
+    copies = d.shared.get("earlier_copies")
+    earlier = (_earlier_copy(d.session, d.row) if copies is None
+               else _earlier_copy_in(copies, d.row))
     if earlier is None:
         return None
     d.row.player_id, d.row.problem_id = earlier.player_id, earlier.problem_id
@@ -412,19 +454,40 @@ def identify_player(d: Delivery, verdict: rules.Classification) -> Identified | 
         return Outcome(InboundStatus.IGNORED,
                        f"l'expéditeur {sender.address or '(vide)'} ne correspond pas au joueur "
                        f"n° {player.id}" + _bad_sender_note(sender.address, bad_sender))
-    row.player_id = player.id
+    d.player_id = player.id
     return Identified(player, problems, listed)
+
+
+def _games_in_play(session: Session) -> tuple[bool, bool]:
+    """Whether any correspondence game exists, and any Duplicate takes bulletins (running
+    or finished): one query per batch, so that a batch of sheets, when no game could claim
+    them, skips the two per-player queries of the games' own hooks."""
+    duplicate_table = DuplicateGame.__table__  # type: ignore[attr-defined]
+    corr_table = CorrespondenceGame.__table__  # type: ignore[attr-defined]
+    corr, dup = session.execute(sa.select(
+        sa.exists().where(corr_table.c.id.isnot(None)),
+        sa.exists().where(duplicate_table.c.status.in_(
+            (DuplicateStatus.RUNNING, DuplicateStatus.FINISHED))),
+    )).one()
+    return bool(corr), bool(dup)
 
 
 def claim_for_games(d: Delivery, player: Player, text: str) -> Outcome | None:
     """Stage 4: a move of a correspondence game or a Duplicate bulletin (their services
     decide from the subject and the text); otherwise the message is a sheet."""
+    in_play = d.shared.get("games_in_play")
+    if in_play is None:
+        in_play = d.shared["games_in_play"] = _games_in_play(d.session)
+    corr_games, duplicate_games = in_play
     subject = parse.header(d.msg, "Subject")
-    claimed = correspondence.claim_mail(session=d.session, player=player, subject=subject,
-                                        text=text, received_at=d.row.received_at)
+    claimed = (correspondence.claim_mail(session=d.session, player=player, subject=subject,
+                                         text=text, received_at=d.row.received_at)
+               if corr_games else None)
     if claimed is not None:
         return Outcome(InboundStatus.PROCESSED,
                        f"partie par correspondance {claimed[0].code} : {claimed[1]}")
+    if not duplicate_games:
+        return None
     try:
         bulletin = duplicate.claim_mail(
             session=d.session, player=player, subject=subject, text=text,
@@ -461,7 +524,7 @@ def choose_problem(d: Delivery, who: Identified, text: str) -> tuple[Problem, st
         return Outcome(InboundStatus.IGNORED, note or "problème non précisé ou inconnu")
     problem = d.session.get(Problem, chosen.id)
     assert problem is not None
-    d.row.problem_id = problem.id
+    d.problem_id = problem.id
     return problem, sheet_text
 
 
@@ -520,8 +583,13 @@ def run_stages(d: Delivery) -> Outcome:
 
 def _process_in(session: Session, settings: MailSettings, row: InboundMessage,
                 shared: dict[str, Any] | None = None) -> None:
-    _finish(row, run_stages(Delivery(session, settings, row,
-                                     shared=shared if shared is not None else {})))
+    d = Delivery(session, settings, row, shared=shared if shared is not None else {})
+    outcome = run_stages(d)
+    if d.player_id is not None:
+        row.player_id = d.player_id
+    if d.problem_id is not None:
+        row.problem_id = d.problem_id
+    _finish(row, outcome)
 
 
 def _take_write_lock(session: Session, ids: list[int]) -> None:
@@ -570,6 +638,64 @@ def process(app: Flask, inbound_id: int) -> InboundStatus:
             return failed.status
 
 
+def _process_loaded(session: Session, settings: MailSettings, ids: list[int],
+                    result: dict[int, InboundStatus], *, savepoints: bool = True) -> None:
+    """The messages ``ids`` (their rows locked by the caller), in their order.
+
+    ``savepoints``: each message in its own savepoint; one that raises is rolled back to it
+    and quarantined, the others go on. Without (two statements fewer a message), the first
+    exception propagates and the caller rolls the whole transaction back (then runs the
+    batch again with savepoints: :func:`_process_rows`)."""
+    shared: dict[str, Any] = {}
+    # the whole batch in one query (not one per message); then each in its turn
+    loaded = {r.id: r for r in session.exec(
+        select(InboundMessage).where(
+            InboundMessage.id.in_(ids)  # type: ignore[union-attr]
+        )).all()}
+    todo = [r for r in loaded.values() if r.status == InboundStatus.STORED]
+    if todo:
+        shared["earlier_copies"] = _earlier_copies(session, todo)
+    for inbound_id in ids:
+        row = loaded.get(inbound_id)
+        if row is None:
+            continue
+        if row.status != InboundStatus.STORED:
+            result[inbound_id] = row.status
+            continue
+        if not savepoints:
+            _process_in(session, settings, row, shared)
+            session.add(row)
+            session.flush()
+            result[inbound_id] = row.status
+            continue
+        try:
+            with session.begin_nested():
+                _process_in(session, settings, row, shared)
+                session.add(row)
+                session.flush()
+        except Exception as exc:
+            log.exception("inbound message %s quarantined", inbound_id)
+            session.refresh(row)
+            _quarantine(row, exc)
+            session.add(row)
+        result[inbound_id] = row.status
+
+
+def _process_rows(session: Session, settings: MailSettings, ids: list[int],
+                  result: dict[int, InboundStatus]) -> None:
+    """The batch first without savepoints (the common case: no message fails); if one
+    raises, everything is rolled back to a savepoint taken before the batch and the batch
+    runs again with a savepoint per message (the failing one is quarantined)."""
+    try:
+        with session.begin_nested():
+            _process_loaded(session, settings, ids, result, savepoints=False)
+    except Exception:
+        log.info("a message of the batch failed: the batch again, message by message")
+        result.clear()
+        session.expire_all()
+        _process_loaded(session, settings, ids, result)
+
+
 def process_batch(app: Flask, ids: list[int]) -> dict[int, InboundStatus]:
     """Process several stored messages in one transaction, each in its own savepoint.
 
@@ -579,37 +705,63 @@ def process_batch(app: Flask, ids: list[int]) -> dict[int, InboundStatus]:
     """
     settings = MailSettings.from_config(app.config)
     result: dict[int, InboundStatus] = {}
-    shared: dict[str, Any] = {}
     try:
         with app.app_context(), write_scope(app) as session:
             _take_write_lock(session, ids)
-            # the whole batch in one query (not one per message); then each in its turn
-            loaded = {r.id: r for r in session.exec(
-                select(InboundMessage).where(
-                    InboundMessage.id.in_(ids)  # type: ignore[union-attr]
-                )).all()}
-            for inbound_id in ids:
-                row = loaded.get(inbound_id)
-                if row is None:
-                    continue
-                if row.status != InboundStatus.STORED:
-                    result[inbound_id] = row.status
-                    continue
-                try:
-                    with session.begin_nested():
-                        _process_in(session, settings, row, shared)
-                        session.add(row)
-                        session.flush()
-                except Exception as exc:
-                    log.exception("inbound message %s quarantined", inbound_id)
-                    session.refresh(row)
-                    _quarantine(row, exc)
-                    session.add(row)
-                result[inbound_id] = row.status
+            _process_rows(session, settings, ids, result)
         return result
     except Exception:
         log.exception("batch of %d messages failed; processing them one by one", len(ids))
         return {i: process(app, i) for i in ids}
+
+
+#: PostgreSQL NOTIFY channels of the worker processes (``MAIL_PROCESS_WORKERS``): messages
+#: were stored (the workers wake up), receipts or replies were queued (the sender wakes up).
+STORED_CHANNEL = "arbitre_inbound_stored"
+QUEUED_CHANNEL = "arbitre_outbox_queued"
+
+
+def lane_of(column: Any, lanes: int) -> Any:
+    """SQL: the lane (0 .. lanes-1) of an envelope sender, the same for all his messages
+    (PostgreSQL's ``hashtext`` of the lower-cased address)."""
+    hashed = sa.cast(sa.func.hashtext(sa.func.lower(column)), sa.BigInteger)
+    return ((hashed % lanes) + lanes) % lanes
+
+
+def process_claimed(app: Flask, *, lane: int = 0, lanes: int = 1, limit: int = 25) -> int:
+    """Claim up to ``limit`` stored messages of one lane of senders and process them in the
+    claiming transaction (PostgreSQL: ``FOR UPDATE SKIP LOCKED``, so two processors never
+    work on one message and neither waits for the other); returns how many were claimed.
+
+    A worker process calls this in a loop. One lane per worker keeps each sender's messages
+    in their order. The commit NOTIFYs :data:`QUEUED_CHANNEL` (the sender's wake-up). If the
+    transaction fails, each claimed message is retried alone with :func:`process`
+    (quarantined if it fails again, never dropped)."""
+    settings = MailSettings.from_config(app.config)
+    table = InboundMessage.__table__  # type: ignore[attr-defined]
+    claim = (sa.select(table.c.id)
+             .where(table.c.status == InboundStatus.STORED,
+                    lane_of(table.c.envelope_from, lanes) == lane)
+             .order_by(table.c.id).limit(limit)
+             .with_for_update(skip_locked=True))
+    result: dict[int, InboundStatus] = {}
+    ids: list[int] = []
+    try:
+        with app.app_context(), write_scope(app) as session:
+            ids = [int(i) for i in session.execute(claim).scalars()]
+            if not ids:
+                return 0
+            _process_rows(session, settings, ids, result)
+            session.execute(sa.select(sa.func.pg_notify(QUEUED_CHANNEL, "")))
+        return len(ids)
+    except Exception:
+        if not ids:
+            raise
+        log.exception("claimed batch of %d messages failed; processing them one by one",
+                      len(ids))
+        for i in ids:
+            process(app, i)
+        return len(ids)
 
 
 def process_pending(app: Flask, limit: int = 500) -> int:

@@ -32,6 +32,11 @@ DEFAULTS: dict[str, Any] = {
     "MAIL_WORKERS": 4,  # threads doing database work for the listener
     # threads processing stored messages (PostgreSQL; SQLite, one writer, always uses one)
     "MAIL_PROCESS_THREADS": 4,
+    # worker processes of their own processing stored messages (PostgreSQL only; 0: the
+    # threads above, in the serving process). Each claims the messages of its share of the
+    # senders (FOR UPDATE SKIP LOCKED) and is woken by a NOTIFY when messages are stored:
+    # the processing no longer shares the serving process's interpreter lock.
+    "MAIL_PROCESS_WORKERS": 0,
     "SMTP_RELAY": "",  # host:port; empty -> local mbox in the instance folder
     "SMTP_USERNAME": "",
     "SMTP_PASSWORD": "",
@@ -77,6 +82,7 @@ class MailSettings:
     instructions_per_hour: int
     workers: int
     process_threads: int
+    process_workers: int
     relay: str
     smtp_username: str
     smtp_password: str
@@ -117,6 +123,7 @@ class MailSettings:
             instructions_per_hour=int(get("MAIL_INSTRUCTIONS_PER_HOUR")),
             workers=int(get("MAIL_WORKERS")),
             process_threads=max(1, int(get("MAIL_PROCESS_THREADS"))),
+            process_workers=max(0, int(get("MAIL_PROCESS_WORKERS"))),
             relay=str(get("SMTP_RELAY")),
             smtp_username=str(get("SMTP_USERNAME")),
             smtp_password=str(get("SMTP_PASSWORD")),

@@ -105,8 +105,10 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
 
 def _init_mail(app: Flask) -> None:
-    """``mailer.init_app(app)`` when the mail package offers one (it is optional)."""
+    """``mailer.init_app(app)`` when the mail package offers one (it is optional), and the
+    factory the mail worker processes build their own app with (``MAIL_PROCESS_WORKERS``)."""
     mailer.init_app(app)
+    app.extensions["arbitre.app_factory"] = create_app
 
 
 def _ensure_secret_key(app: Flask) -> None:

@@ -220,18 +220,30 @@ def _insert_many(session: Session, msgs: Iterable[OutboxMessage]) -> int:
     return new
 
 
+_GUARDED_INSERTS: dict[str, Any] = {}
+
+
+def _guarded_insert(dialect: str) -> Any:
+    """The outbox's ``INSERT ... ON CONFLICT (dedupe_key) DO NOTHING RETURNING id``, built
+    once per dialect with its values as parameters: SQLAlchemy compiles it once (a
+    statement with the values inlined is a new statement to analyse at every receipt)."""
+    stmt = _GUARDED_INSERTS.get(dialect)
+    if stmt is None:
+        table = OutboxMessage.__table__  # type: ignore[attr-defined]
+        insert = postgresql.insert(table) if dialect == "postgresql" else sqlite.insert(table)
+        stmt = _GUARDED_INSERTS[dialect] = (
+            insert.on_conflict_do_nothing(index_elements=["dedupe_key"])
+            .returning(table.c.id))
+    return stmt
+
+
 def _insert_unless_key_exists(session: Session, msg: OutboxMessage, dialect: str) -> OutboxMessage:
     """``INSERT ... ON CONFLICT (dedupe_key) DO NOTHING RETURNING id``: should another
     process have written the same key since the caller's check, its row is returned and the
     caller's transaction goes on; one statement instead of a savepoint's three."""
     table = OutboxMessage.__table__  # type: ignore[attr-defined]
     values = {c.key: getattr(msg, c.key) for c in table.columns if c.key != "id"}
-    stmt = (postgresql.insert(table) if dialect == "postgresql" else sqlite.insert(table))
-    new_id = session.execute(
-        stmt.values(**values)
-        .on_conflict_do_nothing(index_elements=["dedupe_key"])
-        .returning(table.c.id)
-    ).scalar()
+    new_id = session.execute(_guarded_insert(dialect), values).scalar()
     if new_id is None:
         return session.exec(
             select(OutboxMessage).where(OutboxMessage.dedupe_key == msg.dedupe_key)

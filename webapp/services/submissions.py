@@ -205,6 +205,9 @@ def submit_sheet(
     )
     previous = latest_submission(session=session, player_id=player.id, problem_id=problem.id)
     late = is_late(problem, received_at)
+    # parsed before the insert (one INSERT with the parsed sheet, not INSERT then UPDATE):
+    # _parse never raises, so the raw text is stored whatever the parser makes of it
+    errors, feuille = _parse(text)
     sub = Submission(
         problem_id=problem.id,
         player_id=player.id,
@@ -216,14 +219,11 @@ def submit_sheet(
         sha256=sha256_text(text),
         late=late,
         inbound_message_id=inbound_message_id,
+        parse_errors=errors,
+        feuille=feuille,
     )
     session.add(sub)
     session.flush()  # the raw text is in before anything that could fail
-
-    errors, feuille = _parse(text)
-    sub.parse_errors = errors
-    sub.feuille = feuille
-    session.add(sub)
     audit.record(
         session=session,
         actor=f"player:{player.id}",

@@ -1,0 +1,144 @@
+"""Processing in worker processes (``MAIL_PROCESS_WORKERS``, issue 23 §3), and the batch's
+shared reads (one duplicate query per batch).
+
+On PostgreSQL the stored messages may be processed by worker processes of their own, each
+claiming its lane of senders ``FOR UPDATE SKIP LOCKED``. What must hold, as with the
+threads: every message processed once (one sheet, one receipt), one player's messages in
+the order they arrived, a failing message quarantined alone, the sender woken. Real parts:
+``mailer.intake.ProcessWorkers`` (real processes) on the test database (``-m db``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from typing import Any
+
+import pytest
+from flask import Flask
+
+from tests.mail.conftest import ANA, BOGDAN, Seed
+from tests.mail.helpers import make_mail, rows
+
+pytestmark = [pytest.mark.db, pytest.mark.mail]
+
+
+def _postgresql_only(app: Flask) -> None:
+    if not str(app.config["DATABASE_URL"]).startswith("postgresql"):
+        pytest.skip("worker processes claim with FOR UPDATE SKIP LOCKED: PostgreSQL only")
+
+
+def _sheets(count: int) -> list[Any]:
+    from mailer import pipeline
+    from webapp.models import InboundChannel
+    from webapp.services import clock
+
+    items = []
+    for i in range(count):
+        name, addr, token = (ANA, BOGDAN)[i % 2]
+        raw = make_mail(frm=f"{name} <{addr}>", to=f"feuilles+{token}@arbitre.test",
+                        subject="Problème : I3", message_id=f"<worker-{i}@example.org>",
+                        body=f"1 ACEFHIR h8 FICHERA 82 82\n2 SUW 15f WUS 84 {160 + i}\n")
+        items.append(pipeline.Incoming(raw, InboundChannel.SMTP, addr,
+                                       [f"feuilles+{token}@arbitre.test"], clock.now()))
+    return items
+
+
+def test_copies_within_one_batch_are_duplicates_of_the_first(app: Flask, seed: Seed) -> None:
+    from mailer import pipeline
+    from webapp.models import InboundMessage, OutboxMessage, Submission
+
+    (item,) = _sheets(1)
+    ids = pipeline.store_many(app, [item, item, item])
+    assert pipeline.process_batch(app, ids) == {
+        ids[0]: "processed", ids[1]: "duplicate", ids[2]: "duplicate"}
+    inbound = rows(app, InboundMessage)
+    assert [r.error for r in inbound[1:]] == [f"doublon du message n° {ids[0]}"] * 2
+    assert [r.player_id for r in inbound] == [seed.ana_id] * 3
+    assert len(rows(app, Submission)) == 1
+    assert len(rows(app, OutboxMessage, kind="receipt")) == 1
+
+
+def test_worker_processes_process_every_message_once_and_each_players_in_order(
+        app: Flask, seed: Seed) -> None:
+    _postgresql_only(app)
+    from mailer import pipeline
+    from mailer.intake import APP_FACTORY, ProcessWorkers
+    from webapp.models import InboundMessage, OutboxMessage, Submission
+
+    woken = threading.Event()
+    workers = ProcessWorkers(app, app.extensions[APP_FACTORY], 2, on_processed=woken.set)
+    try:
+        items = _sheets(24)
+        # as the listener stores them: in several commits, each NOTIFYing the workers
+        ids = [i for k in range(0, 24, 5)
+               for i in pipeline.store_many(app, items[k:k + 5], notify=True)]
+        assert workers.wait_idle(120)
+        assert woken.wait(30)  # the workers' commits woke the sender
+    finally:
+        workers.stop()
+
+    inbound = rows(app, InboundMessage)
+    assert Counter(r.status for r in inbound) == {"processed": 24}
+    subs = rows(app, Submission)
+    assert sorted(s.inbound_message_id for s in subs) == sorted(ids)
+    for player_id in (seed.ana_id, seed.bogdan_id):
+        mine = sorted((s for s in subs if s.player_id == player_id),
+                      key=lambda s: s.inbound_message_id)
+        assert [s.version for s in mine] == list(range(1, 13))
+    receipts = rows(app, OutboxMessage, kind="receipt")
+    assert sorted(r.dedupe_key for r in receipts) == sorted(f"receipt:{s.id}" for s in subs)
+
+
+def test_lanes_split_the_senders_and_a_claim_quarantines_only_the_failing_message(
+        app: Flask, seed: Seed, monkeypatch: pytest.MonkeyPatch) -> None:
+    _postgresql_only(app)
+    import webapp.services.submissions as submissions
+    from mailer import pipeline
+    from webapp.models import InboundMessage, OutboxMessage, Submission
+
+    real_submit = submissions.submit_sheet
+
+    def picky(**kwargs: Any) -> Any:
+        if kwargs["text"].endswith("165"):
+            raise RuntimeError("panne pour cette feuille")
+        return real_submit(**kwargs)
+
+    monkeypatch.setattr(submissions, "submit_sheet", picky)
+    ids = pipeline.store_many(app, _sheets(8))
+    # two lanes: each sender's messages in one of them, all of them in one or the other
+    claimed = [pipeline.process_claimed(app, lane=lane, lanes=2, limit=50) for lane in (0, 1)]
+    assert sorted(claimed) in ([0, 8], [4, 4])
+    assert pipeline.process_claimed(app, lane=0, lanes=1, limit=50) == 0  # nothing left
+    inbound = {r.id: r for r in rows(app, InboundMessage)}
+    failed = ids[5]  # « ... 84 165 »
+    assert inbound[failed].status == "quarantined"
+    assert "panne pour cette feuille" in (inbound[failed].error or "")
+    assert Counter(r.status for r in inbound.values()) == {"processed": 7, "quarantined": 1}
+    assert len(rows(app, Submission)) == 7
+    assert len(rows(app, OutboxMessage, kind="receipt")) == 7
+
+
+def test_a_killed_worker_is_restarted_and_loses_nothing(app: Flask, seed: Seed) -> None:
+    _postgresql_only(app)
+    import os
+    import signal
+
+    from mailer import pipeline
+    from mailer.intake import APP_FACTORY, ProcessWorkers
+    from webapp.models import InboundMessage, OutboxMessage, Submission
+
+    workers = ProcessWorkers(app, app.extensions[APP_FACTORY], 1)
+    try:
+        assert workers.wait_ready(120)
+        (first,) = workers.pids
+        os.kill(first, signal.SIGKILL)
+        # stored while the only worker is dead: nothing may be lost, nothing done twice
+        ids = pipeline.store_many(app, _sheets(6), notify=True)
+        assert workers.wait_idle(120)
+        assert workers.pids != [first]  # the watcher started another one
+    finally:
+        workers.stop()
+    assert Counter(r.status for r in rows(app, InboundMessage)) == {"processed": 6}
+    assert sorted(s.inbound_message_id for s in rows(app, Submission)) == sorted(ids)
+    assert len(rows(app, OutboxMessage, kind="receipt")) == 6
