@@ -241,13 +241,26 @@ def _env(autoescape: bool, locale: str = "fr") -> jinja2.Environment:
     env.install_gettext_translations(translations(locale), newstyle=True)  # type: ignore[attr-defined]
     # the French messages of puzzles/ and scoring/ (sheet errors, reasons) in the mail's language
     env.filters["tr_msg"] = lambda text: phrasebook.translate(text, translations(locale).gettext)
-    env.filters["tr_report"] = lambda text: phrasebook.report_text(
-        text, translations(locale).gettext)
+    env.filters["tr_report"] = lambda text: _report_in(text, locale)
     env.filters["dt"] = lambda value: format_datetime(value, locale)
     env.filters["size"] = lambda value: format_size(value, locale)
     env.filters["pourcent"] = numfmt.percent
     env.globals["locale"] = locale
     return env
+
+
+def _report_in(text: object, locale: str) -> str:
+    """``phrasebook.report_text`` of ``text`` in ``locale``, remembered for the last reports
+    (:func:`_cached_report`): a mail renders its report twice (text and HTML), and the
+    players of a burst send many of the same sheets."""
+    if not isinstance(text, str):
+        return phrasebook.report_text(text, translations(locale).gettext)
+    return _cached_report(text, locale)
+
+
+@lru_cache(maxsize=512)
+def _cached_report(text: str, locale: str) -> str:
+    return phrasebook.report_text(text, translations(locale).gettext)
 
 
 @lru_cache(maxsize=8)

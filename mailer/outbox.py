@@ -575,25 +575,59 @@ async def _attempt(app: Flask, settings: MailSettings, c: Claimed,
     return {"status": OutboxStatus.SENT, "sent_at": clock.now(), "last_error": None}
 
 
+def _claim_and_load(app: Flask, settings: MailSettings
+                    ) -> tuple[list[Claimed], dict[int, EmailMessage | str]]:
+    """One batch claimed (:func:`claim`) and its messages built (:func:`_load`)."""
+    batch = claim(app, settings)
+    return batch, (_load(app, batch, settings.mail_from) if batch else {})
+
+
 async def send_due(app: Flask, settings: MailSettings | None = None) -> int:
     """Claim and send everything due now, batch after batch, over connections to the relay
-    kept open for the whole pass (:class:`RelayConnections`); returns how many were sent."""
+    kept open for the whole pass (:class:`RelayConnections`); returns how many were sent.
+
+    The batches overlap: while one is on the wire, the next is claimed and built, and the
+    previous one's outcomes are written (each in a thread of its own: the database round
+    trips and the building of the messages no longer wait for the relay, nor the relay for
+    them). A claimed batch is only sent once the previous one's outcomes are recorded
+    (its claim, like every claim, committed before any traffic)."""
     settings = settings or MailSettings.from_config(app.config)
     relay = RelayConnections(settings) if settings.relay else None
     sent = 0
+    ahead: asyncio.Future[tuple[list[Claimed], dict[int, EmailMessage | str]]] | None = None
+    marks: asyncio.Future[None] | None = None
     try:
+        ahead = asyncio.ensure_future(asyncio.to_thread(_claim_and_load, app, settings))
         while True:
-            batch = await asyncio.to_thread(claim, app, settings)
+            assert ahead is not None
+            current, ahead = ahead, None
+            batch, msgs = await current
             if not batch:
                 return sent
-            msgs = await asyncio.to_thread(_load, app, batch, settings.mail_from)
+            full = len(batch) >= settings.batch
+            if full:  # more may be due: claim and build the next batch meanwhile
+                ahead = asyncio.ensure_future(
+                    asyncio.to_thread(_claim_and_load, app, settings))
             outcomes = await asyncio.gather(*(_attempt(app, settings, c, msgs.get(c.id), relay)
                                               for c in batch))
-            await asyncio.to_thread(_mark_many, app, list(zip(batch, outcomes, strict=True)))
+            if marks is not None:
+                await marks
+            marks = asyncio.ensure_future(asyncio.to_thread(
+                _mark_many, app, list(zip(batch, outcomes, strict=True))))
             sent += sum(1 for o in outcomes if o["status"] == OutboxStatus.SENT)
-            if len(batch) < settings.batch:
+            if not full:
                 return sent
     finally:
+        if marks is not None:
+            await marks  # every outcome of the pass recorded before it ends
+        if ahead is not None:
+            # a batch claimed for a pass that stopped (an error): due again at once, its
+            # interrupted attempt counted like any other
+            with contextlib.suppress(Exception):
+                batch, _ = await ahead
+                now = clock.now()
+                _mark_many(app, [(c, {"status": OutboxStatus.PENDING, "next_attempt_at": now,
+                                      "last_error": "envoi interrompu"}) for c in batch])
         if relay is not None:
             await relay.close()
 

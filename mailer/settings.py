@@ -48,10 +48,10 @@ DEFAULTS: dict[str, Any] = {
     "OUTBOX_MAX_ATTEMPTS": 8,
     "OUTBOX_BACKOFF_SECONDS": 30.0,  # first retry delay; doubled each attempt
     "OUTBOX_BACKOFF_MAX_SECONDS": 6 * 3600.0,
-    "OUTBOX_BATCH": 20,
+    "OUTBOX_BATCH": 50,
     # SMTP connections to the relay a sender pass keeps open at once; each one carries
     # message after message for the whole pass (no connection per message)
-    "OUTBOX_CONNECTIONS": 2,
+    "OUTBOX_CONNECTIONS": 4,
     "IMAP_HOST": "",
     "IMAP_PORT": 143,
     "IMAP_SSL": False,

@@ -380,6 +380,10 @@ class Ranking(StrEnumColumns, table=True):
     rows: list[dict[str, Any]] = _json(list)
     created_at: datetime = _ts()
     superseded_at: datetime | None = _ts(nullable=True)
+    #: when its results mails were all in the outbox; None while they are still to be
+    #: composed (the scheduler composes them after the ranking's own commit, in chunks:
+    #: ``rankings.announce_pending``)
+    mailed_at: datetime | None = _ts(nullable=True)
 
 
 class Ruling(StrEnumColumns, table=True):

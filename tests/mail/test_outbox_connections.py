@@ -224,3 +224,46 @@ def test_after_a_421_the_sender_does_not_reuse_the_connection(
     assert _send(app) == 1
     sent_ids = [mid for mid, _ in counting_relay.accepted]
     assert len(sent_ids) == len(set(sent_ids)) == 6
+
+
+def test_batches_overlap_and_a_pass_stopped_by_an_error_holds_nothing(
+        app: Flask, counting_relay: CountingRelay, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The next batch is claimed while one is on the wire. A pass that stops on an error
+    (here: the second batch's sending) records the first batch's outcomes and gives the
+    batch it claimed ahead back at once (``pending``, due now): nothing is left ``sending``
+    for the lease to free, and the next pass sends everything once."""
+    from mailer import outbox
+
+    app.config.update(OUTBOX_CONNECTIONS=2, OUTBOX_BATCH=5)
+    _enqueue(app, 15)
+    real_attempt = outbox._attempt
+    batches: list[int] = []
+
+    async def failing_second_batch(app_: Flask, settings: Any, c: Any, msg: Any,
+                                   relay: Any) -> dict[str, Any]:
+        if c.id not in batches:
+            batches.append(c.id)
+        if len(batches) > 5:
+            raise RuntimeError("pass interrupted (test)")
+        return await real_attempt(app_, settings, c, msg, relay)
+
+    monkeypatch.setattr(outbox, "_attempt", failing_second_batch)
+    with pytest.raises(RuntimeError):
+        _send(app)
+    statuses = sorted(r.status for r in rows(app, _outbox_model()))
+    # the first batch sent and marked; the second (on the wire when the pass stopped) is
+    # left to its lease like any interrupted send; the third, claimed ahead, is pending
+    assert statuses.count("sent") == 5
+    assert statuses.count("pending") == 5
+    assert statuses.count("sending") == 5
+
+    monkeypatch.setattr(outbox, "_attempt", real_attempt)
+    assert _send(app) == 5  # the batch given back (the interrupted one waits for its lease)
+    ids = [mid for mid, _ in counting_relay.accepted]
+    assert len(ids) == len(set(ids)) == 10
+
+
+def _outbox_model() -> Any:
+    from webapp.models import OutboxMessage
+
+    return OutboxMessage

@@ -538,3 +538,48 @@ def test_the_verification_waits_for_mail_received_in_time_and_not_yet_processed(
     ranking = rankings.current_ranking(db_session, _reload(db_session, prob.id))
     assert ranking is not None
     assert sorted(r["name"] for r in ranking.rows) == ["Ana", "Bob"]
+
+
+def test_results_mails_are_composed_after_the_ranking_a_chunk_at_a_time_once(
+    ctx, db_session: Session, make_player, make_problem, frozen_clock, monkeypatch
+) -> None:
+    """The deadline's ranking is committed without its results mails; they are composed
+    after it, a chunk per transaction, each once: a run that stopped half-way (here: an
+    error in the third chunk) leaves its committed chunks, and the next run adds the rest
+    without doubling any."""
+    from webapp.models import Ranking
+    from webapp.services import rankings
+
+    monkeypatch.setattr(lifecycle, "RESULTS_CHUNK", 2)
+    players = [make_player(f"J{i}", f"j{i}@example.fr") for i in range(7)]
+    prob = make_problem(code="R1", deadline=timedelta(hours=1))
+    for p in players:
+        submit_sheet(session=db_session, player=p, problem=prob, text=SHEET,
+                     channel=Channel.WEB, received_at=clock.now())
+    db_session.commit()
+
+    real_announce = rankings.announce
+    calls: list[int] = []
+
+    def failing_third(session, problem, ranking, personal, *, revision):  # type: ignore[no-untyped-def]
+        calls.append(len(personal))
+        if len(calls) == 3:
+            raise RuntimeError("interrupted")
+        return real_announce(session, problem, ranking, personal, revision=revision)
+
+    monkeypatch.setattr(rankings, "announce", failing_third)
+    frozen_clock.shift(timedelta(hours=1))
+    assert lifecycle.run_due(now=clock.now()) == ["close:R1", "verify:R1", "provisional:R1"]
+    db_session.expire_all()
+    ranking = db_session.exec(select(Ranking).where(Ranking.problem_id == prob.id)).one()
+    assert ranking.mailed_at is None  # the ranking is in, its mails not all
+    assert len(_keys(db_session, "results")) == 4  # the two chunks committed before the error
+
+    monkeypatch.setattr(rankings, "announce", real_announce)
+    assert lifecycle.run_due(now=clock.now()) == []
+    assert _keys(db_session, "results") == sorted(
+        f"results:provisional:R1:{p.id}" for p in players)
+    db_session.expire_all()
+    assert db_session.get(Ranking, ranking.id).mailed_at is not None
+    assert lifecycle.announce_pending() == 0  # nothing left: no second mail
+    assert len(_keys(db_session, "results")) == 7

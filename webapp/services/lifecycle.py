@@ -8,6 +8,7 @@ the outbox's ``dedupe_key``: running it twice, or after a long downtime, is safe
 
 from __future__ import annotations
 
+import contextvars
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,12 +30,14 @@ from webapp.models import (
     OutboxStatus,
     Problem,
     ProblemStatus,
+    Ranking,
     Submission,
     Verification,
 )
 from webapp.services import (
     audit,
     backlog,
+    clock,
     correspondence,
     duplicate,
     notify,
@@ -61,6 +64,15 @@ def _cfg(name: str) -> object:
     return current_app.config[name]
 
 
+#: results mails composed per transaction by :func:`announce_pending`
+RESULTS_CHUNK = 200
+
+#: set while :func:`run_due` advances the problems: the rankings it publishes are stored
+#: without their results mails, which :func:`announce_pending` composes after the commit
+_defer_mails: contextvars.ContextVar[bool] = contextvars.ContextVar("defer_mails",
+                                                                    default=False)
+
+
 def run_due(*, now: datetime) -> list[str]:
     """Do everything due at ``now``; returns ``"<action>:<problem code>"`` for each step."""
     with session_scope() as s:
@@ -72,18 +84,73 @@ def run_due(*, now: datetime) -> list[str]:
             ).all()
         )
     done: list[str] = []
-    for pid in ids:
-        assert pid is not None
-        try:
-            done += advance(pid, now=now)
-        except Exception:
-            # one broken problem must not stop the others; the next tick retries it
-            log.exception("problem %s: scheduled step failed", pid)
+    token = _defer_mails.set(True)
+    try:
+        for pid in ids:
+            assert pid is not None
+            try:
+                done += advance(pid, now=now)
+            except Exception:
+                # one broken problem must not stop the others; the next tick retries it
+                log.exception("problem %s: scheduled step failed", pid)
+    finally:
+        _defer_mails.reset(token)
+    # the results mails of the rankings just published (or left unfinished by a run that
+    # stopped): after the rankings' commit, a chunk per transaction
+    announce_pending()
     # the round-based Duplicate games (their own steps)
     done += duplicate.run_due(now=now, waiting=player_space.waiting_games)
     # two-player games: reminders, loss on time
     done += correspondence.run_due(now=now, waiting=player_space.waiting_games)
     return done
+
+
+def announce_pending(*, chunk: int | None = None) -> int:
+    """Compose the results mails of every ranking in force still without ``mailed_at``
+    (:func:`run_due` publishes its rankings so): :data:`RESULTS_CHUNK` players per
+    transaction, each chunk idempotent by the mails' dedupe keys, then ``mailed_at``. A run
+    that stops half-way (crash, error) leaves the rest to the next one; what it committed
+    is neither lost nor sent twice. Returns how many mails are new."""
+    with session_scope() as s:
+        pending = [rid for rid in s.exec(select(Ranking.id).where(
+            col(Ranking.mailed_at).is_(None), col(Ranking.superseded_at).is_(None))
+            .order_by(col(Ranking.id))).all() if rid is not None]
+    new = 0
+    for rid in pending:
+        try:
+            new += _announce_ranking(rid, chunk or RESULTS_CHUNK)
+        except Exception:
+            log.exception("ranking %s: results mails failed; the next run goes on", rid)
+    return new
+
+
+def _announce_ranking(ranking_id: int, chunk: int) -> int:
+    with session_scope() as s:
+        ranking = s.get(Ranking, ranking_id)
+        if ranking is None or ranking.mailed_at is not None or ranking.superseded_at:
+            return 0
+        problem = s.get(Problem, ranking.problem_id)
+        assert problem is not None
+        personal = rankings.results_personal(s, problem, ranking)
+        revision = rankings.revises(s, ranking)
+    ids = list(personal)
+    new = 0
+    table = Ranking.__table__  # type: ignore[attr-defined]
+    for i in range(0, len(ids), chunk):
+        with session_scope() as s:
+            superseded = s.execute(sa.select(table.c.superseded_at).where(
+                table.c.id == ranking_id)).scalar()
+            if superseded is not None:
+                return new  # replaced meanwhile: the new ranking has mails of its own
+            new += rankings.announce(s, problem, ranking,
+                                     {pid: personal[pid] for pid in ids[i:i + chunk]},
+                                     revision=revision)
+    with session_scope() as s:
+        s.execute(sa.update(table).where(table.c.id == ranking_id,
+                                         table.c.mailed_at.is_(None))
+                  .values(mailed_at=clock.now()))
+    log.info("ranking %s: %d results mail(s) composed", ranking_id, new)
+    return new
 
 
 def advance(problem_id: int, *, now: datetime) -> list[str]:
@@ -241,7 +308,7 @@ def verify(s: Session, p: Problem, now: datetime) -> str:
 
 def publish_provisional(s: Session, p: Problem, now: datetime) -> str:
     rankings.publish_ranking(session=s, problem=p, kind=rankings.PROVISIONAL,
-                             actor=audit.SYSTEM)
+                             actor=audit.SYSTEM, defer_mails=_defer_mails.get())
     p.status = ProblemStatus.PROVISIONAL
     p.provisional_at = now
     p.appeals_until = now + timedelta(days=p.appeal_days)
@@ -250,7 +317,8 @@ def publish_provisional(s: Session, p: Problem, now: datetime) -> str:
 
 
 def finalise(s: Session, p: Problem, now: datetime) -> str:
-    rankings.publish_ranking(session=s, problem=p, kind=rankings.FINAL, actor=audit.SYSTEM)
+    rankings.publish_ranking(session=s, problem=p, kind=rankings.FINAL, actor=audit.SYSTEM,
+                             defer_mails=_defer_mails.get())
     p.status = ProblemStatus.FINAL
     p.finalised_at = now
     s.add(p)

@@ -155,10 +155,17 @@ def current_ranking(session: Session, problem: Problem, kind: RankingKind | None
 
 
 def publish_ranking(
-    *, session: Session, problem: Problem, kind: RankingKind, actor: str, comment: str = ""
+    *, session: Session, problem: Problem, kind: RankingKind, actor: str, comment: str = "",
+    defer_mails: bool = False,
 ) -> Ranking | None:
     """Store a ranking of ``kind`` (superseding the previous one of that kind) and enqueue
     the results mails. Publishing the same kind twice without change re-sends nothing.
+
+    ``defer_mails`` (the scheduler): the results mails are not composed in this transaction;
+    the ranking is stored without ``mailed_at`` and ``lifecycle.announce_pending`` composes
+    them after its commit, a chunk per transaction (:func:`results_personal`,
+    :func:`announce`), so a deadline's ranking is published without waiting for one mail
+    per player.
 
     An empty ranking (no sheet ranked) is not published: no ranking row, no results mail,
     and a ranking in force is withdrawn; the audit log says why (``ranking.withheld``, shown
@@ -181,7 +188,10 @@ def publish_ranking(
     session.flush()
     audit.record(session=session, actor=actor, action=f"ranking.{kind}", target=problem.code,
                  ranking=ranking.id, comment=comment, entries=len(rows))
-    _announce(session, problem, ranking, revision=previous is not None)
+    if not defer_mails:
+        _announce(session, problem, ranking, revision=previous is not None)
+        ranking.mailed_at = now
+        session.add(ranking)
     return ranking
 
 
@@ -321,6 +331,37 @@ def republish_after_rerun(
 
 
 def _announce(session: Session, problem: Problem, ranking: Ranking, *, revision: bool) -> None:
+    personal = results_personal(session, problem, ranking)
+    announce(session, problem, ranking, personal, revision=revision)
+
+
+def revises(session: Session, ranking: Ranking) -> bool:
+    """``ranking`` replaced one of its kind when it was published (:func:`publish_ranking`
+    supersedes the previous one at the instant the new one is created; a withheld ranking
+    is superseded earlier): its results mails say « révisé » and have keys of their own."""
+    return session.exec(select(Ranking.id).where(
+        Ranking.problem_id == ranking.problem_id, Ranking.kind == ranking.kind,
+        col(Ranking.id) != ranking.id,
+        col(Ranking.superseded_at) == ranking.created_at).limit(1)).first() is not None
+
+
+def announce(session: Session, problem: Problem, ranking: Ranking,
+             personal: Mapping[int, Mapping[str, Any]], *, revision: bool) -> int:
+    """The results mails of ``ranking`` to the players of ``personal`` (their part of
+    :func:`results_personal`: all of them, or one chunk), idempotent by their dedupe keys:
+    a chunk composed twice (a run interrupted after its commit) adds nothing. Returns how
+    many mails are new."""
+    players = {p.id: p for p in session.exec(select(Player).where(
+        col(Player.id).in_(list(personal)))).all() if p.id is not None}
+    return notify.results_notices(session=session, problem=problem, ranking=ranking,
+                                  personal=personal, players=players,
+                                  revision=ranking.id if revision else None)
+
+
+def results_personal(session: Session, problem: Problem,
+                     ranking: Ranking) -> dict[int, dict[str, Any]]:
+    """Who gets a results mail of ``ranking`` and his part of it (score, rank, report): every
+    ranked player, and the players whose only sheets were not ranked (late, not entered)."""
     personal: dict[int, dict[str, Any]] = {}
     # the reports, 500 a query into the session (then each ``get`` below finds its row
     # there), not one round trip per ranked player
@@ -348,11 +389,7 @@ def _announce(session: Session, problem: Problem, ranking: Ranking, *, revision:
             continue
         personal[pid] = {"report_text": "Votre feuille est arrivée après la clôture : elle "
                          "n'est pas classée."}
-    players = {p.id: p for p in session.exec(select(Player).where(
-        col(Player.id).in_(list(personal)))).all() if p.id is not None}
-    notify.results_notices(session=session, problem=problem, ranking=ranking,
-                           personal=personal, players=players,
-                           revision=ranking.id if revision else None)
+    return personal
 
 
 FINAL = RankingKind.FINAL
