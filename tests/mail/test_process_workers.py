@@ -17,8 +17,9 @@ from typing import Any
 import pytest
 from flask import Flask
 
-from tests.mail.conftest import ANA, BOGDAN, Seed
-from tests.mail.helpers import make_mail, rows
+from tests.mail.conftest import Seed
+from tests.mail.helpers import rows
+from tests.mail.two_senders import alternating_sheets, assert_each_once_in_order
 
 pytestmark = [pytest.mark.db, pytest.mark.mail]
 
@@ -28,27 +29,11 @@ def _postgresql_only(app: Flask) -> None:
         pytest.skip("worker processes claim with FOR UPDATE SKIP LOCKED: PostgreSQL only")
 
 
-def _sheets(count: int) -> list[Any]:
-    from mailer import pipeline
-    from webapp.models import InboundChannel
-    from webapp.services import clock
-
-    items = []
-    for i in range(count):
-        name, addr, token = (ANA, BOGDAN)[i % 2]
-        raw = make_mail(frm=f"{name} <{addr}>", to=f"feuilles+{token}@arbitre.test",
-                        subject="Problème : I3", message_id=f"<worker-{i}@example.org>",
-                        body=f"1 ACEFHIR h8 FICHERA 82 82\n2 SUW 15f WUS 84 {160 + i}\n")
-        items.append(pipeline.Incoming(raw, InboundChannel.SMTP, addr,
-                                       [f"feuilles+{token}@arbitre.test"], clock.now()))
-    return items
-
-
 def test_copies_within_one_batch_are_duplicates_of_the_first(app: Flask, seed: Seed) -> None:
     from mailer import pipeline
     from webapp.models import InboundMessage, OutboxMessage, Submission
 
-    (item,) = _sheets(1)
+    (item,) = alternating_sheets(1, "worker")
     ids = pipeline.store_many(app, [item, item, item])
     assert pipeline.process_batch(app, ids) == {
         ids[0]: "processed", ids[1]: "duplicate", ids[2]: "duplicate"}
@@ -64,12 +49,11 @@ def test_worker_processes_process_every_message_once_and_each_players_in_order(
     _postgresql_only(app)
     from mailer import pipeline
     from mailer.intake import APP_FACTORY, ProcessWorkers
-    from webapp.models import InboundMessage, OutboxMessage, Submission
 
     woken = threading.Event()
     workers = ProcessWorkers(app, app.extensions[APP_FACTORY], 2, on_processed=woken.set)
     try:
-        items = _sheets(24)
+        items = alternating_sheets(24, "worker")
         # as the listener stores them: in several commits, each NOTIFYing the workers
         ids = [i for k in range(0, 24, 5)
                for i in pipeline.store_many(app, items[k:k + 5], notify=True)]
@@ -78,16 +62,7 @@ def test_worker_processes_process_every_message_once_and_each_players_in_order(
     finally:
         workers.stop()
 
-    inbound = rows(app, InboundMessage)
-    assert Counter(r.status for r in inbound) == {"processed": 24}
-    subs = rows(app, Submission)
-    assert sorted(s.inbound_message_id for s in subs) == sorted(ids)
-    for player_id in (seed.ana_id, seed.bogdan_id):
-        mine = sorted((s for s in subs if s.player_id == player_id),
-                      key=lambda s: s.inbound_message_id)
-        assert [s.version for s in mine] == list(range(1, 13))
-    receipts = rows(app, OutboxMessage, kind="receipt")
-    assert sorted(r.dedupe_key for r in receipts) == sorted(f"receipt:{s.id}" for s in subs)
+    assert_each_once_in_order(app, seed, ids)
 
 
 def test_lanes_split_the_senders_and_a_claim_quarantines_only_the_failing_message(
@@ -105,7 +80,7 @@ def test_lanes_split_the_senders_and_a_claim_quarantines_only_the_failing_messag
         return real_submit(**kwargs)
 
     monkeypatch.setattr(submissions, "submit_sheet", picky)
-    ids = pipeline.store_many(app, _sheets(8))
+    ids = pipeline.store_many(app, alternating_sheets(8, "worker"))
     # two lanes: each sender's messages in one of them, all of them in one or the other
     claimed = [pipeline.process_claimed(app, lane=lane, lanes=2, limit=50) for lane in (0, 1)]
     assert sorted(claimed) in ([0, 8], [4, 4])
@@ -134,7 +109,7 @@ def test_a_killed_worker_is_restarted_and_loses_nothing(app: Flask, seed: Seed) 
         (first,) = workers.pids
         os.kill(first, signal.SIGKILL)
         # stored while the only worker is dead: nothing may be lost, nothing done twice
-        ids = pipeline.store_many(app, _sheets(6), notify=True)
+        ids = pipeline.store_many(app, alternating_sheets(6, "worker"), notify=True)
         assert workers.wait_idle(120)
         assert workers.pids != [first]  # the watcher started another one
     finally:
