@@ -20,6 +20,7 @@ Owns the stages after the bytes arrive, whatever the channel (SMTP, LMTP, IMAP):
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 from dataclasses import dataclass, field
@@ -153,23 +154,6 @@ def store_many(app: Flask, items: list[Incoming], *, notify: bool = False) -> li
             session.execute(sa.select(sa.func.pg_notify(STORED_CHANNEL, "")))
     assert all(i is not None for i in ids)
     return [int(i) for i in ids if i is not None]
-
-
-def _earlier_copy(session: Session, row: InboundMessage) -> InboundMessage | None:
-    """An earlier message with the same Message-ID and content (or, without a Message-ID,
-    the same bytes) that was not itself a duplicate or discarded."""
-    q = select(InboundMessage).where(
-        InboundMessage.id < row.id,  # type: ignore[operator]
-        InboundMessage.sha256 == row.sha256,
-        InboundMessage.status.notin_(  # type: ignore[attr-defined]
-            [InboundStatus.DUPLICATE, InboundStatus.DISCARDED]
-        ),
-    )
-    if row.message_id is None:
-        q = q.where(InboundMessage.message_id.is_(None))  # type: ignore[union-attr]
-    else:
-        q = q.where(InboundMessage.message_id == row.message_id)
-    return session.exec(q.order_by(InboundMessage.id).limit(1)).first()  # type: ignore[arg-type]
 
 
 def _recent_replies(session: Session, to_addr: str, now: datetime) -> list[datetime]:
@@ -371,8 +355,10 @@ def _earlier_copies(session: Session, rows: list[InboundMessage]) -> dict[str, l
 
 
 def _earlier_copy_in(copies: dict[str, list[Any]], row: InboundMessage) -> Any:
-    """:func:`_earlier_copy` from the batch's :func:`_earlier_copies` (no query): the
-    statuses are those of now, including the batch's messages already processed."""
+    """The earliest message before ``row`` with the same Message-ID (or both without one)
+    and the same bytes that was not itself a duplicate or discarded, from
+    :func:`_earlier_copies` (no query): the statuses are those of now, including the batch's
+    messages already processed."""
     for other in copies.get(row.sha256, ()):
         if other.id >= row.id:
             break
@@ -385,8 +371,9 @@ def _earlier_copy_in(copies: dict[str, list[Any]], row: InboundMessage) -> Any:
 def deduplicate(d: Delivery) -> Outcome | None:
     """Stage 1: a copy of an earlier message (same Message-ID and bytes) is a duplicate."""
     copies = d.shared.get("earlier_copies")
-    earlier = (_earlier_copy(d.session, d.row) if copies is None
-               else _earlier_copy_in(copies, d.row))
+    if copies is None:  # a message processed alone: its own earlier copies, one query
+        copies = _earlier_copies(d.session, [d.row])
+    earlier = _earlier_copy_in(copies, d.row)
     if earlier is None:
         return None
     d.row.player_id, d.row.problem_id = earlier.player_id, earlier.problem_id
@@ -662,18 +649,14 @@ def _process_loaded(session: Session, settings: MailSettings, ids: list[int],
         if row.status != InboundStatus.STORED:
             result[inbound_id] = row.status
             continue
-        if not savepoints:
-            _process_in(session, settings, row, shared)
-            session.add(row)
-            session.flush()
-            result[inbound_id] = row.status
-            continue
         try:
-            with session.begin_nested():
+            with session.begin_nested() if savepoints else contextlib.nullcontext():
                 _process_in(session, settings, row, shared)
                 session.add(row)
                 session.flush()
         except Exception as exc:
+            if not savepoints:
+                raise
             log.exception("inbound message %s quarantined", inbound_id)
             session.refresh(row)
             _quarantine(row, exc)
