@@ -346,9 +346,16 @@ class ProcessWorkers:
             except Exception:
                 if self._stop.is_set():
                     return
+                # the connection is gone (database restarted…): listen on a new one, and
+                # still look after the workers below — a dead one must be restarted
                 log.exception("worker watcher: listening failed")
+                woken = False
                 time.sleep(self.sweep_seconds)
-                continue
+                try:
+                    self._listener.close()
+                    self._listener = _listen(self.app, pipeline.QUEUED_CHANNEL)
+                except Exception:
+                    log.warning("worker watcher: cannot listen again yet")
             if woken and self.on_processed is not None:
                 self.on_processed()
             for lane, proc in enumerate(self._procs):

@@ -117,3 +117,38 @@ def test_a_killed_worker_is_restarted_and_loses_nothing(app: Flask, seed: Seed) 
     assert Counter(r.status for r in rows(app, InboundMessage)) == {"processed": 6}
     assert sorted(s.inbound_message_id for s in rows(app, Submission)) == sorted(ids)
     assert len(rows(app, OutboxMessage, kind="receipt")) == 6
+
+
+def test_the_watcher_listens_again_after_losing_its_connection(app: Flask, seed: Seed) -> None:
+    """The watcher's LISTEN connection is cut (a database restart does that): it listens on
+    a new one and still restarts a worker that died — before, it only logged the failure, and
+    a worker killed afterwards was never replaced."""
+    _postgresql_only(app)
+    import os
+    import signal
+
+    import sqlalchemy as sa
+
+    from mailer import pipeline
+    from mailer.intake import APP_FACTORY, ProcessWorkers
+    from tests.waiting import wait_for
+    from webapp.db import get_engine
+    from webapp.models import InboundMessage
+
+    workers = ProcessWorkers(app, app.extensions[APP_FACTORY], 1)
+    try:
+        assert workers.wait_ready(120)
+        cut = workers._listener.info.backend_pid
+        with get_engine(app).connect() as conn:
+            assert conn.execute(sa.select(sa.func.pg_terminate_backend(cut))).scalar_one()
+        assert wait_for(lambda: not workers._listener.closed
+                        and workers._listener.info.backend_pid != cut, timeout=120)
+        (first,) = workers.pids
+        os.kill(first, signal.SIGKILL)
+        ids = pipeline.store_many(app, alternating_sheets(4, "watch"), notify=True)
+        assert workers.wait_idle(120)
+        assert workers.pids != [first]
+    finally:
+        workers.stop()
+    assert Counter(r.status for r in rows(app, InboundMessage)) == {"processed": 4}
+    assert len(ids) == 4
