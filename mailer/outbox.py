@@ -589,8 +589,8 @@ async def send_due(app: Flask, settings: MailSettings | None = None) -> int:
     The batches overlap: while one is on the wire, the next is claimed and built, and the
     previous one's outcomes are written (each in a thread of its own: the database round
     trips and the building of the messages no longer wait for the relay, nor the relay for
-    them). A claimed batch is only sent once the previous one's outcomes are recorded
-    (its claim, like every claim, committed before any traffic)."""
+    them). A batch's outcomes are thus written while the next one is on the wire, and all
+    of them before the pass ends; each claim is committed before any of its traffic."""
     settings = settings or MailSettings.from_config(app.config)
     relay = RelayConnections(settings) if settings.relay else None
     sent = 0
