@@ -213,6 +213,10 @@ typedef struct {
     uint8_t req[2][NSQ];
     uint64_t tops[MAXTOPS][4];
     long anchors_run;
+    /* the bingo filter of the word list (NULL: none), the rack's letters hashed (see
+     * bingo_maybe()) */
+    const uint8_t *bingo_bits;
+    uint64_t rack_hash;
 } Gen;
 
 /* Index of the edge of `node` carrying `code`, or -1. */
@@ -850,6 +854,77 @@ static void sort_desc(int *v, int n) {
     }
 }
 
+/* ---- the bingo filter ---------------------------------------------------------------------
+ * A placement of bingo_tiles tiles spells a word whose letters are exactly the whole rack
+ * plus the grid's letters on its line, all known to shadow_bound() for each span. The filter
+ * holds one bit per word of the list, at a hash of its letters as a multiset (the sum of one
+ * 64-bit constant per letter: adding the grid's letters to the rack's is one addition); a
+ * clear bit proves that no word has these letters, so the span's bound needs no bingo
+ * bonus. A set bit may be another multiset's (a collision): the bound then keeps the bonus,
+ * as before — the filter only ever lowers a bound that no placement can reach. */
+#define BINGO_BITS 24
+#define BINGO_TEST(bits, h) (((bits)[(h) >> (67 - BINGO_BITS)] >> (((h) >> (64 - BINGO_BITS)) & 7)) & 1)
+
+static uint64_t letter_hash[27];
+
+static void init_letter_hash(void) {
+    uint64_t x = 0x9E3779B97F4A7C15ULL;
+    for (int i = 0; i < 27; i++) { /* splitmix64 */
+        x += 0x9E3779B97F4A7C15ULL;
+        uint64_t z = x;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+        letter_hash[i] = z ^ (z >> 31);
+    }
+}
+
+/* Every word of the DAWG below `node` (`len` letters before it, hashed in h) into `bits`. */
+static void bingo_words(const uint32_t *edges, Py_ssize_t nedges, uint32_t node, int len,
+                        uint64_t h, uint8_t *bits) {
+    if (node == 0 || len >= SIZE) return;
+    for (Py_ssize_t i = node; i < nedges; i++) {
+        const uint32_t e = edges[i];
+        const uint64_t h2 = h + letter_hash[e & LETTER_MASK];
+        if (e & ACCEPTS) bits[h2 >> (67 - BINGO_BITS)] |= (uint8_t)(1u << ((h2 >> (64 - BINGO_BITS)) & 7));
+        if (e >> CHILD_SHIFT) bingo_words(edges, nedges, e >> CHILD_SHIFT, len + 1, h2, bits);
+        if (e & LAST) break;
+    }
+}
+
+/* The filter of a DAWG as a new bytes object (NULL with an exception set). */
+static PyObject *build_bingo(const uint32_t *edges, Py_ssize_t nedges) {
+    PyObject *b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)1 << (BINGO_BITS - 3));
+    if (b == NULL) return NULL;
+    uint8_t *bits = (uint8_t *)PyBytes_AS_STRING(b);
+    memset(bits, 0, (size_t)1 << (BINGO_BITS - 3));
+    uint32_t root = nedges > 0 ? edges[0] >> CHILD_SHIFT : 0;
+    if (root < (uint32_t)nedges) bingo_words(edges, nedges, root, 0, 0, bits);
+    return b;
+}
+
+/* Can a word hold the whole rack plus the grid's letters hashed in hb: 0 proves not (the
+ * jokers stand for any letter; with more than two, no proof is tried). */
+static int bingo_maybe(const Gen *g, uint64_t hb) {
+    const uint8_t *bits = g->bingo_bits;
+    if (bits == NULL || g->rack_len != g->bingo_tiles) return 1;
+    const uint64_t h = g->rack_hash + hb;
+    switch (g->rack[0]) {
+    case 0:
+        return (int)BINGO_TEST(bits, h);
+    case 1:
+        for (int x = 1; x < 27; x++)
+            if (BINGO_TEST(bits, h + letter_hash[x])) return 1;
+        return 0;
+    case 2:
+        for (int x = 1; x < 27; x++)
+            for (int y = x; y < 27; y++)
+                if (BINGO_TEST(bits, h + letter_hash[x] + letter_hash[y])) return 1;
+        return 0;
+    default:
+        return 1;
+    }
+}
+
 /* Upper bound of any placement generated from this anchor: for every span of squares it
  * could cover (left part over `limit` free squares, then right through the grid), the rack's
  * highest values on the squares' highest effective multipliers, plus everything fixed. Cross
@@ -862,9 +937,12 @@ static int shadow_bound(const Gen *g, int p, int row, int a, int limit, const in
     const int base = row * SIZE;
     int maxt = g->rack_len < g->max_tiles ? g->rack_len : g->max_tiles;
     int fixed_left = 0;
+    uint64_t hash_left = 0; /* the grid's letters of the word, for bingo_maybe() */
     if (a > 0 && cl[base + a - 1]) {
-        for (int c = a - 1; c >= 0 && cl[base + c]; c--)
+        for (int c = a - 1; c >= 0 && cl[base + c]; c--) {
             if (!(cl[base + c] & JOKER_FLAG)) fixed_left += g->values[cl[base + c]];
+            hash_left += letter_hash[cl[base + c] & LETTER_MASK];
+        }
         limit = 0;
     }
     if (limit > maxt - 1) limit = maxt - 1;
@@ -885,6 +963,7 @@ static int shadow_bound(const Gen *g, int p, int row, int a, int limit, const in
     for (int L = 0; L <= limit; L++) {
         int lms[SIZE], cxs[SIZE], eff[SIZE];
         int nt = 0, wmul = 1, main_fixed = fixed_left, cross_fixed = 0;
+        uint64_t hash = hash_left;
         int covers = 0; /* with req: a span must put a tile on a flagged square */
         for (int c = a - L; c < a; c++) {
             if (req && req[base + c]) covers = 1;
@@ -899,6 +978,7 @@ static int shadow_bound(const Gen *g, int p, int row, int a, int limit, const in
             int sq = base + c;
             if (cl[sq]) {
                 if (!(cl[sq] & JOKER_FLAG)) main_fixed += g->values[cl[sq]];
+                hash += letter_hash[cl[sq] & LETTER_MASK];
             } else {
                 if (nt >= maxt || !(g->cross_mask[p][sq] & rack_letters)) break;
                 if (req && req[sq]) covers = 1;
@@ -925,7 +1005,7 @@ static int shadow_bound(const Gen *g, int p, int row, int a, int limit, const in
             if (req && !covers) continue;
             int total = main_fixed * wmul + cross_fixed;
             for (int i = 0; i < nt; i++) total += rack_values[i] * eff[i];
-            if (nt == g->bingo_tiles) total += g->bingo_bonus;
+            if (nt == g->bingo_tiles && bingo_maybe(g, hash)) total += g->bingo_bonus;
             if (total > best) best = total;
         }
     }
@@ -1048,6 +1128,7 @@ static int load_position(Gen *g, const Py_buffer *edges, const uint8_t *cells,
 #define NREG 8
 static struct {
     PyObject *dawg, *gaddag; /* strong references; gaddag is a bytes object */
+    PyObject *bingo; /* the DAWG's bingo filter (bytes), made on first need, or NULL */
     Py_ssize_t ndawg;
 } registry[NREG];
 static int reg_next;
@@ -1099,6 +1180,7 @@ static void reg_put(PyObject *dawg, Py_ssize_t ndawg, PyObject *gaddag) {
         if (registry[k].dawg == dawg) {
             Py_INCREF(gaddag);
             Py_SETREF(registry[k].gaddag, gaddag);
+            Py_CLEAR(registry[k].bingo);
             registry[k].ndawg = ndawg;
             return;
         }
@@ -1107,6 +1189,7 @@ static void reg_put(PyObject *dawg, Py_ssize_t ndawg, PyObject *gaddag) {
     reg_next = (reg_next + 1) % NREG;
     Py_XDECREF(registry[k].dawg);
     Py_XDECREF(registry[k].gaddag);
+    Py_CLEAR(registry[k].bingo);
     Py_INCREF(dawg);
     Py_INCREF(gaddag);
     registry[k].dawg = dawg;
@@ -1134,6 +1217,23 @@ static int load_gaddag(Gen *g, const Py_buffer *edges) {
     g->gedges = (const uint32_t *)PyBytes_AS_STRING(gb);
     g->ngedges = PyBytes_GET_SIZE(gb) / 4;
     g->groot = g->gedges[0];
+    return 1;
+}
+
+/* Point g at the bingo filter of the DAWG in `edges`, made now if none is known (after
+ * load_gaddag(), which registers the DAWG): 0 with an exception set on failure. */
+static int load_bingo(Gen *g, const Py_buffer *edges) {
+    for (int k = 0; k < NREG; k++) {
+        if (registry[k].dawg != edges->obj || registry[k].ndawg != edges->len / 4) continue;
+        if (registry[k].bingo == NULL) {
+            registry[k].bingo = build_bingo((const uint32_t *)edges->buf, edges->len / 4);
+            if (registry[k].bingo == NULL) return 0;
+        }
+        g->bingo_bits = (const uint8_t *)PyBytes_AS_STRING(registry[k].bingo);
+        break;
+    }
+    g->rack_hash = 0;
+    for (int i = 1; i < 27; i++) g->rack_hash += (uint64_t)g->rack[i] * letter_hash[i];
     return 1;
 }
 
@@ -1244,7 +1344,7 @@ static PyObject *generate(PyObject *self, PyObject *args) {
     }
     if (!load_position(g, &edges_buf, cells_buf.buf, rack_buf.buf, values_buf.buf, lm_buf.buf,
                        wm_buf.buf, first_min, max_tiles, bingo_tiles, bingo_bonus) ||
-        !load_gaddag(g, &edges_buf))
+        !load_gaddag(g, &edges_buf) || (mode == MODE_TOP && !load_bingo(g, &edges_buf)))
         goto done;
     g->mode = mode;
     g->n = n;
@@ -1611,7 +1711,7 @@ static PyObject *followups(PyObject *self, PyObject *args) {
     (void)first_h;
     if (!load_position(g, &edges_buf, cells_buf.buf, rack_buf.buf, values_buf.buf, lm_buf.buf,
                        wm_buf.buf, first_min, max_tiles, bingo_tiles, bingo_bonus) ||
-        !load_gaddag(g, &edges_buf))
+        !load_gaddag(g, &edges_buf) || !load_bingo(g, &edges_buf))
         goto done;
     const uint8_t *first_rack = first_buf.buf;
     g->mode = MODE_BEST;
@@ -2207,6 +2307,7 @@ PyMODINIT_FUNC PyInit__movegen(void) {
         return NULL;
     }
 #endif
+    init_letter_hash();
     if (PyType_Ready(&MoveType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
