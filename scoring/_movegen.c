@@ -60,11 +60,21 @@ typedef struct {
 
 static PyTypeObject *move_class; /* the subclass to create, or NULL: tuples */
 
+/* Freed instances of move_class kept for the next moves (a list of thousands of moves is
+ * made and dropped at once): no allocator call for most moves. */
+#define FREE_MOVES 4096
+static MoveObject *free_moves[FREE_MOVES];
+static int nfree_moves;
+
 /* (a subclass's instance: subtype_dealloc drops the reference to the heap type) */
 static void move_dealloc(MoveObject *self) {
     Py_XDECREF(self->score_obj);
     Py_XDECREF(self->word);
     Py_XDECREF(self->placement);
+    if (Py_TYPE(self) == move_class && nfree_moves < FREE_MOVES) {
+        free_moves[nfree_moves++] = self;
+        return;
+    }
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -135,16 +145,45 @@ static PyObject *set_move_class(PyObject *self, PyObject *cls) {
         PyErr_SetString(PyExc_TypeError, "a subclass of MoveBase expected");
         return NULL;
     }
+    PyTypeObject *t = (PyTypeObject *)cls;
+    if (t == move_class) Py_RETURN_NONE;
+    /* A subclass adding nothing but behaviour (__slots__ = (): no __dict__, no weak
+     * references, no field, no finaliser) holds no reference cycle, yet the class statement
+     * makes it a garbage-collected type: every move then pays for the collector's header,
+     * its bookkeeping and the collections its allocations trigger. Such a class is made an
+     * ordinary type here, before any of its instances exists (set_move_class() is called
+     * once, just after the class statement). */
+    if (t->tp_base == &MoveType && t->tp_basicsize == MoveType.tp_basicsize &&
+        t->tp_itemsize == 0 && t->tp_dictoffset == 0 && t->tp_weaklistoffset == 0 &&
+        t->tp_finalize == NULL && t->tp_del == NULL && (t->tp_flags & Py_TPFLAGS_HEAPTYPE) &&
+        (t->tp_flags & Py_TPFLAGS_HAVE_GC) && t->tp_free == PyObject_GC_Del) {
+        t->tp_flags &= ~Py_TPFLAGS_HAVE_GC;
+        t->tp_free = PyObject_Free;
+        PyType_Modified(t);
+    }
+    /* the kept instances are of the previous class */
+    while (nfree_moves > 0) {
+        MoveObject *m = free_moves[--nfree_moves];
+        Py_TYPE(m)->tp_free(m);
+    }
     Py_INCREF(cls);
-    Py_XSETREF(move_class, (PyTypeObject *)cls);
+    Py_XSETREF(move_class, t);
     Py_RETURN_NONE;
 }
 
 static PyObject *new_move(PyTypeObject *cls, int score, int horizontal, int start,
                           const char *text, int len, long mask) {
-    MoveObject *m = (MoveObject *)cls->tp_alloc(cls, 0);
-    if (m == NULL) return NULL;
-    if (PyType_IS_GC(cls)) PyObject_GC_UnTrack(m); /* it can hold no cycle */
+    MoveObject *m;
+    if (cls == move_class && nfree_moves > 0) {
+        m = free_moves[--nfree_moves];
+        PyObject_Init((PyObject *)m, cls); /* a new reference to it and to its class */
+        m->word = NULL;
+        m->placement = NULL;
+    } else {
+        m = (MoveObject *)cls->tp_alloc(cls, 0);
+        if (m == NULL) return NULL;
+        if (PyType_IS_GC(cls)) PyObject_GC_UnTrack(m); /* it can hold no cycle */
+    }
     m->len = (uint8_t)len;
     memcpy(m->text, text, (size_t)len);
     m->score = score;
