@@ -198,6 +198,25 @@ static PyObject *new_move(PyTypeObject *cls, int score, int horizontal, int star
     return (PyObject *)m;
 }
 
+#define SUB_TILES 8
+#define SPAN_MEMO 256
+
+/* The rack's subsets for span_values() (on the caller's stack: nothing to clear but the
+ * memo's flags): hashed, their jokers, their values in decreasing order, the subsets of
+ * each size (4 tiles or more), and the memo. */
+struct Spans {
+    uint64_t hash[1 << SUB_TILES];
+    uint8_t jokers[1 << SUB_TILES];
+    int8_t values[1 << SUB_TILES][SUB_TILES];
+    uint8_t by_size[SUB_TILES + 1][70]; /* C(8, 4) = 70 */
+    int nsize[SUB_TILES + 1];
+    struct {
+        uint64_t key;
+        int valid, feasible;
+        int values[SUB_TILES];
+    } memo[SPAN_MEMO];
+};
+
 typedef struct {
     int pass; /* 0 horizontal, 1 vertical */
     int row;
@@ -256,6 +275,11 @@ typedef struct {
      * bingo_maybe()) */
     const uint8_t *bingo_bits;
     uint64_t rack_hash;
+    /* with the filter, for racks of at most SUB_TILES tiles (else nsub = 0): every subset of
+     * the rack's tiles (bit i: tile i) hashed, its jokers, its size and its values in
+     * decreasing order; and the memo of span_values() */
+    int nsub;
+    struct Spans *spans;
 } Gen;
 
 /* Index of the edge of `node` carrying `code`, or -1. */
@@ -941,13 +965,10 @@ static PyObject *build_bingo(const uint32_t *edges, Py_ssize_t nedges) {
     return b;
 }
 
-/* Can a word hold the whole rack plus the grid's letters hashed in hb: 0 proves not (the
- * jokers stand for any letter; with more than two, no proof is tried). */
-static int bingo_maybe(const Gen *g, uint64_t hb) {
-    const uint8_t *bits = g->bingo_bits;
-    if (bits == NULL || g->rack_len != g->bingo_tiles) return 1;
-    const uint64_t h = g->rack_hash + hb;
-    switch (g->rack[0]) {
+/* Can a word have the letters hashed in h plus `jokers` letters more: 0 proves not (with more
+ * than two jokers, no proof is tried). */
+static int word_maybe(const uint8_t *bits, uint64_t h, int jokers) {
+    switch (jokers) {
     case 0:
         return (int)BINGO_TEST(bits, h);
     case 1:
@@ -964,11 +985,45 @@ static int bingo_maybe(const Gen *g, uint64_t hb) {
     }
 }
 
+/* Can a word hold the whole rack plus the grid's letters hashed in hb: 0 proves not (the
+ * jokers stand for any letter). */
+static int bingo_maybe(const Gen *g, uint64_t hb) {
+    if (g->bingo_bits == NULL || g->rack_len != g->bingo_tiles) return 1;
+    return word_maybe(g->bingo_bits, g->rack_hash + hb, g->rack[0]);
+}
+
+/* A span of nt free squares whose word also holds the grid's letters hashed in hb takes nt
+ * of the rack's tiles, and some word must have exactly those letters plus the grid's: over
+ * the subsets of nt tiles the filter does not rule out, the highest i-th value for each i
+ * (values[i]: the pairing of these with the squares' multipliers bounds that of every such
+ * subset). NULL when the filter rules them all out: no placement fills that span. */
+static const int *span_values(Gen *g, uint64_t hb, int nt) {
+    struct Spans *sp = g->spans;
+    const uint64_t key = hb ^ ((uint64_t)nt * 0x9E3779B97F4A7C15ULL);
+    const int slot = (int)(key >> 56) & (SPAN_MEMO - 1);
+    if (!sp->memo[slot].valid || sp->memo[slot].key != key) {
+        int *v = sp->memo[slot].values;
+        int feasible = 0;
+        for (int i = 0; i < SUB_TILES; i++) v[i] = 0;
+        for (int k = 0; k < sp->nsize[nt]; k++) {
+            const int m = sp->by_size[nt][k];
+            if (!word_maybe(g->bingo_bits, sp->hash[m] + hb, sp->jokers[m])) continue;
+            feasible = 1;
+            for (int i = 0; i < nt; i++)
+                if (sp->values[m][i] > v[i]) v[i] = sp->values[m][i];
+        }
+        sp->memo[slot].key = key;
+        sp->memo[slot].valid = 1;
+        sp->memo[slot].feasible = feasible;
+    }
+    return sp->memo[slot].feasible ? sp->memo[slot].values : NULL;
+}
+
 /* Upper bound of any placement generated from this anchor: for every span of squares it
  * could cover (left part over `limit` free squares, then right through the grid), the rack's
  * highest values on the squares' highest effective multipliers, plus everything fixed. Cross
  * checks are only used to stop at squares no rack tile can fill. */
-static int shadow_bound(const Gen *g, int p, int row, int a, int limit, const int *rack_values,
+static int shadow_bound(Gen *g, int p, int row, int a, int limit, const int *rack_values,
                         uint32_t rack_letters, const uint8_t *req) {
     const uint8_t *cl = g->cells[p];
     const uint8_t *lm = g->lm[p];
@@ -1042,9 +1097,18 @@ static int shadow_bound(const Gen *g, int p, int row, int a, int limit, const in
             }
             if (c + 1 < SIZE && cl[sq + 1]) continue; /* the word runs on */
             if (req && !covers) continue;
+            const int *vals = rack_values;
+            int bingo = nt == g->bingo_tiles;
+            if (nt >= 4 && g->nsub) {
+                /* only the rack's subsets some word may spell with the grid's letters */
+                vals = span_values(g, hash, nt);
+                if (vals == NULL) continue; /* no word: no placement on this span */
+            } else if (bingo) {
+                bingo = bingo_maybe(g, hash);
+            }
             int total = main_fixed * wmul + cross_fixed;
-            for (int i = 0; i < nt; i++) total += rack_values[i] * eff[i];
-            if (nt == g->bingo_tiles && bingo_maybe(g, hash)) total += g->bingo_bonus;
+            for (int i = 0; i < nt; i++) total += vals[i] * eff[i];
+            if (bingo) total += g->bingo_bonus;
             if (total > best) best = total;
         }
     }
@@ -1273,6 +1337,35 @@ static int load_bingo(Gen *g, const Py_buffer *edges) {
     }
     g->rack_hash = 0;
     for (int i = 1; i < 27; i++) g->rack_hash += (uint64_t)g->rack[i] * letter_hash[i];
+    g->nsub = 0;
+    struct Spans *sp = g->spans;
+    if (g->bingo_bits == NULL || sp == NULL || g->rack_len > SUB_TILES) return 1;
+    int tiles[SUB_TILES], n = 0;
+    for (int i = 0; i < 27; i++)
+        for (int k = 0; k < g->rack[i]; k++) tiles[n++] = i;
+    g->nsub = n;
+    for (int i = 0; i <= SUB_TILES; i++) sp->nsize[i] = 0;
+    for (int i = 0; i < SPAN_MEMO; i++) sp->memo[i].valid = 0;
+    sp->hash[0] = 0;
+    sp->jokers[0] = 0;
+    for (int m = 1; m < (1 << n); m++) {
+        const int low = __builtin_ctz((unsigned)m), prev = m & (m - 1), t = tiles[low];
+        sp->hash[m] = sp->hash[prev] + (t ? letter_hash[t] : 0);
+        sp->jokers[m] = (uint8_t)(sp->jokers[prev] + (t == 0));
+        const int size = __builtin_popcount((unsigned)m);
+        if (size < 4) continue; /* span_values() looks at 4 tiles or more */
+        sp->by_size[size][sp->nsize[size]++] = (uint8_t)m;
+        int k = 0;
+        for (int i = 0; i < n; i++) {
+            if (!(m >> i & 1)) continue;
+            int v = g->values[tiles[i]], j = k++;
+            while (j > 0 && sp->values[m][j - 1] < v) {
+                sp->values[m][j] = sp->values[m][j - 1];
+                j--;
+            }
+            sp->values[m][j] = (int8_t)v;
+        }
+    }
     return 1;
 }
 
@@ -1368,10 +1461,12 @@ static PyObject *generate(PyObject *self, PyObject *args) {
     PyObject *result = NULL;
     Gen *g = PyMem_Calloc(1, sizeof(Gen));
     Anchor *anchors = NULL;
+    struct Spans spans;
     if (g == NULL) {
         PyErr_NoMemory();
         goto done;
     }
+    g->spans = &spans;
     if (!read_buffers(&edges_buf, &cells_buf, &rack_buf, &values_buf, &lm_buf, &wm_buf))
         goto done;
     PyTypeObject *objects = (mode & MOVE_OBJECTS) ? move_class : NULL;
@@ -1729,6 +1824,7 @@ static PyObject *followups(PyObject *self, PyObject *args) {
     PyObject *result = NULL, *out = NULL;
     Gen *g = PyMem_Calloc(1, sizeof(Gen));
     Anchor *anchors = NULL;
+    struct Spans spans;
     uint32_t(*base_mask)[NSQ] = NULL;
     int(*base_score)[NSQ] = NULL;
     CrossMemo *memo = NULL;
@@ -1739,6 +1835,7 @@ static PyObject *followups(PyObject *self, PyObject *args) {
         PyErr_NoMemory();
         goto done;
     }
+    g->spans = &spans; /* the second rack's subsets: the same for every first move */
     if (!read_buffers(&edges_buf, &cells_buf, &rack_buf, &values_buf, &lm_buf, &wm_buf) ||
         !read_bytes(&first_buf, 27, "first_rack"))
         goto done;
