@@ -250,24 +250,20 @@ def fisf_key(move: GeneratedMove, rack_len: int, bag_empty: bool) -> tuple[objec
 
 
 # --- inputs of the raw engines ----------------------------------------------------------
-_RACK_CODES: dict[str, int] = {"?": 0}
-_RACK_CODES.update({chr(64 + i): i for i in range(1, 27)})
-_RACK_CODES.update({chr(96 + i): i for i in range(1, 27)})
 
 
 def parse_rack(rack: str, config: GameConfig) -> bytes:
     """Counts per letter (index 0: jokers, 1–26: A–Z). French errors on bad letters."""
-    # the common case (ASCII letters and ?, all of the game's tiles) without the folding
-    points = config.tileset.points
-    counts = bytearray(27)
+    # the common case (ASCII letters and ?, all of the game's tiles) without the folding:
+    # one translation to the codes, 255 for anything else
     text = rack.strip()
-    for ch in text:
-        code = _RACK_CODES.get(ch, -1)
-        if code < 0 or (code and chr(64 + code) not in points):
-            return _parse_rack_folding(rack, config)
-        counts[code] += 1
-    if text and len(text) <= SIZE:
-        return bytes(counts)
+    if 0 < len(text) <= SIZE and text.isascii():
+        codes = text.encode("ascii").translate(config.tileset.engine_rack_table)
+        if 255 not in codes:
+            counts = bytearray(27)
+            for code in codes:
+                counts[code] += 1
+            return bytes(counts)
     return _parse_rack_folding(rack, config)
 
 
@@ -366,9 +362,12 @@ def _position(
     )
 
 
+_C_WANTED = os.environ.get("ARBITRE_PURE_PYTHON") != "1"  # read once, as scoring.validate
+
+
 def _c_wanted() -> bool:
-    """The compiled engine is used unless ``ARBITRE_PURE_PYTHON=1``."""
-    return os.environ.get("ARBITRE_PURE_PYTHON") != "1"
+    """The compiled engine is used unless ``ARBITRE_PURE_PYTHON=1`` (at import)."""
+    return _C_WANTED
 
 
 def _default_engine() -> RawGenerate:

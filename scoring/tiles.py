@@ -55,6 +55,17 @@ class TileSet:
         letter not in the set)."""
         return bytes([0] + [self.points.get(chr(64 + i), 0) for i in range(1, 27)])
 
+    @cached_property
+    def engine_rack_table(self) -> bytes:
+        """A ``bytes.translate`` table from a rack's ASCII characters to the raw generators'
+        codes: ``?`` 0, a letter of the set (either case) 1–26, anything else 255."""
+        table = bytearray([255] * 256)
+        table[ord(JOKER)] = 0
+        for i in range(1, 27):
+            if chr(64 + i) in self.points:
+                table[64 + i] = table[96 + i] = i
+        return bytes(table)
+
     def value(self, letter: str) -> int:
         """Points of a tile; a lowercase letter (a joker standing for it) is worth 0."""
         if letter == JOKER or letter.islower():
