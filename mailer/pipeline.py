@@ -267,7 +267,13 @@ def _not_accepting_note(session: Session, hints: identify.ProblemHints) -> str |
             "feuille de route.")
 
 
-def _find_player_by_token(session: Session, token: str) -> Player | None:
+def _find_player_by_token(session: Session, token: str,
+                          known: dict[str, Player] | None = None) -> Player | None:
+    """The player holding ``token``; ``known``: the batch's players read by the tokens of
+    its envelope recipients (:func:`_players_by_envelope_token`), looked up first."""
+    player = known.get(token) if known else None
+    if player is not None:
+        return player
     player = session.exec(select(Player).where(Player.token == token)).first()
     if player is None:
         # Some mailers lower-case the whole address; tokens are compared case-insensitively.
@@ -275,6 +281,21 @@ def _find_player_by_token(session: Session, token: str) -> Player | None:
             select(Player).where(sa.func.lower(Player.token) == token.lower())
         ).first()
     return player
+
+
+def _players_by_envelope_token(session: Session, settings: MailSettings,
+                               rows: list[InboundMessage]) -> dict[str, Player]:
+    """For a batch: the players whose token is in an envelope recipient of one of its
+    messages (``feuilles+TOKEN@...``), by token, in one query — the usual way a sheet names
+    its player, so that a batch of sheets does not read its players one query each. A token
+    found elsewhere (headers, subject, another case) is still looked up alone."""
+    tokens = {t for r in rows for a in (r.envelope_to or ())
+              if (t := identify.token_from_address(a, settings.submit_localpart))}
+    if not tokens:
+        return {}
+    return {p.token: p for p in session.exec(
+        select(Player).where(Player.token.in_(tokens))  # type: ignore[attr-defined]
+    ).all()}
 
 
 def _bad_sender_note(address: str, problem: str | None) -> str:
@@ -410,7 +431,8 @@ def identify_player(d: Delivery, verdict: rules.Classification) -> Identified | 
         problems = d.shared["open_problems"] = _open_problems(session)
     listed = [p for p in problems if p.status in CURRENT]
 
-    player = _find_player_by_token(session, token) if token else None
+    player = (_find_player_by_token(session, token, d.shared.get("players_by_token"))
+              if token else None)
     if player is None:
         known = None
         if sender.address and bad_sender is None:
@@ -642,6 +664,7 @@ def _process_loaded(session: Session, settings: MailSettings, ids: list[int],
     todo = [r for r in loaded.values() if r.status == InboundStatus.STORED]
     if todo:
         shared["earlier_copies"] = _earlier_copies(session, todo)
+        shared["players_by_token"] = _players_by_envelope_token(session, settings, todo)
     for inbound_id in ids:
         row = loaded.get(inbound_id)
         if row is None:

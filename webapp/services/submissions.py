@@ -91,7 +91,7 @@ def strip_controls(text: str) -> str:
     return strip_nul(text).translate(_CONTROLS)
 
 
-def _may_take_part(competition_id: int, player_id: Any) -> Any:
+def _may_take_part(competition_id: Any, player_id: Any) -> Any:
     """SQL: registered in the competition, or the competition is open to all."""
     return (
         sa.exists().where(col(Competition.id) == competition_id,
@@ -112,21 +112,28 @@ def setting(name: str, default: int) -> int:
 
 
 
+#: :func:`_check_entry`'s query (registered or open competition; the player's sheets in
+#: the window), built once with its values as parameters: SQLAlchemy reuses its compiled
+#: form instead of building and analysing the same statement for every sheet
+_ENTRY_CHECK = sa.select(
+    _may_take_part(sa.bindparam("competition_id"), sa.bindparam("player_id")),
+    sa.select(sa.func.count(col(Submission.id)))
+    .where(col(Submission.player_id) == sa.bindparam("player_id"),
+           col(Submission.received_at) > sa.bindparam("since"),
+           col(Submission.received_at) <= sa.bindparam("received_at"))
+    .scalar_subquery(),
+)
+
+
 def _check_entry(session: Session, player: Player, problem: Problem,
                  received_at: datetime) -> None:
     """Registration and the per-player rate, in one query; raises :class:`SubmissionRefused`."""
     limit = setting("SUBMISSIONS_PER_WINDOW", 10)
     window = setting("SUBMISSION_WINDOW_SECONDS", 60)
     since = received_at - timedelta(seconds=window)
-    allowed = _may_take_part(problem.competition_id, player.id)
-    recent = (
-        sa.select(sa.func.count(col(Submission.id)))
-        .where(col(Submission.player_id) == player.id,
-               col(Submission.received_at) > since,
-               col(Submission.received_at) <= received_at)
-        .scalar_subquery()
-    )
-    registered, count = session.execute(sa.select(allowed, recent)).one()
+    registered, count = session.execute(_ENTRY_CHECK, {
+        "competition_id": problem.competition_id, "player_id": player.id,
+        "since": since, "received_at": received_at}).one()
     if not registered:
         comp = session.get(Competition, problem.competition_id)
         name = comp.name if comp is not None else "cette compétition"
@@ -192,22 +199,23 @@ def submit_sheet(
     assert player.id is not None and problem.id is not None
     _check_entry(session, player, problem, received_at)
     text = strip_nul(text)
-    refusal = sheets.too_long(problem, text)  # longer than any solution: nothing is stored
+    try:
+        parsed = sheets.parse(problem, text)  # read once, for the bound and for storing
+    except Exception:
+        parsed = None  # _parse below logs it and stores the text with an internal error
+    # longer than any solution: nothing is stored
+    refusal = sheets.too_long(problem, text, parsed=parsed)
     if refusal:
         raise SubmissionRefused(refusal)
     # Web and mail may deliver two sheets of one player at the same instant. A no-op UPDATE
     # of the player row serialises them before the version is read: a row lock on
     # PostgreSQL, the write lock on SQLite (where a SELECT ... FOR UPDATE would lock nothing).
-    session.execute(
-        sa.update(Player)
-        .where(col(Player.id) == player.id)
-        .values(bounce_count=Player.bounce_count)
-    )
+    session.execute(_LOCK_PLAYER, {"player_id": player.id})
     previous = latest_submission(session=session, player_id=player.id, problem_id=problem.id)
     late = is_late(problem, received_at)
     # parsed before the insert (one INSERT with the parsed sheet, not INSERT then UPDATE):
     # _parse never raises, so the raw text is stored whatever the parser makes of it
-    errors, feuille = _parse(text)
+    errors, feuille = _parse(text, parsed)
     sub = Submission(
         problem_id=problem.id,
         player_id=player.id,
@@ -247,9 +255,21 @@ def submit_sheet(
     )
 
 
-def _parse(text: str) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+_PLAYER_TABLE = Player.__table__  # type: ignore[attr-defined]
+#: the no-op UPDATE that serialises one player's sheets, built once (a Core statement on
+#: the table: no ORM evaluation of the session's objects, and SQLAlchemy's compiled form is
+#: reused)
+_LOCK_PLAYER = (sa.update(_PLAYER_TABLE)
+                .where(_PLAYER_TABLE.c.id == sa.bindparam("player_id"))
+                .values(bounce_count=_PLAYER_TABLE.c.bounce_count))
+
+
+def _parse(text: str, parsed: Any = None) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """The sheet's errors and parsed form as stored; ``parsed``: ``parse_feuille(text)``
+    when the caller already has it."""
     try:
-        parsed = parse_feuille(text)
+        if parsed is None:
+            parsed = parse_feuille(text)
     except Exception:  # the parser must never cost a player his sheet
         log.exception("parse_feuille raised")
         return [{"line": 0, "message": "Erreur interne à la lecture de la feuille ; "
