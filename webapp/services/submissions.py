@@ -23,6 +23,7 @@ from typing import Any
 
 import sqlalchemy as sa
 from flask import current_app, has_app_context
+from sqlalchemy.orm import make_transient_to_detached
 from sqlmodel import Session, col, select
 
 from puzzles.feuille import parse_feuille
@@ -230,9 +231,14 @@ def submit_sheet(
         parse_errors=errors,
         feuille=feuille,
     )
+    # the raw text is in before anything that could fail: one INSERT built once, and the
+    # object attached to its row as persistent (no unit-of-work flush, no read back)
+    sub.id = session.execute(_INSERT_SUBMISSION, {
+        c.key: getattr(sub, c.key) for c in _SUBMISSION_TABLE.columns if c.key != "id"
+    }).scalar_one()
+    make_transient_to_detached(sub)
     session.add(sub)
-    session.flush()  # the raw text is in before anything that could fail
-    audit.record(
+    audit.record_now(
         session=session,
         actor=f"player:{player.id}",
         action="submission.received",
@@ -255,6 +261,8 @@ def submit_sheet(
     )
 
 
+_SUBMISSION_TABLE = Submission.__table__  # type: ignore[attr-defined]
+_INSERT_SUBMISSION = sa.insert(_SUBMISSION_TABLE).returning(_SUBMISSION_TABLE.c.id)
 _PLAYER_TABLE = Player.__table__  # type: ignore[attr-defined]
 #: the no-op UPDATE that serialises one player's sheets, built once (a Core statement on
 #: the table: no ORM evaluation of the session's objects, and SQLAlchemy's compiled form is
