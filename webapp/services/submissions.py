@@ -113,10 +113,9 @@ def setting(name: str, default: int) -> int:
 
 
 
-#: :func:`_check_entry`'s query (registered or open competition; the player's sheets in
-#: the window), built once with its values as parameters: SQLAlchemy reuses its compiled
-#: form instead of building and analysing the same statement for every sheet
-_ENTRY_CHECK = sa.select(
+#: :func:`_check_entry`'s two answers (registered or open competition; the player's sheets
+#: in the window)
+_ENTRY_COLUMNS = (
     _may_take_part(sa.bindparam("competition_id"), sa.bindparam("player_id")),
     sa.select(sa.func.count(col(Submission.id)))
     .where(col(Submission.player_id) == sa.bindparam("player_id"),
@@ -124,17 +123,34 @@ _ENTRY_CHECK = sa.select(
            col(Submission.received_at) <= sa.bindparam("received_at"))
     .scalar_subquery(),
 )
+_PLAYER_TABLE = Player.__table__  # type: ignore[attr-defined]
+#: The no-op UPDATE of the player row that serialises his sheets (web and mail may deliver
+#: two at the same instant): a row lock on PostgreSQL, the write lock on SQLite (where a
+#: SELECT ... FOR UPDATE would lock nothing); it RETURNs the entry check's answers, read in
+#: the statement's snapshot as by a SELECT just before it. Built once with its values as
+#: parameters (SQLAlchemy reuses its compiled form), a Core statement on the table (no ORM
+#: evaluation of the session's objects).
+_LOCK_AND_CHECK = (sa.update(_PLAYER_TABLE)
+                   .where(_PLAYER_TABLE.c.id == sa.bindparam("player_id"))
+                   .values(bounce_count=_PLAYER_TABLE.c.bounce_count)
+                   .returning(*_ENTRY_COLUMNS))
+#: the same answers without the lock (a player row that is not there)
+_ENTRY_CHECK = sa.select(*_ENTRY_COLUMNS)
 
 
 def _check_entry(session: Session, player: Player, problem: Problem,
                  received_at: datetime) -> None:
-    """Registration and the per-player rate, in one query; raises :class:`SubmissionRefused`."""
+    """Lock the player's row, and check the registration and the per-player rate in the
+    same statement; raises :class:`SubmissionRefused`."""
     limit = setting("SUBMISSIONS_PER_WINDOW", 10)
     window = setting("SUBMISSION_WINDOW_SECONDS", 60)
     since = received_at - timedelta(seconds=window)
-    registered, count = session.execute(_ENTRY_CHECK, {
-        "competition_id": problem.competition_id, "player_id": player.id,
-        "since": since, "received_at": received_at}).one()
+    params = {"competition_id": problem.competition_id, "player_id": player.id,
+              "since": since, "received_at": received_at}
+    answers = session.execute(_LOCK_AND_CHECK, params).first()
+    if answers is None:
+        answers = session.execute(_ENTRY_CHECK, params).one()
+    registered, count = answers
     if not registered:
         comp = session.get(Competition, problem.competition_id)
         name = comp.name if comp is not None else "cette compétition"
@@ -198,7 +214,7 @@ def submit_sheet(
             f"{format_local(problem.publish_at, problem.timezone)}."
         )
     assert player.id is not None and problem.id is not None
-    _check_entry(session, player, problem, received_at)
+    _check_entry(session, player, problem, received_at)  # and the player's row locked
     text = strip_nul(text)
     try:
         parsed = sheets.parse(problem, text)  # read once, for the bound and for storing
@@ -208,10 +224,7 @@ def submit_sheet(
     refusal = sheets.too_long(problem, text, parsed=parsed)
     if refusal:
         raise SubmissionRefused(refusal)
-    # Web and mail may deliver two sheets of one player at the same instant. A no-op UPDATE
-    # of the player row serialises them before the version is read: a row lock on
-    # PostgreSQL, the write lock on SQLite (where a SELECT ... FOR UPDATE would lock nothing).
-    session.execute(_LOCK_PLAYER, {"player_id": player.id})
+    # the player's row is locked (_check_entry): his latest version cannot change now
     previous = latest_submission(session=session, player_id=player.id, problem_id=problem.id)
     late = is_late(problem, received_at)
     # parsed before the insert (one INSERT with the parsed sheet, not INSERT then UPDATE):
@@ -263,13 +276,6 @@ def submit_sheet(
 
 _SUBMISSION_TABLE = Submission.__table__  # type: ignore[attr-defined]
 _INSERT_SUBMISSION = sa.insert(_SUBMISSION_TABLE).returning(_SUBMISSION_TABLE.c.id)
-_PLAYER_TABLE = Player.__table__  # type: ignore[attr-defined]
-#: the no-op UPDATE that serialises one player's sheets, built once (a Core statement on
-#: the table: no ORM evaluation of the session's objects, and SQLAlchemy's compiled form is
-#: reused)
-_LOCK_PLAYER = (sa.update(_PLAYER_TABLE)
-                .where(_PLAYER_TABLE.c.id == sa.bindparam("player_id"))
-                .values(bounce_count=_PLAYER_TABLE.c.bounce_count))
 
 
 def _parse(text: str, parsed: Any = None) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
