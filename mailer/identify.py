@@ -70,13 +70,15 @@ def token_from_address(address: str, localpart: str) -> str | None:
 
 def find_token(recipients: Iterable[str], msg: Message, localpart: str) -> str | None:
     """The token from the envelope recipients, then address headers, then the subject."""
-    candidates = list(recipients)
-    for name in ("Delivered-To", "X-Original-To", "To", "Cc"):
-        candidates += [a for _, a in getaddresses([header(msg, name)]) if a]
-    for address in candidates:
+    for address in recipients:
         token = token_from_address(address, localpart)
         if token:
-            return token
+            return token  # the usual case: the headers below need not be parsed
+    for name in ("Delivered-To", "X-Original-To", "To", "Cc"):
+        for _, address in getaddresses([header(msg, name)]):
+            token = token_from_address(address, localpart) if address else None
+            if token:
+                return token
     m = _SUBJECT_TOKEN.search(header(msg, "Subject"))
     return m.group(1) if m else None
 

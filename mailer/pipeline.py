@@ -32,6 +32,7 @@ from typing import Any
 
 import sqlalchemy as sa
 from flask import Flask
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, select
 
 from mailer import identify, parse, rules
@@ -267,7 +268,13 @@ def _not_accepting_note(session: Session, hints: identify.ProblemHints) -> str |
             "feuille de route.")
 
 
-def _find_player_by_token(session: Session, token: str) -> Player | None:
+def _find_player_by_token(session: Session, token: str,
+                          known: dict[str, Player] | None = None) -> Player | None:
+    """The player holding ``token``; ``known``: the batch's players read by the tokens of
+    its envelope recipients (:func:`_players_by_envelope_token`), looked up first."""
+    player = known.get(token) if known else None
+    if player is not None:
+        return player
     player = session.exec(select(Player).where(Player.token == token)).first()
     if player is None:
         # Some mailers lower-case the whole address; tokens are compared case-insensitively.
@@ -275,6 +282,21 @@ def _find_player_by_token(session: Session, token: str) -> Player | None:
             select(Player).where(sa.func.lower(Player.token) == token.lower())
         ).first()
     return player
+
+
+def _players_by_envelope_token(session: Session, settings: MailSettings,
+                               rows: list[InboundMessage]) -> dict[str, Player]:
+    """For a batch: the players whose token is in an envelope recipient of one of its
+    messages (``feuilles+TOKEN@...``), by token, in one query — the usual way a sheet names
+    its player, so that a batch of sheets does not read its players one query each. A token
+    found elsewhere (headers, subject, another case) is still looked up alone."""
+    tokens = {t for r in rows for a in (r.envelope_to or ())
+              if (t := identify.token_from_address(a, settings.submit_localpart))}
+    if not tokens:
+        return {}
+    return {p.token: p for p in session.exec(
+        select(Player).where(Player.token.in_(tokens))  # type: ignore[attr-defined]
+    ).all()}
 
 
 def _bad_sender_note(address: str, problem: str | None) -> str:
@@ -410,7 +432,8 @@ def identify_player(d: Delivery, verdict: rules.Classification) -> Identified | 
         problems = d.shared["open_problems"] = _open_problems(session)
     listed = [p for p in problems if p.status in CURRENT]
 
-    player = _find_player_by_token(session, token) if token else None
+    player = (_find_player_by_token(session, token, d.shared.get("players_by_token"))
+              if token else None)
     if player is None:
         known = None
         if sender.address and bad_sender is None:
@@ -642,6 +665,8 @@ def _process_loaded(session: Session, settings: MailSettings, ids: list[int],
     todo = [r for r in loaded.values() if r.status == InboundStatus.STORED]
     if todo:
         shared["earlier_copies"] = _earlier_copies(session, todo)
+        shared["players_by_token"] = _players_by_envelope_token(session, settings, todo)
+    finished: list[tuple[int, dict[str, Any]]] = []  # rows' outcomes written at the end
     for inbound_id in ids:
         row = loaded.get(inbound_id)
         if row is None:
@@ -653,6 +678,9 @@ def _process_loaded(session: Session, settings: MailSettings, ids: list[int],
             with session.begin_nested() if savepoints else contextlib.nullcontext():
                 _process_in(session, settings, row, shared)
                 session.add(row)
+                changes = None if savepoints else _take_outcome(row)
+                if changes is not None:
+                    finished.append((inbound_id, changes))
                 session.flush()
         except Exception as exc:
             if not savepoints:
@@ -662,6 +690,52 @@ def _process_loaded(session: Session, settings: MailSettings, ids: list[int],
             _quarantine(row, exc)
             session.add(row)
         result[inbound_id] = row.status
+    _write_outcomes(session, finished)
+
+
+#: the inbound row's columns the stages set (its outcome, the player, problem and sheet
+#: it led to): written for the whole batch at its end (:func:`_take_outcome`)
+_OUTCOME_COLUMNS = frozenset({"status", "error", "processed_at", "player_id", "problem_id",
+                              "submission_id"})
+
+
+def _take_outcome(row: InboundMessage) -> dict[str, Any] | None:
+    """The row's changed columns when they are only :data:`_OUTCOME_COLUMNS` (else None:
+    the row is flushed as usual), now marked as written in the session, for
+    :func:`_write_outcomes` — one ``UPDATE`` for the batch's rows (an executemany, one
+    round trip on PostgreSQL) instead of one flushed ``UPDATE`` a message. The object
+    keeps its values (the later messages of the batch read them, e.g. the duplicates);
+    should the batch fail, the caller rolls back and expires everything."""
+    state = sa.inspect(row)
+    keys = set(state.committed_state)
+    if not keys or not keys <= _OUTCOME_COLUMNS:
+        return None
+    changes = {key: getattr(row, key) for key in sorted(keys)}
+    for key, value in changes.items():
+        set_committed_value(row, key, value)
+    return changes
+
+
+def _write_outcomes(session: Session, finished: list[tuple[int, dict[str, Any]]]) -> None:
+    """The rows' outcomes of :func:`_take_outcome`: one executemany ``UPDATE`` per set of
+    columns (in practice one for the batch)."""
+    table = InboundMessage.__table__  # type: ignore[attr-defined]
+    groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for inbound_id, changes in finished:
+        params = {f"new_{k}": v for k, v in changes.items()}
+        params["row_id"] = inbound_id
+        groups.setdefault(tuple(changes), []).append(params)
+    for keys, params_list in groups.items():
+        stmt = _OUTCOME_UPDATES.get(keys)
+        if stmt is None:
+            stmt = _OUTCOME_UPDATES[keys] = (
+                sa.update(table).where(table.c.id == sa.bindparam("row_id"))
+                .values({k: sa.bindparam(f"new_{k}") for k in keys}))
+        session.execute(stmt, params_list)
+
+
+#: :func:`_write_outcomes`' statements by set of columns, built once each
+_OUTCOME_UPDATES: dict[tuple[str, ...], Any] = {}
 
 
 def _process_rows(session: Session, settings: MailSettings, ids: list[int],

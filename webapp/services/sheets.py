@@ -29,13 +29,14 @@ def parse(problem: Problem, text: str) -> Any:
     return parse_feuille(text)
 
 
-def too_long(problem: Problem, text: str) -> str | None:
-    """French refusal when ``text`` holds more lines than the problem's bound."""
+def too_long(problem: Problem, text: str, *, parsed: Any = None) -> str | None:
+    """French refusal when ``text`` holds more lines than the problem's bound; ``parsed``:
+    :func:`parse` of ``text`` when the caller already has it (read once)."""
     try:
         puzzle = puzzle_of(problem)
     except (ValueError, KeyError, TypeError):
         return None  # a damaged problem row: the arbitre sees it; the sheet is still taken
-    return limit_message(puzzle, parse(problem, text))
+    return limit_message(puzzle, parsed if parsed is not None else parse(problem, text))
 
 
 @dataclass

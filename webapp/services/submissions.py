@@ -23,6 +23,7 @@ from typing import Any
 
 import sqlalchemy as sa
 from flask import current_app, has_app_context
+from sqlalchemy.orm import make_transient_to_detached
 from sqlmodel import Session, col, select
 
 from puzzles.feuille import parse_feuille
@@ -91,7 +92,7 @@ def strip_controls(text: str) -> str:
     return strip_nul(text).translate(_CONTROLS)
 
 
-def _may_take_part(competition_id: int, player_id: Any) -> Any:
+def _may_take_part(competition_id: Any, player_id: Any) -> Any:
     """SQL: registered in the competition, or the competition is open to all."""
     return (
         sa.exists().where(col(Competition.id) == competition_id,
@@ -112,21 +113,44 @@ def setting(name: str, default: int) -> int:
 
 
 
+#: :func:`_check_entry`'s two answers (registered or open competition; the player's sheets
+#: in the window)
+_ENTRY_COLUMNS = (
+    _may_take_part(sa.bindparam("competition_id"), sa.bindparam("player_id")),
+    sa.select(sa.func.count(col(Submission.id)))
+    .where(col(Submission.player_id) == sa.bindparam("player_id"),
+           col(Submission.received_at) > sa.bindparam("since"),
+           col(Submission.received_at) <= sa.bindparam("received_at"))
+    .scalar_subquery(),
+)
+_PLAYER_TABLE = Player.__table__  # type: ignore[attr-defined]
+#: The no-op UPDATE of the player row that serialises his sheets (web and mail may deliver
+#: two at the same instant): a row lock on PostgreSQL, the write lock on SQLite (where a
+#: SELECT ... FOR UPDATE would lock nothing); it RETURNs the entry check's answers, read in
+#: the statement's snapshot as by a SELECT just before it. Built once with its values as
+#: parameters (SQLAlchemy reuses its compiled form), a Core statement on the table (no ORM
+#: evaluation of the session's objects).
+_LOCK_AND_CHECK = (sa.update(_PLAYER_TABLE)
+                   .where(_PLAYER_TABLE.c.id == sa.bindparam("player_id"))
+                   .values(bounce_count=_PLAYER_TABLE.c.bounce_count)
+                   .returning(*_ENTRY_COLUMNS))
+#: the same answers without the lock (a player row that is not there)
+_ENTRY_CHECK = sa.select(*_ENTRY_COLUMNS)
+
+
 def _check_entry(session: Session, player: Player, problem: Problem,
                  received_at: datetime) -> None:
-    """Registration and the per-player rate, in one query; raises :class:`SubmissionRefused`."""
+    """Lock the player's row, and check the registration and the per-player rate in the
+    same statement; raises :class:`SubmissionRefused`."""
     limit = setting("SUBMISSIONS_PER_WINDOW", 10)
     window = setting("SUBMISSION_WINDOW_SECONDS", 60)
     since = received_at - timedelta(seconds=window)
-    allowed = _may_take_part(problem.competition_id, player.id)
-    recent = (
-        sa.select(sa.func.count(col(Submission.id)))
-        .where(col(Submission.player_id) == player.id,
-               col(Submission.received_at) > since,
-               col(Submission.received_at) <= received_at)
-        .scalar_subquery()
-    )
-    registered, count = session.execute(sa.select(allowed, recent)).one()
+    params = {"competition_id": problem.competition_id, "player_id": player.id,
+              "since": since, "received_at": received_at}
+    answers = session.execute(_LOCK_AND_CHECK, params).first()
+    if answers is None:
+        answers = session.execute(_ENTRY_CHECK, params).one()
+    registered, count = answers
     if not registered:
         comp = session.get(Competition, problem.competition_id)
         name = comp.name if comp is not None else "cette compétition"
@@ -190,24 +214,22 @@ def submit_sheet(
             f"{format_local(problem.publish_at, problem.timezone)}."
         )
     assert player.id is not None and problem.id is not None
-    _check_entry(session, player, problem, received_at)
+    _check_entry(session, player, problem, received_at)  # and the player's row locked
     text = strip_nul(text)
-    refusal = sheets.too_long(problem, text)  # longer than any solution: nothing is stored
+    try:
+        parsed = sheets.parse(problem, text)  # read once, for the bound and for storing
+    except Exception:
+        parsed = None  # _parse below logs it and stores the text with an internal error
+    # longer than any solution: nothing is stored
+    refusal = sheets.too_long(problem, text, parsed=parsed)
     if refusal:
         raise SubmissionRefused(refusal)
-    # Web and mail may deliver two sheets of one player at the same instant. A no-op UPDATE
-    # of the player row serialises them before the version is read: a row lock on
-    # PostgreSQL, the write lock on SQLite (where a SELECT ... FOR UPDATE would lock nothing).
-    session.execute(
-        sa.update(Player)
-        .where(col(Player.id) == player.id)
-        .values(bounce_count=Player.bounce_count)
-    )
+    # the player's row is locked (_check_entry): his latest version cannot change now
     previous = latest_submission(session=session, player_id=player.id, problem_id=problem.id)
     late = is_late(problem, received_at)
     # parsed before the insert (one INSERT with the parsed sheet, not INSERT then UPDATE):
     # _parse never raises, so the raw text is stored whatever the parser makes of it
-    errors, feuille = _parse(text)
+    errors, feuille = _parse(text, parsed)
     sub = Submission(
         problem_id=problem.id,
         player_id=player.id,
@@ -222,9 +244,14 @@ def submit_sheet(
         parse_errors=errors,
         feuille=feuille,
     )
+    # the raw text is in before anything that could fail: one INSERT built once, and the
+    # object attached to its row as persistent (no unit-of-work flush, no read back)
+    sub.id = session.execute(_INSERT_SUBMISSION, {
+        c.key: getattr(sub, c.key) for c in _SUBMISSION_TABLE.columns if c.key != "id"
+    }).scalar_one()
+    make_transient_to_detached(sub)
     session.add(sub)
-    session.flush()  # the raw text is in before anything that could fail
-    audit.record(
+    audit.record_now(
         session=session,
         actor=f"player:{player.id}",
         action="submission.received",
@@ -247,9 +274,16 @@ def submit_sheet(
     )
 
 
-def _parse(text: str) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+_SUBMISSION_TABLE = Submission.__table__  # type: ignore[attr-defined]
+_INSERT_SUBMISSION = sa.insert(_SUBMISSION_TABLE).returning(_SUBMISSION_TABLE.c.id)
+
+
+def _parse(text: str, parsed: Any = None) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """The sheet's errors and parsed form as stored; ``parsed``: ``parse_feuille(text)``
+    when the caller already has it."""
     try:
-        parsed = parse_feuille(text)
+        if parsed is None:
+            parsed = parse_feuille(text)
     except Exception:  # the parser must never cost a player his sheet
         log.exception("parse_feuille raised")
         return [{"line": 0, "message": "Erreur interne à la lecture de la feuille ; "

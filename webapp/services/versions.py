@@ -7,17 +7,26 @@ from __future__ import annotations
 
 from datetime import datetime
 
+import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from webapp.models import Problem, Ruling, RulingKind, Submission
 
 
+#: the latest version of one player's sheet for one problem, built once with its values as
+#: parameters (SQLAlchemy reuses its compiled form: it runs for every sheet received)
+_LATEST = (
+    select(Submission)
+    .where(Submission.player_id == sa.bindparam("player_id"),
+           Submission.problem_id == sa.bindparam("problem_id"))
+    .order_by(col(Submission.version).desc())
+    .limit(1)  # without it every version (JSON columns decoded) is fetched to keep one
+)
+
+
 def latest_submission(*, session: Session, player_id: int, problem_id: int) -> Submission | None:
     return session.exec(
-        select(Submission)
-        .where(Submission.player_id == player_id, Submission.problem_id == problem_id)
-        .order_by(col(Submission.version).desc())
-        .limit(1)  # without it every version (JSON columns decoded) is fetched to keep one
+        _LATEST, params={"player_id": player_id, "problem_id": problem_id}
     ).first()
 
 
