@@ -26,6 +26,17 @@ def test_excerpt_is_the_top_then_the_players_place() -> None:
     assert ranking_excerpt(ROWS, 3, top=5)[-1]["name"] == "(et 95 autres)"
 
 
+def test_excerpt_with_positions_is_the_excerpt_searched_row_by_row() -> None:
+    # ties (two rows of rank 4, three of rank 40) and a rank not in the ranking
+    tied = [{"rank": r, "name": f"J{i}", "score": 0, "percent": None}
+            for i, r in enumerate([1, 2, 3, 4, 4, 6, *range(7, 40), 40, 40, 40, *range(43, 90)])]
+    positions = notify.rank_positions(tied)
+    assert positions[4] == 3 and positions[40] == 39
+    for rank in [*range(0, 92), None]:
+        assert ranking_excerpt(tied, rank, top=5, positions=positions) == \
+            ranking_excerpt(tied, rank, top=5)
+
+
 @pytest.mark.db
 def test_enqueue_is_idempotent_by_dedupe_key(ctx, db_session: Session) -> None:
     first = notify.enqueue(session=db_session, kind="login", to_addr="ana@example.ro",

@@ -192,6 +192,7 @@ def final_notices(s: Session, game: DuplicateGame) -> int:
                      "percent": r["percent"], "warning_deduction": r.get("warning_deduction", 0),
                      "tied": r["tied"]}
                     for r in ranking]
+    positions = notify.rank_positions(excerpt_rows)
 
     def context(p: Player) -> Context:
         row = row_of[p.id or 0]
@@ -200,7 +201,8 @@ def final_notices(s: Session, game: DuplicateGame) -> int:
                 "rank": row["rank"], "tied": row["tied"], "percent": row["percent"],
                 "warning_deduction": row.get("warning_deduction", 0),
                 "total_label": total_label(game),
-                "ranking": notify.ranking_excerpt(excerpt_rows, row["rank"]),
+                "ranking": notify.ranking_excerpt(excerpt_rows, row["rank"],
+                                                       positions=positions),
                 "game_url": game_url(game)}
 
     return notify.fan_out(  # in the order of the ranking
