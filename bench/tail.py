@@ -40,8 +40,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from _common import free_port  # bench/_common.py (a bench script runs from bench/)
-from burst import (CODE, SECRET, Sink, cpu_now, db_state, db_url, loadavg, reschedule, seed,
-                   server_env, start_server)
+from burst import (
+    CODE,
+    SECRET,
+    Sink,
+    cpu_now,
+    db_state,
+    db_url,
+    loadavg,
+    reschedule,
+    seed,
+    server_env,
+    start_server,
+)
 from web import recreate_database
 
 ROOT = Path(__file__).resolve().parents[1]

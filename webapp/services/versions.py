@@ -12,7 +12,6 @@ from sqlmodel import Session, col, select
 
 from webapp.models import Problem, Ruling, RulingKind, Submission
 
-
 #: the latest version of one player's sheet for one problem, built once with its values as
 #: parameters (SQLAlchemy reuses its compiled form: it runs for every sheet received)
 _LATEST = (
