@@ -219,6 +219,26 @@ def start_server(env: dict[str, str], port: int, workers: int,
     raise RuntimeError("arbitre serve did not answer within 120 s")
 
 
+def shutdown(server: subprocess.Popen[bytes], relay: Any, *, db: str, keep: bool,
+             helper: subprocess.Popen[bytes] | None = None) -> None:
+    """End a bench run: the helper process (load generator, profiler) killed if still
+    running, the server's process group stopped (SIGTERM, then SIGKILL after 30 s), the
+    relay stopped, and the database dropped unless ``keep``."""
+    if helper is not None and helper.poll() is None:
+        helper.kill()
+    os.killpg(server.pid, signal.SIGTERM)
+    try:
+        server.wait(30)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.pid, signal.SIGKILL)
+    relay.stop()
+    if not keep:
+        try:
+            recreate_database(name=db, create=False)
+        except Exception as exc:  # leaving a bench database behind is not fatal
+            print("   (base non supprimée :", exc, ")")
+
+
 def _tree(pid: int) -> list[int]:
     out = [pid]
     for task in Path(f"/proc/{pid}/task").glob("*"):
@@ -484,19 +504,7 @@ def main(argv: list[str] | None = None) -> int:
                done_at, cpu0, cpu1, load0, load_window_end, load_end, loads)
         ok = all(v for v in LAST_CHECKS.values())
     finally:
-        if client is not None and client.poll() is None:
-            client.kill()
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-        relay.stop()
-        if not args.keep:
-            try:
-                recreate_database(name=args.db, create=False)
-            except Exception as exc:  # leaving a bench database behind is not fatal
-                print("   (base non supprimée :", exc, ")")
+        shutdown(server, relay, db=args.db, keep=args.keep, helper=client)
     return 0 if ok else 1
 
 

@@ -9,9 +9,10 @@ one leaves the rush out so the tail is measured on a quiet server, and repeatabl
 
 1. recreates ``--db`` and seeds it as ``bench/burst.py`` does (its ``seed``: one open
    *Intégral partiel*, ``--players`` registered players, 40 engine-played sheets);
-2. stores every player's sheet through ``submissions.submit_sheet`` (web channel, received
-   in time) in this process, 500 per transaction, their receipts marked ``sent`` (the
-   outbox holds them, as after a real rush, but the sink does not wait for them);
+2. stores every player's sheet, received in time (web channel): the first player of each
+   distinct sheet through ``submissions.submit_sheet``, the others as copies of those rows,
+   500 per ``INSERT``; their receipts marked ``sent`` (the outbox holds them, as after a
+   real rush, but the sink does not wait for them);
 3. starts an aiosmtpd sink for the relay and ``arbitre serve --production --no-demo``
    (default settings but the addresses), then moves the deadline to ``--lead`` seconds
    from now (``problems.reschedule``: the scheduler hears of it);
@@ -29,7 +30,6 @@ processes) with py-spy from the deadline to the last mail (``pip install py-spy`
 from __future__ import annotations
 
 import argparse
-import os
 import signal
 import subprocess
 import sys
@@ -51,6 +51,7 @@ from burst import (
     reschedule,
     seed,
     server_env,
+    shutdown,
     start_server,
 )
 from web import recreate_database
@@ -213,19 +214,7 @@ def main(argv: list[str] | None = None) -> int:
         outbox = state["outbox"]
         print(f"   outbox : {dict(sorted(outbox.items()))}")
     finally:
-        if spy is not None and spy.poll() is None:
-            spy.kill()
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-        relay.stop()
-        if not args.keep:
-            try:
-                recreate_database(name=args.db, create=False)
-            except Exception as exc:
-                print("   (base non supprimée :", exc, ")")
+        shutdown(server, relay, db=args.db, keep=args.keep, helper=spy)
     return 0 if ok else 1
 
 
