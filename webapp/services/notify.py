@@ -437,17 +437,14 @@ def ranking_excerpt(
     """The ranking as a results mail shows it: the first ``RESULTS_MAIL_TOP`` rows, then the
     player's own place with ``around`` neighbours (the full ranking is on the site). Keeps
     each mail small, and the whole batch linear in the number of players: a fan-out passes
-    ``positions`` (:func:`rank_positions` of the same ``rows``, built once), else the place
-    is searched for row by row — once per mail of 10,000, that search was a tenth of the
-    deadline's tail (``bench/tail.py``)."""
+    ``positions`` (:func:`rank_positions` of the same ``rows``, built once; a single call
+    builds it itself) — searched row by row once per mail of 10,000, the place was a tenth
+    of the deadline's tail (``bench/tail.py``)."""
     top = int(_setting("RESULTS_MAIL_TOP", 30)) if top is None else top
     if len(rows) <= top:
         return rows
     shown = set(range(top))
-    if positions is not None:
-        mine = positions.get(rank)
-    else:
-        mine = next((i for i, r in enumerate(rows) if r["rank"] == rank), None)
+    mine = (positions if positions is not None else rank_positions(rows)).get(rank)
     if mine is not None:
         shown.update(range(max(0, mine - around), min(len(rows), mine + around + 1)))
     out: list[dict[str, Any]] = []
