@@ -22,6 +22,7 @@ from sqlmodel import Session, col, select
 
 from tests.browser.test_duplicate_board import running_game  # noqa: F401 (fixture)
 from tests.browser.test_player_flow import sign_in_by_link
+from tests.waiting import wait_for
 from webapp.db import get_engine
 from webapp.models import DuplicateEntry, OutboxKind, OutboxMessage
 
@@ -104,6 +105,9 @@ def test_without_the_guard_a_double_click_is_two_versions(
     assert arrived.wait(30)
     release.set()
     expect(page.locator(".flash.success")).to_contain_text("Bulletin reçu.")
+    # the flash the page shows is the second post's (not held): the first, released above,
+    # may still be storing its version when it appears — wait for it, then pin both
+    wait_for(lambda: len(_entries(app)) >= 2)
     assert _entries(app) == ["H7 ZA 22", "H7 ZA 22"]
 
 
