@@ -99,9 +99,12 @@ def test_every_package_the_script_installs_is_checked(tmp_path: Path) -> None:
 
 
 def test_a_lock_never_released_ends_after_the_bound(tmp_path: Path) -> None:
-    proc, calls = run(tmp_path, missing="chromium", locked_calls=10**6, lock_wait=1)
+    # a bound of 3 s: bash's SECONDS counts whole seconds from the shell's start, so a bound
+    # of 1 s can be over after the first attempt (at a tick, or on a busy machine) and the
+    # retry this test checks would never come; 3 s leaves at least 2 s of retries
+    proc, calls = run(tmp_path, missing="chromium", locked_calls=10**6, lock_wait=3)
     assert proc.returncode == 1
-    assert "apt is still locked by another package manager after 1 s" in proc.stderr
+    assert "apt is still locked by another package manager after 3 s" in proc.stderr
     assert "Could not get lock /var/lib/dpkg/lock-frontend" in proc.stderr
     assert len(calls) >= 2 and all(c.endswith("update -qq") for c in calls)
 
