@@ -2,6 +2,17 @@
 
     .venv/bin/python bench/burst.py [--players 1000] [--window 600] [--workers 2]
                                     [--web-share 0.5] [--db arbitre_bench_burst] [--keep]
+                                    [--game sheet|duplicate]
+
+``--game sheet`` (the default) is a one-sheet problem's deadline, described below step by
+step; ``--game duplicate`` is a FISF Duplicate round's close instead: round 1 of a two-round
+game on the bundled list drawn 13 hours earlier (its draw notices and reminders sent before
+the window opens), each player's bulletin one of the round's 40 best moves, posted on the
+game's page (sign-in page, sign-in, game page, bulletin) or mailed with the game's code in
+the subject; round 1's close is moved into the window (the bench writes ``closes_at`` and
+tells the scheduler); after it: the close, the correction, the publication with one results
+mail per player, and round 2's draw with its notices (printed apart; « done » is the last
+results mail).
 
 What it does, all on 127.0.0.1 (the machine is shared: every figure is printed with the
 load average it was measured at):
@@ -64,6 +75,7 @@ import threading
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from email.parser import BytesHeaderParser
@@ -81,6 +93,43 @@ SECRET = "bench-burst-secret"
 PASSWORD = "banc-essai-2026"
 DOMAIN = "arbitre.test"
 CODE = "RUSH"
+
+
+@dataclass(frozen=True)
+class Game:
+    """What differs between the two bursts (``--game``): a one-sheet problem's deadline
+    (sheets, the verifier, the provisional ranking) and a Duplicate round's close
+    (bulletins, the correction, the round's results and the next draw)."""
+
+    form_path: str  # the page with the form (formatted with the code)
+    post_path: str  # where the form posts
+    field: str  # the form's text field
+    post_step: str  # the timed name of the post
+    subject: str  # the SMTP Subject
+    results_kind: str  # the X-Arbitre-Kind of a player's results mail
+    steps: tuple[tuple[str, str], ...]  # (label, audit action) of the deadline's steps
+    ranked_step: str  # the step after which the results are composed
+    before: tuple[tuple[str, int], ...]  # mails per player sent before the window opens
+    after: tuple[tuple[str, int], ...]  # other mails per player after the deadline
+
+
+GAMES = {
+    "sheet": Game(
+        form_path="/joueur/problemes/{code}/envoyer", post_path="/joueur/problemes/{code}/envoyer",
+        field="feuille", post_step="envoi de la feuille", subject="Problème : {code}",
+        results_kind="results",
+        steps=(("clos", "problem.close"), ("vérifié", "problem.verify"),
+               ("classement provisoire", "problem.provisional")),
+        ranked_step="problem.provisional", before=(), after=()),
+    "duplicate": Game(
+        form_path="/duplicate/{code}", post_path="/duplicate/{code}/bulletin",
+        field="bulletin", post_step="envoi du bulletin", subject="Bulletin {code}",
+        results_kind="duplicate_results",
+        steps=(("clos", "duplicate.close"), ("corrigé", "duplicate.correct"),
+               ("résultats publiés", "duplicate.publish"), ("tour 2 tiré", "duplicate.draw")),
+        ranked_step="duplicate.publish",
+        before=(("duplicate_draw", 1), ("reminder", 1)), after=(("duplicate_draw", 1),)),
+}
 
 
 def db_url(name: str) -> str:
@@ -169,6 +218,74 @@ def seed(name: str, players: int) -> dict[str, Any]:
                              "sheet": sheets[rng.randrange(len(sheets))]})
     get_engine(app).dispose()
     return {"plan": plan, "instance": env["ARBITRE_INSTANCE_PATH"]}
+
+
+def seed_duplicate(name: str, players: int) -> dict[str, Any]:
+    """The database at head, a competition, the players and a FISF Duplicate of two rounds
+    on the bundled French list, its round 1 drawn (a secret seed, as every game) with its
+    draw notices and reminders queued (drawn 13 hours ago for a day's round: the reminders,
+    ``DUPLICATE_REMINDER_HOURS`` before the close, are due now, so they are sent before the
+    window opens, as they would be hours before a real close); each player's bulletin is one
+    of the round's 40 best moves as a player writes it (« H8 WORD 22 »). Everything through
+    the services."""
+    env = server_env(name, instance=tempfile.mkdtemp(prefix="arbitre-burst-seed-"))
+    subprocess.run([sys.executable, "-m", "arbitre_cli", "db", "upgrade"], cwd=str(ROOT),
+                   env=dict(os.environ, **env), check=True, capture_output=True)
+    from sqlmodel import Session, select
+    from werkzeug.security import generate_password_hash
+
+    from puzzles.duplicate import DuplicateSettings
+    from scoring.board import Board
+    from scoring.movegen import best
+    from scoring.notation import format_ref
+    from webapp import create_app
+    from webapp.db import get_engine
+    from webapp.models import DuplicateRound, Player, Registration
+    from webapp.services import clock, duplicate, lifecycle, problems
+    from webapp.services.players import new_token
+    from webapp.services.stored import round_draw_of
+
+    app = create_app({"DATABASE_URL": db_url(name), "SCHEDULER_ENABLED": False,
+                      "SECRET_KEY": SECRET, "INSTANCE_PATH": env["ARBITRE_INSTANCE_PATH"]})
+    pw_hash = generate_password_hash(PASSWORD, method="pbkdf2:sha256:1000")
+    rng = random.Random(23)
+    plan: list[dict[str, Any]] = []
+    with app.app_context(), Session(get_engine(app), expire_on_commit=False) as s:
+        comp = problems.create_competition(session=s, slug="rush", name="Banc d'échéance")
+        drawn = clock.now() - timedelta(hours=13)
+        game = duplicate.create_game(
+            session=s, competition=comp, title="Duplicate du banc", code=CODE,
+            settings=DuplicateSettings(lang="fr", rounds=2),
+            rhythm={"kind": "hours", "hours": 24}, starts_at=drawn, actor="bench")
+        chunks: list[list[Player]] = []
+        for start in range(0, players, 500):
+            chunk = [Player(name=f"Joueur {i:05d}", club=f"Club {i % 37}",
+                            email=f"j{i:05d}@bench.example", token=new_token(),
+                            password_hash=pw_hash)
+                     for i in range(start, min(players, start + 500))]
+            s.add_all(chunk)
+            s.flush()
+            s.add_all([Registration(competition_id=comp.id, player_id=p.id) for p in chunk])
+            s.commit()
+            chunks.append(chunk)
+    with app.app_context():
+        assert lifecycle.run_due(now=drawn) == [f"draw:{CODE}:1"]
+    with app.app_context(), Session(get_engine(app), expire_on_commit=False) as s:
+        rnd = s.exec(select(DuplicateRound).where(DuplicateRound.number == 1)).one()
+        game = s.get(type(game), game.id)
+        assert game is not None
+        rack = duplicate.game_of(game).rack_letters(round_draw_of(rnd))
+        moves = best(Board.from_cgp(rnd.grid_before), rack, duplicate.config_of(game), n=40)
+        bulletins = [f"{format_ref(m.ref)} {m.word} {m.score}" for m in moves]
+    with app.app_context():
+        assert lifecycle.run_due(now=clock.now()) == [f"remind:{CODE}:1"]
+    for chunk in chunks:
+        for p in chunk:
+            plan.append({"i": len(plan), "kind": "", "email": p.email, "token": p.token,
+                         "sheet": bulletins[rng.randrange(len(bulletins))]})
+    get_engine(app).dispose()
+    return {"plan": plan, "instance": env["ARBITRE_INSTANCE_PATH"], "rack": rack,
+            "bulletins": len(bulletins), "top": bulletins[0]}
 
 
 def assign_channels(plan: list[dict[str, Any]], web_n: int) -> None:
@@ -267,6 +384,9 @@ def run_clients(plan_path: Path, out_path: Path) -> int:
     job = json.loads(plan_path.read_text())
     start = job["window_start"]
     web_port, smtp_port = job["web_port"], job["smtp_port"]
+    game = GAMES[job["game"]]
+    form_path = game.form_path.format(code=job["code"])
+    post_path = game.post_path.format(code=job["code"])
     results: list[dict[str, Any]] = []
     lock = threading.Lock()
 
@@ -284,21 +404,17 @@ def run_clients(plan_path: Path, out_path: Path) -> int:
             r["times"]["connexion"] = dt
             if status != 302:
                 raise RuntimeError(f"sign-in HTTP {status}")
-            path = f"/joueur/problemes/{job['code']}/envoyer"
-            status, text, _, dt = c.request("GET", path)
+            status, text, _, dt = c.request("GET", form_path)
             r["times"]["formulaire"] = dt
             token = TOKEN_RE.search(text)
             if status != 200 or not token:
                 raise RuntimeError(f"form HTTP {status}")
-            status, _, headers, dt = c.request("POST", path, {
-                "feuille": p["sheet"], "csrf_token": token.group(1)})
-            r["times"]["envoi de la feuille"] = dt
+            status, _, headers, dt = c.request("POST", post_path, {
+                game.field: p["sheet"], "csrf_token": token.group(1)})
+            r["times"][game.post_step] = dt
             r["answered_at"] = time.time()
-            if status != 302 or "/recu" not in headers.get("Location", "") and \
-                    "accuse" not in headers.get("Location", ""):
-                r["location"] = headers.get("Location", "")
             if status != 302:
-                raise RuntimeError(f"sheet post HTTP {status}")
+                raise RuntimeError(f"{game.field} post HTTP {status}")
         except Exception as exc:  # counted and printed, never hidden
             r["error"] = f"{type(exc).__name__}: {exc}"
         finally:
@@ -311,7 +427,7 @@ def run_clients(plan_path: Path, out_path: Path) -> int:
         msg = EmailMessage()
         msg["From"] = f"Joueur {p['i']:05d} <{p['email']}>"
         msg["To"] = f"feuilles+{p['token']}@{DOMAIN}"
-        msg["Subject"] = f"Problème : {job['code']}"
+        msg["Subject"] = game.subject.format(code=job["code"])
         msg["Message-ID"] = mid
         msg.set_content(f"Bonjour,\n{p['sheet']}\n-- \nJoueur\n")
         try:
@@ -357,36 +473,47 @@ def ms(x: float) -> str:
     return f"{x * 1000:.0f} ms"
 
 
-def db_state(name: str) -> dict[str, Any]:
+def db_state(name: str, game: Game) -> dict[str, Any]:
+    """The problem's (or round 1's) status, when each deadline step was recorded (the audit
+    log's time: the last of each action), the outbox by kind and status."""
     import psycopg
 
+    dup = game is GAMES["duplicate"]
     with psycopg.connect(db_url(name).replace("+psycopg", ""), autocommit=True) as conn:
-        status = conn.execute("SELECT status FROM problem WHERE code = %s", (CODE,)).fetchone()
+        status = conn.execute(
+            "SELECT status FROM duplicate_round WHERE number = 1" if dup else
+            "SELECT status FROM problem WHERE code = %s", () if dup else (CODE,)).fetchone()
         steps = dict(conn.execute(
-            "SELECT action, max(at) FROM audit_log WHERE target = %s AND action IN "
-            "('problem.close', 'problem.verify', 'problem.provisional') GROUP BY action",
-            (CODE,)).fetchall())
+            "SELECT action, max(at) FROM audit_log WHERE target = %s AND action = ANY(%s) "
+            "GROUP BY action", (CODE, [a for _, a in game.steps])).fetchall())
         outbox = Counter({(k, st): n for k, st, n in conn.execute(
             "SELECT kind, status, count(*) FROM outbox_message GROUP BY kind, status")})
     return {"status": status[0] if status else None, "steps": steps, "outbox": outbox}
 
 
-def check_database(name: str, players: int) -> dict[str, Any]:
+def check_database(name: str, game: Game) -> dict[str, Any]:
+    """Sheets (or bulletins) stored, by whom, late, by mail; the inbound messages by status;
+    the receipt rows; the players ranked (the Duplicate: round 1's results with a bulletin)."""
     import psycopg
 
+    dup = game is GAMES["duplicate"]
     with psycopg.connect(db_url(name).replace("+psycopg", ""), autocommit=True) as conn:
         subs = conn.execute(
             "SELECT count(*), count(DISTINCT player_id), sum(CASE WHEN late THEN 1 ELSE 0 END),"
-            " sum(CASE WHEN channel = 'email' THEN 1 ELSE 0 END) FROM submission").fetchone()
+            " sum(CASE WHEN channel = 'email' THEN 1 ELSE 0 END) FROM "
+            + ("duplicate_entry" if dup else "submission")).fetchone()
         inbound = Counter(dict(conn.execute(
             "SELECT status, count(*) FROM inbound_message GROUP BY status").fetchall()))
         receipt_keys = conn.execute(
             "SELECT count(*), count(DISTINCT dedupe_key) FROM outbox_message "
             "WHERE kind = 'receipt'").fetchone()
         ranking = conn.execute(
+            "SELECT count(*) FROM duplicate_round r, jsonb_array_elements(r.results::jsonb) e "
+            "WHERE r.number = 1 AND e->>'entry_id' IS NOT NULL") if dup else conn.execute(
             "SELECT jsonb_array_length(r.rows::jsonb) FROM ranking r JOIN problem p "
             "ON p.id = r.problem_id WHERE p.code = %s ORDER BY r.id DESC LIMIT 1",
-            (CODE,)).fetchone()
+            (CODE,))
+        ranking = ranking.fetchone()
     return {"submissions": subs[0], "players_with_sheet": subs[1], "late": subs[2] or 0,
             "by_mail": subs[3] or 0, "inbound": inbound, "receipt_rows": receipt_keys[0],
             "receipt_keys": receipt_keys[1], "ranked": ranking[0] if ranking else 0}
@@ -411,9 +538,34 @@ def reschedule(name: str, instance: str, deadline: datetime) -> None:
     get_engine(app).dispose()
 
 
+def reschedule_round(name: str, instance: str, deadline: datetime) -> None:
+    """Round 1's close moved to ``deadline`` and the scheduler told (the change counter).
+    No console form moves a round's close later (« Clore maintenant » only brings it
+    forward), so the bench writes the column itself, as a longer rhythm would have set it."""
+    from sqlmodel import Session, select
+
+    from webapp import create_app
+    from webapp.db import get_engine
+    from webapp.models import DuplicateRound
+    from webapp.services import duplicate
+
+    app = create_app({"DATABASE_URL": db_url(name), "SCHEDULER_ENABLED": False,
+                      "SECRET_KEY": SECRET, "INSTANCE_PATH": instance})
+    with app.app_context(), Session(get_engine(app)) as s:
+        rnd = s.exec(select(DuplicateRound).where(DuplicateRound.number == 1)).one()
+        rnd.closes_at = deadline
+        s.add(rnd)
+        duplicate.schedule_changed(s)
+        s.commit()
+    get_engine(app).dispose()
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--players", type=int, default=1000)
+    ap.add_argument("--game", choices=sorted(GAMES), default="sheet",
+                    help="sheet: a one-sheet problem's deadline; duplicate: a Duplicate "
+                         "round's close")
     ap.add_argument("--window", type=float, default=600.0,
                     help="seconds of arrivals before the deadline (600: real time)")
     ap.add_argument("--lead", type=float, default=5.0,
@@ -433,7 +585,9 @@ def main(argv: list[str] | None = None) -> int:
     from aiosmtpd.controller import Controller
 
     n = args.players
-    print(f"== {n} joueurs, fenêtre {args.window:.0f} s avant l'échéance"
+    game = GAMES[args.game]
+    print(f"== {n} joueurs ({'bulletins Duplicate' if args.game == 'duplicate' else 'feuilles'})"
+          f", fenêtre {args.window:.0f} s avant l'échéance"
           + ("" if args.window >= 600 else
              f" (temps comprimé ×{600 / args.window:.1f} : les 10 minutes réelles en "
              f"{args.window:.0f} s)")
@@ -441,8 +595,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"   load average avant l'amorçage : {loadavg()}")
     recreate_database(name=args.db)
     t0 = time.perf_counter()
-    seeded = seed(args.db, n)
+    seeded = (seed_duplicate if args.game == "duplicate" else seed)(args.db, n)
     plan = seeded["plan"]
+    if "rack" in seeded:
+        print(f"   tour 1 : tirage {seeded['rack']}, {seeded['bulletins']} bulletins différents"
+              f" (top {seeded['top']})")
     assign_channels(plan, round(n * args.web_share))
     print(f"   amorçage : {time.perf_counter() - t0:.1f} s")
 
@@ -462,6 +619,16 @@ def main(argv: list[str] | None = None) -> int:
             warm = Client(web_port)
             warm.request("GET", "/connexion")
             warm.conn.close()
+        # the mails due before the window (a Duplicate's draw notices and reminders) out
+        expected = Counter({kind: k * n for kind, k in game.before})
+        t_before = time.perf_counter()
+        while any(sink.count(kind) < want for kind, want in expected.items()):
+            if time.perf_counter() - t_before > 1200:
+                raise RuntimeError(f"mails before the window not all sent: {expected}")
+            time.sleep(0.5)
+        if expected:
+            print(f"   avant la fenêtre : {dict(expected)} envoyés en "
+                  f"{time.perf_counter() - t_before:.1f} s")
         offsets = arrival_offsets(n, args.window)
         random.Random(7).shuffle(plan)  # web and SMTP players mixed along the window
         for p, off in zip(plan, offsets, strict=True):
@@ -469,11 +636,12 @@ def main(argv: list[str] | None = None) -> int:
         window_start = time.time() + args.lead
         deadline_ts = window_start + args.window
         deadline = datetime.fromtimestamp(deadline_ts, UTC)
-        reschedule(args.db, seeded["instance"], deadline)
+        (reschedule_round if args.game == "duplicate" else reschedule)(
+            args.db, seeded["instance"], deadline)
         plan_path, out_path = tmp / "plan.json", tmp / "results.json"
         plan_path.write_text(json.dumps({
             "window_start": window_start, "web_port": web_port, "smtp_port": smtp_port,
-            "code": CODE, "threads": args.threads, "players": plan}))
+            "code": CODE, "game": args.game, "threads": args.threads, "players": plan}))
         load0 = loadavg()
         cpu0 = cpu_now(server.pid, None)
         client = subprocess.Popen([sys.executable, __file__, "--clients", str(plan_path),
@@ -488,19 +656,21 @@ def main(argv: list[str] | None = None) -> int:
         results: list[dict[str, Any]] = json.loads(out_path.read_text())
         # the deadline's work: close, verify, rank, one results mail per player
         until = deadline_ts + args.after
-        state = db_state(args.db)
+        state = db_state(args.db, game)
+        later = {kind: sink.count(kind) + k * n for kind, k in game.after}
         while time.time() < until:
-            state = db_state(args.db)
-            if (state["status"] in ("provisional", "final") and sink.count("results") >= n
-                    and sink.count("receipt") >= n):
+            state = db_state(args.db, game)
+            if (game.ranked_step in state["steps"] and sink.count(game.results_kind) >= n
+                    and sink.count("receipt") >= n
+                    and all(sink.count(kind) >= want for kind, want in later.items())):
                 break
             time.sleep(0.5)
         done_at = time.time()
         time.sleep(3.0)  # anything sent twice would arrive now
         load_end = loadavg()
         cpu1 = cpu_now(server.pid, None)
-        state = db_state(args.db)
-        report(args, n, results, sink, state, check_database(args.db, n), deadline_ts,
+        state = db_state(args.db, game)
+        report(args, n, results, sink, state, check_database(args.db, game), deadline_ts,
                done_at, cpu0, cpu1, load0, load_window_end, load_end, loads)
         ok = all(v for v in LAST_CHECKS.values())
     finally:
@@ -515,6 +685,7 @@ def report(args: argparse.Namespace, n: int, results: list[dict[str, Any]], sink
            state: dict[str, Any], db: dict[str, Any], deadline_ts: float, done_at: float,
            cpu0: dict[str, float], cpu1: dict[str, float], load0: str, load_window: str,
            load_end: str, loads: list[tuple[float, tuple[float, float, float]]]) -> None:
+    game = GAMES[args.game]
     errors = [r for r in results if "error" in r]
     web_res = [r for r in results if r["kind"] == "web"]
     smtp_res = [r for r in results if r["kind"] == "smtp"]
@@ -531,7 +702,7 @@ def report(args: argparse.Namespace, n: int, results: list[dict[str, Any]], sink
         print("   !", e["kind"], e["email"], e["error"])
     print(f"  réponses web (4 requêtes par joueur, n={len(all_web)}) : p50 {ms(pct(all_web, .5))}"
           f", p99 {ms(pct(all_web, .99))}, max {ms(max(all_web, default=0))}")
-    for name in ("page de connexion", "connexion", "formulaire", "envoi de la feuille"):
+    for name in ("page de connexion", "connexion", "formulaire", game.post_step):
         v = [r["times"][name] for r in web_res if name in r["times"]]
         print(f"    {name:<22} p50 {ms(pct(v, .5)):>8}  p99 {ms(pct(v, .99)):>8}  "
               f"max {ms(max(v, default=0)):>8}")
@@ -556,20 +727,26 @@ def report(args: argparse.Namespace, n: int, results: list[dict[str, Any]], sink
           f"{ms(pct(web_wait, .5))}, p99 {ms(pct(web_wait, .99))}, "
           f"max {ms(max(web_wait, default=0))}")
     steps = state["steps"]
-    results_mails = sorted(m["at"] for m in sink.mails if m["kind"] == "results")
+    results_mails = sorted(m["at"] for m in sink.mails if m["kind"] == game.results_kind)
 
     def after(at: Any) -> str:
         return f"{at.timestamp() - deadline_ts:+.1f} s" if at is not None else "—"
 
     last_results = results_mails[-1] - deadline_ts if results_mails else float("nan")
     first_results = results_mails[0] - deadline_ts if results_mails else float("nan")
-    print(f"== après l'échéance : clos {after(steps.get('problem.close'))}, vérifié "
-          f"{after(steps.get('problem.verify'))}, classement provisoire "
-          f"{after(steps.get('problem.provisional'))}, courriels de résultats "
-          f"{len(results_mails)} du {first_results:+.1f} s au {last_results:+.1f} s")
+    print("== après l'échéance : "
+          + ", ".join(f"{label} {after(steps.get(action))}" for label, action in game.steps)
+          + f", courriels de résultats {len(results_mails)} du {first_results:+.1f} s au "
+          f"{last_results:+.1f} s")
+    for kind, _ in game.after:
+        later = sorted(m["at"] for m in sink.mails if m["kind"] == kind
+                       and m["at"] >= deadline_ts)
+        if later:
+            print(f"   puis {len(later)} courriels {kind} du {later[0] - deadline_ts:+.1f} s au "
+                  f"{later[-1] - deadline_ts:+.1f} s")
     done = max(last_results,
-               steps["problem.provisional"].timestamp() - deadline_ts
-               if "problem.provisional" in steps else float("nan"))
+               steps[game.ranked_step].timestamp() - deadline_ts
+               if game.ranked_step in steps else float("nan"))
     print(f"   tout fini {done:.1f} s après l'échéance (objectif <= 60 s)")
     used = {k: cpu1[k] - cpu0[k] for k in cpu0}
     print("  CPU : " + " ; ".join(f"{k} {v:.1f} s" for k, v in used.items()
@@ -577,10 +754,10 @@ def report(args: argparse.Namespace, n: int, results: list[dict[str, Any]], sink
     web_emails = {r["email"] for r in web_res}
     smtp_mids = {r["message_id"] for r in smtp_res}
     checks = {
-        "every player's sheet stored once": db["submissions"] == n
+        f"every player's {game.field} stored once": db["submissions"] == n
         and db["players_with_sheet"] == n,
         "none late": db["late"] == 0,
-        "mail sheets: every message processed": db["by_mail"] == len(smtp_res)
+        "by mail: every message processed": db["by_mail"] == len(smtp_res)
         and db["inbound"] == Counter({"processed": len(smtp_res)}),
         "one receipt row per sheet, all sent": db["receipt_rows"] == n
         and db["receipt_keys"] == n and state["outbox"][("receipt", "sent")] == n,
@@ -590,10 +767,11 @@ def report(args: argparse.Namespace, n: int, results: list[dict[str, Any]], sink
         set(by_reply) == smtp_mids and set(by_reply.values()) == {1},
         "web players' receipts all there": web_emails <= set(by_to),
         "one results mail per player": len(results_mails) == n
-        and len({m["to"] for m in sink.mails if m["kind"] == "results"}) == n,
+        and len({m["to"] for m in sink.mails if m["kind"] == game.results_kind}) == n,
         "everyone ranked": db["ranked"] == n,
         "no other mail": Counter(m["kind"] for m in sink.mails)
-        == Counter({"receipt": n, "results": n}),
+        == Counter({"receipt": n, game.results_kind: n})
+        + sum((Counter({k: c * n}) for k, c in game.before + game.after), Counter()),
         "no error": not errors,
     }
     LAST_CHECKS.clear()
@@ -608,8 +786,8 @@ def report(args: argparse.Namespace, n: int, results: list[dict[str, Any]], sink
     lost = n - db["players_with_sheet"]
     missing = n - len(by_to)
     twice = sum(1 for v in by_to.values() if v > 1)
-    print(f"  feuilles perdues {lost}, accusés manquants {missing}, accusés en double {twice} "
-          f"(0) : {'atteint' if all(checks.values()) else 'MANQUÉ'}")
+    print(f"  {game.field}s perdu(e)s {lost}, accusés manquants {missing}, accusés en double "
+          f"{twice} (0) : {'atteint' if all(checks.values()) else 'MANQUÉ'}")
     print(f"  fini {done:.1f} s après l'échéance (<= 60 s) : "
           f"{'atteint' if done <= 60 else 'MANQUÉ'}")
 
