@@ -13,7 +13,10 @@ Speed (issue 23: a batch judges thousands of sheets): a move that is entirely le
 judged by the compiled fast path (:func:`scoring.validate.quick_checker`), whose answer is
 the one of :func:`~scoring.validate.check_move` as plain values; every other move, and every
 move without the extension, goes through ``check_move`` itself, the pure-Python reference
-(tests/puzzles/test_verify_fast.py checks that both give the same reports). The grid before
+(tests/puzzles/test_verify_fast.py checks that both give the same reports). In a stock game
+(Intégral family) the leading legal lines of a sheet are judged in one compiled call (the
+sheet loop, :meth:`Verifier._replay_fast`), the rest line by line; a sheet judged whole that
+way is finished without building its entries (:meth:`Verifier._finish_fast`). The grid before
 each move is not copied unless an annulment has taken tiles off (the cascade rebuilds it
 from the earlier moves), and what is the same for every sheet of a batch (the game
 configuration, the starting stock, the parsed references) is worked out once.
