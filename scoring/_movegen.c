@@ -2149,14 +2149,14 @@ typedef struct {
 } CheckWord;
 
 /* The cell at `s` (0 empty, the letter, -1 anything else), read from the list once. */
-static inline int lazy_cell(PyObject *cells, int *board, int s) {
+static inline int lazy_cell(PyObject *cells, int8_t *board, int s) {
     if (board[s] == -2) board[s] = cell_at(cells, s);
     return board[s];
 }
 
 /* The maximal word through `sq` along `h` on board + new tiles (len < 2: no word);
  * -1 when a cell is unusual or a letter has no value. */
-static int check_word_through(PyObject *cells, int *board, const uint8_t *isnew,
+static int check_word_through(PyObject *cells, int8_t *board, const uint8_t *isnew,
                               const uint8_t *tables, int sq, int h, CheckWord *w, uint8_t *old,
                               int *nold) {
     const uint8_t *values = tables, *lm = tables + 128, *wm = tables + 128 + NSQ;
@@ -2195,51 +2195,27 @@ static int check_word_through(PyObject *cells, int *board, const uint8_t *isnew,
     return 0;
 }
 
-static PyObject *check(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    (void)self;
-    if (nargs != 13) {
-        PyErr_SetString(PyExc_TypeError, "check() takes 13 arguments");
-        return NULL;
-    }
-    PyObject *cells = args[0], *word = args[3];
-    if (!PyList_Check(cells) || PyList_GET_SIZE(cells) != NSQ) {
-        PyErr_SetString(PyExc_ValueError, "cells: a list of 225 squares");
-        return NULL;
-    }
-    long square = PyLong_AsLong(args[1]);
-    int horizontal = PyObject_IsTrue(args[2]);
-    int empty = PyObject_IsTrue(args[4]);
-    long center = PyLong_AsLong(args[6]), first_min = PyLong_AsLong(args[7]);
-    int first_h = PyObject_IsTrue(args[8]);
-    int detail = PyObject_IsTrue(args[12]);
-    long bingo_tiles = PyLong_AsLong(args[9]), bingo_bonus = PyLong_AsLong(args[10]);
-    if (PyErr_Occurred()) return NULL;
-    if (square < 0 || square >= NSQ) {
-        PyErr_SetString(PyExc_ValueError, "square out of the grid");
-        return NULL;
-    }
-    Py_buffer tb;
-    if (PyObject_GetBuffer(args[5], &tb, PyBUF_SIMPLE) < 0) return NULL;
-    if (tb.len != 128 + 2 * NSQ) {
-        PyBuffer_Release(&tb);
-        PyErr_SetString(PyExc_ValueError, "tables: 128 values and 2 x 225 multipliers");
-        return NULL;
-    }
-    const uint8_t *tables = (const uint8_t *)tb.buf;
-    Py_buffer eb;
-    int have_edges = args[11] != Py_None;
-    if (have_edges) {
-        if (PyObject_GetBuffer(args[11], &eb, PyBUF_SIMPLE) < 0) {
-            PyBuffer_Release(&tb);
-            return NULL;
-        }
-        if (eb.len < 4 || eb.len % 4) {
-            PyBuffer_Release(&eb);
-            PyBuffer_Release(&tb);
-            PyErr_SetString(PyExc_ValueError, "edges: bad DAWG buffer");
-            return NULL;
-        }
-    }
+/* `v` written in decimal at `out` (as "%d"); the number of characters. */
+static int format_points(char *out, int v) {
+    char digits[12];
+    int n = 0, m = 0;
+    unsigned int u = v < 0 ? 0u - (unsigned int)v : (unsigned int)v;
+    do {
+        digits[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0) out[m++] = '-';
+    while (n) out[m++] = digits[--n];
+    return m;
+}
+
+/* The body of check() on C values (see there): a new reference to the answer, to
+ * None (the pure-Python reference judges), or NULL with an exception. */
+static PyObject *check_one(PyObject *cells, long square, int horizontal, PyObject *word,
+                           int empty, const uint8_t *tables, long center, long first_min,
+                           int first_h, long bingo_tiles, long bingo_bonus,
+                           const uint32_t *edges, Py_ssize_t nedges, int detail) {
+    int have_edges = edges != NULL;
     PyObject *result = NULL;
     /* -- the written word: ASCII letters only, on the grid ---------------------------- */
     if (!PyUnicode_Check(word) || !PyUnicode_IS_ASCII(word)) goto fallback;
@@ -2248,11 +2224,11 @@ static PyObject *check(PyObject *self, PyObject *const *args, Py_ssize_t nargs) 
     int row = (int)square / SIZE, col = (int)square % SIZE;
     int pos = horizontal ? col : row, step = horizontal ? 1 : SIZE;
     if (n < 1 || pos + n > SIZE) goto fallback;
-    int board[NSQ];
+    int8_t board[NSQ]; /* -2 not read yet, -1 unusual, 0 empty, else the letter */
     uint8_t isnew[NSQ];
     memset(isnew, 0, sizeof isnew);
     /* only the squares of the word, its ends and the neighbours of its tiles are read */
-    for (int i = 0; i < NSQ; i++) board[i] = -2;
+    memset(board, -2, sizeof board);
 #define CELL(s) lazy_cell(cells, board, s)
     uint8_t tsq[SIZE], tch[SIZE];
     int nt = 0;
@@ -2323,7 +2299,7 @@ static PyObject *check(PyObject *self, PyObject *const *args, Py_ssize_t nargs) 
         if (have_edges) {
             uint8_t up[SIZE];
             for (int i = 0; i < words[k].len; i++) up[i] = words[k].text[i] & ~0x20;
-            if (!dawg_has((const uint32_t *)eb.buf, eb.len / 4, up, words[k].len))
+            if (!dawg_has(edges, nedges, up, words[k].len))
                 goto fallback;
         }
     }
@@ -2341,7 +2317,9 @@ static PyObject *check(PyObject *self, PyObject *const *args, Py_ssize_t nargs) 
     for (int k = 0; k < nw; k++) {
         char buf[SIZE + 16];
         memcpy(buf, words[k].text, (size_t)words[k].len);
-        int m = words[k].len + snprintf(buf + words[k].len, 16, " %d", words[k].points);
+        int m = words[k].len;
+        buf[m++] = ' ';
+        m += format_points(buf + m, words[k].points);
         PyObject *label = PyUnicode_FromStringAndSize(buf, m);
         if (label == NULL) {
             Py_DECREF(labels);
@@ -2398,9 +2376,239 @@ fallback:
     result = Py_None;
     Py_INCREF(result);
 done:
+    return result;
+}
+
+static PyObject *check(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 13) {
+        PyErr_SetString(PyExc_TypeError, "check() takes 13 arguments");
+        return NULL;
+    }
+    PyObject *cells = args[0], *word = args[3];
+    if (!PyList_Check(cells) || PyList_GET_SIZE(cells) != NSQ) {
+        PyErr_SetString(PyExc_ValueError, "cells: a list of 225 squares");
+        return NULL;
+    }
+    long square = PyLong_AsLong(args[1]);
+    int horizontal = PyObject_IsTrue(args[2]);
+    int empty = PyObject_IsTrue(args[4]);
+    long center = PyLong_AsLong(args[6]), first_min = PyLong_AsLong(args[7]);
+    int first_h = PyObject_IsTrue(args[8]);
+    int detail = PyObject_IsTrue(args[12]);
+    long bingo_tiles = PyLong_AsLong(args[9]), bingo_bonus = PyLong_AsLong(args[10]);
+    if (PyErr_Occurred()) return NULL;
+    if (square < 0 || square >= NSQ) {
+        PyErr_SetString(PyExc_ValueError, "square out of the grid");
+        return NULL;
+    }
+    Py_buffer tb;
+    if (PyObject_GetBuffer(args[5], &tb, PyBUF_SIMPLE) < 0) return NULL;
+    if (tb.len != 128 + 2 * NSQ) {
+        PyBuffer_Release(&tb);
+        PyErr_SetString(PyExc_ValueError, "tables: 128 values and 2 x 225 multipliers");
+        return NULL;
+    }
+    const uint8_t *tables = (const uint8_t *)tb.buf;
+    Py_buffer eb;
+    int have_edges = args[11] != Py_None;
+    if (have_edges) {
+        if (PyObject_GetBuffer(args[11], &eb, PyBUF_SIMPLE) < 0) {
+            PyBuffer_Release(&tb);
+            return NULL;
+        }
+        if (eb.len < 4 || eb.len % 4) {
+            PyBuffer_Release(&eb);
+            PyBuffer_Release(&tb);
+            PyErr_SetString(PyExc_ValueError, "edges: bad DAWG buffer");
+            return NULL;
+        }
+    }
+    PyObject *result = check_one(cells, square, horizontal, word, empty, tables, center,
+                                 first_min, first_h, bingo_tiles, bingo_bonus,
+                                 have_edges ? (const uint32_t *)eb.buf : NULL,
+                                 have_edges ? eb.len / 4 : 0, detail);
     if (have_edges) PyBuffer_Release(&eb);
     PyBuffer_Release(&tb);
     return result;
+}
+
+/* sheet(cells, moves, start, tiles, refs, stock, owner, done, tables, center,
+ * first_min_tiles, first_horizontal, bingo_tiles, bingo_bonus, edges): the verifier's sheet
+ * loop (puzzles.verify.replay.Verifier._replay_fast), in C: from the line `start` of
+ * `moves` (FeuilleMove objects), each line that is entirely legal is judged as check()
+ * judges it (without detail) on `cells` (Board.cells, with `tiles` tiles on it), its letters
+ * taken from `stock` (letter -> count, positive counts only, as
+ * LetterSupply._take_from_stock), its tiles written into `cells` and, unless it is None,
+ * `owner` (square -> line index), and (reference as written back, answer) appended to
+ * `done`. `refs` is the
+ * verifier's cache of references (text -> (Ref, text written back, square, horizontal)).
+ * Stops before the first line that asks for anything else, leaving nothing of it done: an
+ * annulment, a pass, no word or reference, a reference not in `refs`, a move check()
+ * declines, more than 7 tiles, letters written otherwise than put down, letters the stock
+ * lacks. Returns (index of that line or len(moves), tiles now on the grid). */
+static PyObject *sheet(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 15) {
+        PyErr_SetString(PyExc_TypeError, "sheet() takes 15 arguments");
+        return NULL;
+    }
+    PyObject *cells = args[0], *moves = args[1], *refs = args[4], *stock = args[5];
+    PyObject *owner = args[6], *done = args[7];
+    if (!PyList_Check(cells) || PyList_GET_SIZE(cells) != NSQ || !PyList_Check(moves) ||
+        !PyDict_Check(refs) || !PyDict_Check(stock) || (owner != Py_None && !PyDict_Check(owner)) ||
+        !PyList_Check(done)) {
+        PyErr_SetString(PyExc_TypeError, "sheet(): a list of 225 cells, a list of moves, "
+                        "dicts and a list");
+        return NULL;
+    }
+    static PyObject *names[5]; /* FeuilleMove's attributes, interned once */
+    static const char *const spelled[5] = {"word", "ref", "annul", "passed", "letters"};
+    for (int k = 0; k < 5; k++)
+        if (names[k] == NULL && (names[k] = PyUnicode_InternFromString(spelled[k])) == NULL)
+            return NULL;
+    Py_ssize_t i = PyLong_AsSsize_t(args[2]);
+    long tiles = PyLong_AsLong(args[3]);
+    long center = PyLong_AsLong(args[9]), first_min = PyLong_AsLong(args[10]);
+    int first_h = PyObject_IsTrue(args[11]);
+    long bingo_tiles = PyLong_AsLong(args[12]), bingo_bonus = PyLong_AsLong(args[13]);
+    if (PyErr_Occurred()) return NULL;
+    Py_buffer tb, eb;
+    if (PyObject_GetBuffer(args[8], &tb, PyBUF_SIMPLE) < 0) return NULL;
+    if (PyObject_GetBuffer(args[14], &eb, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&tb);
+        return NULL;
+    }
+    int failed = 0;
+    if (tb.len != 128 + 2 * NSQ || eb.len < 4 || eb.len % 4) {
+        PyErr_SetString(PyExc_ValueError, "sheet(): bad tables or DAWG buffer");
+        failed = 1;
+    }
+    const uint8_t *tables = (const uint8_t *)tb.buf;
+    Py_ssize_t n_moves = PyList_GET_SIZE(moves);
+    for (; !failed && i < n_moves; i++) {
+        PyObject *mv = PyList_GET_ITEM(moves, i);
+        PyObject *word = NULL, *ref = NULL, *annul = NULL, *passed = NULL, *declared = NULL;
+        PyObject *res = NULL;
+        int stop = 1;
+        word = PyObject_GetAttr(mv, names[0]);
+        if (word == NULL) goto line_error;
+        ref = PyObject_GetAttr(mv, names[1]);
+        if (ref == NULL) goto line_error;
+        annul = PyObject_GetAttr(mv, names[2]);
+        if (annul == NULL) goto line_error;
+        passed = PyObject_GetAttr(mv, names[3]);
+        if (passed == NULL) goto line_error;
+        declared = PyObject_GetAttr(mv, names[4]);
+        if (declared == NULL) goto line_error;
+        int t1 = PyObject_IsTrue(annul), t2 = PyObject_IsTrue(passed);
+        if (t1 < 0 || t2 < 0) goto line_error;
+        if (word == Py_None || ref == Py_None || t1 || t2 || !PyUnicode_Check(ref)) goto line_end;
+        PyObject *hit = PyDict_GetItemWithError(refs, ref); /* borrowed */
+        if (hit == NULL) {
+            if (PyErr_Occurred()) goto line_error;
+            goto line_end;
+        }
+        if (!PyTuple_Check(hit) || PyTuple_GET_SIZE(hit) != 4) goto line_end;
+        long square = PyLong_AsLong(PyTuple_GET_ITEM(hit, 2));
+        int horizontal = PyObject_IsTrue(PyTuple_GET_ITEM(hit, 3));
+        if (PyErr_Occurred() || horizontal < 0) goto line_error;
+        if (square < 0 || square >= NSQ) goto line_end;
+        res = check_one(cells, square, horizontal, word, tiles == 0, tables, center, first_min,
+                        first_h, bingo_tiles, bingo_bonus, (const uint32_t *)eb.buf,
+                        eb.len / 4, 0);
+        if (res == NULL) goto line_error;
+        if (res == Py_None) goto line_end;
+        PyObject *letters = PyTuple_GET_ITEM(res, 4), *tsq = PyTuple_GET_ITEM(res, 2);
+        PyObject *tch = PyTuple_GET_ITEM(res, 3);
+        Py_ssize_t nt = PyUnicode_GET_LENGTH(letters);
+        if (nt > 7) goto line_end;
+        int same = PyObject_RichCompareBool(declared, letters, Py_EQ);
+        if (same < 0) goto line_error;
+        if (!same) goto line_end;
+        const Py_UCS1 *ls = PyUnicode_1BYTE_DATA(letters);
+        const Py_UCS1 *cs = PyUnicode_1BYTE_DATA(tch);
+        const uint8_t *sq = (const uint8_t *)PyBytes_AS_STRING(tsq);
+        /* the stock has every letter (nothing taken otherwise) */
+        PyObject *keys[7];
+        long have[7];
+        for (Py_ssize_t k = 0; k < nt; k++) keys[k] = NULL;
+        int enough = 1;
+        for (Py_ssize_t k = 0; k < nt && enough; k++) {
+            keys[k] = PyUnicode_FromStringAndSize((const char *)&ls[k], 1);
+            if (keys[k] == NULL) goto stock_error;
+            PyObject *v = PyDict_GetItemWithError(stock, keys[k]);
+            if (v == NULL && PyErr_Occurred()) goto stock_error;
+            have[k] = v == NULL ? 0 : PyLong_AsLong(v);
+            if (have[k] == -1 && PyErr_Occurred()) goto stock_error;
+            long need = 0;
+            for (Py_ssize_t j = 0; j < nt; j++) need += ls[j] == ls[k];
+            if (have[k] < need) enough = 0;
+        }
+        if (!enough) {
+            for (Py_ssize_t k = 0; k < nt; k++) Py_XDECREF(keys[k]);
+            goto line_end;
+        }
+        for (Py_ssize_t k = 0; k < nt; k++) {
+            long left = have[k];
+            for (Py_ssize_t j = 0; j < k; j++) left -= ls[j] == ls[k];
+            int rc;
+            if (left > 1) {
+                PyObject *v = PyLong_FromLong(left - 1);
+                if (v == NULL) goto stock_error;
+                rc = PyDict_SetItem(stock, keys[k], v);
+                Py_DECREF(v);
+            } else {
+                rc = PyDict_DelItem(stock, keys[k]);
+            }
+            if (rc < 0) goto stock_error;
+        }
+        for (Py_ssize_t k = 0; k < nt; k++) Py_CLEAR(keys[k]);
+        /* the tiles on the grid and their owner */
+        PyObject *idx = PyLong_FromSsize_t(i);
+        if (idx == NULL) goto line_error;
+        for (Py_ssize_t k = 0; k < nt; k++) {
+            PyObject *cell = PyUnicode_FromStringAndSize((const char *)&cs[k], 1);
+            PyObject *key = PyLong_FromLong(sq[k]);
+            if (cell == NULL || key == NULL ||
+                (owner != Py_None && PyDict_SetItem(owner, key, idx) < 0)) {
+                Py_XDECREF(cell);
+                Py_XDECREF(key);
+                Py_DECREF(idx);
+                goto line_error;
+            }
+            Py_DECREF(key);
+            PyObject *old = PyList_GET_ITEM(cells, sq[k]);
+            PyList_SET_ITEM(cells, sq[k], cell);
+            Py_DECREF(old);
+        }
+        Py_DECREF(idx);
+        tiles += (long)nt;
+        PyObject *pair = PyTuple_Pack(2, PyTuple_GET_ITEM(hit, 1), res);
+        if (pair == NULL || PyList_Append(done, pair) < 0) {
+            Py_XDECREF(pair);
+            goto line_error;
+        }
+        Py_DECREF(pair);
+        stop = 0;
+        goto line_end;
+    stock_error:
+        for (Py_ssize_t k = 0; k < nt; k++) Py_XDECREF(keys[k]);
+    line_error:
+        failed = 1;
+    line_end:
+        Py_XDECREF(word);
+        Py_XDECREF(ref);
+        Py_XDECREF(annul);
+        Py_XDECREF(passed);
+        Py_XDECREF(declared);
+        Py_XDECREF(res);
+        if (stop) break;
+    }
+    PyBuffer_Release(&eb);
+    PyBuffer_Release(&tb);
+    if (failed) return NULL;
+    return Py_BuildValue("(nl)", i, tiles);
 }
 
 static PyMethodDef methods[] = {
@@ -2408,6 +2616,10 @@ static PyMethodDef methods[] = {
      "check(cells, square, horizontal, word, empty, tables, center, first_min_tiles, "
      "first_horizontal, bingo_tiles, bingo_bonus, edges, detail): a legal move's tiles, words "
      "and score, or None (see scoring.validate.quick_check)."},
+    {"sheet", (PyCFunction)(void (*)(void))sheet, METH_FASTCALL,
+     "sheet(cells, moves, start, tiles, refs, stock, owner, done, tables, center, "
+     "first_min_tiles, first_horizontal, bingo_tiles, bingo_bonus, edges): the verifier's "
+     "sheet loop (see puzzles.verify.replay.Verifier._replay_fast)."},
     {"followups", followups, METH_VARARGS,
      "followups(edges, cells, rack, values, letter_mult, word_mult, center, first_min_tiles, "
      "first_horizontal, max_tiles, bingo_tiles, bingo_bonus, firsts, first_rack, floor): the "

@@ -2,6 +2,7 @@
 :func:`scoring.movegen.py_generate` and :func:`scoring.movegen_py.py_followups`."""
 
 from array import array
+from typing import Any
 
 from scoring.move import Placement
 
@@ -96,3 +97,18 @@ def check(
     ]
     | None
 ): ...
+
+def sheet(
+    cells: list[str],
+    moves: list[Any],
+    start: int,
+    tiles: int,
+    refs: dict[str, tuple[Any, str, int, bool]],
+    stock: dict[str, int],
+    owner: dict[int, int] | None,
+    done: list[Any],
+    # the constant arguments of check(), edges required
+    tables: bytes, center: int, first_min_tiles: int, first_horizontal: bool,
+    bingo_tiles: int, bingo_bonus: int, edges: array[int],
+    /,
+) -> tuple[int, int]: ...

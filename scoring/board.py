@@ -81,6 +81,12 @@ class Board:
             cells[square] = letter
             self._count += 1
 
+    def added(self, n: int) -> None:
+        """``n`` tiles were written into :attr:`cells` directly, on empty squares (the
+        verifier's compiled sheet loop, :func:`scoring.validate.quick_checker`): the count
+        follows."""
+        self._count += n
+
     def remove(self, square: int) -> str:
         """Take a tile off the board (used by annulments); returns what was there."""
         current = self.cells[square]

@@ -34,12 +34,15 @@ QuickResult = tuple[
 ]
 
 _c_check: Callable[..., QuickResult | None] | None
+_c_sheet: Callable[..., tuple[int, int]] | None
 try:
     from scoring._movegen import check as _c_check_impl
+    from scoring._movegen import sheet as _c_sheet_impl
 
     _c_check = None if os.environ.get("ARBITRE_PURE_PYTHON") == "1" else _c_check_impl
+    _c_sheet = _c_sheet_impl
 except ImportError:  # pragma: no cover - the extension is optional
-    _c_check = None
+    _c_check = _c_sheet = None
 
 
 @dataclass(frozen=True)
@@ -260,6 +263,12 @@ def quick_checker(config: GameConfig, *, detail: bool = True) -> QuickChecker:
         return res
 
     check.engine = engine  # type: ignore[attr-defined]
+    # the verifier's sheet loop (scoring._movegen.sheet) and its constant arguments: only
+    # when the answers need no lookup in Python
+    check.sheet = (  # type: ignore[attr-defined]
+        (_c_sheet, (tables, center, min_tiles, first_h, bingo_tiles, bingo_bonus, edges))
+        if edges is not None and lexicon is not None and _c_sheet is not None else None
+    )
     return check
 
 

@@ -13,7 +13,10 @@ Speed (issue 23: a batch judges thousands of sheets): a move that is entirely le
 judged by the compiled fast path (:func:`scoring.validate.quick_checker`), whose answer is
 the one of :func:`~scoring.validate.check_move` as plain values; every other move, and every
 move without the extension, goes through ``check_move`` itself, the pure-Python reference
-(tests/puzzles/test_verify_fast.py checks that both give the same reports). The grid before
+(tests/puzzles/test_verify_fast.py checks that both give the same reports). In a stock game
+(Intégral family) the leading legal lines of a sheet are judged in one compiled call (the
+sheet loop, :meth:`Verifier._replay_fast`), the rest line by line; a sheet judged whole that
+way is finished without building its entries (:meth:`Verifier._finish_fast`). The grid before
 each move is not copied unless an annulment has taken tiles off (the cascade rebuilds it
 from the earlier moves), and what is the same for every sheet of a batch (the game
 configuration, the starting stock, the parsed references) is worked out once.
@@ -43,6 +46,7 @@ from scoring.score import FormedWord
 from scoring.tiles import JOKER, TileSet
 from scoring.validate import (
     QuickChecker,
+    QuickResult,
     Verdict,
     check_move,
     geometry_reasons,
@@ -68,16 +72,17 @@ def _sorted_letters(letters: str) -> str:
     return s[k:] + s[:k] if k else s
 
 
-_REFS: dict[str, tuple[Ref, str]] = {}
+_REFS: dict[str, tuple[Ref, str, int, bool]] = {}
 
 
-def _read_ref(text: str) -> tuple[Ref, str]:
-    """``parse_ref`` and ``format_ref`` of a sheet's reference, remembered (a sheet writes
-    a few dozen distinct references; raises as :func:`parse_ref`)."""
+def _read_ref(text: str) -> tuple[Ref, str, int, bool]:
+    """``parse_ref`` and ``format_ref`` of a sheet's reference, its start square and
+    direction, remembered (a sheet writes a few dozen distinct references; raises as
+    :func:`parse_ref`; the compiled sheet loop reads it too)."""
     hit = _REFS.get(text)
     if hit is None:
         ref = parse_ref(text)
-        hit = (ref, format_ref(ref))
+        hit = (ref, format_ref(ref), ref.square, ref.horizontal)
         if len(_REFS) < 4096:
             _REFS[text] = hit
     return hit
@@ -181,6 +186,15 @@ class Verifier:
         self.supply = LetterSupply(problem, settings)
         self.eliminated_at: int | None = None
         self.warned_billets: set[int] = set()
+        # the sheet loop (:meth:`_replay_fast`): a game whose letters come from the stock
+        # alone, one line a move, no rounds, no answers, and a compiled checker
+        fam = self.fam
+        sheet = getattr(self.quick, "sheet", None)
+        simple = fam.supply is Supply.STOCK and not (
+            fam.anticipation or fam.answers_only or fam.construction_then_answers
+            or fam.exclusif or self.rounds is not None or self.initial is not None
+        )
+        self.fast: tuple[Any, tuple[Any, ...]] | None = sheet if simple else None
 
     # -- entry points -------------------------------------------------------------------
     def run(self) -> Report:
@@ -196,9 +210,19 @@ class Verifier:
         moves = list(self.feuille.moves)
         if fam.anticipation:
             moves.sort(key=lambda m: m.number)
-        self._replay(moves)
-        self._cascade()
-        move_reports = self._finish_moves()
+        done = self._replay_fast(moves) if self.fast is not None else []
+        if done and len(done) == len(moves):
+            # every line legal on the sheet loop: nothing to cascade, no entry to build
+            move_reports = self._finish_fast(moves, done)
+            if fam.rank_by is RankBy.CONSTRUCTION:  # the report counts the tiles' owners
+                for i, (_, res) in enumerate(done):
+                    for sq in res[2]:
+                        self.owner[sq] = i
+        else:
+            self._adopt(moves, done)
+            self._replay(moves, len(done))
+            self._cascade()
+            move_reports = self._finish_moves()
         scrabbles: tuple[MoveReport, ...] = ()
         if fam.construction_then_answers:  # Superscrabble incomplet: the answers after it
             scrabbles = self._scrabbles(self.feuille.scrabbles, self.board, tuple(self.entries))
@@ -229,7 +253,61 @@ class Verifier:
             )
 
     # -- replay -------------------------------------------------------------------------
-    def _replay(self, moves: list[FeuilleMove]) -> None:
+    def _replay_fast(self, moves: list[FeuilleMove]) -> list[tuple[str, QuickResult]]:
+        """The sheet loop: the leading lines that are entirely legal moves, judged by the
+        compiled core (``scoring._movegen.sheet``: each as the checker judges it, its
+        letters taken from the stock, its tiles put on the grid); stops before the first
+        line that asks for anything else (an annulment, a pass, a missing or unreadable
+        reference or word, a move the checker declines, more than 7 tiles, letters written
+        otherwise than put down, letters the stock lacks), which :meth:`_replay` judges as
+        it judges every line. Returns the reference as written back (``format_ref``) and the
+        checker's answer of each line judged; :meth:`_adopt` makes their entries and the
+        owners of their tiles when the sheet goes on in :meth:`_replay`. The grid and the
+        stock are left as :meth:`_replay` leaves them after those lines."""
+        assert self.fast is not None
+        sheet, (tables, center, min_tiles, first_h, bingo_tiles, bingo_bonus, edges) = self.fast
+        board, stock = self.board, self.supply.stock
+        done: list[tuple[str, QuickResult]] = []
+        i, n = 0, len(moves)
+        while True:
+            before = board.tile_count
+            i, tiles = sheet(board.cells, moves, i, before, _REFS, stock, self.owner, done,
+                             tables, center, min_tiles, first_h, bingo_tiles, bingo_bonus,
+                             edges)
+            board.added(tiles - before)
+            text = moves[i].ref if i < n else None
+            if text is None or text in _REFS:
+                return done
+            try:  # a reference not read yet: read, then the loop goes on from it
+                _read_ref(text)
+            except EngineError:
+                return done
+            if text not in _REFS:
+                return done
+
+    def _adopt(self, moves: list[FeuilleMove], done: list[tuple[str, QuickResult]]) -> None:
+        """The entries of the lines :meth:`_replay_fast` judged, and the owners of their
+        tiles, as :meth:`_replay` would have left them."""
+        owner = self.owner
+        for i, (_, res) in enumerate(done):
+            mv = moves[i]
+            e = Entry(i, mv)
+            self.entries.append(e)
+            assert mv.ref is not None
+            e.ref, e.ref_text, _, _ = _read_ref(mv.ref)
+            e.word = mv.word
+            (e.true_score, _, e.squares, e.cells, e.letters, _, e.rests_on, e.words,
+             e.rack) = res
+            e.played = True
+            for sq in e.squares:
+                owner[sq] = i
+            for sq in e.rests_on:
+                o = owner.get(sq)
+                if o is not None and o != i:
+                    e.deps.add(o)
+
+    def _replay(self, moves: list[FeuilleMove], start: int = 0) -> None:
+        """Judge ``moves`` from the ``start``-th (the earlier ones are entries already)."""
         fam = self.fam
         anticipation = fam.anticipation
         if anticipation:  # lines per billet, and how many of them were seen
@@ -237,7 +315,8 @@ class Verifier:
             seen_in_billet: Counter[int] = Counter()
         entries, supply, rounds = self.entries, self.supply, self.rounds
         groups = fam.supply is Supply.GROUPS
-        for i, mv in enumerate(moves):
+        for i in range(start, len(moves)):
+            mv = moves[i]
             e = Entry(i, mv)
             entries.append(e)
             annul_only = False
@@ -334,7 +413,7 @@ class Verifier:
         ref: Ref | None = None
         if mv.ref is not None:
             try:
-                ref, e.ref_text = _read_ref(mv.ref)
+                ref, e.ref_text, _, _ = _read_ref(mv.ref)
             except EngineError as exc:
                 e.reasons.append(str(exc))
         verdict: Verdict | None = None
@@ -620,6 +699,61 @@ class Verifier:
                     tuple(e.warnings),
                     e.words,
                     mv.annul,
+                )
+            )
+        return tuple(reports)
+
+    def _finish_fast(
+        self, moves: list[FeuilleMove], done: list[tuple[str, QuickResult]]
+    ) -> tuple[MoveReport, ...]:
+        """:meth:`_finish_moves` for a sheet the sheet loop judged whole (every line a legal
+        move of a stock game, no annulment, no pass, no penalty, no reason): the same
+        reports, with only the score and cumul warnings left to find."""
+        s = self.settings
+        words_only = self.fam.words_only_moves
+        cumul_warning = s.cumul_warning
+        arithmetic = s.cumul_check == "arithmetic"
+        last_line_of = {mv.number: i for i, mv in enumerate(moves)} if cumul_warning else {}
+        claimed_by_number: dict[int, int] = {}
+        prev_claimed = running = 0
+        reports: list[MoveReport] = []
+        valid, warning = MoveStatus.VALID, MoveStatus.WARNING
+        for i, mv in enumerate(moves):
+            ref_text, res = done[i]
+            score, cumul = mv.score, mv.cumul
+            true_score = res[0]
+            warnings: list[str] = []
+            if score is None:
+                if not words_only:
+                    warnings.append("score non indiqué.")
+            elif score != true_score:
+                warnings.append(f"score écrit {score}, score exact {true_score}.")
+            counted = max(0, true_score)
+            claimed = score or 0
+            expected = prev_claimed + claimed
+            if cumul_warning:
+                claimed_by_number[mv.number] = claimed_by_number.get(mv.number, 0) + claimed
+                if last_line_of[mv.number] == i:
+                    if cumul is None:
+                        if not words_only:
+                            warnings.append("cumul non indiqué.")
+                    elif arithmetic:  # no annulment: nothing cancelled
+                        if score is not None and cumul != expected:
+                            warnings.append(
+                                f"cumul écrit {cumul}, attendu {expected} (cumul précédent "
+                                f"{prev_claimed} + score écrit {claimed})."
+                            )
+                    elif cumul != running + counted:
+                        warnings.append(f"cumul écrit {cumul}, cumul exact {running + counted}.")
+            prev_claimed = cumul if cumul is not None else expected
+            running += counted
+            if warnings:
+                self.warned_billets.add(-1 - i)
+            reports.append(
+                new_move_report(  # MoveReport's fields, in order
+                    mv.number, mv.line, warning if warnings else valid, ref_text, mv.word,
+                    None, res[8], mv.letters, score, true_score, counted, cumul, running, 0,
+                    (), tuple(warnings), res[7], mv.annul,
                 )
             )
         return tuple(reports)

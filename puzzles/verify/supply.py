@@ -19,24 +19,25 @@ from puzzles.problem import Problem, first_group_size, romanian_group1_errors
 from puzzles.settings import Settings
 from puzzles.verify.entry import Entry
 from puzzles.verify.report import MoveStatus
-from scoring.tiles import JOKER
+from scoring.tiles import JOKER, TileSet
 
-_STOCKS: dict[tuple[int, bool], tuple[Problem, dict[str, int]]] = {}
+_STOCKS: dict[tuple[object, ...], tuple[TileSet, dict[str, int]]] = {}
 
 
-def _stock(problem: Problem, full_bag: bool) -> dict[str, int]:
+def _stock(problem: Problem, ts: TileSet, full_bag: bool) -> dict[str, int]:
     """A fresh copy of the stock a stock-based problem starts with (``full_bag``: the
-    Superscrabble incomplet built from the whole set); worked out once per problem (frozen),
-    as a batch judges many sheets of the same problem."""
-    key = (id(problem), full_bag)
+    Superscrabble incomplet built from the whole set); worked out once for what it depends
+    on (the game, the tile set, the problem's stock and rack), as a batch judges many
+    sheets of the same problem, or of problems with the same stock."""
+    key = (problem.game, id(ts), problem.stock, problem.rack, full_bag)
     hit = _STOCKS.get(key)
-    if hit is None or hit[0] is not problem:
+    if hit is None or hit[0] is not ts:
         stock = problem.construction_stock()
         if problem.game.family.construction_then_answers and full_bag:
             stock = problem.tileset.bag()
         if len(_STOCKS) >= 64:
             _STOCKS.clear()
-        hit = _STOCKS[key] = (problem, {c: n for c, n in stock.items() if n > 0})
+        hit = _STOCKS[key] = (ts, {c: n for c, n in stock.items() if n > 0})
     return dict(hit[1])
 
 
@@ -52,7 +53,9 @@ class LetterSupply:
         # the stock (positive counts only, as Counter's ``-=`` leaves them)
         self.stock: dict[str, int] = {}
         if fam.supply is Supply.STOCK:
-            self.stock = _stock(problem, settings.incomplet_construction_stock == "bag")
+            self.stock = _stock(
+                problem, self.ts, settings.incomplet_construction_stock == "bag"
+            )
         # the pool the consonant variants complete their groups from
         self.pool: Counter[str] = Counter(problem.pool) if fam.consonants_announced else Counter()
         self.row_pos = 0
