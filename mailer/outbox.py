@@ -194,34 +194,37 @@ def claim(app: Flask, settings: MailSettings, now: datetime | None = None) -> li
     now = now or clock.now()
     lease_until = now + timedelta(seconds=settings.lease_seconds)
     me = holder.this_process()
-    with session_scope(app) as session:
-        orphans = _orphans(session, me, now) if me.start is not None else []
-        due = session.exec(
-            select(OutboxMessage.id, OutboxMessage.status, OutboxMessage.attempts)
-            .where(
-                OutboxMessage.status.in_(  # type: ignore[attr-defined]
-                    [OutboxStatus.PENDING, OutboxStatus.SENDING]
-                ),
-                OutboxMessage.next_attempt_at <= now,
-            )
-            .order_by(OutboxMessage.next_attempt_at, OutboxMessage.id)  # type: ignore[arg-type]
-            .limit(settings.batch)
-        ).all()
-    seen = {row_id for row_id, _, _ in orphans}
-    candidates = [*orphans, *((i, st, a) for i, st, a in due if i is not None and i not in seen)]
-    del candidates[settings.batch:]
     claimed: list[Claimed] = []
     table = OutboxMessage.__table__  # type: ignore[attr-defined]
     holder_values = {"next_attempt_at": lease_until, "holder_host": me.host,
                      "holder_pid": me.pid, "holder_start": me.start}
-    # The pending rows due now, the bulk of every pass, in one guarded UPDATE: a row another
-    # worker claimed in between is ``sending`` (or, put back after a failure, due later) and
-    # matches nothing here; RETURNING says which rows are ours, with their new count.
-    fresh = {i for i, st, _ in candidates if st == OutboxStatus.PENDING and i not in seen}
-    got: dict[int, int] = {}
-    # One transaction for the batch; each other UPDATE is guarded by the values just read,
-    # so a row another worker claimed in between simply matches nothing here.
+    due_now = (
+        sa.select(table.c.id, table.c.status, table.c.attempts)
+        .where(table.c.status.in_([OutboxStatus.PENDING, OutboxStatus.SENDING]),
+               table.c.next_attempt_at <= now)
+        .order_by(table.c.next_attempt_at, table.c.id)
+        .limit(settings.batch)
+    )
+    # One transaction for the batch: the rows read, then claimed. On PostgreSQL the due rows
+    # are read FOR UPDATE SKIP LOCKED, so senders claiming at the same time (the sender
+    # processes, ``OUTBOX_SENDER_PROCESSES``) each get rows of their own, none waiting for
+    # another (SQLite has one writer: the write scope serialises the claims). Each UPDATE
+    # is guarded by the values just read all the same, so a row another worker claimed in
+    # between simply matches nothing here.
     with write_scope(app) as session:
+        if session.get_bind().dialect.name == "postgresql":
+            due_now = due_now.with_for_update(skip_locked=True)
+        orphans = _orphans(session, me, now) if me.start is not None else []
+        due = session.execute(due_now).all()
+        seen = {row_id for row_id, _, _ in orphans}
+        candidates = [*orphans, *((i, st, a) for i, st, a in due if i not in seen)]
+        del candidates[settings.batch:]
+        # The pending rows due now, the bulk of every pass, in one guarded UPDATE: a row
+        # another worker claimed in between is ``sending`` (or, put back after a failure,
+        # due later) and matches nothing here; RETURNING says which rows are ours, with
+        # their new count.
+        fresh = {i for i, st, _ in candidates if st == OutboxStatus.PENDING and i not in seen}
+        got: dict[int, int] = {}
         if fresh:
             got = dict(session.execute(
                 sa.update(table)
