@@ -41,7 +41,7 @@ from sqlmodel import select
 
 from mailer import parse, pipeline, rules
 from mailer.imap import start_poller
-from mailer.outbox import OutboxWorker
+from mailer.outbox import OutboxWorker, send_due
 from mailer.settings import MailSettings, host_port
 from mailer.txn import write_scope
 from webapp.db import get_engine
@@ -231,8 +231,8 @@ def _listen(app: Flask, channel: str) -> Any:
 GATHER_SECONDS = 0.05
 
 
-def _worker_main(factory: Any, config: dict[str, Any], lane: int, lanes: int,
-                 stop: Any, batch: int, sweep_seconds: float, ready: Any) -> None:
+def _worker_main(factory: Any, config: dict[str, Any], stop: Any, ready: Any, lane: int,
+                 lanes: int, batch: int, sweep_seconds: float) -> None:
     """A worker process: builds its app, then processes its lane's stored messages until
     none is left, sleeps until a NOTIFY (or ``sweep_seconds``), and again, until ``stop``."""
     import signal
@@ -265,6 +265,43 @@ def _worker_main(factory: Any, config: dict[str, Any], lane: int, lanes: int,
         listener.close()
 
 
+def _sender_main(factory: Any, config: dict[str, Any], stop: Any, ready: Any,
+                 number: int) -> None:
+    """A sender process (``OUTBOX_SENDER_PROCESSES``): builds its app, then sends the due
+    outbox rows (:func:`mailer.outbox.send_due`: batches claimed ``FOR UPDATE SKIP
+    LOCKED``, so each sender gets rows of its own) until none is left, sleeps until a
+    NOTIFY on :data:`mailer.pipeline.QUEUED_CHANNEL` (or ``OUTBOX_POLL_SECONDS``), and
+    again, until ``stop``. A NOTIFY that comes during a pass wakes the next sleep at once."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # stopped by its parent, as a worker
+    app = factory(config)
+    settings = MailSettings.from_config(app.config)
+    listener = _listen(app, pipeline.QUEUED_CHANNEL)
+    ready.set()
+    try:
+        # one event loop (and its thread pool) for the process's life, as OutboxWorker
+        with asyncio.Runner() as runner:
+            while not stop.is_set():
+                try:
+                    runner.run(send_due(app, settings))
+                except Exception:
+                    # claimed rows left ``sending``: taken back (gone holder, or the lease)
+                    log.exception("sender %d: pass failed", number)
+                    stop.wait(1.0)
+                for _ in listener.notifies(timeout=settings.poll_seconds, stop_after=1):
+                    pass
+    finally:
+        listener.close()
+
+
+def notify_queued(app: Flask) -> None:
+    """NOTIFY :data:`mailer.pipeline.QUEUED_CHANNEL`: mail was queued (wakes the sender
+    processes)."""
+    with get_engine(app).begin() as conn:
+        conn.execute(sa.select(sa.func.pg_notify(pipeline.QUEUED_CHANNEL, "")))
+
+
 def _picklable_config(app: Flask) -> dict[str, Any]:
     """The parent's settings a worker's app is built from (what cannot be pickled, such as
     objects set up at run time, is left out: the worker's own app makes its own)."""
@@ -283,18 +320,21 @@ def _picklable_config(app: Flask) -> dict[str, Any]:
 
 class ProcessWorkers:
     """Processing in ``count`` worker processes of their own (PostgreSQL,
-    ``MAIL_PROCESS_WORKERS``), off the serving process's interpreter lock.
+    ``MAIL_PROCESS_WORKERS``), off the serving process's interpreter lock, and the outbox
+    sent by ``senders`` sender processes (``OUTBOX_SENDER_PROCESSES``, :func:`_sender_main`).
 
     Worker ``k`` takes the messages of the senders of lane ``k``
     (:func:`mailer.pipeline.lane_of`), in their order, claimed ``FOR UPDATE SKIP LOCKED``
     and processed in the claiming transaction (:func:`mailer.pipeline.process_claimed`).
     The intake's commits NOTIFY the workers; the workers' commits NOTIFY this process,
     whose watcher thread wakes the outbox sender (``on_processed``) and restarts a worker
-    that died (its uncommitted batch stays ``stored``: the restarted worker takes it again).
+    or a sender that died (a worker's uncommitted batch stays ``stored``: the restarted
+    worker takes it again; a sender's claimed rows stay ``sending`` under its name, and
+    the next claim on this host takes them back, :mod:`mailer.holder`).
     """
 
     def __init__(self, app: Flask, factory: Any, count: int, on_processed: Any = None,
-                 max_batch: int = 25, sweep_seconds: float = 1.0) -> None:
+                 max_batch: int = 25, sweep_seconds: float = 1.0, senders: int = 0) -> None:
         import multiprocessing
 
         self.app = app
@@ -306,25 +346,31 @@ class ProcessWorkers:
         self._ctx = multiprocessing.get_context("spawn")
         self._config = _picklable_config(app)
         self._stop = self._ctx.Event()
+        #: each process's name, main function and its own arguments: the workers' lanes,
+        #: then the senders
+        self._roles: list[tuple[str, Any, tuple[Any, ...]]] = [
+            (f"arbitre-process-{lane}", _worker_main,
+             (lane, count, max_batch, sweep_seconds)) for lane in range(count)
+        ] + [(f"arbitre-sender-{k}", _sender_main, (k,)) for k in range(senders)]
         self._ready: dict[int, Any] = {}
-        self._procs = [self._spawn(lane) for lane in range(count)]
+        self._procs = [self._spawn(slot) for slot in range(len(self._roles))]
         self._listener = _listen(app, pipeline.QUEUED_CHANNEL)
         self._watcher = threading.Thread(target=self._watch, name="arbitre-process-watch",
                                          daemon=True)
         self._watcher.start()
 
-    def _spawn(self, lane: int) -> Any:
+    def _spawn(self, slot: int) -> Any:
+        name, main, args = self._roles[slot]
         ready = self._ctx.Event()
         proc = self._ctx.Process(
-            target=_worker_main, name=f"arbitre-process-{lane}", daemon=True,
-            args=(self.factory, self._config, lane, self.count, self._stop, self.max_batch,
-                  self.sweep_seconds, ready))
+            target=main, name=name, daemon=True,
+            args=(self.factory, self._config, self._stop, ready, *args))
         proc.start()
-        self._ready[lane] = ready  # set once the worker has built its app and listens
+        self._ready[slot] = ready  # set once the process has built its app and listens
         return proc
 
     def wait_ready(self, timeout: float = 60.0) -> bool:
-        """Block until every worker has built its app and listens (about 2 s: a worker
+        """Block until every process has built its app and listens (about 2 s: each
         imports the whole application); True when all are ready in time."""
         deadline = time.monotonic() + timeout
         return all(ready.wait(max(0.0, deadline - time.monotonic()))
@@ -333,7 +379,12 @@ class ProcessWorkers:
     @property
     def pids(self) -> list[int]:
         """The worker processes' ids, lane by lane (operations, tests)."""
-        return [int(proc.pid) for proc in self._procs]
+        return [int(proc.pid) for proc in self._procs[:self.count]]
+
+    @property
+    def sender_pids(self) -> list[int]:
+        """The sender processes' ids (operations, tests)."""
+        return [int(proc.pid) for proc in self._procs[self.count:]]
 
     def submit(self, inbound_id: int, key: str = "") -> None:
         """Nothing to queue: the commit that stored the message woke the workers."""
@@ -358,11 +409,11 @@ class ProcessWorkers:
                     log.warning("worker watcher: cannot listen again yet")
             if woken and self.on_processed is not None:
                 self.on_processed()
-            for lane, proc in enumerate(self._procs):
+            for slot, proc in enumerate(self._procs):
                 if not proc.is_alive() and not self._stop.is_set():
-                    log.error("mail worker %d ended (exit code %s): restarting it", lane,
-                              proc.exitcode)
-                    self._procs[lane] = self._spawn(lane)
+                    log.error("mail process %s ended (exit code %s): restarting it",
+                              self._roles[slot][0], proc.exitcode)
+                    self._procs[slot] = self._spawn(slot)
 
     def wait_idle(self, timeout: float = 30.0) -> bool:
         """Block until no message is left ``stored`` (tests, benches, shutdown)."""
@@ -510,6 +561,9 @@ class IntakeHandle:
     executor: ThreadPoolExecutor | None = None
     batcher: StoreBatcher | None = None
     processor: Processor | ProcessWorkers | None = None
+    #: the sender processes' supervisor (``OUTBOX_SENDER_PROCESSES``): the processor itself
+    #: when the processing is in worker processes too
+    senders: ProcessWorkers | None = None
     imap: tuple[threading.Thread, threading.Event] | None = None
 
     @property
@@ -529,6 +583,8 @@ class IntakeHandle:
             self.batcher.stop()
         if self.processor is not None:
             self.processor.stop()
+        if self.senders is not None and self.senders is not self.processor:
+            self.senders.stop()
         if self.worker is not None:
             self.worker.stop()
         if self.executor is not None:
@@ -570,33 +626,48 @@ def start_embedded(app: Flask, *, sender: bool = True) -> IntakeHandle:
         pipeline.process_pending(app)
     except Exception:
         log.exception("could not process pending messages at start-up")
-    if sender:
-        handle.worker = OutboxWorker(app).start()
-    wake = handle.worker.wake if handle.worker is not None else None
     postgresql = get_engine(app).dialect.name == "postgresql"
     factory = app.extensions.get(APP_FACTORY)
     if settings.process_workers and not postgresql:
         log.warning("MAIL_PROCESS_WORKERS needs PostgreSQL: processing in threads")
     elif settings.process_workers and factory is None:
         log.warning("MAIL_PROCESS_WORKERS: no application factory: processing in threads")
+    if sender and settings.sender_processes and not (postgresql and factory is not None):
+        log.warning("OUTBOX_SENDER_PROCESSES needs PostgreSQL: one sender thread")
     workers = settings.process_workers if postgresql and factory is not None else 0
+    senders = (settings.sender_processes
+               if sender and postgresql and factory is not None else 0)
+    wake: Any = None
+    if sender and not senders:
+        handle.worker = OutboxWorker(app).start()
+        wake = handle.worker.wake
+    elif senders:
+        # the sender processes listen for this NOTIFY (the processing threads' wake-up)
+        wake = functools.partial(notify_queued, app)
     handle.batcher = StoreBatcher(app, notify=bool(workers))
-    if workers:
-        handle.processor = ProcessWorkers(app, factory, workers, on_processed=wake)
-        if not handle.processor.wait_ready():
-            # what they miss stays stored: taken when they are up (or by the next start)
-            log.warning("mail worker processes not ready after 60 s")
+    supervisor = None
+    if workers or senders:
+        # the worker processes' commits NOTIFY the senders themselves
+        supervisor = ProcessWorkers(app, factory, workers, senders=senders,
+                                    on_processed=None if senders else wake)
+        if not supervisor.wait_ready():
+            # what they miss stays stored or pending: taken when they are up
+            log.warning("mail worker or sender processes not ready after 60 s")
+        handle.senders = supervisor if senders else None
+    processor: Processor | ProcessWorkers
+    if supervisor is not None and workers:
+        processor = supervisor
     else:
         # one writer on SQLite: more lanes would only take turns on its lock
         lanes = settings.process_threads if postgresql else 1
-        handle.processor = Processor(app, on_processed=wake, batcher=handle.batcher,
-                                     threads=lanes)
+        processor = Processor(app, on_processed=wake, batcher=handle.batcher, threads=lanes)
+    handle.processor = processor
     try:
         for listen, lmtp in ((settings.smtp_listen, False), (settings.lmtp_listen, True)):
             if listen:
                 handle.controllers.append(start_listener(
                     app, listen, lmtp=lmtp, executor=executor, batcher=handle.batcher,
-                    processor=handle.processor))
+                    processor=processor))
     except BaseException:
         handle.stop()  # a port already taken: stop the threads started above, then tell
         raise

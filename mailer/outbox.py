@@ -194,34 +194,37 @@ def claim(app: Flask, settings: MailSettings, now: datetime | None = None) -> li
     now = now or clock.now()
     lease_until = now + timedelta(seconds=settings.lease_seconds)
     me = holder.this_process()
-    with session_scope(app) as session:
-        orphans = _orphans(session, me, now) if me.start is not None else []
-        due = session.exec(
-            select(OutboxMessage.id, OutboxMessage.status, OutboxMessage.attempts)
-            .where(
-                OutboxMessage.status.in_(  # type: ignore[attr-defined]
-                    [OutboxStatus.PENDING, OutboxStatus.SENDING]
-                ),
-                OutboxMessage.next_attempt_at <= now,
-            )
-            .order_by(OutboxMessage.next_attempt_at, OutboxMessage.id)  # type: ignore[arg-type]
-            .limit(settings.batch)
-        ).all()
-    seen = {row_id for row_id, _, _ in orphans}
-    candidates = [*orphans, *((i, st, a) for i, st, a in due if i is not None and i not in seen)]
-    del candidates[settings.batch:]
     claimed: list[Claimed] = []
     table = OutboxMessage.__table__  # type: ignore[attr-defined]
     holder_values = {"next_attempt_at": lease_until, "holder_host": me.host,
                      "holder_pid": me.pid, "holder_start": me.start}
-    # The pending rows due now, the bulk of every pass, in one guarded UPDATE: a row another
-    # worker claimed in between is ``sending`` (or, put back after a failure, due later) and
-    # matches nothing here; RETURNING says which rows are ours, with their new count.
-    fresh = {i for i, st, _ in candidates if st == OutboxStatus.PENDING and i not in seen}
-    got: dict[int, int] = {}
-    # One transaction for the batch; each other UPDATE is guarded by the values just read,
-    # so a row another worker claimed in between simply matches nothing here.
+    due_now = (
+        sa.select(table.c.id, table.c.status, table.c.attempts)
+        .where(table.c.status.in_([OutboxStatus.PENDING, OutboxStatus.SENDING]),
+               table.c.next_attempt_at <= now)
+        .order_by(table.c.next_attempt_at, table.c.id)
+        .limit(settings.batch)
+    )
+    # One transaction for the batch: the rows read, then claimed. On PostgreSQL the due rows
+    # are read FOR UPDATE SKIP LOCKED, so senders claiming at the same time (the sender
+    # processes, ``OUTBOX_SENDER_PROCESSES``) each get rows of their own, none waiting for
+    # another (SQLite has one writer: the write scope serialises the claims). Each UPDATE
+    # is guarded by the values just read all the same, so a row another worker claimed in
+    # between simply matches nothing here.
     with write_scope(app) as session:
+        if session.get_bind().dialect.name == "postgresql":
+            due_now = due_now.with_for_update(skip_locked=True)
+        orphans = _orphans(session, me, now) if me.start is not None else []
+        due = session.execute(due_now).all()
+        seen = {row_id for row_id, _, _ in orphans}
+        candidates = [*orphans, *((i, st, a) for i, st, a in due if i not in seen)]
+        del candidates[settings.batch:]
+        # The pending rows due now, the bulk of every pass, in one guarded UPDATE: a row
+        # another worker claimed in between is ``sending`` (or, put back after a failure,
+        # due later) and matches nothing here; RETURNING says which rows are ours, with
+        # their new count.
+        fresh = {i for i, st, _ in candidates if st == OutboxStatus.PENDING and i not in seen}
+        got: dict[int, int] = {}
         if fresh:
             got = dict(session.execute(
                 sa.update(table)
@@ -473,7 +476,8 @@ class RelayConnections:
         self.opened += 1
         return smtp
 
-    async def send(self, msg: EmailMessage, sender: str) -> None:
+    async def send(self, built: Built, sender: str) -> None:
+        msg = built.msg
         recipients = [a for _, a in getaddresses([str(msg["To"])]) if a]
         async with self._slots:
             smtp = None
@@ -485,7 +489,14 @@ class RelayConnections:
             if smtp is None:
                 smtp = await self._open()
             try:
-                await smtp.send_message(msg, sender=sender, recipients=recipients)
+                if (built.wire is not None and smtp.supports_extension("8BITMIME")
+                        and sender.isascii() and all(r.isascii() for r in recipients)):
+                    # what send_message would flatten for this relay (8BITMIME, no
+                    # SMTPUTF8), flattened once already by _build
+                    await smtp.sendmail(sender, recipients, built.wire,
+                                        mail_options=["BODY=8BITMIME"])
+                else:  # the connection's first message (no EHLO yet), or another relay
+                    await smtp.send_message(msg, sender=sender, recipients=recipients)
             except (aiosmtplib.SMTPResponseException, aiosmtplib.SMTPRecipientsRefused) as exc:
                 # an answer from the relay (the envelope was reset): the connection goes on,
                 # unless the answer was 421, the relay closing it
@@ -523,7 +534,18 @@ def _permanent(exc: BaseException) -> bool:
     return False
 
 
-def _build(row: OutboxMessage, mail_from: str) -> EmailMessage | str:
+@dataclass(frozen=True)
+class Built:
+    """A claimed row's message, and its bytes as ``aiosmtplib``'s ``send_message`` puts
+    them on the wire to a relay offering ``8BITMIME`` (flattened once, here: the message
+    was flattened twice before, to check it and to send it — a third of a results mail's
+    sending cost)."""
+
+    msg: EmailMessage
+    wire: bytes | None
+
+
+def _build(row: OutboxMessage, mail_from: str, *, relay: bool = True) -> Built | str:
     """The message, or why it cannot be built (French). One row's bad address or header
     must cost that row alone, never the batch it was claimed with."""
     problem = addresses.address_problem(row.to_addr)
@@ -531,25 +553,29 @@ def _build(row: OutboxMessage, mail_from: str) -> EmailMessage | str:
         return f"message impossible à construire : adresse « {row.to_addr} » invalide ({problem})"
     try:
         msg = build_message(row, mail_from)
-        msg.as_bytes()  # header folding/encoding errors surface here, not in the relay
+        # header folding/encoding errors surface here, not in the relay
+        wire = (aiosmtplib.email.flatten_message(msg, utf8=False, cte_type="8bit")
+                if relay else None)
+        if wire is None:
+            msg.as_bytes()
     except Exception as exc:
         return f"message impossible à construire : {type(exc).__name__}: {exc}"[:2000]
-    return msg
+    return Built(msg, wire)
 
 
-def _load(app: Flask, claims: list[Claimed],
-          mail_from: str) -> dict[int, EmailMessage | str]:
+def _load(app: Flask, claims: list[Claimed], mail_from: str,
+          relay: bool = True) -> dict[int, Built | str]:
     with session_scope(app) as session:
         found = session.exec(
             select(OutboxMessage).where(
                 OutboxMessage.id.in_([c.id for c in claims])  # type: ignore[union-attr]
             )
         ).all()
-        return {r.id: _build(r, mail_from) for r in found if r.id is not None}
+        return {r.id: _build(r, mail_from, relay=relay) for r in found if r.id is not None}
 
 
 async def _attempt(app: Flask, settings: MailSettings, c: Claimed,
-                   msg: EmailMessage | str | None,
+                   msg: Built | str | None,
                    relay: RelayConnections | None) -> dict[str, Any]:
     """Deliver one claimed message; returns the column values recording the outcome."""
     if msg is None:
@@ -562,7 +588,7 @@ async def _attempt(app: Flask, settings: MailSettings, c: Claimed,
         if relay is not None:
             await relay.send(msg, sender)
         else:
-            await asyncio.to_thread(_deliver_local, app, msg)
+            await asyncio.to_thread(_deliver_local, app, msg.msg)
     except Exception as exc:
         now = clock.now()
         error = f"{type(exc).__name__}: {exc}"[:2000]
@@ -576,10 +602,11 @@ async def _attempt(app: Flask, settings: MailSettings, c: Claimed,
 
 
 def _claim_and_load(app: Flask, settings: MailSettings
-                    ) -> tuple[list[Claimed], dict[int, EmailMessage | str]]:
+                    ) -> tuple[list[Claimed], dict[int, Built | str]]:
     """One batch claimed (:func:`claim`) and its messages built (:func:`_load`)."""
     batch = claim(app, settings)
-    return batch, (_load(app, batch, settings.mail_from) if batch else {})
+    return batch, (_load(app, batch, settings.mail_from, bool(settings.relay))
+                   if batch else {})
 
 
 async def send_due(app: Flask, settings: MailSettings | None = None) -> int:
@@ -594,7 +621,7 @@ async def send_due(app: Flask, settings: MailSettings | None = None) -> int:
     settings = settings or MailSettings.from_config(app.config)
     relay = RelayConnections(settings) if settings.relay else None
     sent = 0
-    ahead: asyncio.Future[tuple[list[Claimed], dict[int, EmailMessage | str]]] | None = None
+    ahead: asyncio.Future[tuple[list[Claimed], dict[int, Built | str]]] | None = None
     marks: asyncio.Future[None] | None = None
     try:
         ahead = asyncio.ensure_future(asyncio.to_thread(_claim_and_load, app, settings))

@@ -775,7 +775,7 @@ def process_batch(app: Flask, ids: list[int]) -> dict[int, InboundStatus]:
 #: PostgreSQL NOTIFY channels of the worker processes (``MAIL_PROCESS_WORKERS``): messages
 #: were stored (the workers wake up), receipts or replies were queued (the sender wakes up).
 STORED_CHANNEL = "arbitre_inbound_stored"
-QUEUED_CHANNEL = "arbitre_outbox_queued"
+QUEUED_CHANNEL = notify.QUEUED_CHANNEL
 
 
 def lane_of(column: Any, lanes: int) -> Any:

@@ -52,6 +52,10 @@ DEFAULTS: dict[str, Any] = {
     # SMTP connections to the relay a sender pass keeps open at once; each one carries
     # message after message for the whole pass (no connection per message)
     "OUTBOX_CONNECTIONS": 4,
+    # sender processes of their own delivering the outbox (PostgreSQL only; 0: one sender
+    # thread in the serving process). Each claims its batches FOR UPDATE SKIP LOCKED, keeps
+    # its own OUTBOX_CONNECTIONS to the relay, and is woken by a NOTIFY when mail is queued
+    "OUTBOX_SENDER_PROCESSES": 0,
     "IMAP_HOST": "",
     "IMAP_PORT": 143,
     "IMAP_SSL": False,
@@ -96,6 +100,7 @@ class MailSettings:
     backoff_max_seconds: float
     batch: int
     connections: int
+    sender_processes: int
     imap_host: str
     imap_port: int
     imap_ssl: bool
@@ -137,6 +142,7 @@ class MailSettings:
             backoff_max_seconds=float(get("OUTBOX_BACKOFF_MAX_SECONDS")),
             batch=int(get("OUTBOX_BATCH")),
             connections=max(1, int(get("OUTBOX_CONNECTIONS"))),
+            sender_processes=max(0, int(get("OUTBOX_SENDER_PROCESSES"))),
             imap_host=str(get("IMAP_HOST")),
             imap_port=int(get("IMAP_PORT")),
             imap_ssl=_bool(get("IMAP_SSL")),

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import email.policy
+from collections.abc import Iterator
 from email.message import EmailMessage
 from typing import Any
 
@@ -33,3 +35,21 @@ def rows(app: Flask, model: Any, **where: Any) -> list[Any]:
         for k, v in where.items():
             q = q.where(getattr(model, k) == v)
         return list(s.exec(q.order_by(model.id)).all())
+
+
+@contextlib.contextmanager
+def relay_for(app: Flask, handler: Any) -> Iterator[int]:
+    """An aiosmtpd relay on a free loopback port serving ``handler``, set as the app's
+    ``SMTP_RELAY`` while the block runs; yields the port."""
+    from aiosmtpd.controller import Controller
+
+    from tests.ports import free_port
+
+    port = free_port()
+    controller = Controller(handler, hostname="127.0.0.1", port=port)
+    controller.start()
+    app.config["SMTP_RELAY"] = f"127.0.0.1:{port}"
+    try:
+        yield port
+    finally:
+        controller.stop()

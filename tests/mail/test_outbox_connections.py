@@ -20,12 +20,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
 from flask import Flask
 
-from tests.mail.helpers import rows
-from tests.ports import free_port
+from tests.mail.helpers import relay_for, rows
 
 pytestmark = [pytest.mark.db, pytest.mark.mail]
 
@@ -79,13 +77,10 @@ class CountingRelay:
 @pytest.fixture
 def counting_relay(app: Flask) -> Any:
     handler = CountingRelay()
-    port = free_port()
-    controller = Controller(handler, hostname="127.0.0.1", port=port)
-    controller.start()
     # a retry waits an hour: within a pass nothing is retried; the tests end the wait
-    app.config.update(SMTP_RELAY=f"127.0.0.1:{port}", OUTBOX_BACKOFF_SECONDS=3600.0)
-    yield handler
-    controller.stop()
+    app.config.update(OUTBOX_BACKOFF_SECONDS=3600.0)
+    with relay_for(app, handler):
+        yield handler
 
 
 def _enqueue(app: Flask, n: int) -> list[str]:

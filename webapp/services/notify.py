@@ -175,6 +175,10 @@ def _new_message(
     )
 
 
+#: the PostgreSQL NOTIFY channel of queued mail: the outbox's sender processes listen on it
+#: (``mailer.pipeline.QUEUED_CHANNEL``); :func:`_insert_many` notifies it with its rows
+QUEUED_CHANNEL = "arbitre_outbox_queued"
+
 #: rows per ``INSERT`` of :func:`_insert_many` (SQLite binds at most 32,766 parameters)
 INSERT_CHUNK = 200
 
@@ -217,6 +221,9 @@ def _insert_many(session: Session, msgs: Iterable[OutboxMessage]) -> int:
             new += flush()
     if chunk:
         new += flush()
+    if new and dialect == "postgresql":
+        # delivered at the commit: the sender processes start on these rows at once
+        session.execute(sa.select(sa.func.pg_notify(QUEUED_CHANNEL, "")))
     return new
 
 
