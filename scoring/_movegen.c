@@ -209,9 +209,8 @@ static PyObject *new_move(PyTypeObject *cls, int score, int horizontal, int star
 
 typedef struct {
     int32_t score;
-    uint16_t mask;
-    uint8_t start, horizontal, len;
-    char text[SIZE];
+    uint8_t start, horizontal, lo, len;
+    uint8_t lt[SIZE], nw[SIZE]; /* the whole line's g->lt and g->nw: the word is lo.. */
 } Packed;
 
 typedef struct {
@@ -257,7 +256,14 @@ static Packed *movelist_push(MoveListObject *l) {
 
 static PyObject *movelist_make(MoveListObject *l, Py_ssize_t i) {
     const Packed *r = &l->recs[i];
-    return new_move(l->cls, r->score, r->horizontal, r->start, r->text, r->len, r->mask);
+    char text[SIZE];
+    long mask = 0;
+    for (int k = 0; k < r->len; k++) {
+        const int t = r->lt[r->lo + k];
+        text[k] = (t & JOKER_FLAG) ? (char)(96 + (t & LETTER_MASK)) : (char)(64 + t);
+        if (r->nw[r->lo + k]) mask |= 1L << k;
+    }
+    return new_move(l->cls, r->score, r->horizontal, r->start, text, r->len, mask);
 }
 
 static Py_ssize_t movelist_len(MoveListObject *l) { return l->n; }
@@ -322,9 +328,9 @@ static PyObject *movelist_richcompare(PyObject *a, PyObject *b, int op) {
     int eq = x->n == y->n && x->cls == y->cls;
     for (Py_ssize_t i = 0; eq && i < x->n; i++) {
         const Packed *p = &x->recs[i], *q = &y->recs[i];
-        eq = p->score == q->score && p->mask == q->mask && p->start == q->start &&
-             p->horizontal == q->horizontal && p->len == q->len &&
-             memcmp(p->text, q->text, p->len) == 0;
+        eq = p->score == q->score && p->start == q->start && p->horizontal == q->horizontal &&
+             p->len == q->len && memcmp(p->lt + p->lo, q->lt + q->lo, p->len) == 0 &&
+             memcmp(p->nw + p->lo, q->nw + q->lo, p->len) == 0;
     }
     if (op == Py_NE) eq = !eq;
     return PyBool_FromLong(eq);
@@ -774,27 +780,28 @@ static void record(Gen *g, int lo, int hi, int main_sum, int mult, int cross) {
         if (score < cutoff(g)) return;
         note_best(g, score);
     }
-    char text[SIZE + 1];
-    long mask = 0;
-    for (int c = lo; c <= hi; c++) {
-        int t = g->lt[c];
-        text[c - lo] = (t & JOKER_FLAG) ? (char)(96 + (t & LETTER_MASK)) : (char)(64 + t);
-        if (g->nw[c]) mask |= 1L << (c - lo);
-    }
     int start_sq = p == 0 ? base + lo : lo * SIZE + g->row;
-    if (g->packed != NULL) {
+    if (g->packed != NULL) { /* the line copied whole (fixed size), the word read later */
         Packed *r = movelist_push(g->packed);
         if (r == NULL) {
             g->failed = 1;
             return;
         }
         r->score = score;
-        r->mask = (uint16_t)mask;
         r->start = (uint8_t)start_sq;
         r->horizontal = (uint8_t)(p == 0);
+        r->lo = (uint8_t)lo;
         r->len = (uint8_t)(hi - lo + 1);
-        memcpy(r->text, text, (size_t)(hi - lo + 1));
+        memcpy(r->lt, g->lt, SIZE);
+        memcpy(r->nw, g->nw, SIZE);
         return;
+    }
+    char text[SIZE + 1];
+    long mask = 0;
+    for (int c = lo; c <= hi; c++) {
+        int t = g->lt[c];
+        text[c - lo] = (t & JOKER_FLAG) ? (char)(96 + (t & LETTER_MASK)) : (char)(64 + t);
+        if (g->nw[c]) mask |= 1L << (c - lo);
     }
     if (g->objects != NULL) {
         PyObject *m = new_move(g->objects, score, p == 0, start_sq, text, hi - lo + 1, mask);
