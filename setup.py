@@ -28,7 +28,10 @@ setup(
         Extension(
             "scoring._movegen",
             sources=["scoring/_movegen.c"],
-            extra_compile_args=["-O2", *_popcnt()],
+            # -fno-wrapv: Python's own flags ask for wrapping signed arithmetic, which the
+            # core never relies on (its hashes are unsigned); without it the walk is ~1 %
+            # fewer instructions
+            extra_compile_args=["-O2", "-fno-wrapv", *_popcnt()],
             optional=True,
         )
     ]

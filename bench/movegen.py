@@ -5,8 +5,11 @@ conformance data) it times, through the public API of :mod:`scoring.movegen`:
 
 * ``count``    — every placement counted (``count()``);
 * ``best``     — the FISF top only (``best(n=1)``);
-* ``generate`` — every placement as a ``GeneratedMove`` (``generate()``, then one attribute
-  read per move, so a lazy object is not timed for nothing);
+* ``generate`` — every placement listed (``generate()`` and ``len()`` of its answer): with the
+  C engine the moves come back packed and no ``GeneratedMove`` is made — it is made when an
+  item is read (MAGPIE's all-moves mode, the peer figure, records its moves packed as well);
+* ``gen iter`` — ``generate()``, then every move read (one attribute per move): a
+  ``GeneratedMove`` made for each, what a caller looping over all of them pays;
 * ``core count`` / ``core top`` — the C core alone (the raw engine with its arguments built
   beforehand: no grid conversion, no move objects);
 * ``cli``      — what ``arbitre engine moves --json --top 1`` does per position
@@ -101,13 +104,14 @@ def worker(row: str, passes: int) -> None:
             for b, p in zip(boards, positions, strict=True)]
     racks = [p["rack"] for p in positions]
 
-    def gen(i: int) -> None:
+    def gen_iter(i: int) -> None:
         for m in movegen.generate(boards[i], racks[i], config):
             m.score  # noqa: B018
     rows: dict[str, Callable[[int], object]] = {
         "count": lambda i: movegen.count(boards[i], racks[i], config),
         "best": lambda i: movegen.best(boards[i], racks[i], config),
-        "generate": gen,
+        "generate": lambda i: len(movegen.generate(boards[i], racks[i], config)),
+        "gen iter": gen_iter,
         "core count": lambda i: c(*core[i], MODE_COUNT, 0),
         "core top": lambda i: c(*core[i], MODE_TOP, 1),
         "cli": lambda i: json.dumps(cli._analyse(Board.from_cgp(positions[i]["board"]),
@@ -132,7 +136,7 @@ def instructions(magpie: str | None, magpie_cwd: str | None, only: set[str]) -> 
     n = len(positions)
     me = [sys.executable, str(Path(__file__).resolve()), "--worker"]
     ours = {}
-    for row in ("count", "best", "generate", "core count", "core top", "cli"):
+    for row in ("count", "best", "generate", "gen iter", "core count", "core top", "cli"):
         if only and row not in only:
             continue
         one = _callgrind([*me, row, "1"])
@@ -146,7 +150,8 @@ def instructions(magpie: str | None, magpie_cwd: str | None, only: set[str]) -> 
                                     "generate_moves") / n
     load = os.getloadavg()
     print(f"{n} positions, instructions par position (callgrind), charge {load[0]:.2f}")
-    against = {"count": "all", "generate": "all", "core count": "all", "best": "top",
+    against = {"count": "all", "generate": "all", "gen iter": "all", "core count": "all",
+               "best": "top",
                "core top": "top", "cli": "all"}
     for row, ir in ours.items():
         line = f"  {row:<12}{ir / 1e6:>8.2f} M"
@@ -220,6 +225,9 @@ def main() -> None:
         movegen.best(b, r, config)
 
     def api_generate(b: Board, r: str) -> None:
+        len(movegen.generate(b, r, config))  # packed: no move object made
+
+    def api_gen_iter(b: Board, r: str) -> None:
         for m in movegen.generate(b, r, config):
             m.score  # noqa: B018 - read one attribute per move, as a caller would
 
@@ -230,6 +238,7 @@ def main() -> None:
         "count": lambda i: api_count(boards[i], positions[i]["rack"]),
         "best": lambda i: api_best(boards[i], positions[i]["rack"]),
         "generate": lambda i: api_generate(boards[i], positions[i]["rack"]),
+        "gen iter": lambda i: api_gen_iter(boards[i], positions[i]["rack"]),
         "core count": lambda i: c(*core_args[i], MODE_COUNT, 0),
         "core top": lambda i: c(*core_args[i], MODE_TOP, 1),
         "cli": lambda i: cli_position(positions[i]["board"], positions[i]["rack"]),
@@ -271,7 +280,8 @@ def main() -> None:
         header += f"{name:>17}{'÷ ' + name:>16}"
     print(header)
     # which peer figure each row compares with: 0 all placements, 1 top only
-    against = {"count": 0, "generate": 0, "core count": 0, "best": 1, "core top": 1, "cli": 0}
+    against = {"count": 0, "generate": 0, "gen iter": 0, "core count": 0, "best": 1,
+               "core top": 1, "cli": 0}
     for k, (med, mean) in table.items():
         line = f"  {k:<12}{med:>8.0f} / {mean:<6.0f}"
         for pt in peer_table.values():

@@ -198,6 +198,201 @@ static PyObject *new_move(PyTypeObject *cls, int score, int horizontal, int star
     return (PyObject *)m;
 }
 
+/* ---- the compact list of moves (MODE_ALL with MOVE_LIST) ----------------------------------
+ * MoveList: every placement of a generate() call as packed records (24 bytes each, written
+ * by record() as it finds them), a read-only sequence whose items are made on access as
+ * instances of the move class (len(), indexing, slices — a list —, iteration; equal to
+ * another MoveList holding the same records, or a list of equal moves, in the same order).
+ * Listing thousands of moves then costs one record each, not one object: the objects are
+ * made only for the moves a caller reads. */
+#define MOVE_LIST 32
+
+typedef struct {
+    int32_t score;
+    uint8_t start, horizontal, lo, len;
+    uint8_t lt[SIZE], nw[SIZE]; /* the whole line's g->lt and g->nw: the word is lo.. */
+} Packed;
+
+typedef struct {
+    PyObject_HEAD
+    Py_ssize_t n, cap;
+    Packed *recs;
+    PyTypeObject *cls; /* the class of the items */
+} MoveListObject;
+
+static PyTypeObject MoveListType;
+static PyTypeObject MoveIterType;
+
+static MoveListObject *movelist_new(PyTypeObject *cls) {
+    MoveListObject *l = PyObject_New(MoveListObject, &MoveListType);
+    if (l == NULL) return NULL;
+    l->n = l->cap = 0;
+    l->recs = NULL;
+    Py_INCREF(cls);
+    l->cls = cls;
+    return l;
+}
+
+static void movelist_dealloc(MoveListObject *l) {
+    PyMem_Free(l->recs);
+    Py_DECREF(l->cls);
+    PyObject_Free(l);
+}
+
+/* A new record at the end (NULL: no memory, the exception set). */
+static Packed *movelist_push(MoveListObject *l) {
+    if (l->n == l->cap) {
+        Py_ssize_t cap = l->cap ? 2 * l->cap : 1024;
+        Packed *r = PyMem_Realloc(l->recs, (size_t)cap * sizeof(Packed));
+        if (r == NULL) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+        l->recs = r;
+        l->cap = cap;
+    }
+    return &l->recs[l->n++];
+}
+
+static PyObject *movelist_make(MoveListObject *l, Py_ssize_t i) {
+    const Packed *r = &l->recs[i];
+    char text[SIZE];
+    long mask = 0;
+    for (int k = 0; k < r->len; k++) {
+        const int t = r->lt[r->lo + k];
+        text[k] = (t & JOKER_FLAG) ? (char)(96 + (t & LETTER_MASK)) : (char)(64 + t);
+        if (r->nw[r->lo + k]) mask |= 1L << k;
+    }
+    return new_move(l->cls, r->score, r->horizontal, r->start, text, r->len, mask);
+}
+
+static Py_ssize_t movelist_len(MoveListObject *l) { return l->n; }
+
+static PyObject *movelist_item(MoveListObject *l, Py_ssize_t i) {
+    if (i < 0 || i >= l->n) {
+        PyErr_SetString(PyExc_IndexError, "move index out of range");
+        return NULL;
+    }
+    return movelist_make(l, i);
+}
+
+static PyObject *movelist_subscript(MoveListObject *l, PyObject *key) {
+    if (PyIndex_Check(key)) {
+        Py_ssize_t i = PyNumber_AsSsize_t(key, PyExc_IndexError);
+        if (i == -1 && PyErr_Occurred()) return NULL;
+        if (i < 0) i += l->n;
+        return movelist_item(l, i);
+    }
+    if (!PySlice_Check(key)) {
+        PyErr_Format(PyExc_TypeError, "move indices must be integers or slices, not %.200s",
+                     Py_TYPE(key)->tp_name);
+        return NULL;
+    }
+    Py_ssize_t start, stop, step;
+    if (PySlice_Unpack(key, &start, &stop, &step) < 0) return NULL;
+    Py_ssize_t len = PySlice_AdjustIndices(l->n, &start, &stop, step);
+    PyObject *out = PyList_New(len);
+    if (out == NULL) return NULL;
+    for (Py_ssize_t k = 0, i = start; k < len; k++, i += step) {
+        PyObject *m = movelist_make(l, i);
+        if (m == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, k, m);
+    }
+    return out;
+}
+
+/* Equal to a MoveList of the same records in the same order, or (as the list generate()
+ * answered before, and the reference's answer) to a list of equal moves in that order. */
+static PyObject *movelist_richcompare(PyObject *a, PyObject *b, int op) {
+    if (op != Py_EQ && op != Py_NE) Py_RETURN_NOTIMPLEMENTED;
+    MoveListObject *x = (MoveListObject *)a;
+    if (PyList_Check(b)) {
+        int eq = PyList_GET_SIZE(b) == x->n;
+        for (Py_ssize_t i = 0; eq == 1 && i < x->n; i++) {
+            PyObject *m = movelist_make(x, i);
+            if (m == NULL) return NULL;
+            PyObject *other = PyList_GET_ITEM(b, i);
+            Py_INCREF(other);
+            eq = PyObject_RichCompareBool(m, other, Py_EQ);
+            Py_DECREF(other);
+            Py_DECREF(m);
+        }
+        if (eq < 0) return NULL;
+        return PyBool_FromLong(op == Py_EQ ? eq : !eq);
+    }
+    if (!PyObject_TypeCheck(b, &MoveListType)) Py_RETURN_NOTIMPLEMENTED;
+    const MoveListObject *y = (const MoveListObject *)b;
+    int eq = x->n == y->n && x->cls == y->cls;
+    for (Py_ssize_t i = 0; eq && i < x->n; i++) {
+        const Packed *p = &x->recs[i], *q = &y->recs[i];
+        eq = p->score == q->score && p->start == q->start && p->horizontal == q->horizontal &&
+             p->len == q->len && memcmp(p->lt + p->lo, q->lt + q->lo, p->len) == 0 &&
+             memcmp(p->nw + p->lo, q->nw + q->lo, p->len) == 0;
+    }
+    if (op == Py_NE) eq = !eq;
+    return PyBool_FromLong(eq);
+}
+
+typedef struct {
+    PyObject_HEAD
+    MoveListObject *list;
+    Py_ssize_t i;
+} MoveIterObject;
+
+static PyObject *movelist_iter(MoveListObject *l) {
+    MoveIterObject *it = PyObject_New(MoveIterObject, &MoveIterType);
+    if (it == NULL) return NULL;
+    Py_INCREF(l);
+    it->list = l;
+    it->i = 0;
+    return (PyObject *)it;
+}
+
+static void moveiter_dealloc(MoveIterObject *it) {
+    Py_DECREF(it->list);
+    PyObject_Free(it);
+}
+
+static PyObject *moveiter_next(MoveIterObject *it) {
+    if (it->i >= it->list->n) return NULL; /* StopIteration, no exception object */
+    return movelist_make(it->list, it->i++);
+}
+
+static PySequenceMethods movelist_as_sequence = {
+    .sq_length = (lenfunc)movelist_len,
+    .sq_item = (ssizeargfunc)movelist_item,
+};
+
+static PyMappingMethods movelist_as_mapping = {
+    .mp_length = (lenfunc)movelist_len,
+    .mp_subscript = (binaryfunc)movelist_subscript,
+};
+
+static PyTypeObject MoveListType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "scoring._movegen.MoveList",
+    .tp_doc = "Every move of a generate() call, packed; the items are made on access.",
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_SEQUENCE,
+    .tp_basicsize = sizeof(MoveListObject),
+    .tp_dealloc = (destructor)movelist_dealloc,
+    .tp_as_sequence = &movelist_as_sequence,
+    .tp_as_mapping = &movelist_as_mapping,
+    .tp_richcompare = movelist_richcompare,
+    .tp_hash = PyObject_HashNotImplemented,
+    .tp_iter = (getiterfunc)movelist_iter,
+};
+
+static PyTypeObject MoveIterType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "scoring._movegen.MoveListIterator",
+    .tp_basicsize = sizeof(MoveIterObject),
+    .tp_dealloc = (destructor)moveiter_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_iter = PyObject_SelfIter,
+    .tp_iternext = (iternextfunc)moveiter_next,
+};
+
 #define SUB_TILES 8
 #define SPAN_MEMO 256
 
@@ -236,6 +431,7 @@ typedef struct {
     int empty_board;
     int mode, n;
     PyTypeObject *objects; /* the move class to make, or NULL: tuples */
+    MoveListObject *packed; /* MODE_ALL with MOVE_LIST: the records, else NULL */
     /* per pass (index 0 horizontal, 1 vertical = transposed) */
     uint8_t cells[2][NSQ], lm[2][NSQ], wm[2][NSQ];
     uint32_t cross_mask[2][NSQ];
@@ -584,6 +780,22 @@ static void record(Gen *g, int lo, int hi, int main_sum, int mult, int cross) {
         if (score < cutoff(g)) return;
         note_best(g, score);
     }
+    int start_sq = p == 0 ? base + lo : lo * SIZE + g->row;
+    if (g->packed != NULL) { /* the line copied whole (fixed size), the word read later */
+        Packed *r = movelist_push(g->packed);
+        if (r == NULL) {
+            g->failed = 1;
+            return;
+        }
+        r->score = score;
+        r->start = (uint8_t)start_sq;
+        r->horizontal = (uint8_t)(p == 0);
+        r->lo = (uint8_t)lo;
+        r->len = (uint8_t)(hi - lo + 1);
+        memcpy(r->lt, g->lt, SIZE);
+        memcpy(r->nw, g->nw, SIZE);
+        return;
+    }
     char text[SIZE + 1];
     long mask = 0;
     for (int c = lo; c <= hi; c++) {
@@ -591,7 +803,6 @@ static void record(Gen *g, int lo, int hi, int main_sum, int mult, int cross) {
         text[c - lo] = (t & JOKER_FLAG) ? (char)(96 + (t & LETTER_MASK)) : (char)(64 + t);
         if (g->nw[c]) mask |= 1L << (c - lo);
     }
-    int start_sq = p == 0 ? base + lo : lo * SIZE + g->row;
     if (g->objects != NULL) {
         PyObject *m = new_move(g->objects, score, p == 0, start_sq, text, hi - lo + 1, mask);
         if (m == NULL || PyList_Append(g->list, m) < 0) g->failed = 1;
@@ -1470,7 +1681,8 @@ static PyObject *generate(PyObject *self, PyObject *args) {
     if (!read_buffers(&edges_buf, &cells_buf, &rack_buf, &values_buf, &lm_buf, &wm_buf))
         goto done;
     PyTypeObject *objects = (mode & MOVE_OBJECTS) ? move_class : NULL;
-    mode &= ~MOVE_OBJECTS;
+    int packed = (mode & MOVE_LIST) != 0;
+    mode &= ~(MOVE_OBJECTS | MOVE_LIST);
     if (mode < MODE_ALL || mode > MODE_ANALYSE || (mode >= MODE_TOP && n < 1) || center < 0 ||
         center >= NSQ) {
         PyErr_SetString(PyExc_ValueError, "bad mode, n or centre");
@@ -1486,7 +1698,14 @@ static PyObject *generate(PyObject *self, PyObject *args) {
     g->top = INT32_MIN;
     g->center[0] = center;
     g->center[1] = (center % SIZE) * SIZE + center / SIZE;
-    if (mode != MODE_COUNT) {
+    if (packed && mode == MODE_ALL) {
+        if (objects == NULL) {
+            PyErr_SetString(PyExc_ValueError, "MOVE_LIST needs MOVE_OBJECTS and a move class");
+            goto done;
+        }
+        g->packed = movelist_new(objects);
+        if (g->packed == NULL) goto done;
+    } else if (mode != MODE_COUNT) {
         g->list = PyList_New(0);
         if (g->list == NULL) goto done;
     }
@@ -1578,6 +1797,9 @@ static PyObject *generate(PyObject *self, PyObject *args) {
         }
     } else if (mode == MODE_COUNT) {
         result = Py_BuildValue("(lli)", g->placements, g->scrabbles, g->placements ? g->top : -1);
+    } else if (g->packed != NULL) {
+        result = (PyObject *)g->packed;
+        g->packed = NULL;
     } else {
         result = g->list;
         g->list = NULL;
@@ -1587,6 +1809,7 @@ done:
         if (g->failed && !PyErr_Occurred()) PyErr_NoMemory();
         if (g->failed) Py_CLEAR(result);
         Py_XDECREF(g->list);
+        Py_XDECREF(g->packed);
         PyMem_Free(g->best);
         PyMem_Free(g);
     }
@@ -2656,12 +2879,20 @@ PyMODINIT_FUNC PyInit__movegen(void) {
     }
 #endif
     init_letter_hash();
-    if (PyType_Ready(&MoveType) < 0) return NULL;
+    if (PyType_Ready(&MoveType) < 0 || PyType_Ready(&MoveListType) < 0 ||
+        PyType_Ready(&MoveIterType) < 0)
+        return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
     Py_INCREF(&MoveType);
     if (PyModule_AddObject(m, "MoveBase", (PyObject *)&MoveType) < 0) {
         Py_DECREF(&MoveType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&MoveListType);
+    if (PyModule_AddObject(m, "MoveList", (PyObject *)&MoveListType) < 0) {
+        Py_DECREF(&MoveListType);
         Py_DECREF(m);
         return NULL;
     }

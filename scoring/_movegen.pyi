@@ -2,7 +2,8 @@
 :func:`scoring.movegen.py_generate` and :func:`scoring.movegen_py.py_followups`."""
 
 from array import array
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import Any, overload
 
 from scoring.move import Placement
 
@@ -22,6 +23,17 @@ class MoveBase:
     _placement: Placement | None
     def __init__(self, score: int, horizontal: bool, start: int, word: str,
                  new_mask: int) -> None: ...
+
+class MoveList(Sequence[MoveBase]):
+    """generate()'s answer with MODE_ALL | MOVE_OBJECTS | MOVE_LIST: the moves packed, each
+    item made (an instance of the set_move_class class) when read."""
+
+    def __len__(self) -> int: ...
+    @overload
+    def __getitem__(self, index: int) -> MoveBase: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[MoveBase]: ...
+    def __iter__(self) -> Iterator[MoveBase]: ...
 
 def set_move_class(cls: type[MoveBase], /) -> None: ...
 
@@ -43,10 +55,12 @@ def generate(
     /,
 ) -> (
     list[tuple[int, bool, int, str, int]]
+    | MoveList
     | tuple[int, int, int]
     | tuple[int, int, int, list[tuple[int, bool, int, str, int]]]
 ): ...
-    # (with MOVE_OBJECTS in the mode, the moves are instances of the set_move_class class)
+    # (with MOVE_OBJECTS in the mode, the moves are instances of the set_move_class class;
+    # with MOVE_LIST too, MODE_ALL answers a MoveList of them)
 
 def contains(edges: array[int], word: object, /) -> bool: ...
 

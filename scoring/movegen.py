@@ -41,8 +41,8 @@ from __future__ import annotations
 
 import os
 from array import array
-from collections.abc import Callable
-from typing import NamedTuple
+from collections.abc import Callable, Sequence
+from typing import NamedTuple, TypeAlias, cast
 
 from scoring.board import Board
 from scoring.config import GameConfig
@@ -56,6 +56,7 @@ from scoring.movegen_py import (
     MODE_ANALYSE,
     MODE_COUNT,
     MODE_TOP,
+    MOVE_LIST,
     MOVE_OBJECTS,
     FollowupCounts,
     RawMove,
@@ -66,9 +67,16 @@ from scoring.movegen_py import (
 )
 from scoring.notation import Ref, fold_letter, format_ref
 
+RawAnswer: TypeAlias = (
+    "list[RawMove] | Sequence[_MoveFields] | tuple[int, int, int]"
+    " | tuple[int, int, int, list[RawMove]]"
+)
+"""What a raw engine answers: the moves (tuples, or with ``MOVE_OBJECTS`` the C engine's
+move objects — with ``MOVE_LIST`` in its compact sequence), the counts, or both."""
+
 RawGenerate = Callable[
     ["array[int]", bytes, bytes, bytes, bytes, bytes, int, int, bool, int, int, int, int, int],
-    "list[RawMove] | tuple[int, int, int] | tuple[int, int, int, list[RawMove]]",
+    RawAnswer,
 ]
 
 RawFollowups = Callable[
@@ -82,12 +90,10 @@ RawFollowups = Callable[
 _c_generate: RawGenerate | None
 _c_followups: RawFollowups | None
 _c_set_move_class: Callable[[type[_MoveFields]], None] | None
-_c_generate_cells: (
-    Callable[..., list[RawMove] | tuple[int, int, int] | tuple[int, int, int, list[RawMove]]]
-    | None
-)  # the C generate with the grid as Board.cells
+_c_generate_cells: Callable[..., RawAnswer] | None  # the C generate with the grid as Board.cells
 try:
     from scoring._movegen import MoveBase as _MoveFields
+    from scoring._movegen import MoveList as _MoveList
     from scoring._movegen import followups as _c_followups_impl
     from scoring._movegen import generate as _c_generate_impl
     from scoring._movegen import set_move_class as _c_set_move_class_impl
@@ -96,6 +102,7 @@ try:
     _c_generate_cells = _c_generate_impl
     _c_set_move_class = _c_set_move_class_impl
     _c_followups = _c_followups_impl
+    Sequence.register(_MoveList)  # generate()'s answer: a read-only sequence (random.sample)
 except ImportError:  # pragma: no cover - the extension is optional
     _c_generate = None
     _c_generate_cells = None
@@ -226,12 +233,13 @@ if _c_set_move_class is not None:
     _c_set_move_class(GeneratedMove)
 
 
-def _moves(raw: list[RawMove] | list[GeneratedMove]) -> list[GeneratedMove]:
-    """The moves of a raw answer: the C engine made them already, the reference gave
-    tuples."""
+def _moves(raw: object) -> list[GeneratedMove]:
+    """The moves of a raw answer as a list: the C engine made them already (in a list), the
+    reference gave tuples."""
+    assert isinstance(raw, list)
     if raw and isinstance(raw[0], tuple):
         return [GeneratedMove(*m) for m in raw]
-    return raw  # type: ignore[return-value]
+    return raw
 
 
 def fisf_key(move: GeneratedMove, rack_len: int, bag_empty: bool) -> tuple[object, ...]:
@@ -323,7 +331,7 @@ def _run(
     mode: int,
     n: int,
     engine: RawGenerate | None,
-) -> list[RawMove] | tuple[int, int, int] | tuple[int, int, int, list[RawMove]]:
+) -> RawAnswer:
     run = engine or _default_engine()
     lex = _lexicon(config, lexicon)
     if run is _c_generate and _c_generate_cells is not None:
@@ -382,11 +390,19 @@ def generate(
     *,
     lexicon: Lexicon | None = None,
     engine: RawGenerate | None = None,
-) -> list[GeneratedMove]:
-    """Every legal placement (no exchanges, no passes), in no particular order."""
-    raw = _run(board, rack, config, lexicon, MODE_ALL | MOVE_OBJECTS, 0, engine)
-    assert isinstance(raw, list)
-    return _moves(raw)
+) -> Sequence[GeneratedMove]:
+    """Every legal placement (no exchanges, no passes), in no particular order.
+
+    With the C engine a compact read-only sequence (``len``, indexing, slices — a list —,
+    iteration, ``==`` a list of the same moves in the same order; ``list()`` or ``sorted()``
+    it for a list): the moves are packed in C and each
+    :class:`GeneratedMove` is made when read (two reads of one index give equal moves, not
+    the same object). The reference engine gives a list."""
+    raw = _run(board, rack, config, lexicon, MODE_ALL | MOVE_OBJECTS | MOVE_LIST, 0, engine)
+    if isinstance(raw, list):
+        return _moves(raw)
+    assert not isinstance(raw, tuple)  # the C engine's MoveList of GeneratedMove
+    return cast("Sequence[GeneratedMove]", raw)
 
 
 def count(
@@ -401,7 +417,7 @@ def count(
     the top score (None when nothing can be played)."""
     raw = _run(board, rack, config, lexicon, MODE_COUNT, 0, engine)
     assert isinstance(raw, tuple) and len(raw) == 3
-    placements, scrabbles, top = raw
+    placements, scrabbles, top = cast("tuple[int, int, int]", raw)
     return MoveCount(placements, scrabbles, top if placements else None)
 
 
@@ -457,7 +473,7 @@ def analyse(
     raw = _run(board, rack, config, lexicon, MODE_ANALYSE | MOVE_OBJECTS, min(want, 1 << 20),
                engine)
     assert isinstance(raw, tuple) and len(raw) == 4
-    placements, scrabbles, top, kept = raw
+    placements, scrabbles, top, kept = cast("tuple[int, int, int, list[RawMove]]", raw)
     moves = _moves(kept)
     found = MoveCount(placements, scrabbles, top if placements else None)
     top_moves = sorted((m for m in moves if m.score == top),

@@ -24,6 +24,10 @@ MOVE_OBJECTS = 16
 """Flag added to a mode: the C engine may answer with instances of the class given to its
 ``set_move_class`` (scoring.movegen.GeneratedMove) instead of :data:`RawMove` tuples; the
 reference always answers with tuples."""
+MOVE_LIST = 32
+"""Flag added to ``MODE_ALL | MOVE_OBJECTS``: the C engine may answer with its compact
+``MoveList`` (the moves packed, each item made as a move object when read) instead of a
+list; the reference ignores it."""
 
 ALL_LETTERS = (1 << 26) - 1
 JOKER_FLAG = 32
@@ -50,7 +54,7 @@ def py_generate(
     n: int,
 ) -> list[RawMove] | tuple[int, int, int] | tuple[int, int, int, list[RawMove]]:
     """Reference implementation of the raw engine interface (see ``_movegen.pyi``)."""
-    mode &= ~MOVE_OBJECTS
+    mode &= ~(MOVE_OBJECTS | MOVE_LIST)
     search = _Search(edges, rack_counts, values, first_min_tiles, max_tiles, bingo_tiles,
                      bingo_bonus)
     search.empty_board = not any(cells)

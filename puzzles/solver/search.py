@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import heapq
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -165,13 +165,12 @@ def candidates(
         return []
     if keep is None and n is not None:
         return sorted(movegen.best(board, rack, config, n=n), key=move_key)
-    moves = movegen.generate(board, rack, config)
+    moves: Iterable[GeneratedMove] = movegen.generate(board, rack, config)
     if keep is not None:
         moves = [m for m in moves if keep(m)]
     if n is not None:
         return heapq.nsmallest(n, moves, key=move_key)
-    moves.sort(key=move_key)
-    return moves
+    return sorted(moves, key=move_key)
 
 
 class Child:

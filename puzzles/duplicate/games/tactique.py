@@ -360,8 +360,8 @@ def tactique_top(
                 continue
             firsts: list[GeneratedMove] = []
         else:
-            firsts = movegen.generate(board, groups[a], first_cfg) if groups[a] else []
-            firsts = [m for m in firsts if not _joker_dominated(m, groups[a])]
+            firsts = [m for m in (movegen.generate(board, groups[a], first_cfg) if groups[a]
+                                  else ()) if not _joker_dominated(m, groups[a])]
         if not firsts:
             single = top_score(board, groups[b], first_cfg) if groups[b] else None
             total = single if single is not None else -1
