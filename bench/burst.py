@@ -74,6 +74,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -168,6 +169,29 @@ class Sink:
 
 # ---------------------------------------------------------------- seeding
 
+def enumerate_players(s: Any, competition_id: int | None,
+                      players: int) -> Iterator[tuple[int, list[Any]]]:
+    """Register ``players`` players (a shared fast password hash) in the competition, 500
+    at a time (one multi-row INSERT each, on a fresh database, rather than
+    problems.register's lookup per player): (index of the first, the committed players)."""
+    from werkzeug.security import generate_password_hash
+
+    from webapp.models import Player, Registration
+    from webapp.services.players import new_token
+
+    pw_hash = generate_password_hash(PASSWORD, method="pbkdf2:sha256:1000")
+    for start in range(0, players, 500):
+        chunk = [Player(name=f"Joueur {i:05d}", club=f"Club {i % 37}",
+                        email=f"j{i:05d}@bench.example", token=new_token(),
+                        password_hash=pw_hash)
+                 for i in range(start, min(players, start + 500))]
+        s.add_all(chunk)
+        s.flush()
+        s.add_all([Registration(competition_id=competition_id, player_id=p.id) for p in chunk])
+        s.commit()
+        yield start, chunk
+
+
 def seed(name: str, players: int) -> dict[str, Any]:
     """The database at head, a competition, the players, the problem (deadline in 2 h:
     moved to the real one once the server runs). Everything through the services."""
@@ -175,23 +199,19 @@ def seed(name: str, players: int) -> dict[str, Any]:
     subprocess.run([sys.executable, "-m", "arbitre_cli", "db", "upgrade"], cwd=str(ROOT),
                    env=dict(os.environ, **env), check=True, capture_output=True)
     from sqlmodel import Session
-    from werkzeug.security import generate_password_hash
 
     from puzzles.generate import new_problem
     from scoring.lexicon import default_lexicon
     from webapp import create_app
     from webapp.db import get_engine
     from webapp.demo import greedy_sheet
-    from webapp.models import Player, Registration
     from webapp.services import clock, problems
-    from webapp.services.players import new_token
 
     app = create_app({"DATABASE_URL": db_url(name), "SCHEDULER_ENABLED": False,
                       "SECRET_KEY": SECRET, "INSTANCE_PATH": env["ARBITRE_INSTANCE_PATH"]})
     lex = default_lexicon()
     puzzle = new_problem("integral_partiel", seed=2026, lexicon=lex)
     sheets = [greedy_sheet(puzzle.stock, lex, seed=k) for k in range(40)]
-    pw_hash = generate_password_hash(PASSWORD, method="pbkdf2:sha256:1000")
     rng = random.Random(23)
     plan: list[dict[str, Any]] = []
     with app.app_context(), Session(get_engine(app), expire_on_commit=False) as s:
@@ -202,17 +222,7 @@ def seed(name: str, players: int) -> dict[str, Any]:
             publish_at=now - timedelta(hours=1), deadline_at=now + timedelta(hours=2),
             status="open",
         )
-        for start in range(0, players, 500):
-            # a fresh database: the players and their registrations 500 at a time (one
-            # multi-row INSERT each) rather than problems.register's lookup per player
-            chunk = [Player(name=f"Joueur {i:05d}", club=f"Club {i % 37}",
-                            email=f"j{i:05d}@bench.example", token=new_token(),
-                            password_hash=pw_hash)
-                     for i in range(start, min(players, start + 500))]
-            s.add_all(chunk)
-            s.flush()
-            s.add_all([Registration(competition_id=comp.id, player_id=p.id) for p in chunk])
-            s.commit()
+        for start, chunk in enumerate_players(s, comp.id, players):
             for i, p in enumerate(chunk, start):
                 plan.append({"i": i, "kind": "", "email": p.email, "token": p.token,
                              "sheet": sheets[rng.randrange(len(sheets))]})
@@ -232,7 +242,6 @@ def seed_duplicate(name: str, players: int) -> dict[str, Any]:
     subprocess.run([sys.executable, "-m", "arbitre_cli", "db", "upgrade"], cwd=str(ROOT),
                    env=dict(os.environ, **env), check=True, capture_output=True)
     from sqlmodel import Session, select
-    from werkzeug.security import generate_password_hash
 
     from puzzles.duplicate import DuplicateSettings
     from scoring.board import Board
@@ -240,14 +249,12 @@ def seed_duplicate(name: str, players: int) -> dict[str, Any]:
     from scoring.notation import format_ref
     from webapp import create_app
     from webapp.db import get_engine
-    from webapp.models import DuplicateRound, Player, Registration
+    from webapp.models import DuplicateRound
     from webapp.services import clock, duplicate, lifecycle, problems
-    from webapp.services.players import new_token
     from webapp.services.stored import round_draw_of
 
     app = create_app({"DATABASE_URL": db_url(name), "SCHEDULER_ENABLED": False,
                       "SECRET_KEY": SECRET, "INSTANCE_PATH": env["ARBITRE_INSTANCE_PATH"]})
-    pw_hash = generate_password_hash(PASSWORD, method="pbkdf2:sha256:1000")
     rng = random.Random(23)
     plan: list[dict[str, Any]] = []
     with app.app_context(), Session(get_engine(app), expire_on_commit=False) as s:
@@ -257,17 +264,7 @@ def seed_duplicate(name: str, players: int) -> dict[str, Any]:
             session=s, competition=comp, title="Duplicate du banc", code=CODE,
             settings=DuplicateSettings(lang="fr", rounds=2),
             rhythm={"kind": "hours", "hours": 24}, starts_at=drawn, actor="bench")
-        chunks: list[list[Player]] = []
-        for start in range(0, players, 500):
-            chunk = [Player(name=f"Joueur {i:05d}", club=f"Club {i % 37}",
-                            email=f"j{i:05d}@bench.example", token=new_token(),
-                            password_hash=pw_hash)
-                     for i in range(start, min(players, start + 500))]
-            s.add_all(chunk)
-            s.flush()
-            s.add_all([Registration(competition_id=comp.id, player_id=p.id) for p in chunk])
-            s.commit()
-            chunks.append(chunk)
+        chunks = [chunk for _, chunk in enumerate_players(s, comp.id, players)]
     with app.app_context():
         assert lifecycle.run_due(now=drawn) == [f"draw:{CODE}:1"]
     with app.app_context(), Session(get_engine(app), expire_on_commit=False) as s:
