@@ -199,7 +199,7 @@ static PyObject *new_move(PyTypeObject *cls, int score, int horizontal, int star
 }
 
 /* ---- the compact list of moves (MODE_ALL with MOVE_LIST) ----------------------------------
- * MoveList: every placement of a generate() call as packed records (24 bytes each, written
+ * MoveList: every placement of a generate() call as packed records (40 bytes each, written
  * by record() as it finds them), a read-only sequence whose items are made on access as
  * instances of the move class (len(), indexing, slices — a list —, iteration; equal to
  * another MoveList holding the same records, or a list of equal moves, in the same order).
