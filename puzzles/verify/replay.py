@@ -135,6 +135,42 @@ def _word_reasons(v: Verdict) -> set[str]:
 _CONFIGS: dict[tuple[int, int, bool], tuple[TileSet, WordList, GameConfig, QuickChecker]] = {}
 
 
+def score_warning(score: int | None, true_score: int, words_only: bool) -> str | None:
+    """The warning of a line whose written score is not ``true_score`` (RULES §4.7): left
+    blank (none where the family asks for words only), or wrong."""
+    if score is None:
+        return None if words_only else "score non indiqué."
+    if score != true_score:
+        return f"score écrit {score}, score exact {true_score}."
+    return None
+
+
+def cumul_warning_text(
+    cumul: int | None, *, score: int | None, claimed: int, prev_claimed: int, exact: int,
+    cancelled: int, asked: bool, arithmetic: bool,
+) -> str | None:
+    """The warning of a move's last line for its written ``cumul``, or ``None``.
+
+    Left blank: a warning when the cumul is ``asked`` (not on a pass, nor where the family
+    asks for words only). With ``arithmetic`` (``Settings.cumul_check``) the cumul must be
+    the previous written cumul ``prev_claimed`` plus the written score ``claimed`` (minus
+    ``cancelled``, the written scores of the moves this line annuls, is accepted too), and
+    cannot be checked when the score is blank; otherwise it must be the ``exact`` running
+    total. The one rule of :meth:`Verifier._finish_moves` and :meth:`Verifier._finish_fast`.
+    """
+    if cumul is None:
+        return "cumul non indiqué." if asked else None
+    if arithmetic:
+        expected = prev_claimed + claimed
+        if score is not None and cumul not in (expected, expected - cancelled):
+            return (f"cumul écrit {cumul}, attendu {expected} (cumul précédent "
+                    f"{prev_claimed} + score écrit {claimed}).")
+        return None
+    if cumul != exact:
+        return f"cumul écrit {cumul}, cumul exact {exact}."
+    return None
+
+
 def _config_for(
     ts: TileSet, lexicon: WordList, first_move_horizontal: bool
 ) -> tuple[GameConfig, QuickChecker]:
@@ -634,11 +670,10 @@ class Verifier:
             counted = 0
             if counts and true_score is not None:
                 if not resistance:
-                    if score is None:
-                        if not words_only:  # the score is not asked for
-                            e.warnings.append("score non indiqué.")
-                    elif score != true_score:
-                        e.warnings.append(f"score écrit {score}, score exact {true_score}.")
+                    if score != true_score:
+                        warned = score_warning(score, true_score, words_only)
+                        if warned:
+                            e.warnings.append(warned)
                     counted = max(0, true_score - e.penalty)  # INFERRED: never below zero
                 else:
                     counted = 0 if e.group == 1 else 1
@@ -648,22 +683,14 @@ class Verifier:
                 if cumul_warning:
                     claimed_by_number[mv.number] = claimed_by_number.get(mv.number, 0) + claimed
                 if cumul_warning and last_line_of[mv.number] == e.idx:
-                    cumul = mv.cumul
-                    if cumul is None:
-                        if not mv.passed and not words_only:
-                            e.warnings.append("cumul non indiqué.")
-                    elif arithmetic:
-                        # with the score left blank the arithmetic cannot be checked
-                        cancelled = sum(claimed_by_number.get(k, 0) for k in e.annul_done)
-                        if score is not None and cumul not in (expected, expected - cancelled):
-                            e.warnings.append(
-                                f"cumul écrit {cumul}, attendu {expected} (cumul précédent "
-                                f"{prev_claimed} + score écrit {claimed})."
-                            )
-                    elif cumul != running + counted:
-                        e.warnings.append(
-                            f"cumul écrit {cumul}, cumul exact {running + counted}."
-                        )
+                    cancelled = (sum(claimed_by_number.get(k, 0) for k in e.annul_done)
+                                 if arithmetic and e.annul_done else 0)
+                    warned = cumul_warning_text(
+                        mv.cumul, score=score, claimed=claimed, prev_claimed=prev_claimed,
+                        exact=running + counted, cancelled=cancelled,
+                        asked=not mv.passed and not words_only, arithmetic=arithmetic)
+                    if warned:
+                        e.warnings.append(warned)
                 prev_claimed = mv.cumul if mv.cumul is not None else expected
             if two_words and not cumul_warning and e is first_billet[1]:
                 self._check_first_sum(e, first_billet[0])
@@ -714,7 +741,6 @@ class Verifier:
         cumul_warning = s.cumul_warning
         arithmetic = s.cumul_check == "arithmetic"
         last_line_of = {mv.number: i for i, mv in enumerate(moves)} if cumul_warning else {}
-        claimed_by_number: dict[int, int] = {}
         prev_claimed = running = 0
         reports: list[MoveReport] = []
         valid, warning = MoveStatus.VALID, MoveStatus.WARNING
@@ -723,28 +749,22 @@ class Verifier:
             score, cumul = mv.score, mv.cumul
             true_score = res[0]
             warnings: list[str] = []
-            if score is None:
-                if not words_only:
-                    warnings.append("score non indiqué.")
-            elif score != true_score:
-                warnings.append(f"score écrit {score}, score exact {true_score}.")
+            if score != true_score:
+                warned = score_warning(score, true_score, words_only)
+                if warned:
+                    warnings.append(warned)
             counted = max(0, true_score)
             claimed = score or 0
             expected = prev_claimed + claimed
-            if cumul_warning:
-                claimed_by_number[mv.number] = claimed_by_number.get(mv.number, 0) + claimed
-                if last_line_of[mv.number] == i:
-                    if cumul is None:
-                        if not words_only:
-                            warnings.append("cumul non indiqué.")
-                    elif arithmetic:  # no annulment: nothing cancelled
-                        if score is not None and cumul != expected:
-                            warnings.append(
-                                f"cumul écrit {cumul}, attendu {expected} (cumul précédent "
-                                f"{prev_claimed} + score écrit {claimed})."
-                            )
-                    elif cumul != running + counted:
-                        warnings.append(f"cumul écrit {cumul}, cumul exact {running + counted}.")
+            if cumul_warning and last_line_of[mv.number] == i and (
+                    cumul != (expected if arithmetic else running + counted)):
+                # the rules of _finish_moves, with nothing cancelled (no annulment here)
+                warned = cumul_warning_text(
+                    cumul, score=score, claimed=claimed, prev_claimed=prev_claimed,
+                    exact=running + counted, cancelled=0, asked=not words_only,
+                    arithmetic=arithmetic)
+                if warned:
+                    warnings.append(warned)
             prev_claimed = cumul if cumul is not None else expected
             running += counted
             if warnings:
