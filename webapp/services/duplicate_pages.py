@@ -37,10 +37,10 @@ def game_by_code(session: Session, code: str, *, for_update: bool = False) \
         -> DuplicateGame | None:
     """The game with this public code; ``for_update``: its row locked until the end of the
     transaction (the console's other top and re-correction)."""
-    query = select(DuplicateGame).where(DuplicateGame.code == code)
-    if for_update:
-        query = query.with_for_update()
-    return session.exec(query).first()
+    if for_update:  # in the queue of the game's lock, as a scheduled step
+        game_id = session.exec(select(DuplicateGame.id).where(DuplicateGame.code == code)).first()
+        return None if game_id is None else duplicate.lock_game(session, game_id)
+    return session.exec(select(DuplicateGame).where(DuplicateGame.code == code)).first()
 
 
 def round_by_number(session: Session, game: DuplicateGame, number: int) \

@@ -49,6 +49,7 @@ from webapp.services.duplicate.game import (
     first_line,
     game_of,
     game_url,
+    lock_game,
     parse_text,
     schedule_changed,
 )
@@ -94,11 +95,10 @@ def submit_bulletin(
     if registered is None:
         raise DuplicateError(f"Vous n'êtes pas inscrit à la partie « {game.title} » "
                              f"({game.code}).")
-    # A shared lock on the game row (PostgreSQL): a scheduled step (which takes it FOR UPDATE)
-    # waits until this bulletin is in, so a correction never misses an on-time bulletin
-    # still being written.
-    session.exec(select(DuplicateGame.id).where(DuplicateGame.id == game.id)
-                 .with_for_update(read=True)).first()
+    # A shared lock on the game (PostgreSQL): a scheduled step (which takes it alone) waits
+    # until this bulletin is in, so a correction never misses an on-time bulletin still
+    # being written; the bulletins that come once a step waits wait behind it (lock_game).
+    lock_game(session, game.id, shared=True)
     rnd = session.exec(
         select(DuplicateRound).where(DuplicateRound.game_id == game.id,
                                      DuplicateRound.opens_at <= received_at)

@@ -15,6 +15,7 @@ from datetime import datetime, time, timedelta
 from typing import NotRequired, cast
 from zoneinfo import ZoneInfo
 
+import sqlalchemy as sa
 from flask import current_app, has_app_context
 from sqlmodel import Session, col, select
 
@@ -334,6 +335,33 @@ def create_game(
                  starts_at=starts_at.isoformat(),
                  settings=game.settings, lexicon=lexicon_name, variant=variant)
     return game
+
+
+#: the first key of the Duplicate games' advisory locks (PostgreSQL's two-key form; the
+#: second key is the game's id): « DUP1 »
+LOCK_SPACE = 0x44555031
+
+
+def lock_game(session: Session, game_id: int, *, shared: bool = False) -> DuplicateGame | None:
+    """Lock the game's row until the end of the transaction and return it: ``shared`` (a
+    bulletin being stored: ``FOR SHARE``, many at once) or not (a scheduled step, the
+    console's re-correction: ``FOR UPDATE``, alone).
+
+    On PostgreSQL a transaction-scoped advisory lock on (:data:`LOCK_SPACE`, id) is taken
+    first, in the same mode. The row lock alone is not fair: a new ``FOR SHARE`` is granted
+    beside the ones held even while a ``FOR UPDATE`` waits, so under a steady stream of
+    bulletins (a deadline rush, late bulletins after the close) the round's close could wait
+    as long as the stream lasts. The advisory lock queues in arrival order: once a step
+    waits, the bulletins that come after it wait behind it, and it runs as soon as those
+    already in are stored. SQLite has one writer at a time: nothing to queue."""
+    if session.get_bind().dialect.name == "postgresql":
+        take = sa.func.pg_advisory_xact_lock_shared if shared else sa.func.pg_advisory_xact_lock
+        session.execute(sa.select(take(LOCK_SPACE, game_id)))
+    if shared:
+        session.exec(select(DuplicateGame.id).where(DuplicateGame.id == game_id)
+                     .with_for_update(read=True)).first()
+        return session.get(DuplicateGame, game_id)
+    return session.get(DuplicateGame, game_id, with_for_update=True)
 
 
 def players_of(session: Session, game: DuplicateGame) -> list[Player]:

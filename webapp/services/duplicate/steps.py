@@ -31,6 +31,7 @@ from webapp.services.duplicate.game import (
     current_round,
     deadline_after,
     game_of,
+    lock_game,
     log,
     players_of,
     schedule_changed,
@@ -83,7 +84,7 @@ def advance(game_id: int, *, now: datetime, max_steps: int = 10_000,
     for _ in range(max_steps):
         _wait_for_bulletins(game_id, waited)
         with session_scope() as s:
-            game = s.get(DuplicateGame, game_id, with_for_update=True)
+            game = lock_game(s, game_id)
             if game is None:
                 return done
             step = next_step(s, game, now)
