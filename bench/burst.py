@@ -112,6 +112,9 @@ class Game:
     ranked_step: str  # the step after which the results are composed
     before: tuple[tuple[str, int], ...]  # mails per player sent before the window opens
     after: tuple[tuple[str, int], ...]  # other mails per player after the deadline
+    status_sql: str  # the problem's (round 1's) status; parameter: the code
+    entries_table: str  # where the sheets (bulletins) are stored
+    ranked_sql: str  # how many players the results rank; parameter: the code
 
 
 GAMES = {
@@ -121,7 +124,10 @@ GAMES = {
         results_kind="results",
         steps=(("clos", "problem.close"), ("vérifié", "problem.verify"),
                ("classement provisoire", "problem.provisional")),
-        ranked_step="problem.provisional", before=(), after=()),
+        ranked_step="problem.provisional", before=(), after=(),
+        status_sql="SELECT status FROM problem WHERE code = %s", entries_table="submission",
+        ranked_sql="SELECT jsonb_array_length(r.rows::jsonb) FROM ranking r JOIN problem p "
+                   "ON p.id = r.problem_id WHERE p.code = %s ORDER BY r.id DESC LIMIT 1"),
     "duplicate": Game(
         form_path="/duplicate/{code}", post_path="/duplicate/{code}/bulletin",
         field="bulletin", post_step="envoi du bulletin", subject="Bulletin {code}",
@@ -129,7 +135,13 @@ GAMES = {
         steps=(("clos", "duplicate.close"), ("corrigé", "duplicate.correct"),
                ("résultats publiés", "duplicate.publish"), ("tour 2 tiré", "duplicate.draw")),
         ranked_step="duplicate.publish",
-        before=(("duplicate_draw", 1), ("reminder", 1)), after=(("duplicate_draw", 1),)),
+        before=(("duplicate_draw", 1), ("reminder", 1)), after=(("duplicate_draw", 1),),
+        status_sql="SELECT r.status FROM duplicate_round r JOIN duplicate_game g "
+                   "ON g.id = r.game_id WHERE g.code = %s AND r.number = 1",
+        entries_table="duplicate_entry",
+        ranked_sql="SELECT count(*) FROM duplicate_round r JOIN duplicate_game g "
+                   "ON g.id = r.game_id, jsonb_array_elements(r.results::jsonb) e "
+                   "WHERE g.code = %s AND r.number = 1 AND e->>'entry_id' IS NOT NULL"),
 }
 
 
@@ -475,11 +487,8 @@ def db_state(name: str, game: Game) -> dict[str, Any]:
     log's time: the last of each action), the outbox by kind and status."""
     import psycopg
 
-    dup = game is GAMES["duplicate"]
     with psycopg.connect(db_url(name).replace("+psycopg", ""), autocommit=True) as conn:
-        status = conn.execute(
-            "SELECT status FROM duplicate_round WHERE number = 1" if dup else
-            "SELECT status FROM problem WHERE code = %s", () if dup else (CODE,)).fetchone()
+        status = conn.execute(game.status_sql, (CODE,)).fetchone()
         steps = dict(conn.execute(
             "SELECT action, max(at) FROM audit_log WHERE target = %s AND action = ANY(%s) "
             "GROUP BY action", (CODE, [a for _, a in game.steps])).fetchall())
@@ -493,24 +502,17 @@ def check_database(name: str, game: Game) -> dict[str, Any]:
     the receipt rows; the players ranked (the Duplicate: round 1's results with a bulletin)."""
     import psycopg
 
-    dup = game is GAMES["duplicate"]
     with psycopg.connect(db_url(name).replace("+psycopg", ""), autocommit=True) as conn:
         subs = conn.execute(
             "SELECT count(*), count(DISTINCT player_id), sum(CASE WHEN late THEN 1 ELSE 0 END),"
             " sum(CASE WHEN channel = 'email' THEN 1 ELSE 0 END) FROM "
-            + ("duplicate_entry" if dup else "submission")).fetchone()
+            + game.entries_table).fetchone()
         inbound = Counter(dict(conn.execute(
             "SELECT status, count(*) FROM inbound_message GROUP BY status").fetchall()))
         receipt_keys = conn.execute(
             "SELECT count(*), count(DISTINCT dedupe_key) FROM outbox_message "
             "WHERE kind = 'receipt'").fetchone()
-        ranking = conn.execute(
-            "SELECT count(*) FROM duplicate_round r, jsonb_array_elements(r.results::jsonb) e "
-            "WHERE r.number = 1 AND e->>'entry_id' IS NOT NULL") if dup else conn.execute(
-            "SELECT jsonb_array_length(r.rows::jsonb) FROM ranking r JOIN problem p "
-            "ON p.id = r.problem_id WHERE p.code = %s ORDER BY r.id DESC LIMIT 1",
-            (CODE,))
-        ranking = ranking.fetchone()
+        ranking = conn.execute(game.ranked_sql, (CODE,)).fetchone()
     return {"submissions": subs[0], "players_with_sheet": subs[1], "late": subs[2] or 0,
             "by_mail": subs[3] or 0, "inbound": inbound, "receipt_rows": receipt_keys[0],
             "receipt_keys": receipt_keys[1], "ranked": ranking[0] if ranking else 0}
