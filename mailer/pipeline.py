@@ -285,18 +285,24 @@ def _find_player_by_token(session: Session, token: str,
 
 
 def _players_by_envelope_token(session: Session, settings: MailSettings,
-                               rows: list[InboundMessage]) -> dict[str, Player]:
+                               rows: list[InboundMessage], *,
+                               lock: bool = False) -> dict[str, Player]:
     """For a batch: the players whose token is in an envelope recipient of one of its
     messages (``feuilles+TOKEN@...``), by token, in one query — the usual way a sheet names
     its player, so that a batch of sheets does not read its players one query each. A token
-    found elsewhere (headers, subject, another case) is still looked up alone."""
+    found elsewhere (headers, subject, another case) is still looked up alone.
+
+    ``lock``: their rows locked in id order (``FOR NO KEY UPDATE`` on PostgreSQL, the lock
+    the sheet's entry check takes, :class:`webapp.services.submissions.SheetBatch`; on
+    SQLite the batch's transaction holds the write lock already)."""
     tokens = {t for r in rows for a in (r.envelope_to or ())
               if (t := identify.token_from_address(a, settings.submit_localpart))}
     if not tokens:
         return {}
-    return {p.token: p for p in session.exec(
-        select(Player).where(Player.token.in_(tokens))  # type: ignore[attr-defined]
-    ).all()}
+    query = select(Player).where(Player.token.in_(tokens))  # type: ignore[attr-defined]
+    if lock:
+        query = query.order_by(Player.id).with_for_update(key_share=True)  # type: ignore[arg-type]
+    return {p.token: p for p in session.exec(query).all()}
 
 
 def _bad_sender_note(address: str, problem: str | None) -> str:
@@ -555,7 +561,7 @@ def submit(d: Delivery, player: Player, problem: Problem, sheet_text: str,
             session=d.session, player=player, problem=problem, text=sheet_text,
             channel=Channel.EMAIL, received_at=d.row.received_at,
             inbound_message_id=d.row.id, in_reply_to=d.row.message_id,
-            ignored_lines=ignored,
+            ignored_lines=ignored, batch=d.shared.get("sheet_batch"),
         )
     except submissions.SubmissionRefused as exc:
         # not registered, too many sheets: nothing stored; the player is told why
@@ -663,9 +669,19 @@ def _process_loaded(session: Session, settings: MailSettings, ids: list[int],
             InboundMessage.id.in_(ids)  # type: ignore[union-attr]
         )).all()}
     todo = [r for r in loaded.values() if r.status == InboundStatus.STORED]
+    batch: submissions.SheetBatch | None = None
     if todo:
         shared["earlier_copies"] = _earlier_copies(session, todo)
-        shared["players_by_token"] = _players_by_envelope_token(session, settings, todo)
+        known = shared["players_by_token"] = _players_by_envelope_token(
+            session, settings, todo, lock=not savepoints)
+        if not savepoints:
+            # the batch's sheets share their players' answers and write their audit
+            # entries and receipts together (with savepoints, each message alone)
+            problems = shared["open_problems"] = _open_problems(session)
+            batch = shared["sheet_batch"] = submissions.SheetBatch()
+            batch.prefetch(session, {int(p.id) for p in known.values() if p.id is not None},
+                           {int(p.id) for p in problems if p.id is not None},
+                           min(r.received_at for r in todo))
     finished: list[tuple[int, dict[str, Any]]] = []  # rows' outcomes written at the end
     for inbound_id in ids:
         row = loaded.get(inbound_id)
@@ -690,6 +706,8 @@ def _process_loaded(session: Session, settings: MailSettings, ids: list[int],
             _quarantine(row, exc)
             session.add(row)
         result[inbound_id] = row.status
+    if batch is not None:
+        batch.flush(session)
     _write_outcomes(session, finished)
 
 
@@ -749,7 +767,9 @@ def _process_rows(session: Session, settings: MailSettings, ids: list[int],
     except Exception:
         log.info("a message of the batch failed: the batch again, message by message")
         result.clear()
-        session.expire_all()
+        # forget the objects of the rolled-back pass (the sheets it stored are gone, and
+        # their ids may be given again)
+        session.expunge_all()
         _process_loaded(session, settings, ids, result)
 
 
