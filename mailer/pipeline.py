@@ -678,7 +678,7 @@ def _process_loaded(session: Session, settings: MailSettings, ids: list[int],
             # the batch's sheets share their players' answers and write their audit
             # entries and receipts together (with savepoints, each message alone)
             problems = shared["open_problems"] = _open_problems(session)
-            batch = shared["sheet_batch"] = submissions.SheetBatch()
+            batch = shared["sheet_batch"] = submissions.SheetBatch(expected=len(todo))
             batch.prefetch(session, {int(p.id) for p in known.values() if p.id is not None},
                            {int(p.id) for p in problems if p.id is not None},
                            min(r.received_at for r in todo))

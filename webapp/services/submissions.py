@@ -186,7 +186,10 @@ class SheetBatch:
       them then needs no statement for its entry check and its version (the batch's sheets
       are counted as they are stored). Other sheets go the usual way.
     * Each sheet's audit entry and receipt, which nothing reads before the commit, are kept
-      and written by :meth:`flush` in one ``INSERT`` each (executemany).
+      and written by :meth:`flush` in one ``INSERT`` each (executemany); on PostgreSQL the
+      sheets of those players too (:meth:`defers`), with ids reserved on the table's
+      sequence (:meth:`defer`): the batch's later sheets read their players' versions and
+      counts from the batch, not from the table.
     """
 
     limit: int = 0
@@ -203,6 +206,12 @@ class SheetBatch:
     latest: dict[tuple[int, int], Submission | None] = field(default_factory=dict)
     audit_rows: list[dict[str, Any]] = field(default_factory=list)
     receipts: list[OutboxMessage] = field(default_factory=list)
+    #: how many sheets the batch may store at most (its messages): the ids reserved at once
+    expected: int = 0
+    #: PostgreSQL: submission ids reserved from the table's sequence, and the sheets
+    #: stored with them, written by :meth:`flush`
+    free_ids: list[int] = field(default_factory=list)
+    pending: list[dict[str, Any]] = field(default_factory=list)
 
     def prefetch(self, session: Session, player_ids: set[int], problem_ids: set[int],
                  earliest: datetime) -> None:
@@ -276,11 +285,38 @@ class SheetBatch:
         if sub.player_id in self.received:
             self.received[sub.player_id].append(sub.received_at)
 
+    def defers(self, session: Session, problem: Problem) -> bool:
+        """Whether a sheet of a player whose answers the batch read is written at the end
+        (:meth:`defer`): on PostgreSQL, whose round trips are what costs, and not for a
+        problem whose receipts read the player's sheets back (timed rounds,
+        :func:`webapp.services.rounds.receipt_notes`). On SQLite, in the process, each is
+        written at once."""
+        return (session.get_bind().dialect.name == "postgresql"
+                and not rounds.progressive(problem))
+
+    def defer(self, session: Session, values: dict[str, Any]) -> int:
+        """Keep a sheet's row for :meth:`flush` and give it its id, from ids reserved on
+        the submission table's sequence for the whole batch in one query (those left
+        unused are gaps, as a rolled-back insert leaves)."""
+        if not self.free_ids:
+            table = _SUBMISSION_TABLE.name
+            self.free_ids = [int(i) for i in session.execute(
+                sa.select(sa.func.nextval(sa.func.pg_get_serial_sequence(table, "id")))
+                .select_from(sa.func.generate_series(1, max(1, self.expected)))
+            ).scalars()]
+            self.free_ids.reverse()
+        new_id = self.free_ids.pop()
+        self.pending.append({"id": new_id, **values})
+        return new_id
+
     def flush(self, session: Session) -> None:
-        """Write the kept audit entries and receipts (before the commit)."""
+        """Write the kept sheets, audit entries and receipts (before the commit), in one
+        ``INSERT`` each."""
+        if self.pending:
+            session.execute(_INSERT_SUBMISSION_ROWS, self.pending)
         audit.record_many(session, self.audit_rows)
         notify.insert_deferred(session, self.receipts)
-        self.audit_rows, self.receipts = [], []
+        self.pending, self.audit_rows, self.receipts = [], [], []
 
 
 def duration_fr(seconds: int) -> str:
@@ -372,9 +408,11 @@ def submit_sheet(
     )
     # the raw text is in before anything that could fail: one INSERT built once, and the
     # object attached to its row as persistent (no unit-of-work flush, no read back)
-    sub.id = session.execute(_INSERT_SUBMISSION, {
-        c.key: getattr(sub, c.key) for c in _SUBMISSION_TABLE.columns if c.key != "id"
-    }).scalar_one()
+    values = {c.key: getattr(sub, c.key) for c in _SUBMISSION_TABLE.columns if c.key != "id"}
+    if batch is not None and known and batch.defers(session, problem):
+        sub.id = batch.defer(session, values)  # written with the batch's, before its commit
+    else:
+        sub.id = session.execute(_INSERT_SUBMISSION, values).scalar_one()
     make_transient_to_detached(sub)
     session.add(sub)
     entry = audit.entry_values(
@@ -407,6 +445,8 @@ def submit_sheet(
 
 _SUBMISSION_TABLE = Submission.__table__  # type: ignore[attr-defined]
 _INSERT_SUBMISSION = sa.insert(_SUBMISSION_TABLE).returning(_SUBMISSION_TABLE.c.id)
+#: the sheets of :meth:`SheetBatch.flush`, ids given
+_INSERT_SUBMISSION_ROWS = sa.insert(_SUBMISSION_TABLE)
 
 
 def _parse(text: str, parsed: Any = None) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
