@@ -65,6 +65,41 @@ class Relay:
         return "250 OK"
 
 
+def seed(app: Any, players: int) -> None:
+    """The bench's tables, an open problem B1 and ``players`` players (tokens
+    ``benchtok0000``…), in a competition open to all (the benches measure the intake and
+    the processing, not the sign-up rule: every player may submit)."""
+    from sqlmodel import SQLModel
+
+    import webapp.models  # noqa: F401
+    from webapp.db import get_engine, session_scope
+    from webapp.models import Competition, Player, Problem, ProblemStatus
+
+    SQLModel.metadata.create_all(get_engine(app))
+    with session_scope(app) as s:
+        comp = Competition(slug="bench", name="Banc d'essai", open_registration=True)
+        s.add(comp)
+        s.flush()
+        s.add(Problem(code="B1", competition_id=comp.id, title="Banc", game="integral",
+                      status=ProblemStatus.OPEN, publish_at=datetime(2026, 1, 1, tzinfo=UTC),
+                      deadline_at=datetime(2099, 1, 1, tzinfo=UTC)))
+        for p in range(players):
+            token = f"benchtok{p:04d}"
+            s.add(Player(name=f"Joueur {p}", email=f"joueur{p}@bench.example", token=token))
+
+
+def finish(engine: Any, schema: str | None, checks: dict[str, bool]) -> int:
+    """Print the checks, drop the bench's schema (PostgreSQL); the exit status."""
+    import sqlalchemy as sa
+
+    for name, ok in checks.items():
+        print(f"  {'OK ' if ok else 'FAIL'} {name}")
+    if schema:
+        with engine.begin() as conn:
+            conn.execute(sa.text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+    return 0 if all(checks.values()) else 1
+
+
 def sheet(i: int, player: int, token: str) -> EmailMessage:
     msg = EmailMessage()
     msg["From"] = f"Joueur {player} <joueur{player}@bench.example>"
@@ -208,19 +243,15 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     import sqlalchemy as sa
-    from sqlmodel import SQLModel, select
+    from sqlmodel import select
 
     import webapp.models  # noqa: F401
     from mailer.intake import start_embedded
     from webapp import create_app
     from webapp.db import get_engine, session_scope
     from webapp.models import (
-        Competition,
         InboundMessage,
         OutboxMessage,
-        Player,
-        Problem,
-        ProblemStatus,
         Submission,
     )
 
@@ -241,18 +272,7 @@ def main(argv: list[str] | None = None) -> int:
         "SUBMISSIONS_PER_WINDOW": 0,  # several sheets per player within seconds, by design
     })
     engine = get_engine(app)
-    SQLModel.metadata.create_all(engine)
-    with session_scope(app) as s:
-        # the bench measures the intake, not the sign-up rule: every player may submit
-        comp = Competition(slug="bench", name="Banc d'essai", open_registration=True)
-        s.add(comp)
-        s.flush()
-        s.add(Problem(code="B1", competition_id=comp.id, title="Banc", game="integral",
-                      status=ProblemStatus.OPEN, publish_at=datetime(2026, 1, 1, tzinfo=UTC),
-                      deadline_at=datetime(2099, 1, 1, tzinfo=UTC)))
-        for p in range(args.players):
-            token = f"benchtok{p:04d}"
-            s.add(Player(name=f"Joueur {p}", email=f"joueur{p}@bench.example", token=token))
+    seed(app, args.players)
     handle = start_embedded(app)
     load_before = os.getloadavg()
     cpu_before = resource.getrusage(resource.RUSAGE_SELF)
@@ -371,12 +391,7 @@ def main(argv: list[str] | None = None) -> int:
         for role, seconds in by_thread.most_common()))
     print("load average (1, 5, 15 min): before " + " ".join(f"{x:.2f}" for x in load_before)
           + ", after " + " ".join(f"{x:.2f}" for x in load_after))
-    for name, ok in checks.items():
-        print(f"  {'OK ' if ok else 'FAIL'} {name}")
-    if schema:
-        with engine.begin() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
-    return 0 if all(checks.values()) else 1
+    return finish(engine, schema, checks)
 
 
 if __name__ == "__main__":
