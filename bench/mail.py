@@ -36,11 +36,13 @@ import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from datetime import UTC, datetime
 from email.message import EmailMessage
 from pathlib import Path
+from typing import Any
 
 import aiosmtplib
 from _common import free_port  # bench/_common.py (a bench script runs from bench/)
@@ -61,6 +63,41 @@ class Relay:
         self.at.append(time.time())
         self.peers.add(tuple(session.peer))
         return "250 OK"
+
+
+def seed(app: Any, players: int) -> None:
+    """The bench's tables, an open problem B1 and ``players`` players (tokens
+    ``benchtok0000``…), in a competition open to all (the benches measure the intake and
+    the processing, not the sign-up rule: every player may submit)."""
+    from sqlmodel import SQLModel
+
+    import webapp.models  # noqa: F401
+    from webapp.db import get_engine, session_scope
+    from webapp.models import Competition, Player, Problem, ProblemStatus
+
+    SQLModel.metadata.create_all(get_engine(app))
+    with session_scope(app) as s:
+        comp = Competition(slug="bench", name="Banc d'essai", open_registration=True)
+        s.add(comp)
+        s.flush()
+        s.add(Problem(code="B1", competition_id=comp.id, title="Banc", game="integral",
+                      status=ProblemStatus.OPEN, publish_at=datetime(2026, 1, 1, tzinfo=UTC),
+                      deadline_at=datetime(2099, 1, 1, tzinfo=UTC)))
+        for p in range(players):
+            token = f"benchtok{p:04d}"
+            s.add(Player(name=f"Joueur {p}", email=f"joueur{p}@bench.example", token=token))
+
+
+def finish(engine: Any, schema: str | None, checks: dict[str, bool]) -> int:
+    """Print the checks, drop the bench's schema (PostgreSQL); the exit status."""
+    import sqlalchemy as sa
+
+    for name, ok in checks.items():
+        print(f"  {'OK ' if ok else 'FAIL'} {name}")
+    if schema:
+        with engine.begin() as conn:
+            conn.execute(sa.text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+    return 0 if all(checks.values()) else 1
 
 
 def sheet(i: int, player: int, token: str) -> EmailMessage:
@@ -106,6 +143,74 @@ async def send_all(port: int, messages: list[EmailMessage],
     return latencies, accepted_at
 
 
+def thread_cpu(relay_ctl: Controller, handle: Any) -> Counter[str]:
+    """CPU seconds (user + system) of this process's threads, by role: the bench's relay,
+    the intake's SMTP listener, the intake's database threads (the store batcher and the
+    executor), the outbox sender, the rest (watcher, processing threads, main)."""
+    roles = {getattr(relay_ctl, "_thread", None): "relay (the bench's)"}
+    for c in handle.controllers:
+        roles[getattr(c, "_thread", None)] = "SMTP listener"
+    if handle.batcher is not None:
+        roles[handle.batcher._thread] = "store (group commit)"
+    if handle.worker is not None:
+        roles[handle.worker._thread] = "outbox sender"
+    tick = os.sysconf("SC_CLK_TCK")
+    cpu: Counter[str] = Counter()
+    for thread in threading.enumerate():
+        try:
+            with open(f"/proc/self/task/{thread.native_id}/stat") as f:
+                fields = f.read().rpartition(")")[2].split()
+        except OSError:
+            continue
+        role = roles.get(thread) or thread.name.rstrip("0123456789_-")
+        cpu[role] += (int(fields[11]) + int(fields[12])) / tick
+    return cpu
+
+
+def process_cpu(handle: Any) -> Counter[str]:
+    """CPU seconds (user + system) of the worker and sender processes, each as it stands
+    now (read from ``/proc``: their start-up, before the run, is left out by the caller's
+    difference)."""
+    pids: list[tuple[str, int]] = []
+    for supervisor in {id(x): x for x in (handle.processor, handle.senders)
+                       if hasattr(x, "pids")}.values():
+        pids += [("worker processes", pid) for pid in supervisor.pids]
+        pids += [("sender processes", pid) for pid in supervisor.sender_pids]
+    tick = os.sysconf("SC_CLK_TCK")
+    cpu: Counter[str] = Counter()
+    for role, pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rpartition(")")[2].split()
+        except OSError:
+            continue
+        cpu[role] += (int(fields[11]) + int(fields[12])) / tick
+    return cpu
+
+
+def backend_cpu(engine: Any) -> Counter[int]:
+    """PostgreSQL: CPU seconds of each server process serving this database now (read from
+    ``/proc``, same machine): the bench's difference counts the work done for the run by
+    the connections open at its end (pooled, they live through it)."""
+    import sqlalchemy as sa
+
+    if engine.dialect.name != "postgresql":
+        return Counter()
+    with engine.connect() as conn:
+        pids = conn.execute(sa.text("SELECT pid FROM pg_stat_activity "
+                                    "WHERE datname = current_database()")).scalars().all()
+    tick = os.sysconf("SC_CLK_TCK")
+    cpu: Counter[int] = Counter()
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rpartition(")")[2].split()
+        except OSError:
+            continue
+        cpu[int(pid)] = (int(fields[11]) + int(fields[12])) / tick
+    return cpu
+
+
 def pct(values: list[float], q: float) -> float:
     """The q-quantile (nearest rank) of sorted ``values``."""
     return values[min(len(values) - 1, max(0, int(round(q * len(values) + 0.5)) - 1))]
@@ -120,6 +225,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--process-workers", type=int, default=0,
                     help="MAIL_PROCESS_WORKERS: worker processes processing stored messages "
                          "(PostgreSQL; 0: threads in the serving process)")
+    ap.add_argument("--sender-processes", type=int, default=0,
+                    help="OUTBOX_SENDER_PROCESSES: outbox sender processes (PostgreSQL; 0: "
+                         "the sender thread of the serving process)")
     ap.add_argument("--database-url", default=None)
     ap.add_argument("--client-port", type=int, default=0, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -135,19 +243,15 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     import sqlalchemy as sa
-    from sqlmodel import SQLModel, select
+    from sqlmodel import select
 
     import webapp.models  # noqa: F401
     from mailer.intake import start_embedded
     from webapp import create_app
     from webapp.db import get_engine, session_scope
     from webapp.models import (
-        Competition,
         InboundMessage,
         OutboxMessage,
-        Player,
-        Problem,
-        ProblemStatus,
         Submission,
     )
 
@@ -164,24 +268,17 @@ def main(argv: list[str] | None = None) -> int:
         "MAIL_SMTP_LISTEN": f"127.0.0.1:{smtp_port}", "SMTP_RELAY": f"127.0.0.1:{relay_port}",
         "OUTBOX_POLL_SECONDS": 0.2, "MAIL_WORKERS": args.workers, "OUTBOX_BATCH": 50,
         "MAIL_PROCESS_WORKERS": args.process_workers,
+        "OUTBOX_SENDER_PROCESSES": args.sender_processes,
         "SUBMISSIONS_PER_WINDOW": 0,  # several sheets per player within seconds, by design
     })
     engine = get_engine(app)
-    SQLModel.metadata.create_all(engine)
-    with session_scope(app) as s:
-        # the bench measures the intake, not the sign-up rule: every player may submit
-        comp = Competition(slug="bench", name="Banc d'essai", open_registration=True)
-        s.add(comp)
-        s.flush()
-        s.add(Problem(code="B1", competition_id=comp.id, title="Banc", game="integral",
-                      status=ProblemStatus.OPEN, publish_at=datetime(2026, 1, 1, tzinfo=UTC),
-                      deadline_at=datetime(2099, 1, 1, tzinfo=UTC)))
-        for p in range(args.players):
-            token = f"benchtok{p:04d}"
-            s.add(Player(name=f"Joueur {p}", email=f"joueur{p}@bench.example", token=token))
+    seed(app, args.players)
     handle = start_embedded(app)
     load_before = os.getloadavg()
     cpu_before = resource.getrusage(resource.RUSAGE_SELF)
+    threads_before = thread_cpu(relay_ctl, handle)
+    procs_before = process_cpu(handle)
+    backends_before = backend_cpu(engine)
     try:
         t0 = time.perf_counter()
         out = subprocess.run(
@@ -193,6 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         # the client process has ended, the worker processes not yet: their CPU is what
         # RUSAGE_CHILDREN adds from here to after stop
         children_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        client_cpu = children_before.ru_utime + children_before.ru_stime  # the only one ended
         latencies = report["latencies"]
         accepted_at: dict[str, float] = report["accepted_at"]
         t_intake = report["seconds"]
@@ -202,6 +300,9 @@ def main(argv: list[str] | None = None) -> int:
         t_answered = time.perf_counter() - t0
         load_after = os.getloadavg()
         cpu_after = resource.getrusage(resource.RUSAGE_SELF)
+        threads_after = thread_cpu(relay_ctl, handle)
+        procs_after = process_cpu(handle)
+        backends_after = backend_cpu(engine)
         time.sleep(1.0)  # anything sent twice would show up now
     finally:
         handle.stop()
@@ -272,14 +373,25 @@ def main(argv: list[str] | None = None) -> int:
           f"({cpu:.1f} s in all)"
           + (f"; worker processes: {child_cpu * 1000 / args.messages:.1f} ms per message "
              f"({child_cpu:.1f} s)" if args.process_workers else ""))
+    during = procs_after
+    during.subtract(procs_before)
+    if during:
+        print("during the run (start-up left out), ms per message: " + ", ".join(
+            f"{role} {seconds * 1000 / args.messages:.1f}" for role, seconds in during.items()))
+    backends = sum(backends_after[pid] - backends_before.get(pid, 0.0)
+                   for pid in backends_after)
+    print(f"client process (the senders, the bench's): {client_cpu * 1000 / args.messages:.1f} "
+          "ms per message" + (f"; PostgreSQL server processes of this database: "
+                              f"{backends * 1000 / args.messages:.1f} ms per message"
+                              if engine.dialect.name == "postgresql" else ""))
+    by_thread = threads_after
+    by_thread.subtract(threads_before)
+    print("server process CPU by thread, ms per message: " + ", ".join(
+        f"{role} {seconds * 1000 / args.messages:.1f}"
+        for role, seconds in by_thread.most_common()))
     print("load average (1, 5, 15 min): before " + " ".join(f"{x:.2f}" for x in load_before)
           + ", after " + " ".join(f"{x:.2f}" for x in load_after))
-    for name, ok in checks.items():
-        print(f"  {'OK ' if ok else 'FAIL'} {name}")
-    if schema:
-        with engine.begin() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
-    return 0 if all(checks.values()) else 1
+    return finish(engine, schema, checks)
 
 
 if __name__ == "__main__":

@@ -325,7 +325,10 @@ class ProcessWorkers:
 
     Worker ``k`` takes the messages of the senders of lane ``k``
     (:func:`mailer.pipeline.lane_of`), in their order, claimed ``FOR UPDATE SKIP LOCKED``
-    and processed in the claiming transaction (:func:`mailer.pipeline.process_claimed`).
+    and processed in the claiming transaction (:func:`mailer.pipeline.process_claimed`),
+    up to ``max_batch`` at a time: 100, so that a backlog shares each batch's fixed
+    statements among more sheets (what is there is taken at once: a short batch waits for
+    no more than :data:`GATHER_SECONDS`).
     The intake's commits NOTIFY the workers; the workers' commits NOTIFY this process,
     whose watcher thread wakes the outbox sender (``on_processed``) and restarts a worker
     or a sender that died (a worker's uncommitted batch stays ``stored``: the restarted
@@ -334,7 +337,7 @@ class ProcessWorkers:
     """
 
     def __init__(self, app: Flask, factory: Any, count: int, on_processed: Any = None,
-                 max_batch: int = 25, sweep_seconds: float = 1.0, senders: int = 0) -> None:
+                 max_batch: int = 100, sweep_seconds: float = 1.0, senders: int = 0) -> None:
         import multiprocessing
 
         self.app = app

@@ -23,8 +23,10 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from email.message import Message
 from email.parser import BytesHeaderParser
 from email.policy import compat32
 from email.policy import default as default_policy
@@ -84,7 +86,22 @@ class Stored:
     id: int
 
 
-def _message_id(raw: bytes) -> str | None:
+#: a Message-ID as mailers write it: ``<left@right>``, dot-atom text only (no comment,
+#: quoted string, escape or encoded word), with folding white space around
+_SIMPLE_MESSAGE_ID = re.compile(
+    r"[ \t\r\n]*<[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]+@[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]+>"
+    r"[ \t\r\n]*\Z")
+
+
+def _message_id(raw: bytes, legacy: Message | None = None) -> str | None:
+    """The message's ``Message-ID`` as the default policy reads it, white space removed.
+    ``legacy``: the headers already parsed with the legacy policy — a simple Message-ID
+    (:data:`_SIMPLE_MESSAGE_ID`) is read from them as it stands, which is what the
+    default policy makes of it, without parsing the headers again."""
+    if legacy is not None:
+        simple = legacy.get("Message-ID")
+        if isinstance(simple, str) and _SIMPLE_MESSAGE_ID.match(simple):
+            return "".join(simple.split())[:998]
     try:
         headers = BytesHeaderParser(policy=default_policy).parsebytes(raw)
         value = headers.get("Message-ID")
@@ -121,24 +138,40 @@ class Incoming:
     received_at: datetime
 
 
-def _inbound_row(item: Incoming) -> InboundMessage:
+def _inbound_row(item: Incoming) -> dict[str, Any]:
+    """The stored message's row, as the ``INSERT``'s parameters (every column but the id,
+    with the model's defaults)."""
+    legacy: Message | None = None
     try:
         # Headers only, legacy policy: cheap, and never fails on odd header syntax.
-        auth = identify.auth_results(BytesHeaderParser(policy=compat32).parsebytes(item.raw))
+        legacy = BytesHeaderParser(policy=compat32).parsebytes(item.raw)
+        auth = identify.auth_results(legacy)
     except Exception:
         auth = {}
-    return InboundMessage(
-        received_at=item.received_at,
-        channel=item.channel,
-        envelope_from=item.envelope_from or "",
-        envelope_to=list(item.envelope_to),
-        message_id=_message_id(item.raw),
-        raw=item.raw,
-        sha256=hashlib.sha256(item.raw).hexdigest(),
-        size=len(item.raw),
-        status=InboundStatus.STORED,
-        auth_results=auth,
-    )
+    return {
+        "received_at": item.received_at,
+        "channel": InboundChannel(item.channel),
+        "envelope_from": item.envelope_from or "",
+        "envelope_to": list(item.envelope_to),
+        "message_id": _message_id(item.raw, legacy),
+        "raw": item.raw,
+        "sha256": hashlib.sha256(item.raw).hexdigest(),
+        "size": len(item.raw),
+        "status": InboundStatus.STORED,
+        "error": None,
+        "auth_results": auth,
+        "player_id": None,
+        "problem_id": None,
+        "submission_id": None,
+        "processed_at": None,
+    }
+
+
+_INBOUND_TABLE = InboundMessage.__table__  # type: ignore[attr-defined]
+#: :func:`store_many`'s statement, built once: one executemany for the group, the new ids
+#: in the rows' order (one round trip on PostgreSQL)
+_INSERT_INBOUND = (sa.insert(_INBOUND_TABLE)
+                   .returning(_INBOUND_TABLE.c.id, sort_by_parameter_order=True))
 
 
 def store_many(app: Flask, items: list[Incoming], *, notify: bool = False) -> list[int]:
@@ -146,11 +179,9 @@ def store_many(app: Flask, items: list[Incoming], *, notify: bool = False) -> li
     SMTP sessions waiting on it). All or nothing; raises if the database is unavailable.
     ``notify`` (PostgreSQL): the commit NOTIFYs :data:`STORED_CHANNEL`, which wakes the
     worker processes."""
+    rows = [_inbound_row(item) for item in items]
     with write_scope(app) as session:
-        rows = [_inbound_row(item) for item in items]
-        session.add_all(rows)
-        session.flush()
-        ids = [r.id for r in rows]
+        ids = list(session.execute(_INSERT_INBOUND, rows).scalars())
         if notify:
             session.execute(sa.select(sa.func.pg_notify(STORED_CHANNEL, "")))
     assert all(i is not None for i in ids)
@@ -285,18 +316,24 @@ def _find_player_by_token(session: Session, token: str,
 
 
 def _players_by_envelope_token(session: Session, settings: MailSettings,
-                               rows: list[InboundMessage]) -> dict[str, Player]:
+                               rows: list[InboundMessage], *,
+                               lock: bool = False) -> dict[str, Player]:
     """For a batch: the players whose token is in an envelope recipient of one of its
     messages (``feuilles+TOKEN@...``), by token, in one query — the usual way a sheet names
     its player, so that a batch of sheets does not read its players one query each. A token
-    found elsewhere (headers, subject, another case) is still looked up alone."""
+    found elsewhere (headers, subject, another case) is still looked up alone.
+
+    ``lock``: their rows locked in id order (``FOR NO KEY UPDATE`` on PostgreSQL, the lock
+    the sheet's entry check takes, :class:`webapp.services.submissions.SheetBatch`; on
+    SQLite the batch's transaction holds the write lock already)."""
     tokens = {t for r in rows for a in (r.envelope_to or ())
               if (t := identify.token_from_address(a, settings.submit_localpart))}
     if not tokens:
         return {}
-    return {p.token: p for p in session.exec(
-        select(Player).where(Player.token.in_(tokens))  # type: ignore[attr-defined]
-    ).all()}
+    query = select(Player).where(Player.token.in_(tokens))  # type: ignore[attr-defined]
+    if lock:
+        query = query.order_by(Player.id).with_for_update(key_share=True)  # type: ignore[arg-type]
+    return {p.token: p for p in session.exec(query).all()}
 
 
 def _bad_sender_note(address: str, problem: str | None) -> str:
@@ -555,7 +592,7 @@ def submit(d: Delivery, player: Player, problem: Problem, sheet_text: str,
             session=d.session, player=player, problem=problem, text=sheet_text,
             channel=Channel.EMAIL, received_at=d.row.received_at,
             inbound_message_id=d.row.id, in_reply_to=d.row.message_id,
-            ignored_lines=ignored,
+            ignored_lines=ignored, batch=d.shared.get("sheet_batch"),
         )
     except submissions.SubmissionRefused as exc:
         # not registered, too many sheets: nothing stored; the player is told why
@@ -663,9 +700,19 @@ def _process_loaded(session: Session, settings: MailSettings, ids: list[int],
             InboundMessage.id.in_(ids)  # type: ignore[union-attr]
         )).all()}
     todo = [r for r in loaded.values() if r.status == InboundStatus.STORED]
+    batch: submissions.SheetBatch | None = None
     if todo:
         shared["earlier_copies"] = _earlier_copies(session, todo)
-        shared["players_by_token"] = _players_by_envelope_token(session, settings, todo)
+        known = shared["players_by_token"] = _players_by_envelope_token(
+            session, settings, todo, lock=not savepoints)
+        if not savepoints:
+            # the batch's sheets share their players' answers and write their audit
+            # entries and receipts together (with savepoints, each message alone)
+            problems = shared["open_problems"] = _open_problems(session)
+            batch = shared["sheet_batch"] = submissions.SheetBatch(expected=len(todo))
+            batch.prefetch(session, {int(p.id) for p in known.values() if p.id is not None},
+                           {int(p.id) for p in problems if p.id is not None},
+                           min(r.received_at for r in todo))
     finished: list[tuple[int, dict[str, Any]]] = []  # rows' outcomes written at the end
     for inbound_id in ids:
         row = loaded.get(inbound_id)
@@ -690,6 +737,8 @@ def _process_loaded(session: Session, settings: MailSettings, ids: list[int],
             _quarantine(row, exc)
             session.add(row)
         result[inbound_id] = row.status
+    if batch is not None:
+        batch.flush(session)
     _write_outcomes(session, finished)
 
 
@@ -749,7 +798,9 @@ def _process_rows(session: Session, settings: MailSettings, ids: list[int],
     except Exception:
         log.info("a message of the batch failed: the batch again, message by message")
         result.clear()
-        session.expire_all()
+        # forget the objects of the rolled-back pass (the sheets it stored are gone, and
+        # their ids may be given again)
+        session.expunge_all()
         _process_loaded(session, settings, ids, result)
 
 

@@ -283,3 +283,54 @@ def test_cli_send_outbox_and_process_pending(
     assert capsys.readouterr().out == "1 message(s) traité(s)\n1 message(s) envoyé(s)\n"
     assert [o.status for o in rows(app, OutboxMessage)] == ["sent"]
     assert len(relay.handler.accepted) == 1
+
+
+def test_a_batch_checks_numbers_and_answers_its_sheets_as_one_by_one(
+    app: Flask, seed: Seed
+) -> None:
+    """One batch (one transaction, the players' answers read once, the audit entries and
+    receipts written together): Ana's sheets are numbered 1, 2, 3 and her fourth is refused
+    at the limit of three (her second names her token in capitals: found all the same, and
+    counted) — and Bogdan, not registered, is refused; each
+    stored sheet has its audit entry and one receipt, in reply to its message."""
+    from sqlmodel import select
+
+    from mailer.pipeline import process_batch, store_raw
+    from tests.mail.conftest import BOGDAN
+    from webapp.db import session_scope
+    from webapp.models import AuditLog, InboundMessage, OutboxMessage, Registration, Submission
+
+    app.config["SUBMISSIONS_PER_WINDOW"] = 3
+    app.config["SUBMISSION_WINDOW_SECONDS"] = 3600
+    with app.app_context(), session_scope(app) as s:
+        s.delete(s.exec(select(Registration)
+                        .where(Registration.player_id == seed.bogdan_id)).one())
+    sent = [(FROM, TO), (BOGDAN[1], f"feuilles+{BOGDAN[2]}@arbitre.test"),
+            (FROM, f"feuilles+{ANA[2].upper()}@arbitre.test"), (FROM, TO), (FROM, TO)]
+    ids = []
+    for i, (frm, to) in enumerate(sent):
+        raw = make_mail(frm=frm, to=to, subject="I3", message_id=f"<b{i}@example.org>",
+                        body=f"1 ACEFHIR h8 FICHERA 82 82\n2 SUW 15f WUS 84 {166 + i}")
+        ids.append(store_raw(app, raw, channel="smtp", envelope_from=frm, envelope_to=[to]).id)
+    assert process_batch(app, ids) == dict(zip(ids, [
+        "processed", "ignored", "processed", "processed", "ignored"], strict=True))
+    inbound = {r.id: r for r in rows(app, InboundMessage)}
+    assert inbound[ids[1]].error.startswith("feuille refusée : Vous n'êtes pas inscrit")
+    assert inbound[ids[4]].error.startswith("feuille refusée : Trop de feuilles envoyées")
+    subs = sorted(rows(app, Submission), key=lambda s: s.version)
+    assert [(s.player_id, s.version, s.inbound_message_id) for s in subs] == [
+        (seed.ana_id, 1, ids[0]), (seed.ana_id, 2, ids[2]), (seed.ana_id, 3, ids[3])]
+    assert [s.previous_id for s in subs] == [None, subs[0].id, subs[1].id]
+    assert [inbound[i].submission_id for i in (ids[0], ids[2], ids[3])] == [s.id for s in subs]
+    entries = [e for e in rows(app, AuditLog) if e.action == "submission.received"]
+    assert sorted((e.target, e.details["version"]) for e in entries) == [
+        (f"submission:{s.id}", s.version) for s in subs]
+    out = rows(app, OutboxMessage)
+    receipts = sorted((o for o in out if o.kind == "receipt"), key=lambda o: o.dedupe_key)
+    assert [(o.dedupe_key, o.headers["In-Reply-To"]) for o in receipts] == sorted(
+        (f"receipt:{s.id}", f"<b{i}@example.org>") for s, i in zip(subs, (0, 2, 3),
+                                                                       strict=True))
+    assert all(o.status == "pending" and o.to_addr == ANA[1] for o in receipts)
+    assert "feuille n° 3" in next(o for o in receipts
+                                  if o.dedupe_key == f"receipt:{subs[2].id}").body_text
+    assert sorted(o.to_addr for o in out if o.kind == "refused") == sorted([BOGDAN[1], ANA[1]])

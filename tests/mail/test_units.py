@@ -356,3 +356,36 @@ def test_built_message_decodes_to_the_stored_text(text: str, html: str | None,
     assert str(ours["To"]) == "Ana Popescu <ana@example.org>"
     assert str(ours["In-Reply-To"]) == "<a@b>"
     assert str(ours["Message-ID"]) == "<m1@arbitre.test>"
+
+
+def test_the_stored_message_id_is_the_default_policys_whatever_its_shape() -> None:
+    """The intake reads a simple Message-ID from the legacy header parse it makes anyway
+    (``pipeline._message_id`` with ``legacy``): 4,000 seeded ids — simple ones, folded, with
+    comments, quotes, escapes, encoded words, 8-bit bytes, several or none — come out as
+    the default policy's parse makes them."""
+    import random
+    from email.parser import BytesHeaderParser
+    from email.policy import compat32
+
+    from mailer.pipeline import _message_id
+
+    rnd = random.Random(23)
+    atext = "abcXYZ019!#$%&'*+/=?^_`{|}~.-"
+    odd = atext + '<>@()"\\ \t[]' + "é"
+    simple = 0
+    for i in range(4000):
+        if i % 2:
+            mid = (rnd.choice(["", " ", "\r\n "]) + "<"
+                   + "".join(rnd.choice(atext) for _ in range(rnd.randint(0, 12))) + "@"
+                   + "".join(rnd.choice(atext) for _ in range(rnd.randint(0, 12))) + ">"
+                   + rnd.choice(["", " ", "\t"]))
+        else:
+            mid = rnd.choice(["=?utf-8?q?x?=", ""]) + "".join(
+                rnd.choice([*odd, "\r\n "]) for _ in range(rnd.randint(0, 25)))
+        head = b"".join(rnd.choice([b"Message-ID", b"message-id"]) + b": "
+                        + mid.encode("utf-8") + b"\r\n" for _ in range(rnd.choice([0, 1, 1, 2])))
+        raw = b"From: a@example.org\r\n" + head + b"Subject: x\r\n\r\n1 ACEFHIR h8\r\n"
+        legacy = BytesHeaderParser(policy=compat32).parsebytes(raw)
+        assert _message_id(raw, legacy) == _message_id(raw), raw
+        simple += bool(mid.strip().startswith("<") and _message_id(raw))
+    assert simple > 1000

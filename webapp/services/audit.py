@@ -139,9 +139,22 @@ def record_now(
     """:func:`record`, written at once with one ``INSERT`` built once, without an ORM
     object (no unit-of-work flush): for the hot paths, which never read the entry back
     (a sheet received). The row is the one :func:`record` would write."""
+    session.execute(_INSERT_ENTRY, entry_values(actor=actor, action=action, target=target,
+                                                **details))
+
+
+def entry_values(*, actor: str, action: str, target: str = "", **details: Any) -> dict[str, Any]:
+    """The row :func:`record_now` writes, as its ``INSERT``'s parameters, stamped now: for
+    a caller that writes several entries at once (:func:`record_many`)."""
     entry = AuditLog(at=clock.now(), actor=actor, action=action, target=target, details=details)
-    session.execute(_INSERT_ENTRY, {c.key: getattr(entry, c.key)
-                                    for c in _AUDIT_TABLE.columns if c.key != "id"})
+    return {c.key: getattr(entry, c.key) for c in _AUDIT_TABLE.columns if c.key != "id"}
+
+
+def record_many(session: Session, rows: list[dict[str, Any]]) -> None:
+    """Write the entries of :func:`entry_values` in one ``INSERT`` (an executemany: one
+    round trip on PostgreSQL)."""
+    if rows:
+        session.execute(_INSERT_ENTRY, rows)
 
 
 def page(session: Session, *, action: str = "", target: str = "", page: int = 1,

@@ -101,6 +101,7 @@ def enqueue(
     headers: Mapping[str, str] | None = None,
     fresh_key: bool = False,
     locale: str | None = None,
+    deferred: list[OutboxMessage] | None = None,
 ) -> OutboxMessage:
     """Compose ``template`` and add it to the outbox, unless ``dedupe_key`` is already there
     (then the existing row is returned unchanged).
@@ -110,7 +111,10 @@ def enqueue(
     is skipped. The insert stays guarded by the unique index all the same.
 
     ``locale``: the mail's language; by default the language the player chose
-    (``Player.locale``, French when none)."""
+    (``Player.locale``, French when none).
+
+    ``deferred`` (with ``fresh_key``): the composed row is appended to it instead of
+    written; the caller writes the list with :func:`insert_deferred` before its commit."""
     if dedupe_key is not None and not fresh_key:
         existing = session.exec(
             select(OutboxMessage).where(OutboxMessage.dedupe_key == dedupe_key)
@@ -123,6 +127,9 @@ def enqueue(
     msg = _new_message(kind=kind, to_addr=to_addr, template=template, context=context,
                        dedupe_key=dedupe_key, player_id=player_id, headers=headers,
                        locale=locale)
+    if deferred is not None and fresh_key and dedupe_key is not None:
+        deferred.append(msg)
+        return msg
     if dedupe_key is None:
         session.add(msg)
         session.flush()
@@ -242,6 +249,40 @@ def _guarded_insert(dialect: str) -> Any:
             insert.on_conflict_do_nothing(index_elements=["dedupe_key"])
             .returning(table.c.id))
     return stmt
+
+
+_DEFERRED_INSERTS: dict[str, Any] = {}
+
+
+def insert_deferred(session: Session, msgs: list[OutboxMessage]) -> None:
+    """Write the rows :func:`enqueue` kept in its ``deferred`` list, in their order, as
+    ``INSERT ... ON CONFLICT (dedupe_key) DO NOTHING RETURNING id, dedupe_key`` in one
+    executemany (one round trip on PostgreSQL; built once per dialect), and attach each new
+    row's object as :func:`enqueue` does. Other backends: :func:`enqueue` row by row."""
+    if not msgs:
+        return
+    dialect = session.get_bind().dialect.name
+    if dialect not in ("postgresql", "sqlite"):
+        for msg in msgs:
+            session.add(msg)
+        session.flush()
+        return
+    table = OutboxMessage.__table__  # type: ignore[attr-defined]
+    stmt = _DEFERRED_INSERTS.get(dialect)
+    if stmt is None:
+        insert = postgresql.insert(table) if dialect == "postgresql" else sqlite.insert(table)
+        stmt = _DEFERRED_INSERTS[dialect] = (
+            insert.on_conflict_do_nothing(index_elements=["dedupe_key"])
+            .returning(table.c.id, table.c.dedupe_key, sort_by_parameter_order=True))
+    keys = [c.key for c in table.columns if c.key != "id"]
+    new_ids = dict((key, new_id) for new_id, key in session.execute(
+        stmt, [{k: getattr(msg, k) for k in keys} for msg in msgs]).all())
+    for msg in msgs:
+        new_id = new_ids.get(msg.dedupe_key)
+        if new_id is not None:
+            msg.id = new_id
+            make_transient_to_detached(msg)
+            session.add(msg)
 
 
 def _insert_unless_key_exists(session: Session, msg: OutboxMessage, dialect: str) -> OutboxMessage:

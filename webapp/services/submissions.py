@@ -151,6 +151,13 @@ def _check_entry(session: Session, player: Player, problem: Problem,
     if answers is None:
         answers = session.execute(_ENTRY_CHECK, params).one()
     registered, count = answers
+    _judge_entry(session, problem, bool(registered), int(count), limit, window)
+
+
+def _judge_entry(session: Session, problem: Problem, registered: bool, count: int,
+                 limit: int, window: int) -> None:
+    """Raise :class:`SubmissionRefused` when the player may not take part, or sent
+    ``count`` sheets in the window when ``limit`` (> 0) is the most it allows."""
     if not registered:
         comp = session.get(Competition, problem.competition_id)
         name = comp.name if comp is not None else "cette compétition"
@@ -165,6 +172,151 @@ def _check_entry(session: Session, player: Player, problem: Problem,
             f"{duration_fr(window)}. Votre feuille n'a pas été enregistrée ; renvoyez-la "
             "dans un moment."
         )
+
+
+@dataclass
+class SheetBatch:
+    """Sheets received together in one transaction (a batch of the mail intake): what
+    :func:`submit_sheet` reads or writes one statement at a time, for the batch at once.
+
+    * The caller locks the batch's players' rows first (``FOR NO KEY UPDATE``, the lock of
+      :data:`_LOCK_AND_CHECK`; on SQLite the transaction holds the write lock), then
+      :meth:`prefetch` reads their registrations, their sheets in the rate window and their
+      latest versions of the problems taking sheets, in three queries: a sheet of one of
+      them then needs no statement for its entry check and its version (the batch's sheets
+      are counted as they are stored). Other sheets go the usual way.
+    * Each sheet's audit entry and receipt, which nothing reads before the commit, are kept
+      and written by :meth:`flush` in one ``INSERT`` each (executemany); on PostgreSQL the
+      sheets of those players too (:meth:`defers`), with ids reserved on the table's
+      sequence (:meth:`defer`): the batch's later sheets read their players' versions and
+      counts from the batch, not from the table.
+    """
+
+    limit: int = 0
+    window: int = 60
+    #: the players whose rows the caller locked and whose answers were read
+    locked: set[int] = field(default_factory=set)
+    #: (competition, player) registered; the competitions open to all
+    registered: set[tuple[int, int]] = field(default_factory=set)
+    open_competitions: set[int] = field(default_factory=set)
+    #: sheets received after ``since``, by player (stored ones and the batch's)
+    since: datetime | None = None
+    received: dict[int, list[datetime]] = field(default_factory=dict)
+    #: the latest version by (player, problem) for the problems read (None: no sheet yet)
+    latest: dict[tuple[int, int], Submission | None] = field(default_factory=dict)
+    audit_rows: list[dict[str, Any]] = field(default_factory=list)
+    receipts: list[OutboxMessage] = field(default_factory=list)
+    #: how many sheets the batch may store at most (its messages): the ids reserved at once
+    expected: int = 0
+    #: PostgreSQL: submission ids reserved from the table's sequence, and the sheets
+    #: stored with them, written by :meth:`flush`
+    free_ids: list[int] = field(default_factory=list)
+    pending: list[dict[str, Any]] = field(default_factory=list)
+
+    def prefetch(self, session: Session, player_ids: set[int], problem_ids: set[int],
+                 earliest: datetime) -> None:
+        """Read the answers for ``player_ids`` (their rows locked by the caller): their
+        sheets received in the window before ``earliest`` (the batch's first receive time)
+        or since, and their latest versions of ``problem_ids``."""
+        self.limit = setting("SUBMISSIONS_PER_WINDOW", 10)
+        self.window = setting("SUBMISSION_WINDOW_SECONDS", 60)
+        if not player_ids:
+            return
+        since = self.since = earliest - timedelta(seconds=self.window)
+        players = sorted(player_ids)
+        reg = Registration.__table__  # type: ignore[attr-defined]
+        comp = Competition.__table__  # type: ignore[attr-defined]
+        for competition_id, player_id in session.execute(sa.union_all(
+            sa.select(reg.c.competition_id, reg.c.player_id)
+            .where(reg.c.player_id.in_(players)),
+            sa.select(comp.c.id, sa.cast(sa.null(), sa.Integer))
+            .where(comp.c.open_registration.is_(True)),
+        )).all():
+            if player_id is None:
+                self.open_competitions.add(int(competition_id))
+            else:
+                self.registered.add((int(competition_id), int(player_id)))
+        self.received = {p: [] for p in players}
+        for player_id, at in session.execute(
+            sa.select(col(Submission.player_id), col(Submission.received_at))
+            .where(col(Submission.player_id).in_(players),
+                   col(Submission.received_at) > since)
+        ).all():
+            self.received[int(player_id)].append(at)
+        problems = sorted(problem_ids)
+        self.latest = {(p, q): None for p in players for q in problems}
+        if problems:
+            other = sa.orm.aliased(Submission)
+            newest = (sa.select(sa.func.max(col(other.version)))
+                      .where(col(other.player_id) == col(Submission.player_id),
+                             col(other.problem_id) == col(Submission.problem_id))
+                      .scalar_subquery())
+            for sub in session.exec(
+                select(Submission)
+                .where(col(Submission.player_id).in_(players),
+                       col(Submission.problem_id).in_(problems),
+                       col(Submission.version) == newest)
+            ).all():
+                self.latest[(sub.player_id, sub.problem_id)] = sub
+        self.locked = set(players)
+
+    def knows(self, player_id: int, problem_id: int, received_at: datetime) -> bool:
+        """Whether the answers for this sheet were read (:meth:`entry`, :attr:`latest`)."""
+        return (player_id in self.locked and (player_id, problem_id) in self.latest
+                and self.since is not None
+                and received_at - timedelta(seconds=self.window) >= self.since)
+
+    def entry(self, player_id: int, competition_id: int,
+              received_at: datetime) -> tuple[bool, int]:
+        """What :data:`_ENTRY_COLUMNS` answer: registered (or open to all), and how many
+        sheets the player sent in the window ending at ``received_at``."""
+        since = received_at - timedelta(seconds=self.window)
+        count = sum(1 for at in self.received.get(player_id, ()) if since < at <= received_at)
+        registered = (competition_id in self.open_competitions
+                      or (competition_id, player_id) in self.registered)
+        return registered, count
+
+    def stored(self, sub: Submission) -> None:
+        """A sheet of the batch was stored: it is its player's latest version and counts in
+        his window."""
+        key = (sub.player_id, sub.problem_id)
+        if key in self.latest:
+            self.latest[key] = sub
+        if sub.player_id in self.received:
+            self.received[sub.player_id].append(sub.received_at)
+
+    def defers(self, session: Session, problem: Problem) -> bool:
+        """Whether a sheet of a player whose answers the batch read is written at the end
+        (:meth:`defer`): on PostgreSQL, whose round trips are what costs, and not for a
+        problem whose receipts read the player's sheets back (timed rounds,
+        :func:`webapp.services.rounds.receipt_notes`). On SQLite, in the process, each is
+        written at once."""
+        return (session.get_bind().dialect.name == "postgresql"
+                and not rounds.progressive(problem))
+
+    def defer(self, session: Session, values: dict[str, Any]) -> int:
+        """Keep a sheet's row for :meth:`flush` and give it its id, from ids reserved on
+        the submission table's sequence for the whole batch in one query (those left
+        unused are gaps, as a rolled-back insert leaves)."""
+        if not self.free_ids:
+            table = _SUBMISSION_TABLE.name
+            self.free_ids = [int(i) for i in session.execute(
+                sa.select(sa.func.nextval(sa.func.pg_get_serial_sequence(table, "id")))
+                .select_from(sa.func.generate_series(1, max(1, self.expected)))
+            ).scalars()]
+            self.free_ids.reverse()
+        new_id = self.free_ids.pop()
+        self.pending.append({"id": new_id, **values})
+        return new_id
+
+    def flush(self, session: Session) -> None:
+        """Write the kept sheets, audit entries and receipts (before the commit), in one
+        ``INSERT`` each."""
+        if self.pending:
+            session.execute(_INSERT_SUBMISSION_ROWS, self.pending)
+        audit.record_many(session, self.audit_rows)
+        notify.insert_deferred(session, self.receipts)
+        self.pending, self.audit_rows, self.receipts = [], [], []
 
 
 def duration_fr(seconds: int) -> str:
@@ -198,13 +350,15 @@ def submit_sheet(
     inbound_message_id: int | None = None,
     in_reply_to: str | None = None,
     ignored_lines: list[str] | None = None,
+    batch: SheetBatch | None = None,
 ) -> SubmissionOutcome:
     """Store, parse and acknowledge one sheet (refused first, with nothing stored, when
     the player is not registered in the problem's competition and it is not open to all, or
     when he sent too many sheets in a short time). Does not commit (the caller's transaction
     holds the sheet and its receipt together). Raises :class:`SubmissionRefused` when the
     problem is not open yet. ``ignored_lines``: what the mail intake left out of the text as
-    greeting or closing words (quoted in the receipt)."""
+    greeting or closing words (quoted in the receipt). ``batch``: the sheets received with
+    this one in the caller's transaction (the mail intake's batch, :class:`SheetBatch`)."""
     if received_at.tzinfo is None:
         raise ValueError("received_at must be timezone-aware")
     if problem.status in (ProblemStatus.DRAFT, ProblemStatus.SCHEDULED):
@@ -214,7 +368,13 @@ def submit_sheet(
             f"{format_local(problem.publish_at, problem.timezone)}."
         )
     assert player.id is not None and problem.id is not None
-    _check_entry(session, player, problem, received_at)  # and the player's row locked
+    known = batch is not None and batch.knows(player.id, problem.id, received_at)
+    if batch is not None and known:
+        # the row locked and the answers read with the batch's
+        registered, count = batch.entry(player.id, problem.competition_id, received_at)
+        _judge_entry(session, problem, registered, count, batch.limit, batch.window)
+    else:
+        _check_entry(session, player, problem, received_at)  # and the player's row locked
     text = strip_nul(text)
     try:
         parsed = sheets.parse(problem, text)  # read once, for the bound and for storing
@@ -225,7 +385,9 @@ def submit_sheet(
     if refusal:
         raise SubmissionRefused(refusal)
     # the player's row is locked (_check_entry): his latest version cannot change now
-    previous = latest_submission(session=session, player_id=player.id, problem_id=problem.id)
+    previous = (batch.latest[(player.id, problem.id)] if batch is not None and known
+                else latest_submission(session=session, player_id=player.id,
+                                       problem_id=problem.id))
     late = is_late(problem, received_at)
     # parsed before the insert (one INSERT with the parsed sheet, not INSERT then UPDATE):
     # _parse never raises, so the raw text is stored whatever the parser makes of it
@@ -246,13 +408,14 @@ def submit_sheet(
     )
     # the raw text is in before anything that could fail: one INSERT built once, and the
     # object attached to its row as persistent (no unit-of-work flush, no read back)
-    sub.id = session.execute(_INSERT_SUBMISSION, {
-        c.key: getattr(sub, c.key) for c in _SUBMISSION_TABLE.columns if c.key != "id"
-    }).scalar_one()
+    values = {c.key: getattr(sub, c.key) for c in _SUBMISSION_TABLE.columns if c.key != "id"}
+    if batch is not None and known and batch.defers(session, problem):
+        sub.id = batch.defer(session, values)  # written with the batch's, before its commit
+    else:
+        sub.id = session.execute(_INSERT_SUBMISSION, values).scalar_one()
     make_transient_to_detached(sub)
     session.add(sub)
-    audit.record_now(
-        session=session,
+    entry = audit.entry_values(
         actor=f"player:{player.id}",
         action="submission.received",
         target=f"submission:{sub.id}",
@@ -263,10 +426,16 @@ def submit_sheet(
         errors=len(errors),
         sha256=sub.sha256,
     )
+    if batch is not None:
+        batch.stored(sub)
+        batch.audit_rows.append(entry)  # written by batch.flush, with the batch's
+    else:
+        audit.record_many(session, [entry])
     receipt = _enqueue_receipt(
         session=session, player=player, problem=problem, sub=sub, previous=previous,
         errors=errors, feuille=feuille, in_reply_to=in_reply_to,
         ignored_lines=ignored_lines or [],
+        deferred=batch.receipts if batch is not None else None,
     )
     session.flush()
     return SubmissionOutcome(
@@ -276,6 +445,8 @@ def submit_sheet(
 
 _SUBMISSION_TABLE = Submission.__table__  # type: ignore[attr-defined]
 _INSERT_SUBMISSION = sa.insert(_SUBMISSION_TABLE).returning(_SUBMISSION_TABLE.c.id)
+#: the sheets of :meth:`SheetBatch.flush`, ids given
+_INSERT_SUBMISSION_ROWS = sa.insert(_SUBMISSION_TABLE)
 
 
 def _parse(text: str, parsed: Any = None) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
@@ -347,6 +518,7 @@ def _enqueue_receipt(
     feuille: dict[str, Any] | None,
     in_reply_to: str | None,
     ignored_lines: list[str],
+    deferred: list[OutboxMessage] | None = None,
 ) -> OutboxMessage:
     moves = receipt_moves(feuille)
     declared = next(
@@ -392,6 +564,7 @@ def _enqueue_receipt(
         fresh_key=True,  # sub.id was assigned in this very transaction
         player_id=player.id,
         headers=headers,
+        deferred=deferred,
     )
 
 
