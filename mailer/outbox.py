@@ -56,7 +56,7 @@ from mailer.txn import write_scope
 from mailer.wire import POLICY, subject_header
 from webapp.db import session_scope
 from webapp.models import OutboxMessage, OutboxStatus
-from webapp.services import addresses, clock
+from webapp.services import addresses, clock, notify
 
 log = logging.getLogger(__name__)
 
@@ -669,6 +669,9 @@ class OutboxWorker:
 
     def start(self) -> OutboxWorker:
         self._thread.start()
+        # mail queued by this process (the scheduler's fan-outs) wakes the worker at its
+        # commit (notify.QUEUED_HOOKS)
+        self.app.extensions.setdefault(notify.QUEUED_HOOKS, []).append(self.wake)
         return self
 
     def wake(self) -> None:
@@ -687,6 +690,9 @@ class OutboxWorker:
                 self._wake.wait(self.settings.poll_seconds)
 
     def stop(self, timeout: float = 10.0) -> None:
+        hooks = self.app.extensions.get(notify.QUEUED_HOOKS, [])
+        if self.wake in hooks:
+            hooks.remove(self.wake)
         self._stop.set()
         self._wake.set()
         self._thread.join(timeout)

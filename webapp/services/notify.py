@@ -202,16 +202,13 @@ def _insert_many(session: Session, msgs: Iterable[OutboxMessage]) -> int:
             except sa.exc.IntegrityError:
                 pass
         return new
-    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
     keys = [c.key for c in table.columns if c.key != "id"]
     chunk: list[dict[str, Any]] = []
 
     def flush() -> int:
-        done = len(session.execute(
-            insert(table).values(chunk)
-            .on_conflict_do_nothing(index_elements=["dedupe_key"])
-            .returning(table.c.id)
-        ).all())
+        # the statement compiled once (_guarded_insert), its rows as parameters: SQLAlchemy
+        # sends them as one multi-row INSERT (its « insertmanyvalues »), not one per row
+        done = len(session.execute(_guarded_insert(dialect), chunk).all())
         chunk.clear()
         return done
 
@@ -224,7 +221,36 @@ def _insert_many(session: Session, msgs: Iterable[OutboxMessage]) -> int:
     if new and dialect == "postgresql":
         # delivered at the commit: the sender processes start on these rows at once
         session.execute(sa.select(sa.func.pg_notify(QUEUED_CHANNEL, "")))
+    if new:
+        _wake_after_commit(session)
     return new
+
+
+#: ``app.extensions`` key: the callables to call after a commit that queued mail in this
+#: process (the outbox sender thread of the process registers its wake-up,
+#: ``mailer.outbox.OutboxWorker``): a fan-out's rows are sent at once, not at the next
+#: ``OUTBOX_POLL_SECONDS`` tick
+QUEUED_HOOKS = "arbitre.outbox_queued"
+
+
+def _wake_after_commit(session: Session) -> None:
+    """Call the :data:`QUEUED_HOOKS` once the session's transaction commits (not if it
+    is rolled back)."""
+    hooks = current_app.extensions.get(QUEUED_HOOKS) if has_app_context() else None
+    if not hooks:
+        return
+    armed = [True]
+
+    def wake(_session: Any) -> None:
+        if armed and armed.pop():
+            for hook in list(hooks):
+                hook()
+
+    def disarm(_session: Any) -> None:
+        armed.clear()
+
+    sa.event.listen(session, "after_commit", wake)
+    sa.event.listen(session, "after_rollback", disarm)
 
 
 _GUARDED_INSERTS: dict[str, Any] = {}
