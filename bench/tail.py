@@ -42,6 +42,7 @@ from pathlib import Path
 from _common import free_port  # bench/_common.py (a bench script runs from bench/)
 from burst import (
     CODE,
+    GAMES,
     SECRET,
     Sink,
     cpu_now,
@@ -171,10 +172,10 @@ def main(argv: list[str] | None = None) -> int:
                  "-p", str(server.pid), "-o", args.py_spy, "-r", "50"]
                 + (["-f", "speedscope"] if not args.py_spy.endswith(".svg") else []),
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        state = db_state(args.db)
+        state = db_state(args.db, GAMES["sheet"])
         until = deadline_ts + args.after
         while time.time() < until:
-            state = db_state(args.db)
+            state = db_state(args.db, GAMES["sheet"])
             if state["status"] in ("provisional", "final") and sink.count("results") >= n:
                 break
             time.sleep(0.2)
@@ -184,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
             spy.send_signal(signal.SIGINT)
             spy.wait(60)
         time.sleep(3.0)  # anything sent twice would arrive now
-        state = db_state(args.db)
+        state = db_state(args.db, GAMES["sheet"])
         steps = state["steps"]
 
         def after(key: str) -> str:

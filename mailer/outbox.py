@@ -24,7 +24,6 @@ it once; the local mbox skips a Message-ID it already holds).
 from __future__ import annotations
 
 import asyncio
-import binascii
 import contextlib
 import email.policy
 import fcntl
@@ -41,8 +40,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from email.contentmanager import ContentManager
 from email.generator import BytesGenerator
-from email.header import Header
-from email.headerregistry import BaseHeader, HeaderRegistry
 from email.message import EmailMessage
 from email.utils import format_datetime, getaddresses, parseaddr
 from pathlib import Path
@@ -53,12 +50,13 @@ import sqlalchemy as sa
 from flask import Flask
 from sqlmodel import Session, select
 
-from mailer import holder
+from mailer import holder, wire
 from mailer.settings import MBOX_NAME, MailSettings, host_port, mbox_path
 from mailer.txn import write_scope
+from mailer.wire import POLICY, subject_header
 from webapp.db import session_scope
 from webapp.models import OutboxMessage, OutboxStatus
-from webapp.services import addresses, clock
+from webapp.services import addresses, clock, notify
 
 log = logging.getLogger(__name__)
 
@@ -69,83 +67,59 @@ class Claimed:
     attempts: int
 
 
-class FoldedSubject(str):
-    """A non-ASCII Subject folded by :mod:`email.header`'s encoder, whose encoded words
-    carry the spaces themselves. Python 3.11's default header folder cuts a long subject
-    into encoded words and loses the space at a cut (CPython gh-144156): « rappel : à vous
-    de jouer » reached players as « rappel :à vous de jouer ». ``EmailPolicy.fold`` asks a
-    header value that has a ``name`` to fold itself; everything else reads it as the text."""
-
-    name = "Subject"
-
-    def fold(self, *, policy: email.policy.Policy) -> str:
-        linesep = policy.linesep
-        folded = Header(str(self), "utf-8", header_name=self.name).encode(linesep=linesep)
-        return f"{self.name}: {folded}{linesep}"
+#: the headers :func:`build_message` sets from the row's own columns, never from its headers
+_OWN_HEADERS = frozenset({"from", "to", "subject", "date", "message-id"})
+#: the body's own headers, which a row's headers cannot set
+_BODY_HEADERS = frozenset({"content-type", "content-transfer-encoding"})
 
 
-def subject_header(subject: str) -> str:
-    """The Subject as set on a message: as is when ASCII, else a :class:`FoldedSubject`."""
-    return subject if subject.isascii() else FoldedSubject(subject)
-
-
-class _HeaderClasses(HeaderRegistry):
-    """``email``'s header registry, with each header class built once: the stock
-    ``HeaderRegistry.__getitem__`` creates a new class (``type(...)``) every time a header
-    is set or read — 0.2 ms each, some twenty times per message built. Same classes'
-    behaviour, same bytes on the wire."""
-
-    @functools.lru_cache(maxsize=256)  # noqa: B019 (one registry for the process's life)
-    def __getitem__(self, name: str) -> type[BaseHeader]:
-        return super().__getitem__(name)
-
-
-#: the policy of the messages :func:`build_message` builds: ``email.policy.default`` with
-#: :class:`_HeaderClasses`
-POLICY = email.policy.default.clone(header_factory=_HeaderClasses())
+def row_headers(row: OutboxMessage) -> list[tuple[str, str]]:
+    """The row's stored headers with the defaults (``Auto-Submitted``,
+    ``X-Auto-Response-Suppress``, ``X-Arbitre-Kind``), in order, without those the row's
+    columns set (From, To, Subject, Date, Message-ID) or the body's MIME type and encoding."""
+    headers = dict(row.headers or {})
+    headers.setdefault("Auto-Submitted", "auto-generated")
+    # Ask Exchange & co. not to answer our notices with their own automatic replies.
+    headers.setdefault("X-Auto-Response-Suppress", "All")
+    headers.setdefault("X-Arbitre-Kind", row.kind)
+    return [(name, value) for name, value in headers.items()
+            if name.lower() not in _OWN_HEADERS | _BODY_HEADERS]
 
 
 def build_message(row: OutboxMessage, mail_from: str) -> EmailMessage:
-    """The ``EmailMessage`` for a row: text part, HTML alternative, stored headers."""
+    """The ``EmailMessage`` for a row: text part, HTML alternative, stored headers (the
+    ``Content-*`` ones, ``Content-Language``, set on the whole message once its body is:
+    setting the body clears them)."""
     msg = EmailMessage(policy=POLICY)
     msg["From"] = mail_from
     msg["To"] = row.to_addr
     msg["Subject"] = subject_header(row.subject)
     msg["Date"] = format_datetime(row.created_at)
     msg["Message-ID"] = row.message_id
-    headers = dict(row.headers or {})
-    headers.setdefault("Auto-Submitted", "auto-generated")
-    # Ask Exchange & co. not to answer our notices with their own automatic replies.
-    headers.setdefault("X-Auto-Response-Suppress", "All")
-    headers.setdefault("X-Arbitre-Kind", row.kind)
-    for name, value in headers.items():
-        if name.lower() in ("from", "to", "subject", "date", "message-id"):
-            continue
-        msg[name] = value
+    headers = row_headers(row)
+    for name, value in headers:
+        if not name.lower().startswith("content-"):
+            msg[name] = value
     msg.set_content(row.body_text, content_manager=FAST_TEXT)
     if row.body_html:
         msg.add_alternative(row.body_html, subtype="html", content_manager=FAST_TEXT)
+    for name, value in headers:
+        if name.lower().startswith("content-"):
+            msg[name] = value
     return msg
 
 
 def _set_text(msg: EmailMessage, text: str, subtype: str = "plain") -> None:
     """A text part in UTF-8, as ``email``'s own ``raw_data_manager`` writes it (lines ended
     by the policy's ``linesep``; ``7bit`` when every line is ASCII and short enough) but
-    encoded quoted-printable by ``binascii.b2a_qp`` (C) instead of the pure-Python
-    ``quoprimime`` it otherwise runs on the whole body, after trying quoted-printable and
-    base64 on its first lines: 5 ms of the 6 a results mail cost to build. The decoded
-    text is the same."""
+    encoded quoted-printable by ``binascii.b2a_qp`` (C, :func:`mailer.wire.encode_text`)
+    instead of the pure-Python ``quoprimime`` it otherwise runs on the whole body, after
+    trying quoted-printable and base64 on its first lines: 5 ms of the 6 a results mail
+    cost to build. The decoded text is the same."""
+    cte, body = wire.encode_text(text)
     linesep = msg.policy.linesep.encode("ascii")
-    lines = text.encode("utf-8").splitlines()
-    body = linesep.join(lines) + linesep
-    if body.isascii() and max((len(x) for x in lines), default=0) <= (
-            msg.policy.max_line_length or 78):
-        cte, payload = "7bit", body.decode("ascii")
-    else:
-        cte = "quoted-printable"
-        payload = binascii.b2a_qp(body, istext=True).decode("ascii")
     msg["Content-Type"] = f"text/{subtype}"
-    msg.set_payload(payload)
+    msg.set_payload(body.replace(b"\n", linesep).decode("ascii"))
     msg.set_param("charset", "utf-8", replace=True)
     msg["Content-Transfer-Encoding"] = cte
 
@@ -477,8 +451,7 @@ class RelayConnections:
         return smtp
 
     async def send(self, built: Built, sender: str) -> None:
-        msg = built.msg
-        recipients = [a for _, a in getaddresses([str(msg["To"])]) if a]
+        msg, recipients = built.msg, list(built.recipients)
         async with self._slots:
             smtp = None
             while self._idle and smtp is None:
@@ -489,7 +462,10 @@ class RelayConnections:
             if smtp is None:
                 smtp = await self._open()
             try:
-                if (built.wire is not None and smtp.supports_extension("8BITMIME")
+                if msg is None:  # written directly (ASCII through and through): any relay
+                    assert built.wire is not None
+                    await smtp.sendmail(sender, recipients, built.wire)
+                elif (built.wire is not None and smtp.supports_extension("8BITMIME")
                         and sender.isascii() and all(r.isascii() for r in recipients)):
                     # what send_message would flatten for this relay (8BITMIME, no
                     # SMTPUTF8), flattened once already by _build
@@ -536,31 +512,47 @@ def _permanent(exc: BaseException) -> bool:
 
 @dataclass(frozen=True)
 class Built:
-    """A claimed row's message, and its bytes as ``aiosmtplib``'s ``send_message`` puts
-    them on the wire to a relay offering ``8BITMIME`` (flattened once, here: the message
-    was flattened twice before, to check it and to send it — a third of a results mail's
-    sending cost)."""
+    """A claimed row's message for the relay: its bytes written directly
+    (:func:`mailer.wire.message_bytes`: ``msg`` is None, every byte ASCII, fit for any
+    relay), or the ``EmailMessage`` and its bytes as ``aiosmtplib``'s ``send_message`` puts
+    them on the wire to a relay offering ``8BITMIME`` (flattened once, here)."""
 
-    msg: EmailMessage
+    msg: EmailMessage | None
     wire: bytes | None
+    recipients: tuple[str, ...]
 
 
 def _build(row: OutboxMessage, mail_from: str, *, relay: bool = True) -> Built | str:
     """The message, or why it cannot be built (French). One row's bad address or header
-    must cost that row alone, never the batch it was claimed with."""
+    must cost that row alone, never the batch it was claimed with. For a relay and an ASCII
+    envelope, the bytes are written directly when :mod:`mailer.wire` can (the same bytes
+    as ``email`` writes), else built with ``email``."""
     problem = addresses.address_problem(row.to_addr)
     if problem is not None:
         return f"message impossible à construire : adresse « {row.to_addr} » invalide ({problem})"
     try:
+        if relay and _envelope_sender(mail_from).isascii():
+            data = wire.message_bytes(
+                mail_from=mail_from, to_addr=row.to_addr, subject=row.subject,
+                date=row.created_at, message_id=row.message_id, headers=row_headers(row),
+                text=row.body_text, html=row.body_html)
+            if data is not None and data.isascii():
+                return Built(None, data, (row.to_addr,))
         msg = build_message(row, mail_from)
         # header folding/encoding errors surface here, not in the relay
-        wire = (aiosmtplib.email.flatten_message(msg, utf8=False, cte_type="8bit")
+        data = (aiosmtplib.email.flatten_message(msg, utf8=False, cte_type="8bit")
                 if relay else None)
-        if wire is None:
+        if data is None:
             msg.as_bytes()
     except Exception as exc:
         return f"message impossible à construire : {type(exc).__name__}: {exc}"[:2000]
-    return Built(msg, wire)
+    return Built(msg, data, tuple(a for _, a in getaddresses([str(msg["To"])]) if a))
+
+
+@functools.lru_cache(maxsize=16)
+def _envelope_sender(mail_from: str) -> str:
+    """The envelope sender (``MAIL FROM``) for a ``MAIL_FROM`` setting."""
+    return parseaddr(mail_from)[1] or "arbitre@localhost"
 
 
 def _load(app: Flask, claims: list[Claimed], mail_from: str,
@@ -583,11 +575,12 @@ async def _attempt(app: Flask, settings: MailSettings, c: Claimed,
     if isinstance(msg, str):
         log.warning("outbox %s failed for good: %s", c.id, msg)
         return {"status": OutboxStatus.FAILED, "last_error": msg}
-    sender = parseaddr(settings.mail_from)[1] or "arbitre@localhost"
+    sender = _envelope_sender(settings.mail_from)
     try:
         if relay is not None:
             await relay.send(msg, sender)
         else:
+            assert msg.msg is not None  # built with email when there is no relay
             await asyncio.to_thread(_deliver_local, app, msg.msg)
     except Exception as exc:
         now = clock.now()
@@ -676,6 +669,9 @@ class OutboxWorker:
 
     def start(self) -> OutboxWorker:
         self._thread.start()
+        # mail queued by this process (the scheduler's fan-outs) wakes the worker at its
+        # commit (notify.QUEUED_HOOKS)
+        self.app.extensions.setdefault(notify.QUEUED_HOOKS, []).append(self.wake)
         return self
 
     def wake(self) -> None:
@@ -694,6 +690,9 @@ class OutboxWorker:
                 self._wake.wait(self.settings.poll_seconds)
 
     def stop(self, timeout: float = 10.0) -> None:
+        hooks = self.app.extensions.get(notify.QUEUED_HOOKS, [])
+        if self.wake in hooks:
+            hooks.remove(self.wake)
         self._stop.set()
         self._wake.set()
         self._thread.join(timeout)

@@ -154,7 +154,25 @@ def _new_message(
     dedupe_key: str | None, player_id: int | None, headers: Mapping[str, str] | None,
     locale: str | None,
 ) -> OutboxMessage:
-    """The composed, not yet stored outbox row of :func:`enqueue` and :func:`fan_out`."""
+    """The composed, not yet stored outbox row of :func:`enqueue`."""
+    return OutboxMessage(**_new_values(
+        kind=kind, to_addr=to_addr, template=template, context=context,
+        dedupe_key=dedupe_key, player_id=player_id, headers=headers, locale=locale))
+
+
+#: the outbox columns :func:`_new_values` leaves empty (a row not yet claimed nor sent)
+_UNSENT = {"sent_at": None, "last_error": None, "holder_host": None, "holder_pid": None,
+           "holder_start": None}
+
+
+def _new_values(
+    *, kind: OutboxKind, to_addr: str, template: str, context: Mapping[str, Any],
+    dedupe_key: str | None, player_id: int | None, headers: Mapping[str, str] | None,
+    locale: str | None,
+) -> dict[str, Any]:
+    """The column values of a composed outbox row (every column but ``id``): what
+    :func:`fan_out` stores as they are (:func:`_insert_many`), without building a model
+    object per mail of a fan-out of thousands."""
     ctx = common_context()
     ctx.update(context)
     subject, text, html, lang = _compose(template, ctx, locale)
@@ -165,21 +183,22 @@ def _new_message(
         hdrs["Auto-Submitted"] = "auto-replied"
     hdrs.update(headers or {})
     now = clock.now()
-    return OutboxMessage(
-        created_at=now,
-        kind=kind,
-        to_addr=to_addr,
-        subject=subject,
-        body_text=text,
-        body_html=html,
-        headers=hdrs,
-        message_id=make_msgid(domain=_setting("SUBMIT_DOMAIN", "localhost")),
-        dedupe_key=dedupe_key,
-        status=OutboxStatus.PENDING,
-        attempts=0,
-        next_attempt_at=now,
-        player_id=player_id,
-    )
+    return {
+        "created_at": now,
+        "kind": OutboxKind(kind),
+        "to_addr": to_addr,
+        "subject": subject,
+        "body_text": text,
+        "body_html": html,
+        "headers": hdrs,
+        "message_id": make_msgid(domain=_setting("SUBMIT_DOMAIN", "localhost")),
+        "dedupe_key": dedupe_key,
+        "status": OutboxStatus.PENDING,
+        "attempts": 0,
+        "next_attempt_at": now,
+        "player_id": player_id,
+        **_UNSENT,
+    }
 
 
 #: the PostgreSQL NOTIFY channel of queued mail: the outbox's sender processes listen on it
@@ -190,8 +209,9 @@ QUEUED_CHANNEL = "arbitre_outbox_queued"
 INSERT_CHUNK = 200
 
 
-def _insert_many(session: Session, msgs: Iterable[OutboxMessage]) -> int:
-    """Store ``msgs`` (each with its ``dedupe_key``) in their order, ``INSERT ... VALUES
+def _insert_many(session: Session, msgs: Iterable[OutboxMessage | dict[str, Any]]) -> int:
+    """Store ``msgs`` (model objects or :func:`_new_values` dicts, each with its
+    ``dedupe_key``) in their order, ``INSERT ... VALUES
     (...), (...) ON CONFLICT (dedupe_key) DO NOTHING RETURNING id`` for
     :data:`INSERT_CHUNK` rows at a time (composed as they are stored: a chunk at a time in
     memory): a key another process wrote meanwhile is skipped, as by :func:`enqueue`, and
@@ -204,26 +224,24 @@ def _insert_many(session: Session, msgs: Iterable[OutboxMessage]) -> int:
         for msg in msgs:
             try:
                 with session.begin_nested():
-                    session.add(msg)
+                    session.add(msg if isinstance(msg, OutboxMessage) else OutboxMessage(**msg))
                 new += 1
             except sa.exc.IntegrityError:
                 pass
         return new
-    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
     keys = [c.key for c in table.columns if c.key != "id"]
     chunk: list[dict[str, Any]] = []
 
     def flush() -> int:
-        done = len(session.execute(
-            insert(table).values(chunk)
-            .on_conflict_do_nothing(index_elements=["dedupe_key"])
-            .returning(table.c.id)
-        ).all())
+        # the statement compiled once (_guarded_insert), its rows as parameters: SQLAlchemy
+        # sends them as one multi-row INSERT (its « insertmanyvalues »), not one per row
+        done = len(session.execute(_guarded_insert(dialect), chunk).all())
         chunk.clear()
         return done
 
     for msg in msgs:
-        chunk.append({k: getattr(msg, k) for k in keys})
+        chunk.append({k: msg[k] for k in keys} if isinstance(msg, dict)
+                     else {k: getattr(msg, k) for k in keys})
         if len(chunk) >= INSERT_CHUNK:
             new += flush()
     if chunk:
@@ -231,7 +249,36 @@ def _insert_many(session: Session, msgs: Iterable[OutboxMessage]) -> int:
     if new and dialect == "postgresql":
         # delivered at the commit: the sender processes start on these rows at once
         session.execute(sa.select(sa.func.pg_notify(QUEUED_CHANNEL, "")))
+    if new:
+        _wake_after_commit(session)
     return new
+
+
+#: ``app.extensions`` key: the callables to call after a commit that queued mail in this
+#: process (the outbox sender thread of the process registers its wake-up,
+#: ``mailer.outbox.OutboxWorker``): a fan-out's rows are sent at once, not at the next
+#: ``OUTBOX_POLL_SECONDS`` tick
+QUEUED_HOOKS = "arbitre.outbox_queued"
+
+
+def _wake_after_commit(session: Session) -> None:
+    """Call the :data:`QUEUED_HOOKS` once the session's transaction commits (not if it
+    is rolled back)."""
+    hooks = current_app.extensions.get(QUEUED_HOOKS) if has_app_context() else None
+    if not hooks:
+        return
+    armed = [True]
+
+    def wake(_session: Any) -> None:
+        if armed and armed.pop():
+            for hook in list(hooks):
+                hook()
+
+    def disarm(_session: Any) -> None:
+        armed.clear()
+
+    sa.event.listen(session, "after_commit", wake)
+    sa.event.listen(session, "after_rollback", disarm)
 
 
 _GUARDED_INSERTS: dict[str, Any] = {}
@@ -331,8 +378,8 @@ def fan_out(
     sent = existing_keys(session, list(keys.values()))
     # composed one by one, stored a few hundred per statement (not one round trip each)
     return _insert_many(session, (
-        _new_message(kind=kind, to_addr=p.email, template=template, context=context(p),
-                     dedupe_key=keys[p.id], player_id=p.id, headers=None, locale=p.locale)
+        _new_values(kind=kind, to_addr=p.email, template=template, context=context(p),
+                    dedupe_key=keys[p.id], player_id=p.id, headers=None, locale=p.locale)
         for p in chosen if deliverable(p) and keys[p.id] not in sent
     ))
 
