@@ -36,13 +36,14 @@ COMPUTED = {
 
 
 def _recorded_actions() -> set[str]:
-    """Every literal ``action="…"`` passed to ``audit.record`` (or ``audit.record_now``) in
-    webapp/ and mailer/."""
+    """Every literal ``action="…"`` passed to ``audit.record`` (or ``audit.record_now``, or
+    ``audit.entry_values``, whose entries ``audit.record_many`` writes) in webapp/ and
+    mailer/."""
     found: set[str] = set()
     for py in [*ROOT.joinpath("webapp").rglob("*.py"), *ROOT.joinpath("mailer").rglob("*.py")]:
         text = py.read_text(encoding="utf-8")
         # the action is one of the first keyword arguments of each call
-        for call in re.finditer(r"audit\.record(?:_now)?\(", text):
+        for call in re.finditer(r"audit\.(?:record(?:_now)?|entry_values)\(", text):
             m = re.search(r'action\s*=\s*(f?)"([a-z_.]+)', text[call.end():call.end() + 200])
             if m and not m.group(1):
                 found.add(m.group(2))
