@@ -444,8 +444,8 @@ typedef struct {
     /* current anchor: its line's letters (lt) and which are new (nw), by column; tiles
      * put, how many have a cross word, how many lie on a square flagged in req; the rack's
      * letters still held (bit c-1: letter c) */
-    int pass, row, anchor, limit, tiles, crosses, reqhits;
-    uint32_t rack_mask;
+    int pass, row, anchor, limit, tiles;
+    uint32_t rack_mask, allow; /* allow: rack_mask, or every letter while a joker is held */
     uint8_t lt[SIZE], nw[SIZE];
     /* the current line of the current pass, copied: tiles, cross-sets and points,
      * premiums, flags of g->req (rline: which line they hold, -1 none) */
@@ -749,7 +749,8 @@ static void record(Gen *g, int lo, int hi, int main_sum, int mult, int cross) {
     if (hi - lo < 1) return;
     if (g->empty_board && g->tiles < g->first_min_tiles) return;
     const int p = g->pass;
-    if (p == 1 && g->tiles == 1 && g->crosses) return; /* the horizontal pass has it */
+    /* a single tile (on the anchor) forming a cross word: the horizontal pass has it */
+    if (p == 1 && g->tiles == 1 && g->rcs[g->anchor] >= 0) return;
     int score = main_sum * mult + cross + (g->tiles == g->bingo_tiles ? g->bingo_bonus : 0);
     if (g->mode == MODE_COUNT || g->mode == MODE_ANALYSE) {
         g->placements++;
@@ -757,10 +758,15 @@ static void record(Gen *g, int lo, int hi, int main_sum, int mult, int cross) {
         if (score > g->top) g->top = score;
         if (g->mode == MODE_COUNT) return;
     }
+    if (g->failed) return; /* out of memory: the walk ends with nothing more kept */
     const int base = g->row * SIZE;
     if (g->mode == MODE_BEST) {
         if (score < g->threshold) return;
-        if (g->req_on && !g->reqhits) return;
+        if (g->req_on) { /* a new tile on a flagged square */
+            int hit = 0;
+            for (int c = lo; c <= hi; c++) hit |= g->nw[c] & g->rreq[c];
+            if (!hit) return;
+        }
         if (score > g->found) {
             g->found = score;
             g->ntops = 0;
@@ -855,19 +861,20 @@ static inline uint32_t gedge(const Gen *g, uint32_t node, uint32_t code) {
     return g->gedges[node + 1 + pop32(set & (bit - 1))];
 }
 
-static void place_left(Gen *g, uint32_t node, int col, int main_sum, int mult, int cross);
-static void place_right(Gen *g, uint32_t node, int col, int lo, int main_sum, int mult,
-                        int cross);
+static void place_left(Gen *g, uint32_t node, uint32_t cand, int col, int main_sum, int mult,
+                       int cross);
+static void place_right(Gen *g, uint32_t node, uint32_t cand, int col, int lo, int main_sum,
+                        int mult, int cross);
 static void gright(Gen *g, uint32_t node, int col, int acc, int lo, int main_sum, int mult,
                    int cross);
 
 #define HOT static inline __attribute__((always_inline))
 
-/* Can a rack tile go on `col` after `node` at all: tested before the call, as most calls
- * would find no candidate (three in four on the conformance positions). */
-HOT int can_place(const Gen *g, uint32_t node, int col) {
-    return node != 0 &&
-           (g->gedges[node] & g->rmask[col] & (g->rack[0] ? ALL_LETTERS : g->rack_mask)) != 0;
+/* The letters a rack tile can be put on `col` with after `node` (0: none): tested before
+ * the call, as most calls would find no candidate (three in four on the conformance
+ * positions), and handed to it. g->allow: the rack's letters, every letter with a joker. */
+HOT uint32_t candidates(const Gen *g, uint32_t node, int col) {
+    return node != 0 ? g->gedges[node] & g->rmask[col] & g->allow : 0;
 }
 
 /* `col`: the leftmost square filled so far (the anchor's or one before it). The tiles
@@ -879,9 +886,7 @@ HOT void go_left(Gen *g, uint32_t node, int col, int acc, int main_sum, int mult
         const int t = g->rc[col - 1];
         const uint32_t e = gedge(g, node, (uint32_t)t & LETTER_MASK);
         if (e == 0) return;
-        col--;
-        g->lt[col] = (uint8_t)t;
-        g->nw[col] = 0;
+        col--; /* lt[col], nw[col]: set with the line (run_anchor) */
         node = e >> CHILD_SHIFT;
         acc = (e & ACCEPTS) != 0;
         main_sum += (t & JOKER_FLAG) ? 0 : g->values[t];
@@ -891,11 +896,17 @@ HOT void go_left(Gen *g, uint32_t node, int col, int acc, int main_sum, int mult
     const uint32_t set = g->gedges[node];
     if ((set & SEP_BIT) && a + 1 < SIZE) {
         const uint32_t after = g->gedges[node + pop32(set)] >> CHILD_SHIFT;
-        if (g->rc[a + 1] || can_place(g, after, a + 1))
+        if (g->rc[a + 1]) {
             gright(g, after, a + 1, 0, col, main_sum, mult, cross);
+        } else {
+            const uint32_t cand = candidates(g, after, a + 1);
+            if (cand) place_right(g, after, cand, a + 1, col, main_sum, mult, cross);
+        }
     }
-    if (col - 1 >= a - g->limit && g->tiles < g->max_tiles && can_place(g, node, col - 1))
-        place_left(g, node, col - 1, main_sum, mult, cross);
+    if (col - 1 >= a - g->limit && g->tiles < g->max_tiles) {
+        const uint32_t cand = g->gedges[node] & g->rmask[col - 1] & g->allow;
+        if (cand) place_left(g, node, cand, col - 1, main_sum, mult, cross);
+    }
 }
 
 /* `col`: the next square after the word's letters so far, which start on `lo`; the tiles
@@ -906,38 +917,30 @@ HOT void go_right(Gen *g, uint32_t node, int col, int acc, int lo, int main_sum,
         const int t = g->rc[col];
         const uint32_t e = gedge(g, node, (uint32_t)t & LETTER_MASK);
         if (e == 0) return;
-        g->lt[col] = (uint8_t)t;
-        g->nw[col] = 0;
         node = e >> CHILD_SHIFT;
         acc = (e & ACCEPTS) != 0;
         main_sum += (t & JOKER_FLAG) ? 0 : g->values[t];
         col++;
     }
     if (acc) record(g, lo, col - 1, main_sum, mult, cross);
-    if (col >= SIZE || g->tiles >= g->max_tiles || !can_place(g, node, col)) return;
-    place_right(g, node, col, lo, main_sum, mult, cross);
+    if (col >= SIZE || g->tiles >= g->max_tiles) return;
+    const uint32_t cand = candidates(g, node, col);
+    if (cand) place_right(g, node, cand, col, lo, main_sum, mult, cross);
 }
 
 static void gright(Gen *g, uint32_t node, int col, int acc, int lo, int main_sum, int mult,
                    int cross) {
-    if (g->failed) return;
     go_right(g, node, col, acc, lo, main_sum, mult, cross);
 }
 
-/* Every rack tile the edges of `node` and the cross-set of column `col` allow, put on `col`,
- * then on to the left (`leftward`) or to the right. */
-HOT void place_at(Gen *g, uint32_t node, int col, const int leftward, int lo, int main_sum,
-                  int mult, int cross) {
-    if (node == 0 || g->failed) return;
+/* Every rack tile of `cand` (the letters the edges of `node`, the cross-set of column `col`
+ * and the rack allow, not empty) put on `col`, then on to the left (`leftward`) or to the
+ * right. */
+HOT void place_at(Gen *g, uint32_t node, uint32_t cand, int col, const int leftward, int lo,
+                  int main_sum, int mult, int cross) {
     const uint32_t set = g->gedges[node];
-    uint32_t cand = set & g->rmask[col];
-    if (!g->rack[0]) cand &= g->rack_mask;
-    if (!cand) return;
     const int lm = g->rlm[col], wm = g->rwm[col], cs = g->rcs[col];
-    const int req = g->rreq[col];
     g->nw[col] = 1;
-    g->crosses += cs >= 0;
-    g->reqhits += req;
     g->tiles++;
     /* no tile can follow this one: only a string ending here (or, to the left, the way
      * to the letters after the anchor) is worth going on with */
@@ -945,6 +948,7 @@ HOT void place_at(Gen *g, uint32_t node, int col, const int leftward, int lo, in
         leftward ? (col == 0 || !g->rc[col - 1]) &&
                        (g->tiles >= g->max_tiles || col <= g->anchor - g->limit)
                  : col + 1 >= SIZE || (g->tiles >= g->max_tiles && !g->rc[col + 1]);
+    const int mu2 = mult * wm;
     while (cand) {
         const uint32_t bit = cand & -cand;
         cand ^= bit;
@@ -955,40 +959,46 @@ HOT void place_at(Gen *g, uint32_t node, int col, const int leftward, int lo, in
         if (last && !acc && (!leftward || !child || !(g->gedges[child] & SEP_BIT))) continue;
         if (g->rack[code]) { /* the tile */
             const int v = g->values[code];
-            if (--g->rack[code] == 0) g->rack_mask &= ~bit;
+            if (--g->rack[code] == 0) {
+                g->rack_mask &= ~bit;
+                if (!g->rack[0]) g->allow = g->rack_mask;
+            }
             g->lt[col] = (uint8_t)code;
-            const int m2 = main_sum + v * lm, mu2 = mult * wm;
+            const int m2 = main_sum + v * lm;
             const int c2 = cs >= 0 ? cross + (cs + v * lm) * wm : cross;
             if (leftward)
                 go_left(g, child, col, acc, m2, mu2, c2);
             else
                 go_right(g, child, col + 1, acc, lo, m2, mu2, c2);
-            if (g->rack[code]++ == 0) g->rack_mask |= bit;
+            if (g->rack[code]++ == 0) {
+                g->rack_mask |= bit;
+                if (!g->rack[0]) g->allow = g->rack_mask;
+            }
         }
         if (g->rack[0]) { /* a joker for it */
-            g->rack[0]--;
+            if (--g->rack[0] == 0) g->allow = g->rack_mask;
             g->lt[col] = (uint8_t)(code | JOKER_FLAG);
-            const int mu2 = mult * wm, c2 = cs >= 0 ? cross + cs * wm : cross;
+            const int c2 = cs >= 0 ? cross + cs * wm : cross;
             if (leftward)
                 go_left(g, child, col, acc, main_sum, mu2, c2);
             else
                 go_right(g, child, col + 1, acc, lo, main_sum, mu2, c2);
             g->rack[0]++;
+            g->allow = ALL_LETTERS;
         }
     }
     g->tiles--;
-    g->reqhits -= req;
-    g->crosses -= cs >= 0;
     g->nw[col] = 0;
 }
 
-static void place_left(Gen *g, uint32_t node, int col, int main_sum, int mult, int cross) {
-    place_at(g, node, col, 1, 0, main_sum, mult, cross);
+static void place_left(Gen *g, uint32_t node, uint32_t cand, int col, int main_sum, int mult,
+                       int cross) {
+    place_at(g, node, cand, col, 1, 0, main_sum, mult, cross);
 }
 
-static void place_right(Gen *g, uint32_t node, int col, int lo, int main_sum, int mult,
-                        int cross) {
-    place_at(g, node, col, 0, lo, main_sum, mult, cross);
+static void place_right(Gen *g, uint32_t node, uint32_t cand, int col, int lo, int main_sum,
+                        int mult, int cross) {
+    place_at(g, node, cand, col, 0, lo, main_sum, mult, cross);
 }
 
 /* Cross-set of one empty square of pass p: the letters its column word allows, and that
@@ -1086,6 +1096,10 @@ static void run_anchor(Gen *g, int p, int row, int a, int limit) {
             g->rreq[c] = g->req_on ? g->req[p][base + c] : 0;
             g->rmask[c] = g->cross_mask[p][base + c];
             g->rcs[c] = g->cross_score[p][base + c];
+            /* the grid's tiles in the word being built, once for the line (the walk only
+             * writes the squares it fills) */
+            g->lt[c] = g->rc[c];
+            g->nw[c] = 0;
         }
         g->rc[SIZE] = 0;
     }
@@ -1094,9 +1108,9 @@ static void run_anchor(Gen *g, int p, int row, int a, int limit) {
     g->anchor = a;
     g->limit = limit;
     g->tiles = 0;
-    g->crosses = 0;
-    g->reqhits = 0;
-    place_left(g, g->groot, a, 0, 1, 0);
+    g->allow = g->rack[0] ? ALL_LETTERS : g->rack_mask;
+    const uint32_t cand = candidates(g, g->groot, a);
+    if (cand) place_left(g, g->groot, cand, a, 0, 1, 0);
 }
 
 /* is_a[c]: is square c of row `row` (pass p) an anchor. */
