@@ -432,10 +432,6 @@ typedef struct {
     int mode, n;
     PyTypeObject *objects; /* the move class to make, or NULL: tuples */
     MoveListObject *packed; /* MODE_ALL with MOVE_LIST: the records, else NULL */
-    /* per pass (index 0 horizontal, 1 vertical = transposed) */
-    uint8_t cells[2][NSQ], lm[2][NSQ], wm[2][NSQ];
-    uint32_t cross_mask[2][NSQ];
-    int cross_score[2][NSQ];
     int center[2];
     /* the GADDAG the placements are grown on */
     const uint32_t *gedges;
@@ -464,8 +460,6 @@ typedef struct {
      * moves putting a tile on a square flagged in req count; collect keeps the squares of up
      * to MAXTOPS moves of the best score */
     int threshold, found, req_on, collect, ntops;
-    uint8_t req[2][NSQ];
-    uint64_t tops[MAXTOPS][4];
     long anchors_run;
     /* the bingo filter of the word list (NULL: none), the rack's letters hashed (see
      * bingo_maybe()) */
@@ -476,7 +470,17 @@ typedef struct {
      * decreasing order; and the memo of span_values() */
     int nsub;
     struct Spans *spans;
+    /* From here on, every field is written before it is read (generate() clears only the
+     * fields above): per pass (index 0 horizontal, 1 vertical = transposed) the grid and its
+     * premiums (load_position()), the cross-sets (cross_sets()), the flags of MODE_BEST's
+     * req (followups() only) and its collected tops. */
+    uint8_t cells[2][NSQ], lm[2][NSQ], wm[2][NSQ];
+    uint32_t cross_mask[2][NSQ];
+    int cross_score[2][NSQ];
+    uint8_t req[2][NSQ];
+    uint64_t tops[MAXTOPS][4];
 } Gen;
+#define GEN_CLEARED offsetof(Gen, cells)
 
 /* Index of the edge of `node` carrying `code`, or -1. */
 static Py_ssize_t find_edge(const uint32_t *edges, Py_ssize_t nedges, uint32_t node,
@@ -1684,13 +1688,14 @@ static PyObject *generate(PyObject *self, PyObject *args) {
         return NULL;
     }
     PyObject *result = NULL;
-    Gen *g = PyMem_Calloc(1, sizeof(Gen));
+    Gen *g = PyMem_Malloc(sizeof(Gen));
     Anchor *anchors = NULL;
     struct Spans spans;
     if (g == NULL) {
         PyErr_NoMemory();
         goto done;
     }
+    memset(g, 0, GEN_CLEARED); /* the grids and cross-sets after it: written before read */
     g->spans = &spans;
     if (!read_buffers(&edges_buf, &cells_buf, &rack_buf, &values_buf, &lm_buf, &wm_buf))
         goto done;
