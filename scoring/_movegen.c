@@ -440,7 +440,7 @@ typedef struct {
     /* current anchor: its line's letters (lt) and which are new (nw), by column; tiles
      * put, how many have a cross word, how many lie on a square flagged in req; the rack's
      * letters still held (bit c-1: letter c) */
-    int pass, row, anchor, limit, tiles;
+    int pass, row, anchor, limit, tiles, rend;
     uint32_t rack_mask, allow; /* allow: rack_mask, or every letter while a joker is held */
     uint8_t lt[SIZE], nw[SIZE];
     /* the current line of the current pass, copied: tiles, cross-sets and points,
@@ -869,8 +869,6 @@ static void place_left(Gen *g, uint32_t node, uint32_t cand, int col, int main_s
                        int cross);
 static void place_right(Gen *g, uint32_t node, uint32_t cand, int col, int lo, int main_sum,
                         int mult, int cross);
-static void gright(Gen *g, uint32_t node, int col, int acc, int lo, int main_sum, int mult,
-                   int cross);
 
 #define HOT static inline __attribute__((always_inline))
 
@@ -883,9 +881,11 @@ HOT uint32_t candidates(const Gen *g, uint32_t node, int col) {
 
 /* `col`: the leftmost square filled so far (the anchor's or one before it). The tiles
  * just before it are taken on (the word runs on through them); then the word may start
- * there: it ends on the anchor, or goes on after it (SEP), or takes one more tile before. */
+ * there: it ends on g->rend (the anchor, or the last of the grid's tiles just after it,
+ * walked first: see run_anchor()), or goes on after it (SEP), or takes one more tile
+ * before. */
 HOT void go_left(Gen *g, uint32_t node, int col, int acc, int main_sum, int mult, int cross) {
-    const int a = g->anchor;
+    const int a = g->anchor, r = g->rend;
     while (col > 0 && g->rc[col - 1]) {
         const int t = g->rc[col - 1];
         const uint32_t e = gedge(g, node, (uint32_t)t & LETTER_MASK);
@@ -895,17 +895,13 @@ HOT void go_left(Gen *g, uint32_t node, int col, int acc, int main_sum, int mult
         acc = (e & ACCEPTS) != 0;
         main_sum += (t & JOKER_FLAG) ? 0 : g->values[t];
     }
-    if (acc && !g->rc[a + 1]) record(g, col, a, main_sum, mult, cross);
+    if (acc) record(g, col, r, main_sum, mult, cross); /* rc[r + 1] is free */
     if (node == 0) return;
     const uint32_t set = g->gedges[node];
-    if ((set & SEP_BIT) && a + 1 < SIZE) {
+    if ((set & SEP_BIT) && r + 1 < SIZE) {
         const uint32_t after = g->gedges[node + pop32(set)] >> CHILD_SHIFT;
-        if (g->rc[a + 1]) {
-            gright(g, after, a + 1, 0, col, main_sum, mult, cross);
-        } else {
-            const uint32_t cand = candidates(g, after, a + 1);
-            if (cand) place_right(g, after, cand, a + 1, col, main_sum, mult, cross);
-        }
+        const uint32_t cand = candidates(g, after, r + 1);
+        if (cand) place_right(g, after, cand, r + 1, col, main_sum, mult, cross);
     }
     if (col - 1 >= a - g->limit && g->tiles < g->max_tiles) {
         const uint32_t cand = g->gedges[node] & g->rmask[col - 1] & g->allow;
@@ -930,11 +926,6 @@ HOT void go_right(Gen *g, uint32_t node, int col, int acc, int lo, int main_sum,
     if (col >= SIZE || g->tiles >= g->max_tiles) return;
     const uint32_t cand = candidates(g, node, col);
     if (cand) place_right(g, node, cand, col, lo, main_sum, mult, cross);
-}
-
-static void gright(Gen *g, uint32_t node, int col, int acc, int lo, int main_sum, int mult,
-                   int cross) {
-    go_right(g, node, col, acc, lo, main_sum, mult, cross);
 }
 
 /* Every rack tile of `cand` (the letters the edges of `node`, the cross-set of column `col`
@@ -1113,8 +1104,22 @@ static void run_anchor(Gen *g, int p, int row, int a, int limit) {
     g->limit = limit;
     g->tiles = 0;
     g->allow = g->rack[0] ? ALL_LETTERS : g->rack_mask;
-    const uint32_t cand = candidates(g, g->groot, a);
-    if (cand) place_left(g, g->groot, cand, a, 0, 1, 0);
+    /* The grid's tiles just after the anchor (up to r, the last of them) are in every word
+     * through it: the walk takes them first, from r back to a + 1 (the GADDAG's string of
+     * the word split after r), so they are followed once per anchor, not once per left
+     * part, and they narrow the letters the anchor can take. Then the anchor's tile, the
+     * left part, and after SEP the squares from r + 1. */
+    int r = a, main_sum = 0;
+    while (g->rc[r + 1]) r++; /* rc[SIZE] is 0 */
+    uint32_t node = g->groot;
+    for (int c = r; c > a && node != 0; c--) {
+        const int t = g->rc[c];
+        node = gedge(g, node, (uint32_t)t & LETTER_MASK) >> CHILD_SHIFT;
+        main_sum += (t & JOKER_FLAG) ? 0 : g->values[t];
+    }
+    g->rend = r;
+    const uint32_t cand = candidates(g, node, a);
+    if (cand) place_left(g, node, cand, a, main_sum, 1, 0);
 }
 
 /* is_a[c]: is square c of row `row` (pass p) an anchor. */
