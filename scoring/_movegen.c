@@ -749,18 +749,14 @@ done:
     return result;
 }
 
-static void record(Gen *g, int lo, int hi, int main_sum, int mult, int cross) {
-    if (hi - lo < 1) return;
-    if (g->empty_board && g->tiles < g->first_min_tiles) return;
+/* Keep the placement from lo to hi of `score` as the mode asks (MODE_COUNT: counted by
+ * found(), not called). */
+static void record(Gen *g, int lo, int hi, int score) {
     const int p = g->pass;
-    /* a single tile (on the anchor) forming a cross word: the horizontal pass has it */
-    if (p == 1 && g->tiles == 1 && g->rcs[g->anchor] >= 0) return;
-    int score = main_sum * mult + cross + (g->tiles == g->bingo_tiles ? g->bingo_bonus : 0);
-    if (g->mode == MODE_COUNT || g->mode == MODE_ANALYSE) {
+    if (g->mode == MODE_ANALYSE) {
         g->placements++;
         if (g->tiles == g->bingo_tiles) g->scrabbles++;
         if (score > g->top) g->top = score;
-        if (g->mode == MODE_COUNT) return;
     }
     if (g->failed) return; /* out of memory: the walk ends with nothing more kept */
     const int base = g->row * SIZE;
@@ -879,6 +875,24 @@ HOT uint32_t candidates(const Gen *g, uint32_t node, int col) {
     return node != 0 ? g->gedges[node] & g->rmask[col] & g->allow : 0;
 }
 
+/* A placement from lo to hi: the checks every mode makes and its score here, inlined in
+ * the walk; then MODE_COUNT's counting here too (no call), the other modes' in record(). */
+HOT void found(Gen *g, int lo, int hi, int main_sum, int mult, int cross) {
+    if (hi == lo) return; /* a word has two letters or more */
+    if (g->empty_board && g->tiles < g->first_min_tiles) return;
+    /* a single tile (on the anchor) forming a cross word: the horizontal pass has it */
+    if (g->pass == 1 && g->tiles == 1 && g->rcs[g->anchor] >= 0) return;
+    const int bingo = g->tiles == g->bingo_tiles;
+    const int score = main_sum * mult + cross + (bingo ? g->bingo_bonus : 0);
+    if (g->mode != MODE_COUNT) {
+        record(g, lo, hi, score);
+        return;
+    }
+    g->placements++;
+    g->scrabbles += bingo;
+    if (score > g->top) g->top = score;
+}
+
 /* `col`: the leftmost square filled so far (the anchor's or one before it). The tiles
  * just before it are taken on (the word runs on through them); then the word may start
  * there: it ends on g->rend (the anchor, or the last of the grid's tiles just after it,
@@ -895,7 +909,7 @@ HOT void go_left(Gen *g, uint32_t node, int col, int acc, int main_sum, int mult
         acc = (e & ACCEPTS) != 0;
         main_sum += (t & JOKER_FLAG) ? 0 : g->values[t];
     }
-    if (acc) record(g, col, r, main_sum, mult, cross); /* rc[r + 1] is free */
+    if (acc) found(g, col, r, main_sum, mult, cross); /* rc[r + 1] is free */
     if (node == 0) return;
     const uint32_t set = g->gedges[node];
     if ((set & SEP_BIT) && r + 1 < SIZE) {
@@ -922,7 +936,7 @@ HOT void go_right(Gen *g, uint32_t node, int col, int acc, int lo, int main_sum,
         main_sum += (t & JOKER_FLAG) ? 0 : g->values[t];
         col++;
     }
-    if (acc) record(g, lo, col - 1, main_sum, mult, cross);
+    if (acc) found(g, lo, col - 1, main_sum, mult, cross);
     if (col >= SIZE || g->tiles >= g->max_tiles) return;
     const uint32_t cand = candidates(g, node, col);
     if (cand) place_right(g, node, cand, col, lo, main_sum, mult, cross);
