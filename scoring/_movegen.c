@@ -1094,6 +1094,33 @@ static int left_limit(const Gen *g, int p, int row, int a, const uint8_t *anchor
     return limit;
 }
 
+/* The GADDAG node reached from the root by the grid's tiles just after the anchor a of
+ * `line` (a line of the grid), from the last of them (*r; a when none) back to a + 1, and
+ * their points (*fixed): the letters the anchor can take are that node's (0: none). */
+HOT uint32_t after_anchor(const Gen *g, const uint8_t *line, int a, int *r, int *fixed) {
+    int end = a, sum = 0;
+    while (end + 1 < SIZE && line[end + 1]) end++;
+    uint32_t node = g->groot;
+    for (int c = end; c > a && node != 0; c--) {
+        const int t = line[c];
+        node = gedge(g, node, (uint32_t)t & LETTER_MASK) >> CHILD_SHIFT;
+        sum += (t & JOKER_FLAG) ? 0 : g->values[t];
+    }
+    *r = end;
+    *fixed = sum;
+    return node;
+}
+
+/* Can a rack tile go on anchor a of row `row` (pass p) at all, as the word it starts or
+ * ends takes on the grid's tiles just after it: an anchor that cannot is not worth a
+ * shadow bound (nor a walk). */
+static int anchor_open(const Gen *g, int p, int row, int a, uint32_t rack_letters) {
+    int r, fixed;
+    const uint8_t *line = g->cells[p] + row * SIZE;
+    const uint32_t node = after_anchor(g, line, a, &r, &fixed);
+    return node != 0 && (g->gedges[node] & g->cross_mask[p][row * SIZE + a] & rack_letters);
+}
+
 static void run_anchor(Gen *g, int p, int row, int a, int limit) {
     if (g->rline != p * SIZE + row + 1) {
         g->rline = p * SIZE + row + 1;
@@ -1123,14 +1150,8 @@ static void run_anchor(Gen *g, int p, int row, int a, int limit) {
      * the word split after r), so they are followed once per anchor, not once per left
      * part, and they narrow the letters the anchor can take. Then the anchor's tile, the
      * left part, and after SEP the squares from r + 1. */
-    int r = a, main_sum = 0;
-    while (g->rc[r + 1]) r++; /* rc[SIZE] is 0 */
-    uint32_t node = g->groot;
-    for (int c = r; c > a && node != 0; c--) {
-        const int t = g->rc[c];
-        node = gedge(g, node, (uint32_t)t & LETTER_MASK) >> CHILD_SHIFT;
-        main_sum += (t & JOKER_FLAG) ? 0 : g->values[t];
-    }
+    int r, main_sum;
+    const uint32_t node = after_anchor(g, g->rc, a, &r, &main_sum);
     g->rend = r;
     const uint32_t cand = candidates(g, node, a);
     if (cand) place_left(g, node, cand, a, main_sum, 1, 0);
@@ -1774,6 +1795,7 @@ static PyObject *generate(PyObject *self, PyObject *args) {
                 if (!is_a[c]) continue;
                 int limit = left_limit(g, p, row, c, is_a);
                 if (mode == MODE_TOP) {
+                    if (!anchor_open(g, p, row, c, rack_letters)) continue;
                     Anchor *an = &anchors[nanchors++];
                     an->pass = p;
                     an->row = row;
@@ -1882,6 +1904,7 @@ static int search_best(Gen *g, Anchor *anchors, const int *rack_values, uint32_t
             row_anchors(g, p, row, is_a);
             for (int c = 0; c < SIZE; c++) {
                 if (!is_a[c]) continue;
+                if (!anchor_open(g, p, row, c, rack_letters)) continue;
                 int limit = left_limit(g, p, row, c, is_a);
                 int bound = shadow_bound(g, p, row, c, limit, rack_values, rack_letters,
                                          g->req_on ? g->req[p] : NULL);
