@@ -837,7 +837,10 @@ static void record(Gen *g, int lo, int hi, int score) {
 /* Generation from the anchor outwards over the GADDAG. A placement found from anchor a puts
  * a tile on a, and every tile it puts before a lies on the `limit` free squares before a
  * that are not anchors themselves: so each placement is found once, from the leftmost
- * anchor it covers (the rule of the DAWG generator it replaces, same placements). The
+ * anchor it covers (the rule of the DAWG generator it replaces, same placements). When
+ * grid tiles follow the anchor, the walk starts with them (from the last back to a + 1)
+ * and puts the anchor's tile next: the word's GADDAG string split after those tiles
+ * rather than after the anchor, so they are read once per anchor (see run_anchor()). The
  * running sums are the main word's letter points (`main_sum`, premiums of the new tiles
  * applied), the product of the new tiles' word premiums (`mult`) and the cross words'
  * points (`cross`). */
