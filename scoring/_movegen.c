@@ -945,6 +945,12 @@ HOT void go_right(Gen *g, uint32_t node, int col, int acc, int lo, int main_sum,
     if (cand) place_right(g, node, cand, col, lo, main_sum, mult, cross);
 }
 
+/* The cross words' points once a tile of `points` (its premium applied) is put on a square
+ * whose column word has cs fixed points (-1: no column word) and word premium wm. */
+HOT int with_cross(int cross, int cs, int points, int wm) {
+    return cs >= 0 ? cross + (cs + points) * wm : cross;
+}
+
 /* Every rack tile of `cand` (the letters the edges of `node`, the cross-set of column `col`
  * and the rack allow, not empty) put on `col`, then on to the left (`leftward`) or to the
  * right. */
@@ -969,6 +975,24 @@ HOT void place_at(Gen *g, uint32_t node, uint32_t cand, int col, const int leftw
         const uint32_t child = e >> CHILD_SHIFT;
         const int acc = (e & ACCEPTS) != 0;
         if (last && !acc && (!leftward || !child || !(g->gedges[child] & SEP_BIT))) continue;
+        if (!leftward && !g->rc[col + 1] &&
+            !(col + 1 < SIZE && g->tiles < g->max_tiles && child != 0 &&
+              (g->gedges[child] & g->rmask[col + 1] & g->allow))) {
+            /* the word ends on col (the next square is free and no tile can go there, even
+             * before this one leaves the rack): what go_right() would do, without the
+             * rack's bookkeeping */
+            if (!acc) continue;
+            if (g->rack[code]) {
+                const int v = g->values[code];
+                g->lt[col] = (uint8_t)code;
+                found(g, lo, col, main_sum + v * lm, mu2, with_cross(cross, cs, v * lm, wm));
+            }
+            if (g->rack[0]) {
+                g->lt[col] = (uint8_t)(code | JOKER_FLAG);
+                found(g, lo, col, main_sum, mu2, with_cross(cross, cs, 0, wm));
+            }
+            continue;
+        }
         if (g->rack[code]) { /* the tile */
             const int v = g->values[code];
             if (--g->rack[code] == 0) {
@@ -977,7 +1001,7 @@ HOT void place_at(Gen *g, uint32_t node, uint32_t cand, int col, const int leftw
             }
             g->lt[col] = (uint8_t)code;
             const int m2 = main_sum + v * lm;
-            const int c2 = cs >= 0 ? cross + (cs + v * lm) * wm : cross;
+            const int c2 = with_cross(cross, cs, v * lm, wm);
             if (leftward)
                 go_left(g, child, col, acc, m2, mu2, c2);
             else
@@ -990,7 +1014,7 @@ HOT void place_at(Gen *g, uint32_t node, uint32_t cand, int col, const int leftw
         if (g->rack[0]) { /* a joker for it */
             if (--g->rack[0] == 0) g->allow = g->rack_mask;
             g->lt[col] = (uint8_t)(code | JOKER_FLAG);
-            const int c2 = cs >= 0 ? cross + cs * wm : cross;
+            const int c2 = with_cross(cross, cs, 0, wm);
             if (leftward)
                 go_left(g, child, col, acc, main_sum, mu2, c2);
             else
