@@ -1104,13 +1104,12 @@ static void cross_sets(Gen *g, int p) {
     for (int sq = 0; sq < NSQ; sq++) cross_square(g, p, sq);
 }
 
-static int is_anchor(const Gen *g, int p, int sq) {
-    const uint8_t *cl = g->cells[p];
-    if (cl[sq]) return 0;
-    if (g->empty_board) return sq == g->center[p];
-    int r = sq / SIZE, c = sq % SIZE;
-    return (c > 0 && cl[sq - 1]) || (c < SIZE - 1 && cl[sq + 1]) || (r > 0 && cl[sq - SIZE]) ||
-           (r < SIZE - 1 && cl[sq + SIZE]);
+/* The squares of row `row` of pass p holding a tile (bit c: column c). */
+static uint32_t row_bits(const Gen *g, int p, int row) {
+    const uint8_t *line = g->cells[p] + row * SIZE;
+    uint32_t bits = 0;
+    for (int c = 0; c < SIZE; c++) bits |= (uint32_t)(line[c] != 0) << c;
+    return bits;
 }
 
 /* Free squares before the anchor available to a left part (0 when a tile is just before). */
@@ -1186,7 +1185,19 @@ static void run_anchor(Gen *g, int p, int row, int a, int limit) {
 
 /* is_a[c]: is square c of row `row` (pass p) an anchor. */
 static void row_anchors(const Gen *g, int p, int row, uint8_t *is_a) {
-    for (int c = 0; c < SIZE; c++) is_a[c] = (uint8_t)is_anchor(g, p, row * SIZE + c);
+    uint32_t anchors;
+    if (g->empty_board) {
+        const int centre = g->center[p];
+        anchors = centre / SIZE == row ? 1u << (centre % SIZE) : 0;
+    } else {
+        /* a free square next to a tile, in its row or in the rows above and below */
+        const uint32_t here = row_bits(g, p, row);
+        uint32_t near = (here << 1) | (here >> 1);
+        if (row > 0) near |= row_bits(g, p, row - 1);
+        if (row < SIZE - 1) near |= row_bits(g, p, row + 1);
+        anchors = near & ~here & ((1u << SIZE) - 1);
+    }
+    for (int c = 0; c < SIZE; c++) is_a[c] = (uint8_t)((anchors >> c) & 1);
 }
 
 /* Does row `row` of pass p hold a square flagged in g->req. */
