@@ -1100,8 +1100,27 @@ static void cross_square_score(Gen *g, int p, int sq) {
     g->cross_score[p][sq] = fixed;
 }
 
+static uint32_t row_bits(const Gen *g, int p, int row);
+
+/* Every square's cross-set and cross points for pass p; only a free square with a tile above
+ * or below it has a column word to read. */
 static void cross_sets(Gen *g, int p) {
-    for (int sq = 0; sq < NSQ; sq++) cross_square(g, p, sq);
+    uint32_t above = 0, here = row_bits(g, p, 0);
+    for (int row = 0; row < SIZE; row++) {
+        const uint32_t below = row + 1 < SIZE ? row_bits(g, p, row + 1) : 0;
+        const uint32_t word = (above | below) & ~here;
+        for (int c = 0; c < SIZE; c++) {
+            const int sq = row * SIZE + c;
+            if ((word >> c) & 1) {
+                cross_square(g, p, sq);
+            } else {
+                g->cross_mask[p][sq] = ALL_LETTERS;
+                g->cross_score[p][sq] = -1;
+            }
+        }
+        above = here;
+        here = below;
+    }
 }
 
 /* The squares of row `row` of pass p holding a tile (bit c: column c). */
