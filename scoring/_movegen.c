@@ -1202,18 +1202,23 @@ static void run_anchor(Gen *g, int p, int row, int a, int limit) {
     if (cand) place_left(g, node, cand, a, main_sum, 1, 0);
 }
 
-/* is_a[c]: is square c of row `row` (pass p) an anchor. */
-static void row_anchors(const Gen *g, int p, int row, uint8_t *is_a) {
+/* occ[row]: row_bits() of every row of pass p. */
+static void grid_bits(const Gen *g, int p, uint32_t *occ) {
+    for (int row = 0; row < SIZE; row++) occ[row] = row_bits(g, p, row);
+}
+
+/* is_a[c]: is square c of row `row` (pass p, its rows' tiles in occ) an anchor. */
+static void row_anchors(const Gen *g, int p, int row, const uint32_t *occ, uint8_t *is_a) {
     uint32_t anchors;
     if (g->empty_board) {
         const int centre = g->center[p];
         anchors = centre / SIZE == row ? 1u << (centre % SIZE) : 0;
     } else {
         /* a free square next to a tile, in its row or in the rows above and below */
-        const uint32_t here = row_bits(g, p, row);
+        const uint32_t here = occ[row];
         uint32_t near = (here << 1) | (here >> 1);
-        if (row > 0) near |= row_bits(g, p, row - 1);
-        if (row < SIZE - 1) near |= row_bits(g, p, row + 1);
+        if (row > 0) near |= occ[row - 1];
+        if (row < SIZE - 1) near |= occ[row + 1];
         anchors = near & ~here & ((1u << SIZE) - 1);
     }
     for (int c = 0; c < SIZE; c++) is_a[c] = (uint8_t)((anchors >> c) & 1);
@@ -1845,9 +1850,11 @@ static PyObject *generate(PyObject *self, PyObject *args) {
 
     for (int p = 0; p < npasses; p++) {
         cross_sets(g, p);
+        uint32_t occ[SIZE];
+        grid_bits(g, p, occ);
         for (int row = 0; row < SIZE; row++) {
             uint8_t is_a[SIZE];
-            row_anchors(g, p, row, is_a);
+            row_anchors(g, p, row, occ, is_a);
             for (int c = 0; c < SIZE; c++) {
                 if (!is_a[c]) continue;
                 int limit = left_limit(g, p, row, c, is_a);
@@ -1955,10 +1962,12 @@ static int search_best(Gen *g, Anchor *anchors, const int *rack_values, uint32_t
     g->ntops = 0;
     int nanchors = 0;
     for (int p = 0; p < 2; p++) {
+        uint32_t occ[SIZE];
+        grid_bits(g, p, occ);
         for (int row = 0; row < SIZE; row++) {
             if (g->req_on && !row_flagged(g, p, row)) continue;
             uint8_t is_a[SIZE];
-            row_anchors(g, p, row, is_a);
+            row_anchors(g, p, row, occ, is_a);
             for (int c = 0; c < SIZE; c++) {
                 if (!is_a[c]) continue;
                 if (!anchor_open(g, p, row, c, rack_letters)) continue;
@@ -2103,10 +2112,12 @@ static void unplace_first(Gen *g, const First *f, const int *qs, int nq,
 static int max_bound(Gen *g, const int *rack_values, uint32_t rack_letters) {
     int best = INT32_MIN;
     for (int p = 0; p < 2; p++) {
+        uint32_t occ[SIZE];
+        grid_bits(g, p, occ);
         for (int row = 0; row < SIZE; row++) {
             if (!row_flagged(g, p, row)) continue;
             uint8_t is_a[SIZE];
-            row_anchors(g, p, row, is_a);
+            row_anchors(g, p, row, occ, is_a);
             for (int c = 0; c < SIZE; c++) {
                 if (!is_a[c]) continue;
                 int bound = shadow_bound(g, p, row, c, left_limit(g, p, row, c, is_a),
