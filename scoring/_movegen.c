@@ -1671,9 +1671,19 @@ static int load_bingo(Gen *g, const Py_buffer *edges) {
     g->nsub = 0;
     struct Spans *sp = g->spans;
     if (g->bingo_bits == NULL || sp == NULL || g->rack_len > SUB_TILES) return 1;
+    /* the tiles by decreasing value: a subset's values in decreasing order are then its
+     * tiles' in bit order */
     int tiles[SUB_TILES], n = 0;
-    for (int i = 0; i < 27; i++)
-        for (int k = 0; k < g->rack[i]; k++) tiles[n++] = i;
+    for (int i = 0; i < 27; i++) {
+        for (int k = 0; k < g->rack[i]; k++) {
+            int j = n++;
+            while (j > 0 && g->values[tiles[j - 1]] < g->values[i]) {
+                tiles[j] = tiles[j - 1];
+                j--;
+            }
+            tiles[j] = i;
+        }
+    }
     g->nsub = n;
     for (int i = 0; i <= SUB_TILES; i++) sp->nsize[i] = 0;
     for (int i = 0; i < SPAN_MEMO; i++) sp->memo[i].valid = 0;
@@ -1687,15 +1697,8 @@ static int load_bingo(Gen *g, const Py_buffer *edges) {
         if (size < 4) continue; /* span_values() looks at 4 tiles or more */
         sp->by_size[size][sp->nsize[size]++] = (uint8_t)m;
         int k = 0;
-        for (int i = 0; i < n; i++) {
-            if (!(m >> i & 1)) continue;
-            int v = g->values[tiles[i]], j = k++;
-            while (j > 0 && sp->values[m][j - 1] < v) {
-                sp->values[m][j] = sp->values[m][j - 1];
-                j--;
-            }
-            sp->values[m][j] = (int8_t)v;
-        }
+        for (int i = 0; i < n; i++)
+            if (m >> i & 1) sp->values[m][k++] = (int8_t)g->values[tiles[i]];
     }
     return 1;
 }
