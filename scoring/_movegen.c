@@ -838,9 +838,11 @@ static void record(Gen *g, int lo, int hi, int score) {
  * a tile on a, and every tile it puts before a lies on the `limit` free squares before a
  * that are not anchors themselves: so each placement is found once, from the leftmost
  * anchor it covers (the rule of the DAWG generator it replaces, same placements). When
- * grid tiles follow the anchor, the walk starts with them (from the last back to a + 1)
- * and puts the anchor's tile next: the word's GADDAG string split after those tiles
- * rather than after the anchor, so they are read once per anchor (see run_anchor()). The
+ * grid tiles come just before the anchor, the walk starts with them (from a - 1 back to
+ * the first) and SEP, then puts the anchor's tile and goes right: the word's GADDAG string
+ * split before the anchor. Else, when grid tiles follow it, the walk starts with them (from
+ * the last back to a + 1) and puts the anchor's tile next: the string split after those
+ * tiles. Either way they are read once per anchor (see run_anchor()). The
  * running sums are the main word's letter points (`main_sum`, premiums of the new tiles
  * applied), the product of the new tiles' word premiums (`mult`) and the cross words'
  * points (`cross`). */
@@ -1190,9 +1192,30 @@ static void run_anchor(Gen *g, int p, int row, int a, int limit) {
     g->limit = limit;
     g->tiles = 0;
     g->allow = g->rack[0] ? ALL_LETTERS : g->rack_mask;
-    /* The grid's tiles just after the anchor (up to r, the last of them) are in every word
-     * through it: the walk takes them first, from r back to a + 1 (the GADDAG's string of
-     * the word split after r), so they are followed once per anchor, not once per left
+    if (a > 0 && g->rc[a - 1]) {
+        /* Grid tiles just before the anchor (then limit is 0: the word starts on the first
+         * of them, l, as the free square before l is an anchor itself): the walk takes them
+         * first, from a - 1 back to l, then SEP, and the anchor's tile and the rest go
+         * rightwards (the word's string split before the anchor), so they are followed once
+         * per anchor, not once per letter put on it. With tiles after the anchor too, these
+         * are then followed once per letter on it (callgrind: a little fewer instructions
+         * than the other way round, or than the longer run first). */
+        uint32_t node = g->groot;
+        int c = a - 1, main_sum = 0;
+        for (; c >= 0 && g->rc[c] && node != 0; c--) {
+            const int t = g->rc[c];
+            node = gedge(g, node, (uint32_t)t & LETTER_MASK) >> CHILD_SHIFT;
+            main_sum += (t & JOKER_FLAG) ? 0 : g->values[t];
+        }
+        if (node == 0) return;
+        node = gedge(g, node, SEP) >> CHILD_SHIFT;
+        const uint32_t cand = candidates(g, node, a);
+        if (cand) place_right(g, node, cand, a, c + 1, main_sum, 1, 0);
+        return;
+    }
+    /* Else the grid's tiles just after the anchor (up to r, the last of them) are in every
+     * word through it: the walk takes them first, from r back to a + 1 (the GADDAG's string
+     * of the word split after r), so they are followed once per anchor, not once per left
      * part, and they narrow the letters the anchor can take. Then the anchor's tile, the
      * left part, and after SEP the squares from r + 1. */
     int r, main_sum;
