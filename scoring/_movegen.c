@@ -1158,14 +1158,24 @@ HOT uint32_t after_anchor(const Gen *g, const uint8_t *line, int a, int *r, int 
     return node;
 }
 
-/* Can a rack tile go on anchor a of row `row` (pass p) at all, as the word it starts or
- * ends takes on the grid's tiles just after it: an anchor that cannot is not worth a
- * shadow bound (nor a walk). */
+/* Can a rack tile go on anchor a of row `row` (pass p) at all, as the word through it takes
+ * on the grid's tiles just after it and just before it: an anchor that cannot is not worth
+ * a shadow bound (nor a walk). */
 static int anchor_open(const Gen *g, int p, int row, int a, uint32_t rack_letters) {
     int r, fixed;
     const uint8_t *line = g->cells[p] + row * SIZE;
     const uint32_t node = after_anchor(g, line, a, &r, &fixed);
-    return node != 0 && (g->gedges[node] & g->cross_mask[p][row * SIZE + a] & rack_letters);
+    if (node == 0) return 0;
+    uint32_t letters = g->gedges[node] & g->cross_mask[p][row * SIZE + a] & rack_letters;
+    if (letters && a > 0 && line[a - 1]) {
+        /* and after the tiles just before it (from a - 1 back), SEP: as run_anchor() */
+        uint32_t left = g->groot;
+        for (int c = a - 1; c >= 0 && line[c] && left != 0; c--)
+            left = gedge(g, left, (uint32_t)line[c] & LETTER_MASK) >> CHILD_SHIFT;
+        left = left != 0 ? gedge(g, left, SEP) >> CHILD_SHIFT : 0;
+        letters = left != 0 ? letters & g->gedges[left] : 0;
+    }
+    return letters != 0;
 }
 
 static void run_anchor(Gen *g, int p, int row, int a, int limit) {
