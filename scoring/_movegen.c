@@ -1158,6 +1158,22 @@ HOT uint32_t after_anchor(const Gen *g, const uint8_t *line, int a, int *r, int 
     return node;
 }
 
+/* The GADDAG node reached from the root by the grid's tiles just before the anchor a of
+ * `line`, from a - 1 back to the first of them (*l), then SEP, and their points (*fixed):
+ * the letters the anchor can take when the word starts on *l (0: none). */
+HOT uint32_t before_anchor(const Gen *g, const uint8_t *line, int a, int *l, int *fixed) {
+    uint32_t node = g->groot;
+    int c = a - 1, sum = 0;
+    for (; c >= 0 && line[c] && node != 0; c--) {
+        const int t = line[c];
+        node = gedge(g, node, (uint32_t)t & LETTER_MASK) >> CHILD_SHIFT;
+        sum += (t & JOKER_FLAG) ? 0 : g->values[t];
+    }
+    *l = c + 1;
+    *fixed = sum;
+    return node != 0 ? gedge(g, node, SEP) >> CHILD_SHIFT : 0;
+}
+
 /* Can a rack tile go on anchor a of row `row` (pass p) at all, as the word through it takes
  * on the grid's tiles just after it and just before it: an anchor that cannot is not worth
  * a shadow bound (nor a walk). */
@@ -1168,11 +1184,8 @@ static int anchor_open(const Gen *g, int p, int row, int a, uint32_t rack_letter
     if (node == 0) return 0;
     uint32_t letters = g->gedges[node] & g->cross_mask[p][row * SIZE + a] & rack_letters;
     if (letters && a > 0 && line[a - 1]) {
-        /* and after the tiles just before it (from a - 1 back), SEP: as run_anchor() */
-        uint32_t left = g->groot;
-        for (int c = a - 1; c >= 0 && line[c] && left != 0; c--)
-            left = gedge(g, left, (uint32_t)line[c] & LETTER_MASK) >> CHILD_SHIFT;
-        left = left != 0 ? gedge(g, left, SEP) >> CHILD_SHIFT : 0;
+        int l;
+        const uint32_t left = before_anchor(g, line, a, &l, &fixed);
         letters = left != 0 ? letters & g->gedges[left] : 0;
     }
     return letters != 0;
@@ -1210,17 +1223,10 @@ static void run_anchor(Gen *g, int p, int row, int a, int limit) {
          * per anchor, not once per letter put on it. With tiles after the anchor too, these
          * are then followed once per letter on it (callgrind: a little fewer instructions
          * than the other way round, or than the longer run first). */
-        uint32_t node = g->groot;
-        int c = a - 1, main_sum = 0;
-        for (; c >= 0 && g->rc[c] && node != 0; c--) {
-            const int t = g->rc[c];
-            node = gedge(g, node, (uint32_t)t & LETTER_MASK) >> CHILD_SHIFT;
-            main_sum += (t & JOKER_FLAG) ? 0 : g->values[t];
-        }
-        if (node == 0) return;
-        node = gedge(g, node, SEP) >> CHILD_SHIFT;
+        int l, main_sum;
+        const uint32_t node = before_anchor(g, g->rc, a, &l, &main_sum);
         const uint32_t cand = candidates(g, node, a);
-        if (cand) place_right(g, node, cand, a, c + 1, main_sum, 1, 0);
+        if (cand) place_right(g, node, cand, a, l, main_sum, 1, 0);
         return;
     }
     /* Else the grid's tiles just after the anchor (up to r, the last of them) are in every
