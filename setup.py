@@ -30,8 +30,8 @@ setup(
             sources=["scoring/_movegen.c"],
             # -fno-wrapv: Python's own flags ask for wrapping signed arithmetic, which the
             # core never relies on (its hashes are unsigned); without it the walk is ~1 %
-            # fewer instructions
-            extra_compile_args=["-O2", "-fno-wrapv", *_popcnt()],
+            # fewer instructions. -O3: 1-2 % fewer than -O2 (callgrind, count and top)
+            extra_compile_args=["-O3", "-fno-wrapv", *_popcnt()],
             optional=True,
         )
     ]

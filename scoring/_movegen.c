@@ -432,10 +432,6 @@ typedef struct {
     int mode, n;
     PyTypeObject *objects; /* the move class to make, or NULL: tuples */
     MoveListObject *packed; /* MODE_ALL with MOVE_LIST: the records, else NULL */
-    /* per pass (index 0 horizontal, 1 vertical = transposed) */
-    uint8_t cells[2][NSQ], lm[2][NSQ], wm[2][NSQ];
-    uint32_t cross_mask[2][NSQ];
-    int cross_score[2][NSQ];
     int center[2];
     /* the GADDAG the placements are grown on */
     const uint32_t *gedges;
@@ -444,8 +440,8 @@ typedef struct {
     /* current anchor: its line's letters (lt) and which are new (nw), by column; tiles
      * put, how many have a cross word, how many lie on a square flagged in req; the rack's
      * letters still held (bit c-1: letter c) */
-    int pass, row, anchor, limit, tiles, crosses, reqhits;
-    uint32_t rack_mask;
+    int pass, row, anchor, limit, tiles, rend;
+    uint32_t rack_mask, allow; /* allow: rack_mask, or every letter while a joker is held */
     uint8_t lt[SIZE], nw[SIZE];
     /* the current line of the current pass, copied: tiles, cross-sets and points,
      * premiums, flags of g->req (rline: which line they hold, -1 none) */
@@ -464,8 +460,6 @@ typedef struct {
      * moves putting a tile on a square flagged in req count; collect keeps the squares of up
      * to MAXTOPS moves of the best score */
     int threshold, found, req_on, collect, ntops;
-    uint8_t req[2][NSQ];
-    uint64_t tops[MAXTOPS][4];
     long anchors_run;
     /* the bingo filter of the word list (NULL: none), the rack's letters hashed (see
      * bingo_maybe()) */
@@ -476,7 +470,17 @@ typedef struct {
      * decreasing order; and the memo of span_values() */
     int nsub;
     struct Spans *spans;
+    /* From here on, every field is written before it is read (generate() clears only the
+     * fields above): per pass (index 0 horizontal, 1 vertical = transposed) the grid and its
+     * premiums (load_position()), the cross-sets (cross_sets()), the flags of MODE_BEST's
+     * req (followups() only) and its collected tops. */
+    uint8_t cells[2][NSQ], lm[2][NSQ], wm[2][NSQ];
+    uint32_t cross_mask[2][NSQ];
+    int cross_score[2][NSQ];
+    uint8_t req[2][NSQ];
+    uint64_t tops[MAXTOPS][4];
 } Gen;
+#define GEN_CLEARED offsetof(Gen, cells)
 
 /* Index of the edge of `node` carrying `code`, or -1. */
 static Py_ssize_t find_edge(const uint32_t *edges, Py_ssize_t nedges, uint32_t node,
@@ -745,22 +749,24 @@ done:
     return result;
 }
 
-static void record(Gen *g, int lo, int hi, int main_sum, int mult, int cross) {
-    if (hi - lo < 1) return;
-    if (g->empty_board && g->tiles < g->first_min_tiles) return;
+/* Keep the placement from lo to hi of `score` as the mode asks (MODE_COUNT: counted by
+ * found(), not called). */
+static void record(Gen *g, int lo, int hi, int score) {
     const int p = g->pass;
-    if (p == 1 && g->tiles == 1 && g->crosses) return; /* the horizontal pass has it */
-    int score = main_sum * mult + cross + (g->tiles == g->bingo_tiles ? g->bingo_bonus : 0);
-    if (g->mode == MODE_COUNT || g->mode == MODE_ANALYSE) {
+    if (g->mode == MODE_ANALYSE) {
         g->placements++;
         if (g->tiles == g->bingo_tiles) g->scrabbles++;
         if (score > g->top) g->top = score;
-        if (g->mode == MODE_COUNT) return;
     }
+    if (g->failed) return; /* out of memory: the walk ends with nothing more kept */
     const int base = g->row * SIZE;
     if (g->mode == MODE_BEST) {
         if (score < g->threshold) return;
-        if (g->req_on && !g->reqhits) return;
+        if (g->req_on) { /* a new tile on a flagged square */
+            int hit = 0;
+            for (int c = lo; c <= hi; c++) hit |= g->nw[c] & g->rreq[c];
+            if (!hit) return;
+        }
         if (score > g->found) {
             g->found = score;
             g->ntops = 0;
@@ -831,7 +837,12 @@ static void record(Gen *g, int lo, int hi, int main_sum, int mult, int cross) {
 /* Generation from the anchor outwards over the GADDAG. A placement found from anchor a puts
  * a tile on a, and every tile it puts before a lies on the `limit` free squares before a
  * that are not anchors themselves: so each placement is found once, from the leftmost
- * anchor it covers (the rule of the DAWG generator it replaces, same placements). The
+ * anchor it covers (the rule of the DAWG generator it replaces, same placements). When
+ * grid tiles come just before the anchor, the walk starts with them (from a - 1 back to
+ * the first) and SEP, then puts the anchor's tile and goes right: the word's GADDAG string
+ * split before the anchor. Else, when grid tiles follow it, the walk starts with them (from
+ * the last back to a + 1) and puts the anchor's tile next: the string split after those
+ * tiles. Either way they are read once per anchor (see run_anchor()). The
  * running sums are the main word's letter points (`main_sum`, premiums of the new tiles
  * applied), the product of the new tiles' word premiums (`mult`) and the cross words'
  * points (`cross`). */
@@ -855,47 +866,66 @@ static inline uint32_t gedge(const Gen *g, uint32_t node, uint32_t code) {
     return g->gedges[node + 1 + pop32(set & (bit - 1))];
 }
 
-static void place_left(Gen *g, uint32_t node, int col, int main_sum, int mult, int cross);
-static void place_right(Gen *g, uint32_t node, int col, int lo, int main_sum, int mult,
-                        int cross);
-static void gright(Gen *g, uint32_t node, int col, int acc, int lo, int main_sum, int mult,
-                   int cross);
+static void place_left(Gen *g, uint32_t node, uint32_t cand, int col, int main_sum, int mult,
+                       int cross);
+static void place_right(Gen *g, uint32_t node, uint32_t cand, int col, int lo, int main_sum,
+                        int mult, int cross);
 
 #define HOT static inline __attribute__((always_inline))
 
-/* Can a rack tile go on `col` after `node` at all: tested before the call, as most calls
- * would find no candidate (three in four on the conformance positions). */
-HOT int can_place(const Gen *g, uint32_t node, int col) {
-    return node != 0 &&
-           (g->gedges[node] & g->rmask[col] & (g->rack[0] ? ALL_LETTERS : g->rack_mask)) != 0;
+/* The letters a rack tile can be put on `col` with after `node` (0: none): tested before
+ * the call, as most calls would find no candidate (three in four on the conformance
+ * positions), and handed to it. g->allow: the rack's letters, every letter with a joker. */
+HOT uint32_t candidates(const Gen *g, uint32_t node, int col) {
+    return node != 0 ? g->gedges[node] & g->rmask[col] & g->allow : 0;
+}
+
+/* A placement from lo to hi: the checks every mode makes and its score here, inlined in
+ * the walk; then MODE_COUNT's counting here too (no call), the other modes' in record(). */
+HOT void found(Gen *g, int lo, int hi, int main_sum, int mult, int cross) {
+    if (hi == lo) return; /* a word has two letters or more */
+    if (g->empty_board && g->tiles < g->first_min_tiles) return;
+    /* a single tile (on the anchor) forming a cross word: the horizontal pass has it */
+    if (g->pass == 1 && g->tiles == 1 && g->rcs[g->anchor] >= 0) return;
+    const int bingo = g->tiles == g->bingo_tiles;
+    const int score = main_sum * mult + cross + (bingo ? g->bingo_bonus : 0);
+    if (g->mode != MODE_COUNT) {
+        record(g, lo, hi, score);
+        return;
+    }
+    g->placements++;
+    g->scrabbles += bingo;
+    if (score > g->top) g->top = score;
 }
 
 /* `col`: the leftmost square filled so far (the anchor's or one before it). The tiles
  * just before it are taken on (the word runs on through them); then the word may start
- * there: it ends on the anchor, or goes on after it (SEP), or takes one more tile before. */
+ * there: it ends on g->rend (the anchor, or the last of the grid's tiles just after it,
+ * walked first: see run_anchor()), or goes on after it (SEP), or takes one more tile
+ * before. */
 HOT void go_left(Gen *g, uint32_t node, int col, int acc, int main_sum, int mult, int cross) {
-    const int a = g->anchor;
+    const int a = g->anchor, r = g->rend;
     while (col > 0 && g->rc[col - 1]) {
         const int t = g->rc[col - 1];
         const uint32_t e = gedge(g, node, (uint32_t)t & LETTER_MASK);
         if (e == 0) return;
-        col--;
-        g->lt[col] = (uint8_t)t;
-        g->nw[col] = 0;
+        col--; /* lt[col], nw[col]: set with the line (run_anchor) */
         node = e >> CHILD_SHIFT;
         acc = (e & ACCEPTS) != 0;
         main_sum += (t & JOKER_FLAG) ? 0 : g->values[t];
     }
-    if (acc && !g->rc[a + 1]) record(g, col, a, main_sum, mult, cross);
+    if (acc) found(g, col, r, main_sum, mult, cross); /* rc[r + 1] is free */
     if (node == 0) return;
     const uint32_t set = g->gedges[node];
-    if ((set & SEP_BIT) && a + 1 < SIZE) {
+    if ((set & SEP_BIT) && r + 1 < SIZE) {
         const uint32_t after = g->gedges[node + pop32(set)] >> CHILD_SHIFT;
-        if (g->rc[a + 1] || can_place(g, after, a + 1))
-            gright(g, after, a + 1, 0, col, main_sum, mult, cross);
+        const uint32_t cand = candidates(g, after, r + 1);
+        if (cand) place_right(g, after, cand, r + 1, col, main_sum, mult, cross);
     }
-    if (col - 1 >= a - g->limit && g->tiles < g->max_tiles && can_place(g, node, col - 1))
-        place_left(g, node, col - 1, main_sum, mult, cross);
+    if (col - 1 >= a - g->limit && g->tiles < g->max_tiles) {
+        const uint32_t cand = g->gedges[node] & g->rmask[col - 1] & g->allow;
+        if (cand) place_left(g, node, cand, col - 1, main_sum, mult, cross);
+    }
 }
 
 /* `col`: the next square after the word's letters so far, which start on `lo`; the tiles
@@ -906,38 +936,31 @@ HOT void go_right(Gen *g, uint32_t node, int col, int acc, int lo, int main_sum,
         const int t = g->rc[col];
         const uint32_t e = gedge(g, node, (uint32_t)t & LETTER_MASK);
         if (e == 0) return;
-        g->lt[col] = (uint8_t)t;
-        g->nw[col] = 0;
         node = e >> CHILD_SHIFT;
         acc = (e & ACCEPTS) != 0;
         main_sum += (t & JOKER_FLAG) ? 0 : g->values[t];
         col++;
     }
-    if (acc) record(g, lo, col - 1, main_sum, mult, cross);
-    if (col >= SIZE || g->tiles >= g->max_tiles || !can_place(g, node, col)) return;
-    place_right(g, node, col, lo, main_sum, mult, cross);
+    if (acc) found(g, lo, col - 1, main_sum, mult, cross);
+    if (col >= SIZE || g->tiles >= g->max_tiles) return;
+    const uint32_t cand = candidates(g, node, col);
+    if (cand) place_right(g, node, cand, col, lo, main_sum, mult, cross);
 }
 
-static void gright(Gen *g, uint32_t node, int col, int acc, int lo, int main_sum, int mult,
-                   int cross) {
-    if (g->failed) return;
-    go_right(g, node, col, acc, lo, main_sum, mult, cross);
+/* The cross words' points once a tile of `points` (its premium applied) is put on a square
+ * whose column word has cs fixed points (-1: no column word) and word premium wm. */
+HOT int with_cross(int cross, int cs, int points, int wm) {
+    return cs >= 0 ? cross + (cs + points) * wm : cross;
 }
 
-/* Every rack tile the edges of `node` and the cross-set of column `col` allow, put on `col`,
- * then on to the left (`leftward`) or to the right. */
-HOT void place_at(Gen *g, uint32_t node, int col, const int leftward, int lo, int main_sum,
-                  int mult, int cross) {
-    if (node == 0 || g->failed) return;
+/* Every rack tile of `cand` (the letters the edges of `node`, the cross-set of column `col`
+ * and the rack allow, not empty) put on `col`, then on to the left (`leftward`) or to the
+ * right. */
+HOT void place_at(Gen *g, uint32_t node, uint32_t cand, int col, const int leftward, int lo,
+                  int main_sum, int mult, int cross) {
     const uint32_t set = g->gedges[node];
-    uint32_t cand = set & g->rmask[col];
-    if (!g->rack[0]) cand &= g->rack_mask;
-    if (!cand) return;
     const int lm = g->rlm[col], wm = g->rwm[col], cs = g->rcs[col];
-    const int req = g->rreq[col];
     g->nw[col] = 1;
-    g->crosses += cs >= 0;
-    g->reqhits += req;
     g->tiles++;
     /* no tile can follow this one: only a string ending here (or, to the left, the way
      * to the letters after the anchor) is worth going on with */
@@ -945,6 +968,7 @@ HOT void place_at(Gen *g, uint32_t node, int col, const int leftward, int lo, in
         leftward ? (col == 0 || !g->rc[col - 1]) &&
                        (g->tiles >= g->max_tiles || col <= g->anchor - g->limit)
                  : col + 1 >= SIZE || (g->tiles >= g->max_tiles && !g->rc[col + 1]);
+    const int mu2 = mult * wm;
     while (cand) {
         const uint32_t bit = cand & -cand;
         cand ^= bit;
@@ -953,42 +977,66 @@ HOT void place_at(Gen *g, uint32_t node, int col, const int leftward, int lo, in
         const uint32_t child = e >> CHILD_SHIFT;
         const int acc = (e & ACCEPTS) != 0;
         if (last && !acc && (!leftward || !child || !(g->gedges[child] & SEP_BIT))) continue;
+        if (!leftward && !g->rc[col + 1] &&
+            !(col + 1 < SIZE && g->tiles < g->max_tiles && child != 0 &&
+              (g->gedges[child] & g->rmask[col + 1] & g->allow))) {
+            /* the word ends on col (the next square is free and no tile can go there, even
+             * before this one leaves the rack): what go_right() would do, without the
+             * rack's bookkeeping */
+            if (!acc) continue;
+            if (g->rack[code]) {
+                const int v = g->values[code];
+                g->lt[col] = (uint8_t)code;
+                found(g, lo, col, main_sum + v * lm, mu2, with_cross(cross, cs, v * lm, wm));
+            }
+            if (g->rack[0]) {
+                g->lt[col] = (uint8_t)(code | JOKER_FLAG);
+                found(g, lo, col, main_sum, mu2, with_cross(cross, cs, 0, wm));
+            }
+            continue;
+        }
         if (g->rack[code]) { /* the tile */
             const int v = g->values[code];
-            if (--g->rack[code] == 0) g->rack_mask &= ~bit;
+            if (--g->rack[code] == 0) {
+                g->rack_mask &= ~bit;
+                if (!g->rack[0]) g->allow = g->rack_mask;
+            }
             g->lt[col] = (uint8_t)code;
-            const int m2 = main_sum + v * lm, mu2 = mult * wm;
-            const int c2 = cs >= 0 ? cross + (cs + v * lm) * wm : cross;
+            const int m2 = main_sum + v * lm;
+            const int c2 = with_cross(cross, cs, v * lm, wm);
             if (leftward)
                 go_left(g, child, col, acc, m2, mu2, c2);
             else
                 go_right(g, child, col + 1, acc, lo, m2, mu2, c2);
-            if (g->rack[code]++ == 0) g->rack_mask |= bit;
+            if (g->rack[code]++ == 0) {
+                g->rack_mask |= bit;
+                if (!g->rack[0]) g->allow = g->rack_mask;
+            }
         }
         if (g->rack[0]) { /* a joker for it */
-            g->rack[0]--;
+            if (--g->rack[0] == 0) g->allow = g->rack_mask;
             g->lt[col] = (uint8_t)(code | JOKER_FLAG);
-            const int mu2 = mult * wm, c2 = cs >= 0 ? cross + cs * wm : cross;
+            const int c2 = with_cross(cross, cs, 0, wm);
             if (leftward)
                 go_left(g, child, col, acc, main_sum, mu2, c2);
             else
                 go_right(g, child, col + 1, acc, lo, main_sum, mu2, c2);
             g->rack[0]++;
+            g->allow = ALL_LETTERS;
         }
     }
     g->tiles--;
-    g->reqhits -= req;
-    g->crosses -= cs >= 0;
     g->nw[col] = 0;
 }
 
-static void place_left(Gen *g, uint32_t node, int col, int main_sum, int mult, int cross) {
-    place_at(g, node, col, 1, 0, main_sum, mult, cross);
+static void place_left(Gen *g, uint32_t node, uint32_t cand, int col, int main_sum, int mult,
+                       int cross) {
+    place_at(g, node, cand, col, 1, 0, main_sum, mult, cross);
 }
 
-static void place_right(Gen *g, uint32_t node, int col, int lo, int main_sum, int mult,
-                        int cross) {
-    place_at(g, node, col, 0, lo, main_sum, mult, cross);
+static void place_right(Gen *g, uint32_t node, uint32_t cand, int col, int lo, int main_sum,
+                        int mult, int cross) {
+    place_at(g, node, cand, col, 0, lo, main_sum, mult, cross);
 }
 
 /* Cross-set of one empty square of pass p: the letters its column word allows, and that
@@ -1054,17 +1102,35 @@ static void cross_square_score(Gen *g, int p, int sq) {
     g->cross_score[p][sq] = fixed;
 }
 
+static uint32_t row_bits(const Gen *g, int p, int row);
+
+/* Every square's cross-set and cross points for pass p; only a free square with a tile above
+ * or below it has a column word to read. */
 static void cross_sets(Gen *g, int p) {
-    for (int sq = 0; sq < NSQ; sq++) cross_square(g, p, sq);
+    uint32_t above = 0, here = row_bits(g, p, 0);
+    for (int row = 0; row < SIZE; row++) {
+        const uint32_t below = row + 1 < SIZE ? row_bits(g, p, row + 1) : 0;
+        const uint32_t word = (above | below) & ~here;
+        for (int c = 0; c < SIZE; c++) {
+            const int sq = row * SIZE + c;
+            if ((word >> c) & 1) {
+                cross_square(g, p, sq);
+            } else {
+                g->cross_mask[p][sq] = ALL_LETTERS;
+                g->cross_score[p][sq] = -1;
+            }
+        }
+        above = here;
+        here = below;
+    }
 }
 
-static int is_anchor(const Gen *g, int p, int sq) {
-    const uint8_t *cl = g->cells[p];
-    if (cl[sq]) return 0;
-    if (g->empty_board) return sq == g->center[p];
-    int r = sq / SIZE, c = sq % SIZE;
-    return (c > 0 && cl[sq - 1]) || (c < SIZE - 1 && cl[sq + 1]) || (r > 0 && cl[sq - SIZE]) ||
-           (r < SIZE - 1 && cl[sq + SIZE]);
+/* The squares of row `row` of pass p holding a tile (bit c: column c). */
+static uint32_t row_bits(const Gen *g, int p, int row) {
+    const uint8_t *line = g->cells[p] + row * SIZE;
+    uint32_t bits = 0;
+    for (int c = 0; c < SIZE; c++) bits |= (uint32_t)(line[c] != 0) << c;
+    return bits;
 }
 
 /* Free squares before the anchor available to a left part (0 when a tile is just before). */
@@ -1073,6 +1139,56 @@ static int left_limit(const Gen *g, int p, int row, int a, const uint8_t *anchor
     int limit = 0;
     for (int c = a - 1; c >= 0 && !cl[row * SIZE + c] && !anchors[c]; c--) limit++;
     return limit;
+}
+
+/* The GADDAG node reached from the root by the grid's tiles just after the anchor a of
+ * `line` (a line of the grid), from the last of them (*r; a when none) back to a + 1, and
+ * their points (*fixed): the letters the anchor can take are that node's (0: none). */
+HOT uint32_t after_anchor(const Gen *g, const uint8_t *line, int a, int *r, int *fixed) {
+    int end = a, sum = 0;
+    while (end + 1 < SIZE && line[end + 1]) end++;
+    uint32_t node = g->groot;
+    for (int c = end; c > a && node != 0; c--) {
+        const int t = line[c];
+        node = gedge(g, node, (uint32_t)t & LETTER_MASK) >> CHILD_SHIFT;
+        sum += (t & JOKER_FLAG) ? 0 : g->values[t];
+    }
+    *r = end;
+    *fixed = sum;
+    return node;
+}
+
+/* The GADDAG node reached from the root by the grid's tiles just before the anchor a of
+ * `line`, from a - 1 back to the first of them (*l), then SEP, and their points (*fixed):
+ * the letters the anchor can take when the word starts on *l (0: none). */
+HOT uint32_t before_anchor(const Gen *g, const uint8_t *line, int a, int *l, int *fixed) {
+    uint32_t node = g->groot;
+    int c = a - 1, sum = 0;
+    for (; c >= 0 && line[c] && node != 0; c--) {
+        const int t = line[c];
+        node = gedge(g, node, (uint32_t)t & LETTER_MASK) >> CHILD_SHIFT;
+        sum += (t & JOKER_FLAG) ? 0 : g->values[t];
+    }
+    *l = c + 1;
+    *fixed = sum;
+    return node != 0 ? gedge(g, node, SEP) >> CHILD_SHIFT : 0;
+}
+
+/* Can a rack tile go on anchor a of row `row` (pass p) at all, as the word through it takes
+ * on the grid's tiles just after it and just before it: an anchor that cannot is not worth
+ * a shadow bound (nor a walk). */
+static int anchor_open(const Gen *g, int p, int row, int a, uint32_t rack_letters) {
+    int r, fixed;
+    const uint8_t *line = g->cells[p] + row * SIZE;
+    const uint32_t node = after_anchor(g, line, a, &r, &fixed);
+    if (node == 0) return 0;
+    uint32_t letters = g->gedges[node] & g->cross_mask[p][row * SIZE + a] & rack_letters;
+    if (letters && a > 0 && line[a - 1]) {
+        int l;
+        const uint32_t left = before_anchor(g, line, a, &l, &fixed);
+        letters = left != 0 ? letters & g->gedges[left] : 0;
+    }
+    return letters != 0;
 }
 
 static void run_anchor(Gen *g, int p, int row, int a, int limit) {
@@ -1086,6 +1202,10 @@ static void run_anchor(Gen *g, int p, int row, int a, int limit) {
             g->rreq[c] = g->req_on ? g->req[p][base + c] : 0;
             g->rmask[c] = g->cross_mask[p][base + c];
             g->rcs[c] = g->cross_score[p][base + c];
+            /* the grid's tiles in the word being built, once for the line (the walk only
+             * writes the squares it fills) */
+            g->lt[c] = g->rc[c];
+            g->nw[c] = 0;
         }
         g->rc[SIZE] = 0;
     }
@@ -1094,14 +1214,53 @@ static void run_anchor(Gen *g, int p, int row, int a, int limit) {
     g->anchor = a;
     g->limit = limit;
     g->tiles = 0;
-    g->crosses = 0;
-    g->reqhits = 0;
-    place_left(g, g->groot, a, 0, 1, 0);
+    g->allow = g->rack[0] ? ALL_LETTERS : g->rack_mask;
+    if (a > 0 && g->rc[a - 1]) {
+        /* Grid tiles just before the anchor (then limit is 0: the word starts on the first
+         * of them, l, as the free square before l is an anchor itself): the walk takes them
+         * first, from a - 1 back to l, then SEP, and the anchor's tile and the rest go
+         * rightwards (the word's string split before the anchor), so they are followed once
+         * per anchor, not once per letter put on it. With tiles after the anchor too, these
+         * are then followed once per letter on it (callgrind: a little fewer instructions
+         * than the other way round, or than the longer run first). */
+        int l, main_sum;
+        const uint32_t node = before_anchor(g, g->rc, a, &l, &main_sum);
+        const uint32_t cand = candidates(g, node, a);
+        if (cand) place_right(g, node, cand, a, l, main_sum, 1, 0);
+        return;
+    }
+    /* Else the grid's tiles just after the anchor (up to r, the last of them) are in every
+     * word through it: the walk takes them first, from r back to a + 1 (the GADDAG's string
+     * of the word split after r), so they are followed once per anchor, not once per left
+     * part, and they narrow the letters the anchor can take. Then the anchor's tile, the
+     * left part, and after SEP the squares from r + 1. */
+    int r, main_sum;
+    const uint32_t node = after_anchor(g, g->rc, a, &r, &main_sum);
+    g->rend = r;
+    const uint32_t cand = candidates(g, node, a);
+    if (cand) place_left(g, node, cand, a, main_sum, 1, 0);
 }
 
-/* is_a[c]: is square c of row `row` (pass p) an anchor. */
-static void row_anchors(const Gen *g, int p, int row, uint8_t *is_a) {
-    for (int c = 0; c < SIZE; c++) is_a[c] = (uint8_t)is_anchor(g, p, row * SIZE + c);
+/* occ[row]: row_bits() of every row of pass p. */
+static void grid_bits(const Gen *g, int p, uint32_t *occ) {
+    for (int row = 0; row < SIZE; row++) occ[row] = row_bits(g, p, row);
+}
+
+/* is_a[c]: is square c of row `row` (pass p, its rows' tiles in occ) an anchor. */
+static void row_anchors(const Gen *g, int p, int row, const uint32_t *occ, uint8_t *is_a) {
+    uint32_t anchors;
+    if (g->empty_board) {
+        const int centre = g->center[p];
+        anchors = centre / SIZE == row ? 1u << (centre % SIZE) : 0;
+    } else {
+        /* a free square next to a tile, in its row or in the rows above and below */
+        const uint32_t here = occ[row];
+        uint32_t near = (here << 1) | (here >> 1);
+        if (row > 0) near |= occ[row - 1];
+        if (row < SIZE - 1) near |= occ[row + 1];
+        anchors = near & ~here & ((1u << SIZE) - 1);
+    }
+    for (int c = 0; c < SIZE; c++) is_a[c] = (uint8_t)((anchors >> c) & 1);
 }
 
 /* Does row `row` of pass p hold a square flagged in g->req. */
@@ -1551,9 +1710,19 @@ static int load_bingo(Gen *g, const Py_buffer *edges) {
     g->nsub = 0;
     struct Spans *sp = g->spans;
     if (g->bingo_bits == NULL || sp == NULL || g->rack_len > SUB_TILES) return 1;
+    /* the tiles by decreasing value: a subset's values in decreasing order are then its
+     * tiles' in bit order */
     int tiles[SUB_TILES], n = 0;
-    for (int i = 0; i < 27; i++)
-        for (int k = 0; k < g->rack[i]; k++) tiles[n++] = i;
+    for (int i = 0; i < 27; i++) {
+        for (int k = 0; k < g->rack[i]; k++) {
+            int j = n++;
+            while (j > 0 && g->values[tiles[j - 1]] < g->values[i]) {
+                tiles[j] = tiles[j - 1];
+                j--;
+            }
+            tiles[j] = i;
+        }
+    }
     g->nsub = n;
     for (int i = 0; i <= SUB_TILES; i++) sp->nsize[i] = 0;
     for (int i = 0; i < SPAN_MEMO; i++) sp->memo[i].valid = 0;
@@ -1567,15 +1736,8 @@ static int load_bingo(Gen *g, const Py_buffer *edges) {
         if (size < 4) continue; /* span_values() looks at 4 tiles or more */
         sp->by_size[size][sp->nsize[size]++] = (uint8_t)m;
         int k = 0;
-        for (int i = 0; i < n; i++) {
-            if (!(m >> i & 1)) continue;
-            int v = g->values[tiles[i]], j = k++;
-            while (j > 0 && sp->values[m][j - 1] < v) {
-                sp->values[m][j] = sp->values[m][j - 1];
-                j--;
-            }
-            sp->values[m][j] = (int8_t)v;
-        }
+        for (int i = 0; i < n; i++)
+            if (m >> i & 1) sp->values[m][k++] = (int8_t)g->values[tiles[i]];
     }
     return 1;
 }
@@ -1670,13 +1832,14 @@ static PyObject *generate(PyObject *self, PyObject *args) {
         return NULL;
     }
     PyObject *result = NULL;
-    Gen *g = PyMem_Calloc(1, sizeof(Gen));
+    Gen *g = PyMem_Malloc(sizeof(Gen));
     Anchor *anchors = NULL;
     struct Spans spans;
     if (g == NULL) {
         PyErr_NoMemory();
         goto done;
     }
+    memset(g, 0, GEN_CLEARED); /* the grids and cross-sets after it: written before read */
     g->spans = &spans;
     if (!read_buffers(&edges_buf, &cells_buf, &rack_buf, &values_buf, &lm_buf, &wm_buf))
         goto done;
@@ -1729,13 +1892,16 @@ static PyObject *generate(PyObject *self, PyObject *args) {
 
     for (int p = 0; p < npasses; p++) {
         cross_sets(g, p);
+        uint32_t occ[SIZE];
+        grid_bits(g, p, occ);
         for (int row = 0; row < SIZE; row++) {
             uint8_t is_a[SIZE];
-            row_anchors(g, p, row, is_a);
+            row_anchors(g, p, row, occ, is_a);
             for (int c = 0; c < SIZE; c++) {
                 if (!is_a[c]) continue;
                 int limit = left_limit(g, p, row, c, is_a);
                 if (mode == MODE_TOP) {
+                    if (!anchor_open(g, p, row, c, rack_letters)) continue;
                     Anchor *an = &anchors[nanchors++];
                     an->pass = p;
                     an->row = row;
@@ -1838,12 +2004,15 @@ static int search_best(Gen *g, Anchor *anchors, const int *rack_values, uint32_t
     g->ntops = 0;
     int nanchors = 0;
     for (int p = 0; p < 2; p++) {
+        uint32_t occ[SIZE];
+        grid_bits(g, p, occ);
         for (int row = 0; row < SIZE; row++) {
             if (g->req_on && !row_flagged(g, p, row)) continue;
             uint8_t is_a[SIZE];
-            row_anchors(g, p, row, is_a);
+            row_anchors(g, p, row, occ, is_a);
             for (int c = 0; c < SIZE; c++) {
                 if (!is_a[c]) continue;
+                if (!anchor_open(g, p, row, c, rack_letters)) continue;
                 int limit = left_limit(g, p, row, c, is_a);
                 int bound = shadow_bound(g, p, row, c, limit, rack_values, rack_letters,
                                          g->req_on ? g->req[p] : NULL);
@@ -1985,10 +2154,12 @@ static void unplace_first(Gen *g, const First *f, const int *qs, int nq,
 static int max_bound(Gen *g, const int *rack_values, uint32_t rack_letters) {
     int best = INT32_MIN;
     for (int p = 0; p < 2; p++) {
+        uint32_t occ[SIZE];
+        grid_bits(g, p, occ);
         for (int row = 0; row < SIZE; row++) {
             if (!row_flagged(g, p, row)) continue;
             uint8_t is_a[SIZE];
-            row_anchors(g, p, row, is_a);
+            row_anchors(g, p, row, occ, is_a);
             for (int c = 0; c < SIZE; c++) {
                 if (!is_a[c]) continue;
                 int bound = shadow_bound(g, p, row, c, left_limit(g, p, row, c, is_a),

@@ -14,11 +14,13 @@ pure-Python :func:`py_generate` (in :mod:`scoring.movegen_py`, re-exported here)
 the extension is absent (``ARBITRE_PURE_PYTHON=1`` forces it). The C core finds the same
 placements from the same anchors but grows each one from its anchor outwards over a GADDAG
 of the same words (kept in the lexicon cache, :meth:`Lexicon.engine_edges`), so no left part
-is built that cannot put a tile on the anchor square; the reference stays the plain DAWG
-algorithm above. :func:`analyse` is the one search behind ``arbitre engine moves`` (counts,
-tops and the best moves together). Both share the raw interface
-of :mod:`scoring.movegen_py`; :class:`GeneratedMove` wraps their output. This module owns the
-public API: the inputs of the raw engines, the engine choice, and the FISF order.
+is built that cannot put a tile on the anchor square (the grid's tiles just before the
+anchor, or else just after it, are read first, once per anchor); the reference stays the
+plain DAWG algorithm above.
+:func:`analyse` is the one search behind ``arbitre engine moves`` (counts, tops and the best
+moves together). Both share the raw interface of :mod:`scoring.movegen_py`;
+:class:`GeneratedMove` wraps their output. This module owns the public API: the inputs of
+the raw engines, the engine choice, and the FISF order.
 
 The top (:func:`best`, :func:`tops`) is chosen by FISF rules (RULES §4.5): highest score, then
 fewest jokers, then — when the bag is empty — a move using the whole rack, then (G1,
