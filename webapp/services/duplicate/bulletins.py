@@ -95,6 +95,12 @@ def submit_bulletin(
     if registered is None:
         raise DuplicateError(f"Vous n'êtes pas inscrit à la partie « {game.title} » "
                              f"({game.code}).")
+    # serialise two bulletins of one player (web and mail at once) before reading the
+    # version. The player's row first, then the game: the order of a mail batch, which locks
+    # its players' rows at its start (pipeline, SheetBatch), so that a step waiting for the
+    # game can never close a cycle of waits between a batch and a web bulletin.
+    session.execute(sa.update(Player).where(col(Player.id) == player.id)
+                    .values(bounce_count=Player.bounce_count))
     # A shared lock on the game (PostgreSQL): a scheduled step (which takes it alone) waits
     # until this bulletin is in, so a correction never misses an on-time bulletin still
     # being written; the bulletins that come once a step waits wait behind it (lock_game).
@@ -108,9 +114,6 @@ def submit_bulletin(
         raise DuplicateError(
             f"La partie « {game.title} » ({game.code}) n'a pas encore commencé : le premier "
             f"tirage sera publié le {format_local(game.starts_at, game.timezone)}.")
-    # serialise two bulletins of one player (web and mail at once) before reading the version
-    session.execute(sa.update(Player).where(col(Player.id) == player.id)
-                    .values(bounce_count=Player.bounce_count))
     last = session.exec(
         select(DuplicateEntry).where(DuplicateEntry.round_id == rnd.id,
                                      DuplicateEntry.player_id == player.id)
