@@ -285,27 +285,26 @@ _GUARDED_INSERTS: dict[str, Any] = {}
 
 
 def _guarded_insert(dialect: str) -> Any:
-    """The outbox's ``INSERT ... ON CONFLICT (dedupe_key) DO NOTHING RETURNING id``, built
-    once per dialect with its values as parameters: SQLAlchemy compiles it once (a
-    statement with the values inlined is a new statement to analyse at every receipt)."""
+    """The outbox's ``INSERT ... ON CONFLICT (dedupe_key) DO NOTHING RETURNING id,
+    dedupe_key``, built once per dialect with its values as parameters: SQLAlchemy compiles
+    it once (a statement with the values inlined is a new statement to analyse at every
+    receipt). The one guarded insert of :func:`enqueue`, :func:`fan_out` and
+    :func:`insert_deferred` (which reads each new row's key)."""
     stmt = _GUARDED_INSERTS.get(dialect)
     if stmt is None:
         table = OutboxMessage.__table__  # type: ignore[attr-defined]
         insert = postgresql.insert(table) if dialect == "postgresql" else sqlite.insert(table)
         stmt = _GUARDED_INSERTS[dialect] = (
             insert.on_conflict_do_nothing(index_elements=["dedupe_key"])
-            .returning(table.c.id))
+            .returning(table.c.id, table.c.dedupe_key))
     return stmt
-
-
-_DEFERRED_INSERTS: dict[str, Any] = {}
 
 
 def insert_deferred(session: Session, msgs: list[OutboxMessage]) -> None:
     """Write the rows :func:`enqueue` kept in its ``deferred`` list, in their order, as
-    ``INSERT ... ON CONFLICT (dedupe_key) DO NOTHING RETURNING id, dedupe_key`` in one
-    executemany (one round trip on PostgreSQL; built once per dialect), and attach each new
-    row's object as :func:`enqueue` does. Other backends: :func:`enqueue` row by row."""
+    :func:`_guarded_insert` in one executemany (one round trip on PostgreSQL), and attach
+    each new row's object, by its key, as :func:`enqueue` does. Other backends: row by
+    row."""
     if not msgs:
         return
     dialect = session.get_bind().dialect.name
@@ -315,15 +314,9 @@ def insert_deferred(session: Session, msgs: list[OutboxMessage]) -> None:
         session.flush()
         return
     table = OutboxMessage.__table__  # type: ignore[attr-defined]
-    stmt = _DEFERRED_INSERTS.get(dialect)
-    if stmt is None:
-        insert = postgresql.insert(table) if dialect == "postgresql" else sqlite.insert(table)
-        stmt = _DEFERRED_INSERTS[dialect] = (
-            insert.on_conflict_do_nothing(index_elements=["dedupe_key"])
-            .returning(table.c.id, table.c.dedupe_key, sort_by_parameter_order=True))
     keys = [c.key for c in table.columns if c.key != "id"]
     new_ids = dict((key, new_id) for new_id, key in session.execute(
-        stmt, [{k: getattr(msg, k) for k in keys} for msg in msgs]).all())
+        _guarded_insert(dialect), [{k: getattr(msg, k) for k in keys} for msg in msgs]).all())
     for msg in msgs:
         new_id = new_ids.get(msg.dedupe_key)
         if new_id is not None:
