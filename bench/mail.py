@@ -1,8 +1,11 @@
 """Mail intake benchmark: N feuilles sent over SMTP by concurrent clients.
 
-Starts the real embedded intake (aiosmtpd) and outbox sender on loopback, with an aiosmtpd
-relay that records what it receives; then C concurrent aiosmtplib clients, in a separate
-process like real senders, send N sheets from P registered players. Reports:
+Starts the real embedded intake (aiosmtpd) and outbox sender on loopback, with a relay
+that records what it receives; then C concurrent clients send N sheets from P registered
+players. The clients and the relay stand for other machines (the players' mail providers,
+the deployment's relay): each runs in a process of its own and is the bare SMTP exchange
+of ``bench/_smtp.py``, so that they take little of the CPU the server is measured on.
+Reports:
 
 * the intake throughput: messages per second until the last ``250`` (stored and committed);
 * the receipts' throughput: receipts per second from the first to the last one reaching the
@@ -28,8 +31,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import email
-import email.policy
 import json
 import os
 import resource
@@ -44,25 +45,73 @@ from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
-import aiosmtplib
 from _common import free_port  # bench/_common.py (a bench script runs from bench/)
-from aiosmtpd.controller import Controller
-from aiosmtpd.smtp import SMTP, Envelope, Session
+from _smtp import Client, Sink, dot_stuffed  # bench/_smtp.py: the lean peers
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 class Relay:
-    def __init__(self) -> None:
-        self.received: list[bytes] = []
-        self.at: list[float] = []  # wall clock (time.time) of each message's arrival
-        self.peers: set[tuple[str, int]] = set()  # one per connection the sender opened
+    """The relay in a process of its own (``--relay-port``, :class:`_smtp.Sink`), as the
+    relay of a real deployment is another machine: what it prints (a line a message: its
+    wall clock arrival, its In-Reply-To and the connection it came over) read here."""
 
-    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
-        self.received.append(envelope.original_content or b"")
-        self.at.append(time.time())
-        self.peers.add(tuple(session.peer))
-        return "250 OK"
+    def __init__(self, port: int) -> None:
+        self.at: list[float] = []  # wall clock (time.time) of each message's arrival
+        self.in_reply_to: list[str] = []
+        self.peers: set[int] = set()  # one per connection the sender opened
+        self.proc = subprocess.Popen(
+            [sys.executable, __file__, "--relay-port", str(port)],
+            stdout=subprocess.PIPE, text=True)
+        assert self.proc.stdout is not None
+        if self.proc.stdout.readline().strip() != "ready":
+            raise RuntimeError("the relay did not start")
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            at, mid, conn = line.rstrip("\n").split("\t")
+            self.in_reply_to.append(mid)
+            self.peers.add(int(conn))
+            self.at.append(float(at))  # last: the count the main thread polls
+
+    @property
+    def received(self) -> int:
+        return len(self.at)
+
+    def cpu(self) -> float:
+        """The relay process's CPU seconds so far (from ``/proc``)."""
+        tick = os.sysconf("SC_CLK_TCK")
+        with open(f"/proc/{self.proc.pid}/stat") as f:
+            fields = f.read().rpartition(")")[2].split()
+        return (int(fields[11]) + int(fields[12])) / tick
+
+    def stop(self) -> None:
+        self.total_cpu = self.cpu()  # all of it, start-up included (for RUSAGE_CHILDREN)
+        self.proc.terminate()
+        self.proc.wait(30)
+        self._reader.join(30)
+
+
+def run_relay(port: int) -> int:
+    """Relay mode: a :class:`_smtp.Sink` on ``port``, a line on stdout per message."""
+    out = sys.stdout
+
+    def record(at: float, mid: str, conn: int) -> None:
+        out.write(f"{at!r}\t{mid}\t{conn}\n")
+        out.flush()
+
+    async def serve() -> None:
+        server = await asyncio.start_server(Sink(record).handle, "127.0.0.1", port,
+                                            limit=Sink.LIMIT)
+        print("ready", flush=True)
+        async with server:
+            await server.serve_forever()
+
+    asyncio.run(serve())
+    return 0
 
 
 def seed(app: Any, players: int) -> None:
@@ -111,31 +160,39 @@ def sheet(i: int, player: int, token: str) -> EmailMessage:
     return msg
 
 
-async def send_all(port: int, messages: list[EmailMessage],
+def on_the_wire(m: EmailMessage) -> tuple[str, str, str, bytes]:
+    """A message as the client sends it: Message-ID, envelope sender and recipient, and
+    the ``DATA`` bytes (built before the clock starts, as a provider's queue holds them)."""
+    sender = str(m["From"]).rpartition("<")[2].rstrip(">")
+    return str(m["Message-ID"]), sender, str(m["To"]), dot_stuffed(m.as_bytes())
+
+
+async def send_all(port: int, messages: list[tuple[str, str, str, bytes]],
                    clients: int) -> tuple[list[float], dict[str, float]]:
-    """Send everything; returns the 250 latencies and, per Message-ID, the wall clock time
-    (``time.time``, the same clock as the relay's in the other process) of its 250."""
-    queue: asyncio.Queue[EmailMessage] = asyncio.Queue()
+    """Send everything (:func:`on_the_wire`); returns the 250 latencies and, per
+    Message-ID, the wall clock time (``time.time``, the same clock as the relay's in the
+    other process) of its 250."""
+    queue: asyncio.Queue[tuple[str, str, str, bytes]] = asyncio.Queue()
     for m in messages:
         queue.put_nowait(m)
     latencies: list[float] = []
     accepted_at: dict[str, float] = {}
 
     async def client() -> None:
-        smtp = aiosmtplib.SMTP(hostname="127.0.0.1", port=port, timeout=60)
+        smtp = Client("127.0.0.1", port)
         await smtp.connect()
         try:
             while True:
                 try:
-                    m = queue.get_nowait()
+                    mid, sender, recipient, data = queue.get_nowait()
                 except asyncio.QueueEmpty:
                     return
                 t0 = time.perf_counter()
-                errors, response = await smtp.send_message(m)
-                if errors or not response.startswith("2.0.0 Message reçu"):
-                    raise RuntimeError(f"refused: {errors} {response}")
+                response = await smtp.send(sender, recipient, data)
+                if not response.startswith("250 2.0.0 Message reçu"):
+                    raise RuntimeError(f"refused: {response}")
                 latencies.append(time.perf_counter() - t0)
-                accepted_at[str(m["Message-ID"])] = time.time()
+                accepted_at[mid] = time.time()
         finally:
             await smtp.quit()
 
@@ -143,11 +200,11 @@ async def send_all(port: int, messages: list[EmailMessage],
     return latencies, accepted_at
 
 
-def thread_cpu(relay_ctl: Controller, handle: Any) -> Counter[str]:
-    """CPU seconds (user + system) of this process's threads, by role: the bench's relay,
-    the intake's SMTP listener, the intake's database threads (the store batcher and the
-    executor), the outbox sender, the rest (watcher, processing threads, main)."""
-    roles = {getattr(relay_ctl, "_thread", None): "relay (the bench's)"}
+def thread_cpu(handle: Any) -> Counter[str]:
+    """CPU seconds (user + system) of this process's threads, by role: the intake's SMTP
+    listener, the intake's database threads (the store batcher and the executor), the
+    outbox sender, the rest (watcher, processing threads, main)."""
+    roles: dict[Any, str] = {}
     for c in handle.controllers:
         roles[getattr(c, "_thread", None)] = "SMTP listener"
     if handle.batcher is not None:
@@ -228,18 +285,27 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sender-processes", type=int, default=0,
                     help="OUTBOX_SENDER_PROCESSES: outbox sender processes (PostgreSQL; 0: "
                          "the sender thread of the serving process)")
+    ap.add_argument("--in-flow-delay", type=float, default=None,
+                    help="MAIL_IN_FLOW_DELAY (seconds; 0: off; default: the setting's)")
+    ap.add_argument("--in-flow-backlog", type=int, default=None,
+                    help="MAIL_IN_FLOW_BACKLOG (default: the setting's)")
     ap.add_argument("--database-url", default=None)
     ap.add_argument("--client-port", type=int, default=0, help=argparse.SUPPRESS)
+    ap.add_argument("--relay-port", type=int, default=0, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.relay_port:
+        return run_relay(args.relay_port)
     if args.client_port:
         # Client mode: run in its own process, like real senders, and report latencies.
-        messages = [sheet(i, i % args.players, f"benchtok{i % args.players:04d}")
+        messages = [on_the_wire(sheet(i, i % args.players, f"benchtok{i % args.players:04d}"))
                     for i in range(args.messages)]
         t0 = time.perf_counter()
         start = time.time()
+        cpu0 = time.process_time()
         lat, accepted_at = asyncio.run(send_all(args.client_port, messages, args.clients))
         print(json.dumps({"seconds": time.perf_counter() - t0, "latencies": lat,
-                          "start": start, "accepted_at": accepted_at}))
+                          "start": start, "accepted_at": accepted_at,
+                          "sending_cpu": time.process_time() - cpu0}))
         return 0
 
     import sqlalchemy as sa
@@ -258,10 +324,8 @@ def main(argv: list[str] | None = None) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="arbitre-bench-mail-"))
     url = args.database_url or f"sqlite:///{tmp / 'bench.sqlite3'}"
     schema = f"bench_mail_{int(time.time())}" if url.startswith("postgresql") else None
-    relay = Relay()
     relay_port, smtp_port = free_port(), free_port()
-    relay_ctl = Controller(relay, hostname="127.0.0.1", port=relay_port)
-    relay_ctl.start()
+    relay = Relay(relay_port)
     app = create_app({
         "TESTING": True, "SECRET_KEY": "bench", "DATABASE_URL": url, "DATABASE_SCHEMA": schema,
         "SCHEDULER_ENABLED": False, "SUBMIT_DOMAIN": "arbitre.test",
@@ -270,13 +334,15 @@ def main(argv: list[str] | None = None) -> int:
         "MAIL_PROCESS_WORKERS": args.process_workers,
         "OUTBOX_SENDER_PROCESSES": args.sender_processes,
         "SUBMISSIONS_PER_WINDOW": 0,  # several sheets per player within seconds, by design
+        "MAIL_IN_FLOW_DELAY": args.in_flow_delay, "MAIL_IN_FLOW_BACKLOG": args.in_flow_backlog,
     })
     engine = get_engine(app)
     seed(app, args.players)
     handle = start_embedded(app)
     load_before = os.getloadavg()
     cpu_before = resource.getrusage(resource.RUSAGE_SELF)
-    threads_before = thread_cpu(relay_ctl, handle)
+    threads_before = thread_cpu(handle)
+    relay_before = relay.cpu()
     procs_before = process_cpu(handle)
     backends_before = backend_cpu(engine)
     try:
@@ -295,18 +361,19 @@ def main(argv: list[str] | None = None) -> int:
         accepted_at: dict[str, float] = report["accepted_at"]
         t_intake = report["seconds"]
         deadline = time.monotonic() + 300
-        while len(relay.received) < args.messages and time.monotonic() < deadline:
+        while relay.received < args.messages and time.monotonic() < deadline:
             time.sleep(0.1)
         t_answered = time.perf_counter() - t0
         load_after = os.getloadavg()
         cpu_after = resource.getrusage(resource.RUSAGE_SELF)
-        threads_after = thread_cpu(relay_ctl, handle)
+        threads_after = thread_cpu(handle)
+        relay_cpu = relay.cpu() - relay_before
         procs_after = process_cpu(handle)
         backends_after = backend_cpu(engine)
         time.sleep(1.0)  # anything sent twice would show up now
     finally:
         handle.stop()
-        relay_ctl.stop()
+        relay.stop()
     # the worker processes' CPU (counted once they have ended, i.e. after stop; they idle
     # during the last second)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -317,8 +384,7 @@ def main(argv: list[str] | None = None) -> int:
         outbox = s.exec(select(OutboxMessage.kind, OutboxMessage.status)).all()
         processed_at = sorted(t for t in s.exec(select(InboundMessage.processed_at)).all()
                               if t is not None)
-    answered = [(str(email.message_from_bytes(raw, policy=email.policy.default)["In-Reply-To"]),
-                 at) for raw, at in zip(relay.received, relay.at, strict=True)]
+    answered = list(zip(relay.in_reply_to, relay.at, strict=True))
     replies = Counter(mid for mid, _ in answered)
     # from the SMTP 250 (client side) to the receipt reaching the relay, i.e. leaving the
     # outbox; the first receipt of each message (a second one is a failure below anyway)
@@ -360,13 +426,20 @@ def main(argv: list[str] | None = None) -> int:
             rate = (len(processed_at) - 1) / span
             print(f"processing: {rate:.1f} messages/s (first to last processed); "
                   f"ratio to the intake {rate / intake_rate:.2f}")
+    if handle.flow is not None:
+        flow = handle.flow
+        print(f"in-flow control (backlog {flow.limit}, delay {flow.delay:g} s): "
+              f"{flow.waited} of {args.messages} answers waited, "
+              f"{flow.waited_seconds * 1000 / max(1, flow.waited):.0f} ms on average")
+    else:
+        print("in-flow control: off")
     if waits:
         print(f"250 -> receipt at the relay: p50 {pct(waits, 0.50) * 1000:.0f} ms, "
               f"p99 {pct(waits, 0.99) * 1000:.0f} ms, max {waits[-1] * 1000:.0f} ms; "
               f"lost {lost}")
     cpu = (cpu_after.ru_utime - cpu_before.ru_utime) + (cpu_after.ru_stime - cpu_before.ru_stime)
     child_cpu = ((children.ru_utime - children_before.ru_utime)
-                 + (children.ru_stime - children_before.ru_stime))
+                 + (children.ru_stime - children_before.ru_stime)) - relay.total_cpu
     # less dependent on the machine's other load than the rates: the CPU the server process
     # (intake, processing, sender, and the bench's relay) spent per message
     print(f"server process CPU: {cpu * 1000 / args.messages:.1f} ms per message "
@@ -381,7 +454,9 @@ def main(argv: list[str] | None = None) -> int:
     backends = sum(backends_after[pid] - backends_before.get(pid, 0.0)
                    for pid in backends_after)
     print(f"client process (the senders, the bench's): {client_cpu * 1000 / args.messages:.1f} "
-          "ms per message" + (f"; PostgreSQL server processes of this database: "
+          f"ms per message ({report['sending_cpu'] * 1000 / args.messages:.1f} sending); "
+          f"relay process (the bench's): {relay_cpu * 1000 / args.messages:.1f}"
+          " ms per message" + (f"; PostgreSQL server processes of this database: "
                               f"{backends * 1000 / args.messages:.1f} ms per message"
                               if engine.dialect.name == "postgresql" else ""))
     by_thread = threads_after
