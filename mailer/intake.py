@@ -40,6 +40,7 @@ from flask import Flask
 from sqlmodel import select
 
 from mailer import parse, pipeline, rules
+from mailer.flow import InFlow
 from mailer.imap import start_poller
 from mailer.outbox import OutboxWorker, send_due
 from mailer.settings import MailSettings, host_port
@@ -448,13 +449,15 @@ class IntakeHandler:
     """aiosmtpd handler: RCPT filter, size limit, store-then-250, then the pipeline."""
 
     def __init__(self, app: Flask, channel: InboundChannel, executor: ThreadPoolExecutor,
-                 batcher: StoreBatcher, processor: Processor | ProcessWorkers) -> None:
+                 batcher: StoreBatcher, processor: Processor | ProcessWorkers,
+                 flow: InFlow | None = None) -> None:
         self.app = app
         self.channel = channel
         self.settings = MailSettings.from_config(app.config)
         self.executor = executor
         self.batcher = batcher
         self.processor = processor
+        self.flow = flow
         local = re.escape(self.settings.submit_localpart)
         self._rcpt = re.compile(rf"^{local}(\+[A-Za-z0-9_-]{{1,64}})?@[^@\s]+$", re.I)
 
@@ -513,6 +516,9 @@ class IntakeHandler:
             return self._per_rcpt(envelope, "451 4.3.0 Erreur temporaire du serveur : "
                                             "réessayez plus tard")
         self.processor.submit(inbound_id, item.envelope_from)
+        if self.flow is not None:
+            # stored and stamped: only the answer waits, for the work accepted before
+            await self.flow.admit()
         return self._per_rcpt(envelope, f"250 2.0.0 Message reçu (n° {inbound_id})")
 
     def _per_rcpt(self, envelope: Envelope, status: str) -> str:
@@ -564,6 +570,8 @@ class IntakeHandle:
     executor: ThreadPoolExecutor | None = None
     batcher: StoreBatcher | None = None
     processor: Processor | ProcessWorkers | None = None
+    #: the in-flow control shared by the listeners (:mod:`mailer.flow`)
+    flow: InFlow | None = None
     #: the sender processes' supervisor (``OUTBOX_SENDER_PROCESSES``): the processor itself
     #: when the processing is in worker processes too
     senders: ProcessWorkers | None = None
@@ -579,6 +587,8 @@ class IntakeHandle:
     def stop(self) -> None:
         for c in self.controllers:
             c.stop()
+        if self.flow is not None:
+            self.flow.stop()
         if self.imap is not None:
             self.imap[1].set()
             self.imap[0].join(30)
@@ -595,11 +605,12 @@ class IntakeHandle:
 
 
 def start_listener(app: Flask, listen: str, *, lmtp: bool, executor: ThreadPoolExecutor,
-                   batcher: StoreBatcher, processor: Processor | ProcessWorkers) -> Controller:
+                   batcher: StoreBatcher, processor: Processor | ProcessWorkers,
+                   flow: InFlow | None = None) -> Controller:
     settings = MailSettings.from_config(app.config)
     host, port = host_port(listen, 24 if lmtp else 25)
     channel = InboundChannel.LMTP if lmtp else InboundChannel.SMTP
-    handler = IntakeHandler(app, channel, executor, batcher, processor)
+    handler = IntakeHandler(app, channel, executor, batcher, processor, flow)
     controller = _Controller(handler, lmtp=lmtp, hostname=host, port=port,
                              data_size_limit=settings.max_size * HARD_CAP_FACTOR)
     try:
@@ -665,12 +676,15 @@ def start_embedded(app: Flask, *, sender: bool = True) -> IntakeHandle:
         lanes = settings.process_threads if postgresql else 1
         processor = Processor(app, on_processed=wake, batcher=handle.batcher, threads=lanes)
     handle.processor = processor
+    if settings.in_flow_delay > 0:
+        handle.flow = InFlow.for_app(app, limit=settings.in_flow_backlog,
+                                     delay=settings.in_flow_delay)
     try:
         for listen, lmtp in ((settings.smtp_listen, False), (settings.lmtp_listen, True)):
             if listen:
                 handle.controllers.append(start_listener(
                     app, listen, lmtp=lmtp, executor=executor, batcher=handle.batcher,
-                    processor=processor))
+                    processor=processor, flow=handle.flow))
     except BaseException:
         handle.stop()  # a port already taken: stop the threads started above, then tell
         raise

@@ -37,6 +37,12 @@ DEFAULTS: dict[str, Any] = {
     # senders (FOR UPDATE SKIP LOCKED) and is woken by a NOTIFY when messages are stored:
     # the processing no longer shares the serving process's interpreter lock.
     "MAIL_PROCESS_WORKERS": 0,
+    # in-flow control (mailer/flow.py, Postfix's in_flow_delay): while more than
+    # MAIL_IN_FLOW_BACKLOG messages are accepted and not yet answered (stored and not
+    # processed, or their mail due and not sent), the 250 of a new one waits for its turn,
+    # MAIL_IN_FLOW_DELAY seconds at most (0: off). The message is committed before.
+    "MAIL_IN_FLOW_DELAY": 1.0,
+    "MAIL_IN_FLOW_BACKLOG": 100,
     "SMTP_RELAY": "",  # host:port; empty -> local mbox in the instance folder
     "SMTP_USERNAME": "",
     "SMTP_PASSWORD": "",
@@ -87,6 +93,8 @@ class MailSettings:
     workers: int
     process_threads: int
     process_workers: int
+    in_flow_delay: float
+    in_flow_backlog: int
     relay: str
     smtp_username: str
     smtp_password: str
@@ -129,6 +137,8 @@ class MailSettings:
             workers=int(get("MAIL_WORKERS")),
             process_threads=max(1, int(get("MAIL_PROCESS_THREADS"))),
             process_workers=max(0, int(get("MAIL_PROCESS_WORKERS"))),
+            in_flow_delay=max(0.0, float(get("MAIL_IN_FLOW_DELAY"))),
+            in_flow_backlog=max(0, int(get("MAIL_IN_FLOW_BACKLOG"))),
             relay=str(get("SMTP_RELAY")),
             smtp_username=str(get("SMTP_USERNAME")),
             smtp_password=str(get("SMTP_PASSWORD")),
