@@ -65,8 +65,9 @@ def backlog_statement() -> sa.Select[Any]:
 
 class BacklogReader:
     """Reads :func:`backlog_statement` on one connection of its own, kept open (a new one
-    after an error), each reading its own short transaction (on SQLite a reading kept open
-    would keep its snapshot)."""
+    after an error), in autocommit: each reading is one statement and one round trip, and
+    sees what was committed before it (on SQLite a transaction kept open would keep its
+    snapshot)."""
 
     def __init__(self, app: Flask) -> None:
         self.engine = get_engine(app)
@@ -75,12 +76,9 @@ class BacklogReader:
 
     def __call__(self) -> int:
         if self._conn is None:
-            self._conn = self.engine.connect()
+            self._conn = self.engine.connect().execution_options(isolation_level="AUTOCOMMIT")
         try:
-            row = self._conn.execute(self.statement, {"now": clock.now()}).scalar_one()
-            value = int(row)
-            self._conn.rollback()
-            return value
+            return int(self._conn.execute(self.statement, {"now": clock.now()}).scalar_one())
         except Exception:
             self.close()
             raise
