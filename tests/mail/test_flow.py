@@ -200,3 +200,30 @@ def test_with_no_backlog_allowed_each_250_comes_once_its_sheet_is_answered(
             assert len(receipts) == k + 1
             assert all(o.status != "pending" for o in receipts)
     assert intake.flow is not None and intake.flow.waited >= 3
+
+
+@pytest.mark.db
+def test_the_reader_takes_a_new_connection_after_losing_its_own(app: Flask) -> None:
+    """PostgreSQL restarted, or the reader's backend ended: that reading fails (the gauge
+    lets everyone through), the next one is taken on a new connection."""
+    import sqlalchemy as sa
+
+    from mailer.flow import BacklogReader
+    from webapp.db import get_engine
+
+    engine = get_engine(app)
+    if engine.dialect.name != "postgresql":
+        pytest.skip("ends a server process: PostgreSQL only")
+    reader = BacklogReader(app)
+    try:
+        assert reader() == 0
+        assert reader._conn is not None
+        pid = reader._conn.execute(sa.select(sa.func.pg_backend_pid())).scalar_one()
+        with engine.connect() as conn:
+            assert conn.execute(sa.select(sa.func.pg_terminate_backend(pid))).scalar_one()
+        with pytest.raises(sa.exc.OperationalError):
+            reader()
+        assert reader._conn is None
+        assert reader() == 0
+    finally:
+        reader.close()
