@@ -21,6 +21,7 @@ Owns the protocol answers:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import queue
@@ -42,7 +43,7 @@ from sqlmodel import select
 from mailer import parse, pipeline, rules
 from mailer.flow import InFlow
 from mailer.imap import start_poller
-from mailer.outbox import OutboxWorker, send_due
+from mailer.outbox import OutboxWorker, Sender
 from mailer.settings import MailSettings, host_port
 from mailer.txn import write_scope
 from webapp.db import get_engine
@@ -281,17 +282,25 @@ def _sender_main(factory: Any, config: dict[str, Any], stop: Any, ready: Any,
     listener = _listen(app, pipeline.QUEUED_CHANNEL)
     ready.set()
     try:
-        # one event loop (and its thread pool) for the process's life, as OutboxWorker
+        # one event loop (and its thread pool) for the process's life, as OutboxWorker,
+        # and its connections to the relay kept from pass to pass
         with asyncio.Runner() as runner:
-            while not stop.is_set():
-                try:
-                    runner.run(send_due(app, settings))
-                except Exception:
-                    # claimed rows left ``sending``: taken back (gone holder, or the lease)
-                    log.exception("sender %d: pass failed", number)
-                    stop.wait(1.0)
-                for _ in listener.notifies(timeout=settings.poll_seconds, stop_after=1):
-                    pass
+            sender = Sender(app, settings, runner)
+            try:
+                while not stop.is_set():
+                    try:
+                        sender.send_pass()
+                    except Exception:
+                        # claimed rows left ``sending``: taken back (gone holder, or lease)
+                        log.exception("sender %d: pass failed", number)
+                        stop.wait(1.0)
+                    for _ in listener.notifies(timeout=settings.poll_seconds, stop_after=1):
+                        pass
+                    with contextlib.suppress(Exception):
+                        sender.close_idle()
+            finally:
+                with contextlib.suppress(Exception):
+                    sender.close()
     finally:
         listener.close()
 

@@ -419,12 +419,22 @@ def _local_hostname() -> str:
     return socket.getfqdn()
 
 
+#: a connection idle longer than this is checked with ``NOOP`` before it carries a message
+#: (the relay may have closed it without our seeing it yet); a recent one is used as it is
+CHECK_AFTER_SECONDS = 2.0
+
+
 class RelayConnections:
-    """The connections to ``SMTP_RELAY`` of one sender pass.
+    """The connections to ``SMTP_RELAY`` of a sender: of one pass, or of a sender thread or
+    process for its whole life (:class:`OutboxWorker`, ``mailer.intake._sender_main``),
+    each closed once idle ``OUTBOX_KEEP_SECONDS`` (:meth:`close_idle`).
 
     At most ``OUTBOX_CONNECTIONS`` are open at once; each carries message after message (one
-    envelope at a time: ``MAIL``/``RCPT``/``DATA``) until the pass ends, instead of a new
-    connection, greeting and ``QUIT`` per message. A refusal the relay answered (a 4xx or 5xx
+    envelope at a time: ``MAIL``/``RCPT``/``DATA``), pass after pass, instead of a new
+    connection, greeting (and TLS handshake and login, with a relay that asks for them)
+    and ``QUIT`` per message or per pass. One idle more than :data:`CHECK_AFTER_SECONDS`
+    is checked with a ``NOOP`` first; a connection that fails it is dropped and another
+    taken, at no message's cost. A refusal the relay answered (a 4xx or 5xx
     to ``MAIL``, ``RCPT`` or ``DATA``) costs only its message: aiosmtplib resets the envelope
     (``RSET``) and the connection goes on with the next one. A connection that broke, timed
     out or was closed by the relay is dropped and the next message opens a new one; the
@@ -436,8 +446,10 @@ class RelayConnections:
         self.settings = settings
         self.host, self.port = host_port(settings.relay, 25)
         self._slots = asyncio.Semaphore(settings.connections)
-        self._idle: list[aiosmtplib.SMTP] = []
-        self.opened = 0  # connections opened in this pass (tests, bench)
+        #: the open connections not carrying a message, with when each was last used
+        #: (monotonic), the most recent last
+        self._idle: list[tuple[aiosmtplib.SMTP, float]] = []
+        self.opened = 0  # connections opened so far (tests, bench)
 
     async def _open(self) -> aiosmtplib.SMTP:
         s = self.settings
@@ -453,14 +465,7 @@ class RelayConnections:
     async def send(self, built: Built, sender: str) -> None:
         msg, recipients = built.msg, list(built.recipients)
         async with self._slots:
-            smtp = None
-            while self._idle and smtp is None:
-                smtp = self._idle.pop()
-                if not smtp.is_connected:  # closed by the relay since its last message
-                    smtp.close()
-                    smtp = None
-            if smtp is None:
-                smtp = await self._open()
+            smtp = await self._take()
             try:
                 if msg is None:  # written directly (ASCII through and through): any relay
                     assert built.wire is not None
@@ -486,16 +491,49 @@ class RelayConnections:
                 raise
             self._keep(smtp)
 
+    async def _take(self) -> aiosmtplib.SMTP:
+        """An idle connection still open (the most recently used), else a new one."""
+        while self._idle:
+            smtp, used = self._idle.pop()
+            if not smtp.is_connected:  # closed by the relay since its last message
+                smtp.close()
+                continue
+            if time.monotonic() - used > CHECK_AFTER_SECONDS:
+                try:
+                    await smtp.noop()
+                except Exception:
+                    smtp.close()  # gone meanwhile (an idle timeout at the relay): next
+                    continue
+            return smtp
+        return await self._open()
+
     def _keep(self, smtp: aiosmtplib.SMTP) -> None:
         if smtp.is_connected:
-            self._idle.append(smtp)
+            self._idle.append((smtp, time.monotonic()))
         else:
             smtp.close()
 
+    @property
+    def open_connections(self) -> int:
+        """The idle connections kept open (tests, operations)."""
+        return len(self._idle)
+
+    async def close_idle(self, older_than: float) -> None:
+        """``QUIT`` the idle connections unused for ``older_than`` seconds."""
+        now = time.monotonic()
+        stale = [(smtp, used) for smtp, used in self._idle if now - used >= older_than]
+        if stale:
+            self._idle = [pair for pair in self._idle if pair not in stale]
+            await self._quit([smtp for smtp, _ in stale])
+
     async def close(self) -> None:
-        """``QUIT`` every open connection (the end of the pass)."""
+        """``QUIT`` every open connection (the end of a pass, or of the sender)."""
         idle, self._idle = self._idle, []
-        for smtp in idle:
+        await self._quit([smtp for smtp, _ in idle])
+
+    @staticmethod
+    async def _quit(connections: list[aiosmtplib.SMTP]) -> None:
+        for smtp in connections:
             try:
                 await smtp.quit()
             except Exception:
@@ -602,9 +640,12 @@ def _claim_and_load(app: Flask, settings: MailSettings
                    if batch else {})
 
 
-async def send_due(app: Flask, settings: MailSettings | None = None) -> int:
+async def send_due(app: Flask, settings: MailSettings | None = None,
+                   relay: RelayConnections | None = None) -> int:
     """Claim and send everything due now, batch after batch, over connections to the relay
-    kept open for the whole pass (:class:`RelayConnections`); returns how many were sent.
+    kept open for the whole pass (:class:`RelayConnections`: ``relay``, the sender's own,
+    left open for its next pass; by default the pass's, closed at its end); returns how
+    many were sent.
 
     The batches overlap: while one is on the wire, the next is claimed and built, and the
     previous one's outcomes are written (each in a thread of its own: the database round
@@ -612,7 +653,9 @@ async def send_due(app: Flask, settings: MailSettings | None = None) -> int:
     them). A batch's outcomes are thus written while the next one is on the wire, and all
     of them before the pass ends; each claim is committed before any of its traffic."""
     settings = settings or MailSettings.from_config(app.config)
-    relay = RelayConnections(settings) if settings.relay else None
+    own = relay is None
+    if relay is None and settings.relay:
+        relay = RelayConnections(settings)
     sent = 0
     ahead: asyncio.Future[tuple[list[Claimed], dict[int, Built | str]]] | None = None
     marks: asyncio.Future[None] | None = None
@@ -648,13 +691,38 @@ async def send_due(app: Flask, settings: MailSettings | None = None) -> int:
                 now = clock.now()
                 _mark_many(app, [(c, {"status": OutboxStatus.PENDING, "next_attempt_at": now,
                                       "last_error": "envoi interrompu"}) for c in batch])
-        if relay is not None:
+        if relay is not None and own:
             await relay.close()
 
 
 def send_pending(app: Flask) -> int:
     """Synchronous one-shot (``arbitre mail send-outbox``)."""
     return asyncio.run(send_due(app))
+
+
+class Sender:
+    """A sender's passes on one event loop (``runner``), over connections to the relay of
+    its own kept from pass to pass (:class:`RelayConnections`), each closed once idle
+    ``OUTBOX_KEEP_SECONDS`` (0: the connections of each pass closed at its end). What the
+    sender thread (:class:`OutboxWorker`) and the sender processes run."""
+
+    def __init__(self, app: Flask, settings: MailSettings, runner: asyncio.Runner) -> None:
+        self.app = app
+        self.settings = settings
+        self.runner = runner
+        self.relay = (RelayConnections(settings)
+                      if settings.relay and settings.keep_seconds > 0 else None)
+
+    def send_pass(self) -> int:
+        return self.runner.run(send_due(self.app, self.settings, self.relay))
+
+    def close_idle(self) -> None:
+        if self.relay is not None:
+            self.runner.run(self.relay.close_idle(self.settings.keep_seconds))
+
+    def close(self) -> None:
+        if self.relay is not None:
+            self.runner.run(self.relay.close())
 
 
 class OutboxWorker:
@@ -681,13 +749,20 @@ class OutboxWorker:
     def _run(self) -> None:
         # one event loop (and its thread pool) for the worker's life, not one per pass
         with asyncio.Runner() as runner:
-            while not self._stop.is_set():
-                self._wake.clear()
-                try:
-                    runner.run(send_due(self.app, self.settings))
-                except Exception:
-                    log.exception("outbox worker pass failed; retrying at the next tick")
-                self._wake.wait(self.settings.poll_seconds)
+            sender = Sender(self.app, self.settings, runner)
+            try:
+                while not self._stop.is_set():
+                    self._wake.clear()
+                    try:
+                        sender.send_pass()
+                    except Exception:
+                        log.exception("outbox worker pass failed; retrying at the next tick")
+                    self._wake.wait(self.settings.poll_seconds)
+                    with contextlib.suppress(Exception):
+                        sender.close_idle()
+            finally:
+                with contextlib.suppress(Exception):
+                    sender.close()
 
     def stop(self, timeout: float = 10.0) -> None:
         hooks = self.app.extensions.get(notify.QUEUED_HOOKS, [])

@@ -58,6 +58,10 @@ DEFAULTS: dict[str, Any] = {
     # SMTP connections to the relay a sender pass keeps open at once; each one carries
     # message after message for the whole pass (no connection per message)
     "OUTBOX_CONNECTIONS": 4,
+    # a sender keeps its connections to the relay from pass to pass, each closed once idle
+    # this long (seconds; 0: closed at the end of each pass). Below a relay's own idle
+    # timeout (Postfix: 300 s, 10 s under stress); one idle over 2 s is checked with NOOP
+    "OUTBOX_KEEP_SECONDS": 10.0,
     # sender processes of their own delivering the outbox (PostgreSQL only; 0: one sender
     # thread in the serving process). Each claims its batches FOR UPDATE SKIP LOCKED, keeps
     # its own OUTBOX_CONNECTIONS to the relay, and is woken by a NOTIFY when mail is queued
@@ -108,6 +112,7 @@ class MailSettings:
     backoff_max_seconds: float
     batch: int
     connections: int
+    keep_seconds: float
     sender_processes: int
     imap_host: str
     imap_port: int
@@ -152,6 +157,7 @@ class MailSettings:
             backoff_max_seconds=float(get("OUTBOX_BACKOFF_MAX_SECONDS")),
             batch=int(get("OUTBOX_BATCH")),
             connections=max(1, int(get("OUTBOX_CONNECTIONS"))),
+            keep_seconds=max(0.0, float(get("OUTBOX_KEEP_SECONDS"))),
             sender_processes=max(0, int(get("OUTBOX_SENDER_PROCESSES"))),
             imap_host=str(get("IMAP_HOST")),
             imap_port=int(get("IMAP_PORT")),

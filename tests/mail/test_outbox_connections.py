@@ -14,6 +14,7 @@ PostgreSQL (``-m db``).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import email
 import email.policy
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from aiosmtpd.smtp import SMTP, Envelope, Session
 from flask import Flask
 
 from tests.mail.helpers import relay_for, rows
+from tests.waiting import wait_for
 
 pytestmark = [pytest.mark.db, pytest.mark.mail]
 
@@ -262,3 +264,94 @@ def _outbox_model() -> Any:
     from webapp.models import OutboxMessage
 
     return OutboxMessage
+
+
+def _sender(app: Flask, runner: asyncio.Runner) -> Any:
+    from mailer.outbox import Sender
+    from mailer.settings import MailSettings
+
+    return Sender(app, MailSettings.from_config(app.config), runner)
+
+
+def test_a_sender_keeps_its_connection_from_pass_to_pass_and_closes_it_once_idle(
+        app: Flask, counting_relay: CountingRelay) -> None:
+    """The sender thread and processes keep their connections between passes (a rush is
+    many short passes: one connection, greeting, and TLS and login at a real relay, for
+    all of them); one idle ``OUTBOX_KEEP_SECONDS`` is closed with ``QUIT``."""
+    app.config.update(OUTBOX_CONNECTIONS=1, OUTBOX_BATCH=10, OUTBOX_KEEP_SECONDS=3600.0)
+    with app.app_context(), asyncio.Runner() as runner:
+        sender = _sender(app, runner)
+        try:
+            for n in (3, 4, 2):
+                _enqueue_more(app, n)
+                assert sender.send_pass() == n
+            assert len(counting_relay.accepted) == 9
+            assert len(counting_relay.connections()) == 1
+            assert sender.relay.opened == 1 and sender.relay.open_connections == 1
+            sender.close_idle()  # not idle an hour: kept
+            assert sender.relay.open_connections == 1
+            # idle longer than the setting (a millisecond here): closed
+            sender.settings = dataclasses.replace(sender.settings, keep_seconds=0.001)
+            wait_for(lambda: (sender.close_idle(), sender.relay.open_connections == 0)[1])
+        finally:
+            sender.close()
+    assert {r.status for r in rows_of(app)} == {"sent"}
+
+
+def test_a_kept_connection_the_relay_closed_meanwhile_costs_no_message(app: Flask) -> None:
+    """The relay ends an idle connection (its own timeout) between two passes: the next
+    pass sees it gone and opens another; no message fails an attempt."""
+    from aiosmtpd.controller import Controller
+
+    from tests.ports import free_port
+
+    handler = CountingRelay()
+    port = free_port()
+    controller = Controller(handler, hostname="127.0.0.1", port=port, timeout=0.5)
+    controller.start()
+    app.config.update(SMTP_RELAY=f"127.0.0.1:{port}", OUTBOX_CONNECTIONS=1,
+                      OUTBOX_KEEP_SECONDS=3600.0, OUTBOX_BACKOFF_SECONDS=3600.0)
+    try:
+        with app.app_context(), asyncio.Runner() as runner:
+            sender = _sender(app, runner)
+            try:
+                _enqueue_more(app, 2)
+                assert sender.send_pass() == 2
+                (kept, _), = sender.relay._idle
+                # the relay's timeout ends it; the client sees it once its loop runs
+                wait_for(lambda: (runner.run(asyncio.sleep(0.02)), not kept.is_connected)[1])
+                _enqueue_more(app, 3)
+                assert sender.send_pass() == 3
+                assert sender.relay.opened == 2
+            finally:
+                sender.close()
+    finally:
+        controller.stop()
+    final = rows_of(app)
+    assert {(r.status, r.attempts) for r in final} == {("sent", 1)}
+    assert len(handler.accepted) == 5 and len(handler.connections()) == 2
+
+
+_ENQUEUED = [0]
+
+
+def _enqueue_more(app: Flask, n: int) -> None:
+    """n more notices, to addresses not used before in the test."""
+    from webapp.db import session_scope
+    from webapp.models import OutboxKind
+    from webapp.services.notify import enqueue
+
+    with app.app_context(), session_scope(app) as s:
+        for _ in range(n):
+            _ENQUEUED[0] += 1
+            i = _ENQUEUED[0]
+            enqueue(session=s, kind=OutboxKind.LOGIN, to_addr=f"suivant{i}@example.org",
+                    template="login", dedupe_key=f"test-kept:{i}",
+                    context={"player_name": f"Joueur {i}", "link": f"https://a.test/{i}",
+                             "expires_minutes": 15})
+
+
+def rows_of(app: Flask) -> list[Any]:
+    from webapp.models import OutboxMessage
+
+    return list(rows(app, OutboxMessage))
