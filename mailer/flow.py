@@ -6,7 +6,8 @@ It is Postfix's ``in_flow_delay`` (« Time to pause before accepting a new messa
 the message arrival rate exceeds the message delivery rate », default 1 s), measured on
 our own pipeline: the **backlog** is the work accepted and not yet done — the stored
 messages not yet processed (:class:`~webapp.models.InboundStatus` ``stored``) plus the
-outgoing mail due and not yet sent (``pending``, due now). While it is above
+outgoing mail due and not yet sent (what the sender would claim now: ``pending`` and due,
+or ``sending`` past its lease). While it is above
 ``MAIL_IN_FLOW_BACKLOG``, a session whose message was just stored waits, up to
 ``MAIL_IN_FLOW_DELAY`` seconds, for its turn; the sessions waiting are let through in
 their order, as many as the backlog has room for. Never longer than the delay, never a
@@ -52,12 +53,16 @@ STALE_SECONDS = 0.5
 
 def backlog_statement() -> sa.Select[Any]:
     """The accepted work not yet done: messages stored and not processed, plus outgoing
-    mail pending and due (see the module's docstring). Both counts read an index."""
+    mail due and not sent (see the module's docstring). Both counts read an index."""
     stored = (sa.select(sa.func.count()).select_from(InboundMessage)
               .where(InboundMessage.status == InboundStatus.STORED)  # type: ignore[arg-type]
               .scalar_subquery())
+    # the sender's own claim: pending and due, or sending past its lease (a sender that
+    # stopped); a row being sent has its lease ahead. Read on the partial index of the
+    # unsent rows (``ix_outbox_message_due``)
     due = (sa.select(sa.func.count()).select_from(OutboxMessage)
-           .where(OutboxMessage.status == OutboxStatus.PENDING,  # type: ignore[arg-type]
+           .where(OutboxMessage.status.in_(  # type: ignore[attr-defined]
+                      [OutboxStatus.PENDING, OutboxStatus.SENDING]),
                   OutboxMessage.next_attempt_at <= sa.bindparam("now"))
            .scalar_subquery())
     return sa.select(stored + due)

@@ -456,10 +456,20 @@ class InboundMessage(StrEnumColumns, table=True):
     processed_at: datetime | None = _ts(nullable=True)
 
 
+#: the outbox rows not yet sent: the predicate of the partial index on when they are due
+UNSENT_WHERE = "status IN ('pending', 'sending')"
+
+
 class OutboxMessage(StrEnumColumns, table=True):
     """A composed e-mail waiting to be sent; ``dedupe_key`` makes every enqueue idempotent."""
 
     __tablename__ = "outbox_message"
+    # the rows not yet sent by when they are due (the sender's claim, the intake's in-flow
+    # backlog): one small index range, whatever the rows sent (all of them, over the years)
+    # and the rows waiting for later (retries after a relay outage)
+    __table_args__ = (sa.Index("ix_outbox_message_due", "next_attempt_at",
+                               postgresql_where=sa.text(UNSENT_WHERE),
+                               sqlite_where=sa.text(UNSENT_WHERE)),)
 
     id: int | None = Field(default=None, primary_key=True)
     created_at: datetime = _ts()
