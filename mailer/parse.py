@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 from email.headerregistry import BaseHeader, HeaderRegistry
 from email.message import EmailMessage, Message
+from email.utils import parseaddr
 from html.parser import HTMLParser
 from typing import Any
 
@@ -108,6 +109,15 @@ def parse_message(raw: bytes) -> EmailMessage:
     msg = email.message_from_bytes(raw, policy=RECEIVED_POLICY)
     assert isinstance(msg, EmailMessage)
     return msg
+
+
+@functools.lru_cache(maxsize=4096)
+def address(text: str) -> tuple[str, str]:
+    """``email.utils.parseaddr(text)`` (display name, address), remembered for the last
+    texts: a message's ``From`` is read by the loop rules and by the identification, and
+    its envelope recipient twice, each reading some 15 µs. A function of the text alone,
+    returning an immutable pair: the same result."""
+    return parseaddr(text)
 
 
 def header(msg: Message, name: str) -> str:

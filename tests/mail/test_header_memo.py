@@ -1,19 +1,21 @@
 """``mailer.parse.ParsedHeaders`` (the remembered header objects) against ``email``'s own
 registry: the same text, class, defects, parsed attributes and folded lines, for the
-corpus's messages and for random headers, read fresh and read again from the memo."""
+corpus's messages and for random headers, read fresh and read again from the memo; and
+``mailer.parse.address`` (a remembered ``parseaddr``) against ``parseaddr``."""
 
 from __future__ import annotations
 
 import email
 import email.policy
 from email.headerregistry import HeaderRegistry
+from email.utils import parseaddr
 from pathlib import Path
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mailer.parse import RECEIVED_POLICY, ParsedHeaders, parse_message
+from mailer.parse import RECEIVED_POLICY, ParsedHeaders, address, parse_message
 
 EML_DIR = Path(__file__).with_name("eml")
 STOCK = HeaderRegistry()
@@ -102,3 +104,15 @@ _NAMES = st.sampled_from([
 def test_random_headers_equal_to_the_registry(name: str, pieces: list[str],
                                               extra: str) -> None:
     check(name, "".join(pieces) + extra)
+
+
+@settings(max_examples=300, deadline=None)
+@given(pieces=st.lists(_PIECES, max_size=8),
+       extra=st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)),
+                     max_size=12))
+def test_remembered_parseaddr_equal_to_parseaddr(pieces: list[str], extra: str) -> None:
+    text = "".join(pieces) + extra
+    want = parseaddr(text)
+    assert address(text) == want  # built
+    assert address(text) == want  # remembered
+    assert type(address(text)) is type(want)
