@@ -183,11 +183,12 @@ def remember_long_statements() -> None:
     result, a function of the statement's text and encoding alone, only for statements of
     at most 4,096 bytes and 50 parameters (``psycopg._queries``). A mail batch's multi-row
     ``INSERT`` of its receipts (SQLAlchemy's « insertmanyvalues »: 100 rows of 18 columns,
-    the same text every full batch) was converted anew each time: 10 ms a batch of 100 at
-    load 0.7 (the intake's 100-row ``INSERT`` of the raw messages, 9 ms). The limits raised (a batch of 100 receipts is 1,800 parameters; a longer
-    statement is still converted each time), the same text comes from psycopg's own cache
-    (128 entries: some 40 MB at worst, 128 different statements of that length): the same
-    bytes to the server. A psycopg without these limits is left as it is."""
+    1,800 parameters, the same text every full batch) was converted anew each time: 10 ms
+    a batch of 100 at load 0.7 (the intake's 100-row ``INSERT`` of the raw messages, 9 ms).
+    The limits raised (a longer statement is still converted each time), the same text
+    comes from psycopg's own cache (128 entries: some 40 MB at worst, 128 different
+    statements of that length): the same bytes to the server. A psycopg without these
+    limits is left as it is."""
     try:
         from psycopg import _queries
     except ImportError:
