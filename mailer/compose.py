@@ -33,6 +33,9 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from jinja2 import nodes
+from jinja2.visitor import NodeTransformer
+from markupsafe import Markup
 
 from puzzles import numfmt
 from puzzles.timefmt import format_utc
@@ -226,8 +229,72 @@ def translations(locale: str) -> gettext.NullTranslations:
     return Translations.load(str(TRANSLATIONS_DIR), [locale])
 
 
-def _env(autoescape: bool, locale: str = "fr") -> jinja2.Environment:
-    env = jinja2.Environment(
+class _Translated(NodeTransformer):
+    """A template's ``_('texte')`` calls with a literal text, translated once when the
+    template is compiled instead of at every render (a receipt makes some thirty-five).
+
+    What the i18n extension's ``_`` (newstyle gettext) returns at a render is
+    ``rv % variables``, where ``rv`` is the catalogue's text — ``Markup(rv)`` in an
+    autoescaping environment — and ``variables`` the call's keyword arguments. The same
+    expression is written here in the template's tree: ``Const(rv % {})`` (marked safe when
+    autoescaping) for a call without arguments, ``Markup(rv) % {...}`` / ``rv % {...}`` with
+    the arguments evaluated at render time, as before. ``rv`` is a function of the text and
+    the environment's language alone. A call of any other shape (a text that is not a
+    literal, positional or ``*``/``**`` arguments), or whose constant text would raise, is
+    left as it was. (``_`` is the extension's global: no context of :func:`render` names a
+    variable ``_``.)"""
+
+    def __init__(self, gettext: Any, autoescape: bool) -> None:
+        self.gettext = gettext
+        self.autoescape = autoescape
+
+    def visit_Call(self, call: nodes.Call) -> nodes.Node:  # noqa: N802 (the visitor's names)
+        node = self.generic_visit(call)
+        if not isinstance(node, nodes.Call):
+            return node
+        callee, args = node.node, node.args
+        if not (isinstance(callee, nodes.Name) and callee.name == "_" and callee.ctx == "load"
+                and len(args) == 1 and isinstance(args[0], nodes.Const)
+                and isinstance(args[0].value, str)
+                and node.dyn_args is None and node.dyn_kwargs is None):
+            return node
+        rv: str = self.gettext(args[0].value)
+        text: nodes.Expr = nodes.Const(rv, lineno=node.lineno)
+        if self.autoescape:
+            text = nodes.MarkSafe(text, lineno=node.lineno)
+        if not node.kwargs:
+            try:
+                done = (Markup(rv) if self.autoescape else rv) % {}
+            except (TypeError, ValueError, KeyError):  # raises at render time, as before
+                return node
+            const: nodes.Expr = nodes.Const(done, lineno=node.lineno)
+            return nodes.MarkSafe(const, lineno=node.lineno) if self.autoescape else const
+        variables = nodes.Dict([nodes.Pair(nodes.Const(kw.key, lineno=kw.lineno), kw.value,
+                                           lineno=kw.lineno) for kw in node.kwargs],
+                               lineno=node.lineno)
+        return nodes.Mod(text, variables, lineno=node.lineno)
+
+
+class _MailEnvironment(jinja2.Environment):
+    """The templates' environment: each template's ``_('texte')`` calls translated when it
+    is compiled (:class:`_Translated`) with the environment's :attr:`mail_gettext`."""
+
+    mail_gettext: Any = None
+
+    def _parse(self, source: str, name: str | None,
+               filename: str | None) -> nodes.Template:
+        tree = super()._parse(source, name, filename)
+        if self.mail_gettext is not None:
+            tree = _Translated(self.mail_gettext, bool(self.autoescape)).visit(tree)
+            tree.set_environment(self)
+        return tree
+
+
+def _env(autoescape: bool, locale: str = "fr", *, translated: bool = True) -> jinja2.Environment:
+    """The environment of the templates in ``locale``; ``translated=False``: without
+    :class:`_Translated` (every ``_()`` called at render time, the reference the tests
+    compare the translated templates with)."""
+    env = _MailEnvironment(
         loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
         autoescape=autoescape,
         undefined=jinja2.StrictUndefined,
@@ -239,6 +306,8 @@ def _env(autoescape: bool, locale: str = "fr") -> jinja2.Environment:
     )
     env.policies["ext.i18n.trimmed"] = True  # as babel.cfg extracts them
     env.install_gettext_translations(translations(locale), newstyle=True)  # type: ignore[attr-defined]
+    if translated:
+        env.mail_gettext = translations(locale).gettext
     # the French messages of puzzles/ and scoring/ (sheet errors, reasons) in the mail's language
     env.filters["tr_msg"] = lambda text: phrasebook.translate(text, translations(locale).gettext)
     env.filters["tr_report"] = lambda text: _report_in(text, locale)

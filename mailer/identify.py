@@ -23,8 +23,9 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from email.message import Message
-from email.utils import getaddresses, parseaddr
+from email.utils import getaddresses
 
+from mailer.parse import address as parse_address
 from mailer.parse import header
 
 _TOKEN_CHARS = r"[A-Za-z0-9_-]{6,64}"
@@ -60,7 +61,7 @@ def _fold(text: str) -> str:
 
 def token_from_address(address: str, localpart: str) -> str | None:
     """``feuilles+TOKEN@domain`` -> ``TOKEN`` (local part compared case-insensitively)."""
-    addr = parseaddr(address)[1] or address
+    addr = parse_address(address)[1] or address
     local = addr.rsplit("@", 1)[0]
     base, sep, tag = local.partition("+")
     if sep and base.lower() == localpart.lower() and re.fullmatch(_TOKEN_CHARS, tag):
@@ -85,12 +86,12 @@ def find_token(recipients: Iterable[str], msg: Message, localpart: str) -> str |
 
 def sender_of(msg: Message) -> Sender:
     """The author's address (see the module doc for the mailing-list rule)."""
-    from_name, from_addr = parseaddr(header(msg, "From"))
+    from_name, from_addr = parse_address(header(msg, "From"))
     from_addr = from_addr.lower()
     listy = bool(header(msg, "List-Id")) or re.search(r"\bvia\b", from_name, re.I) is not None
     if listy:
         for name in ("X-Original-From", "Reply-To"):
-            original = parseaddr(header(msg, name))[1].lower()
+            original = parse_address(header(msg, name))[1].lower()
             if original and original != from_addr:
                 return Sender(original, from_addr, True)
     return Sender(from_addr, from_addr, False)

@@ -24,10 +24,9 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from email.message import Message
-from email.utils import parseaddr
 from typing import Literal
 
-from mailer.parse import header
+from mailer.parse import address, header
 
 _VACATION_SUBJECT = re.compile(
     r"^\s*(r[ée]ponse automatique|absence|absent|auto(matic)?[ -]?reply|out of (the )?office"
@@ -86,7 +85,7 @@ def classify(msg: Message, envelope_from: str | None) -> Classification:
         return Classification("auto", "réponse automatique (Exchange)")
     if _VACATION_SUBJECT.search(header(msg, "Subject")):
         return Classification("auto", "objet de réponse automatique")
-    from_addr = parseaddr(header(msg, "From"))[1].lower()
+    from_addr = address(header(msg, "From"))[1].lower()
     if from_addr.startswith(("mailer-daemon@", "postmaster@")):
         return Classification("auto", "expéditeur MAILER-DAEMON")
     if is_empty_sender(envelope_from):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
 from scoring.errors import NotationError, OffBoardError
 from scoring.layout import SIZE
@@ -84,8 +85,11 @@ def parse_ref(text: str) -> Ref:
     return Ref(row, col - 1, horizontal)
 
 
+@lru_cache(maxsize=4096)
 def is_ref(text: str) -> bool:
-    """True when :func:`parse_ref` reads ``text`` (a sheet cell that is a reference)."""
+    """True when :func:`parse_ref` reads ``text`` (a sheet cell that is a reference).
+    Remembered for the last cells asked (a function of the text alone; a sheet asks it of
+    each of its cells several times, and a failed reading costs an exception)."""
     try:
         parse_ref(text)
     except (NotationError, OffBoardError):
@@ -104,13 +108,17 @@ def square_name(square: int) -> str:
     return f"{ROWS[square // SIZE]}{square % SIZE + 1}"
 
 
+_LIGATURES = {"Œ": "OE", "œ": "oe", "Æ": "AE", "æ": "ae", "ß": "ss"}
+
+
 def fold_letter(ch: str) -> str:
-    """Strip accents and ligatures: ``é`` → ``e``, ``Œ`` → ``OE``. Case is kept."""
-    if "A" <= ch.upper() <= "Z" and ch.isascii():
+    """Strip accents and ligatures: ``é`` → ``e``, ``Œ`` → ``OE``. Case is kept. ASCII
+    text comes back as it is (no ligature, and NFD leaves it unchanged, without combining
+    marks)."""
+    if ch.isascii():
         return ch
-    special = {"Œ": "OE", "œ": "oe", "Æ": "AE", "æ": "ae", "ß": "ss"}
-    if ch in special:
-        return special[ch]
+    if ch in _LIGATURES:
+        return _LIGATURES[ch]
     decomposed = unicodedata.normalize("NFD", ch)
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 

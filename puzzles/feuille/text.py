@@ -27,6 +27,8 @@ from scoring.notation import fold_letter, format_ref, is_ref, parse_ref, parse_w
 
 
 def _fold(text: str) -> str:
+    if text.isascii():  # fold_letter leaves ASCII as it is
+        return text.lower()
     return "".join(fold_letter(c) for c in text).lower()
 
 

@@ -188,3 +188,26 @@ def test_outbox_page_names_the_kind_in_french(
     start = text.find('id="outbox"')
     row = text[start:text.find("</table>", start)]
     assert row.count("10/05/2026 à 13:00 (Europe/Bucharest, UTC+03:00)") == 2
+
+
+def test_entry_values_are_the_columns_of_the_model_object() -> None:
+    """``audit.entry_values`` writes its dict directly: the same values, in the table's
+    column order, as the ``AuditLog`` object ``audit.record`` builds."""
+    from datetime import UTC, datetime
+
+    import time_machine
+
+    with time_machine.travel(datetime(2026, 5, 10, 10, 0, tzinfo=UTC), tick=False):
+        for kwargs in ({"actor": "player:3", "action": "submission.received",
+                        "target": "submission:9", "version": 2, "late": False},
+                       {"actor": "system", "action": "mail.replay"}):
+            got = audit.entry_values(**kwargs)  # type: ignore[arg-type]
+            details = {k: v for k, v in kwargs.items() if k not in ("actor", "action",
+                                                                    "target")}
+            entry = AuditLog(at=datetime.now(UTC), actor=kwargs["actor"],
+                             action=kwargs["action"], target=kwargs.get("target", ""),
+                             details=details)
+            table = AuditLog.__table__  # type: ignore[attr-defined]
+            want = {c.key: getattr(entry, c.key) for c in table.columns if c.key != "id"}
+            assert list(got) == list(want)
+            assert got == want

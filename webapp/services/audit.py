@@ -145,9 +145,10 @@ def record_now(
 
 def entry_values(*, actor: str, action: str, target: str = "", **details: Any) -> dict[str, Any]:
     """The row :func:`record_now` writes, as its ``INSERT``'s parameters, stamped now: for
-    a caller that writes several entries at once (:func:`record_many`)."""
-    entry = AuditLog(at=clock.now(), actor=actor, action=action, target=target, details=details)
-    return {c.key: getattr(entry, c.key) for c in _AUDIT_TABLE.columns if c.key != "id"}
+    a caller that writes several entries at once (:func:`record_many`). The column values
+    of :func:`record`'s ``AuditLog`` object (every column is given), without building it."""
+    return {"at": clock.now(), "actor": actor, "action": action, "target": target,
+            "details": details}
 
 
 def record_many(session: Session, rows: list[dict[str, Any]]) -> None:
