@@ -16,8 +16,9 @@ is judged by) **before** the wait, so nothing waits unstored and no deadline mov
 sender only sees its ``250`` up to a second later (RFC 5321 §4.5.3.2.6 gives it ten
 minutes for that answer). ``MAIL_IN_FLOW_DELAY = 0`` turns it off.
 
-The backlog is read from the database by one thread of the serving process, every
-``interval`` (20 ms) while sessions are arriving (two indexed counts), so it holds for
+The backlog is read from the database by one thread of the serving process (two indexed
+counts): every ``interval`` (20 ms) while sessions wait, every 250 ms while sessions arrive
+and none waits (a session that must wait asks for a reading at once), so it holds for
 every way of processing (threads, worker processes, sender processes, several serving
 processes behind Postfix); between two readings the sessions admitted since the last one
 began are added to it. The first message after a quiet second waits for one reading
@@ -49,6 +50,9 @@ log = logging.getLogger(__name__)
 ACTIVE_SECONDS = 1.0
 #: a reading older than this is no reason to wait
 STALE_SECONDS = 0.5
+#: between two readings while sessions arrive but none waits (the arrivals are counted
+#: meanwhile; a session that must wait asks for a reading at once)
+QUIET_SECONDS = 0.25
 
 
 def backlog_statement() -> sa.Select[Any]:
@@ -120,6 +124,7 @@ class InFlow:
         self._waiters: collections.deque[tuple[asyncio.AbstractEventLoop,
                                                asyncio.Future[None]]] = collections.deque()
         self._wake = threading.Event()
+        self._hurry = threading.Event()  # a session waits: read now, then every interval
         self._stopping = False
         self._thread: threading.Thread | None = None
         if delay > 0:
@@ -151,6 +156,7 @@ class InFlow:
             loop = asyncio.get_running_loop()
             turn: asyncio.Future[None] = loop.create_future()
             self._waiters.append((loop, turn))
+            self._hurry.set()
         start = time.monotonic()
         try:
             await asyncio.wait_for(turn, self.delay)
@@ -195,11 +201,18 @@ class InFlow:
                 if (not self._waiters
                         and time.monotonic() - self._last_arrival > ACTIVE_SECONDS):
                     self._wake.clear()  # idle: until the next session's arrival
-            time.sleep(self.interval)
+                waiting = bool(self._waiters)
+                if not waiting:
+                    self._hurry.clear()
+            if waiting:
+                time.sleep(self.interval)
+            else:
+                self._hurry.wait(QUIET_SECONDS)
 
     def stop(self) -> None:
         self._stopping = True
         self._wake.set()
+        self._hurry.set()
         if self._thread is not None:
             self._thread.join(10)
         close = getattr(self.read, "close", None)
