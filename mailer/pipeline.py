@@ -366,6 +366,9 @@ class Delivery:
     #: (one UPDATE of the row, not one autoflushed UPDATE per stage)
     player_id: int | None = None
     problem_id: int | None = None
+    #: the other columns of the row a stage decided (a duplicate's player and problem, the
+    #: sheet stored), written with the outcome by :func:`_process_in`
+    row_values: dict[str, Any] = field(default_factory=dict)
 
     def reply(self, kind: OutboxKind, to_addr: str, context: dict[str, Any],
               player_id: int | None = None, *, template: str | None = None,
@@ -385,9 +388,13 @@ class Identified:
 
 
 def _finish(row: InboundMessage, outcome: Outcome) -> None:
-    row.status = outcome.status
-    row.error = outcome.note
-    row.processed_at = clock.now()
+    for key, value in _outcome_values(outcome).items():
+        setattr(row, key, value)
+
+
+def _outcome_values(outcome: Outcome) -> dict[str, Any]:
+    """The row's columns that say how its processing ended."""
+    return {"status": outcome.status, "error": outcome.note, "processed_at": clock.now()}
 
 
 def _quarantine(row: InboundMessage, exc: BaseException) -> None:
@@ -435,7 +442,7 @@ def deduplicate(d: Delivery) -> Outcome | None:
     earlier = _earlier_copy_in(copies, d.row)
     if earlier is None:
         return None
-    d.row.player_id, d.row.problem_id = earlier.player_id, earlier.problem_id
+    d.row_values.update(player_id=earlier.player_id, problem_id=earlier.problem_id)
     return Outcome(InboundStatus.DUPLICATE, f"doublon du message n° {earlier.id}")
 
 
@@ -601,8 +608,8 @@ def submit(d: Delivery, player: Player, problem: Problem, sheet_text: str,
                  "reason": str(exc)}, player_id=player.id)
         return Outcome(InboundStatus.IGNORED, f"feuille refusée : {exc}")
     submission = getattr(outcome, "submission", None)
-    d.row.submission_id = (getattr(submission, "id", None)
-                           or getattr(outcome, "submission_id", None))
+    d.row_values["submission_id"] = (getattr(submission, "id", None)
+                                     or getattr(outcome, "submission_id", None))
     return Outcome(InboundStatus.PROCESSED)
 
 
@@ -629,14 +636,34 @@ def run_stages(d: Delivery) -> Outcome:
 
 
 def _process_in(session: Session, settings: MailSettings, row: InboundMessage,
-                shared: dict[str, Any] | None = None) -> None:
+                shared: dict[str, Any] | None = None, *,
+                defer: bool = False) -> dict[str, Any] | None:
+    """The stages on ``row``, then the columns they decided (:attr:`Delivery.row_values`,
+    the player, the problem, the outcome) set on it.
+
+    ``defer``: when the stages left the row itself untouched (the usual case), the columns
+    are not set as changes for the session to flush but given to the object as its loaded
+    state (``set_committed_value``: the later messages of the batch read them, e.g. the
+    duplicates) and returned, by name, for :func:`_write_outcomes` — one ``UPDATE`` for the
+    batch's rows (an executemany, one round trip on PostgreSQL) instead of one flushed
+    ``UPDATE`` a message, and the session left clean, so that each flush of the batch has
+    nothing to walk. Should the batch fail, the caller rolls back and expunges everything.
+    Otherwise (None returned) they are set as usual and flushed with the row."""
     d = Delivery(session, settings, row, shared=shared if shared is not None else {})
     outcome = run_stages(d)
+    values = d.row_values
     if d.player_id is not None:
-        row.player_id = d.player_id
+        values["player_id"] = d.player_id
     if d.problem_id is not None:
-        row.problem_id = d.problem_id
-    _finish(row, outcome)
+        values["problem_id"] = d.problem_id
+    values.update(_outcome_values(outcome))
+    if defer and not sa.inspect(row).modified:
+        for key, value in values.items():
+            set_committed_value(row, key, value)
+        return {key: values[key] for key in sorted(values)}
+    for key, value in values.items():
+        setattr(row, key, value)
+    return None
 
 
 def _take_write_lock(session: Session, ids: list[int]) -> None:
@@ -723,11 +750,12 @@ def _process_loaded(session: Session, settings: MailSettings, ids: list[int],
             continue
         try:
             with session.begin_nested() if savepoints else contextlib.nullcontext():
-                _process_in(session, settings, row, shared)
-                session.add(row)
-                changes = None if savepoints else _take_outcome(row)
+                changes = _process_in(session, settings, row, shared,
+                                      defer=not savepoints)
                 if changes is not None:
                     finished.append((inbound_id, changes))
+                else:
+                    session.add(row)
                 session.flush()
         except Exception as exc:
             if not savepoints:
@@ -742,31 +770,8 @@ def _process_loaded(session: Session, settings: MailSettings, ids: list[int],
     _write_outcomes(session, finished)
 
 
-#: the inbound row's columns the stages set (its outcome, the player, problem and sheet
-#: it led to): written for the whole batch at its end (:func:`_take_outcome`)
-_OUTCOME_COLUMNS = frozenset({"status", "error", "processed_at", "player_id", "problem_id",
-                              "submission_id"})
-
-
-def _take_outcome(row: InboundMessage) -> dict[str, Any] | None:
-    """The row's changed columns when they are only :data:`_OUTCOME_COLUMNS` (else None:
-    the row is flushed as usual), now marked as written in the session, for
-    :func:`_write_outcomes` — one ``UPDATE`` for the batch's rows (an executemany, one
-    round trip on PostgreSQL) instead of one flushed ``UPDATE`` a message. The object
-    keeps its values (the later messages of the batch read them, e.g. the duplicates);
-    should the batch fail, the caller rolls back and expires everything."""
-    state = sa.inspect(row)
-    keys = set(state.committed_state)
-    if not keys or not keys <= _OUTCOME_COLUMNS:
-        return None
-    changes = {key: getattr(row, key) for key in sorted(keys)}
-    for key, value in changes.items():
-        set_committed_value(row, key, value)
-    return changes
-
-
 def _write_outcomes(session: Session, finished: list[tuple[int, dict[str, Any]]]) -> None:
-    """The rows' outcomes of :func:`_take_outcome`: one executemany ``UPDATE`` per set of
+    """The rows' outcomes of :func:`_process_in` (``defer``): one executemany ``UPDATE`` per set of
     columns (in practice one for the batch)."""
     table = InboundMessage.__table__  # type: ignore[attr-defined]
     groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
