@@ -7,7 +7,8 @@ the same rows as the same messages processed each in its savepoint, the referenc
 from __future__ import annotations
 
 import itertools
-from datetime import UTC, datetime
+import random
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -138,3 +139,35 @@ def test_the_flushes_of_a_batch_of_sheets_have_nothing_to_write(app: Flask, seed
     finally:
         sa.event.remove(Session, "before_flush", count)
     assert flushes == []
+
+
+def test_sheet_values_are_the_model_objects() -> None:
+    """``_sheet_values`` gives what ``Submission(**fields)`` holds, column by column, in the
+    table's order, with the same types; a deferred sheet has every column."""
+    import dataclasses
+
+    from webapp.models import Channel, Submission
+    from webapp.services import submissions
+
+    table = Submission.__table__  # type: ignore[attr-defined]
+    rng = random.Random(23)
+    for _ in range(200):
+        fields: dict[str, Any] = {
+            "problem_id": rng.randint(1, 9), "player_id": rng.randint(1, 9),
+            "version": rng.randint(1, 5), "previous_id": rng.choice([None, 3, 7]),
+            "channel": rng.choice([*Channel, *(c.value for c in Channel)]),
+            "received_at": datetime(2026, 5, 10, tzinfo=UTC)
+            + timedelta(seconds=rng.randint(0, 10**6)),
+            "raw_text": rng.choice(["", "1 ACEFHIR h8 FICHERA 82", "é\n\t"]),
+            "sha256": f"{rng.getrandbits(256):064x}", "late": rng.random() < 0.5,
+            "inbound_message_id": rng.choice([None, 1, 42]),
+            "parse_errors": rng.choice([[], [{"line": 2, "message": "m", "text": "t"}]]),
+            "feuille": rng.choice([None, {"moves": []}, {"moves": [{"number": 1}]}]),
+        }
+        model = Submission(**fields)
+        reference = {c.key: getattr(model, c.key) for c in table.columns if c.key != "id"}
+        values = submissions._sheet_values(fields)
+        assert list(values.items()) == list(reference.items())
+        assert [type(v) for v in values.values()] == [type(v) for v in reference.values()]
+    assert [f.name for f in dataclasses.fields(submissions.DeferredSheet)] == [
+        c.key for c in table.columns]
