@@ -403,20 +403,31 @@ def _quarantine(row: InboundMessage, exc: BaseException) -> None:
                          f"erreur de traitement : {type(exc).__name__}: {exc}"[:2000]))
 
 
-def _earlier_copies(session: Session, rows: list[InboundMessage]) -> dict[str, list[Any]]:
+#: what :func:`_earlier_copy_in` and :func:`deduplicate` read of an earlier message
+_COPY_COLUMNS = ("id", "sha256", "message_id", "status", "player_id", "problem_id")
+
+
+def _earlier_copies(session: Session, rows: list[InboundMessage],
+                    loaded: dict[Any, InboundMessage] | None = None) -> dict[str, list[Any]]:
     """For a batch: every message before the batch's last one sharing the bytes (SHA-256)
     of one of its messages, by SHA-256, in id order (one query for the batch). The
-    messages of the batch are among them: their status is read when each is checked."""
+    messages of the batch are among them: their status is read when each is checked.
+
+    Those of ``loaded`` (the batch's objects, ``rows`` by default) are given as they are;
+    the others as rows of the columns read (:data:`_COPY_COLUMNS`), what the query of the
+    whole objects gave of them (the session holds no other message), without the batch's
+    messages read again whole (their raw bytes)."""
+    mine: dict[Any, Any] = dict(loaded) if loaded is not None else {r.id: r for r in rows}
     shas = {r.sha256 for r in rows}
     last = max(int(r.id or 0) for r in rows)
+    table = InboundMessage.__table__  # type: ignore[attr-defined]
     copies: dict[str, list[Any]] = {}
-    for other in session.exec(
-        select(InboundMessage).where(
-            InboundMessage.sha256.in_(shas),  # type: ignore[attr-defined]
-            InboundMessage.id < last,  # type: ignore[operator]
-        ).order_by(InboundMessage.id)  # type: ignore[arg-type]
-    ).all():
-        copies.setdefault(other.sha256, []).append(other)
+    for other in session.execute(
+        sa.select(*(table.c[name] for name in _COPY_COLUMNS))
+        .where(table.c.sha256.in_(shas), table.c.id < last)
+        .order_by(table.c.id)
+    ):
+        copies.setdefault(other.sha256, []).append(mine.get(other.id, other))
     return copies
 
 
@@ -729,7 +740,7 @@ def _process_loaded(session: Session, settings: MailSettings, ids: list[int],
     todo = [r for r in loaded.values() if r.status == InboundStatus.STORED]
     batch: submissions.SheetBatch | None = None
     if todo:
-        shared["earlier_copies"] = _earlier_copies(session, todo)
+        shared["earlier_copies"] = _earlier_copies(session, todo, loaded)
         known = shared["players_by_token"] = _players_by_envelope_token(
             session, settings, todo, lock=not savepoints)
         if not savepoints:

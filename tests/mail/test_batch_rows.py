@@ -171,3 +171,61 @@ def test_sheet_values_are_the_model_objects() -> None:
         assert [type(v) for v in values.values()] == [type(v) for v in reference.values()]
     assert [f.name for f in dataclasses.fields(submissions.DeferredSheet)] == [
         c.key for c in table.columns]
+
+
+def test_earlier_copies_give_what_the_whole_objects_gave(app: Flask, seed: Seed) -> None:
+    """The batch's copies read as columns (``_earlier_copies``) against the reference, the
+    query of whole objects: the same messages in the same order, the batch's own as its
+    objects, the others with the same values, and the same decisions of the duplicate
+    stage for every message of the batch."""
+    from sqlmodel import select
+
+    from mailer import pipeline
+    from mailer.settings import MailSettings
+    from mailer.txn import write_scope
+    from webapp.models import InboundMessage, InboundStatus
+
+    def item(i: int, message_id: str | None) -> pipeline.Incoming:
+        raw = make_mail(frm=FROM, to=TO, subject="I3", message_id=message_id,
+                        body=f"1 ACEFHIR h8 FICHERA 82 {82 + i}")
+        return pipeline.Incoming(raw, "smtp", FROM, [TO], datetime.now(UTC))
+
+    first = pipeline.store_many(app, [item(0, "<a@x>"), item(1, "<b@x>"), item(2, None),
+                                      item(0, "<a@x>"), item(3, "<c@x>")])
+    pipeline.process_batch(app, first[:4])  # the fourth a duplicate; the fifth stays stored
+    with app.app_context(), write_scope(app) as s:
+        s.execute(sa.update(InboundMessage).where(InboundMessage.id == first[1])
+                  .values(status=InboundStatus.DISCARDED))
+    later = pipeline.store_many(app, [item(0, "<a@x>"), item(1, "<b@x>"), item(2, None),
+                                      item(3, "<c@x>"), item(1, "<b@x>"), item(4, "<d@x>")])
+    batch = [first[4], *later]
+    with app.app_context(), write_scope(app) as s:
+        loaded = {r.id: r for r in s.exec(select(InboundMessage).where(
+            InboundMessage.id.in_(batch))).all()}  # type: ignore[union-attr]
+        todo = [loaded[i] for i in batch]
+        fast = pipeline._earlier_copies(s, todo, loaded)
+        last = max(batch)
+        want: dict[str, list[Any]] = {}
+        for other in s.exec(select(InboundMessage).where(
+                InboundMessage.sha256.in_({r.sha256 for r in todo}),  # type: ignore[attr-defined]
+                InboundMessage.id < last).order_by(InboundMessage.id)).all():  # type: ignore[arg-type,operator]
+            want.setdefault(other.sha256, []).append(other)
+        assert list(fast) == list(want)
+        for sha, others in want.items():
+            assert len(fast[sha]) == len(others)
+            for got, ref in zip(fast[sha], others, strict=True):
+                if ref.id in loaded:
+                    assert got is ref
+                else:
+                    assert [getattr(got, c) for c in pipeline._COPY_COLUMNS] == [
+                        getattr(ref, c) for c in pipeline._COPY_COLUMNS]
+        settings = MailSettings.from_config(app.config)
+        decided = []
+        for copies in (fast, want):
+            outcomes = []
+            for row in todo:
+                d = pipeline.Delivery(s, settings, row, shared={"earlier_copies": copies})
+                outcomes.append((pipeline.deduplicate(d), d.row_values))
+            decided.append(outcomes)
+        assert decided[0] == decided[1]
+        assert sum(1 for o, _ in decided[0] if o is not None) == 4
