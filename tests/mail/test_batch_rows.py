@@ -229,3 +229,23 @@ def test_earlier_copies_give_what_the_whole_objects_gave(app: Flask, seed: Seed)
             decided.append(outcomes)
         assert decided[0] == decided[1]
         assert sum(1 for o, _ in decided[0] if o is not None) == 4
+
+
+def test_a_batch_writes_its_entries_and_sheets_in_their_order(app: Flask, seed: Seed) -> None:
+    """The batch's sheets and audit entries, one multi-row ``INSERT`` each: the entries'
+    ids follow the sheets' order, as when written one by one."""
+    from mailer import pipeline
+    from tests.mail.helpers import rows
+    from webapp.models import AuditLog, Submission
+
+    ids = pipeline.store_many(app, [
+        pipeline.Incoming(make_mail(frm=FROM, to=TO, subject="I3",
+                                    body=f"1 ACEFHIR h8 FICHERA 82 {82 + i}"),
+                          "smtp", FROM, [TO], datetime.now(UTC)) for i in range(7)])
+    assert set(pipeline.process_batch(app, ids).values()) == {"processed"}
+    subs = rows(app, Submission)
+    assert [(s.version, s.inbound_message_id) for s in subs] == [
+        (v, i) for v, i in enumerate(ids, start=1)]
+    entries = rows(app, AuditLog)
+    assert [(e.target, e.details["version"]) for e in entries] == [
+        (f"submission:{s.id}", s.version) for s in subs]

