@@ -290,11 +290,42 @@ class _MailEnvironment(jinja2.Environment):
         return tree
 
 
+#: what ``getattr`` finds on a plain ``dict`` (its class's attributes): any other name
+#: raises ``AttributeError`` (a dict has no instance attributes)
+_DICT_ATTRIBUTES = frozenset(dir({}))
+
+
+class _FastMailEnvironment(_MailEnvironment):
+    """The environment the mails are rendered with: :class:`_MailEnvironment` with two of
+    Jinja's lookups done the short way, each giving what Jinja's own gives.
+
+    * :meth:`getattr` (``m.number``, a template's ``x.y``): Jinja tries the attribute and,
+      on ``AttributeError``, the item. For a plain ``dict`` (the contexts' moves, errors,
+      problems…) and a name that is not one of its class's attributes, the attribute
+      lookup can only fail: the item is read at once, without raising and catching an
+      exception.
+    * :meth:`make_globals`: the templates' globals as a plain dict (the environment's,
+      all set by :func:`_env` before any template is loaded, under the template's own)
+      instead of a ``ChainMap`` over them, which each render — each template, include and
+      base of it — copies into its context key by key."""
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
+            try:
+                return obj[attribute]
+            except KeyError:
+                return self.undefined(obj=obj, name=attribute)
+        return super().getattr(obj, attribute)
+
+    def make_globals(self, d: Any) -> Any:
+        return {**self.globals, **(d or {})}
+
+
 def _env(autoescape: bool, locale: str = "fr", *, translated: bool = True) -> jinja2.Environment:
     """The environment of the templates in ``locale``; ``translated=False``: without
-    :class:`_Translated` (every ``_()`` called at render time, the reference the tests
-    compare the translated templates with)."""
-    env = _MailEnvironment(
+    :class:`_Translated` (every ``_()`` called at render time) nor the short lookups of
+    :class:`_FastMailEnvironment`, the reference the tests compare the mails with."""
+    env = (_FastMailEnvironment if translated else _MailEnvironment)(
         loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
         autoescape=autoescape,
         undefined=jinja2.StrictUndefined,

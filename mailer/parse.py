@@ -70,6 +70,40 @@ class ReceivedMessage(EmailMessage):
         self.__dict__.pop("_header_memo", None)
         super().replace_header(_name, _value)
 
+    def _get_params_preserve(self, failobj: Any, header: str) -> Any:
+        """``Message``'s (the parameters of a header, under ``get_param``,
+        ``get_filename``, ``get_content_charset``…, which a sheet's body asks three times),
+        remembered for the last header texts (:func:`_header_params`)."""
+        value = self.get(header, _MISSING)
+        if value is _MISSING:
+            return failobj
+        return list(_header_params(str(value)))
+
+
+_MISSING = object()
+
+
+class _HeaderText:
+    """A message whose every header is ``text``, for ``Message._get_params_preserve``."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def get(self, name: str, failobj: Any = None) -> str:
+        return self.text
+
+
+@functools.lru_cache(maxsize=4096)
+def _header_params(text: str) -> tuple[Any, ...]:
+    """``Message._get_params_preserve`` of a header whose text is ``text``: a function of
+    that text alone (its first step is ``str`` of the header), whose items are immutable
+    (pairs of strings, or of a string and an RFC 2231 triple); each caller gets a new list
+    of them, as from the stock method."""
+    return tuple(Message._get_params_preserve(  # type: ignore[attr-defined]
+        _HeaderText(text), None, "content-type"))
+
 
 #: the longest header value :class:`ParsedHeaders` remembers (a longer one is parsed anew)
 HEADER_MEMO_LONGEST = 998

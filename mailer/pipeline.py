@@ -366,6 +366,9 @@ class Delivery:
     #: (one UPDATE of the row, not one autoflushed UPDATE per stage)
     player_id: int | None = None
     problem_id: int | None = None
+    #: the other columns of the row a stage decided (a duplicate's player and problem, the
+    #: sheet stored), written with the outcome by :func:`_process_in`
+    row_values: dict[str, Any] = field(default_factory=dict)
 
     def reply(self, kind: OutboxKind, to_addr: str, context: dict[str, Any],
               player_id: int | None = None, *, template: str | None = None,
@@ -385,9 +388,13 @@ class Identified:
 
 
 def _finish(row: InboundMessage, outcome: Outcome) -> None:
-    row.status = outcome.status
-    row.error = outcome.note
-    row.processed_at = clock.now()
+    for key, value in _outcome_values(outcome).items():
+        setattr(row, key, value)
+
+
+def _outcome_values(outcome: Outcome) -> dict[str, Any]:
+    """The row's columns that say how its processing ended."""
+    return {"status": outcome.status, "error": outcome.note, "processed_at": clock.now()}
 
 
 def _quarantine(row: InboundMessage, exc: BaseException) -> None:
@@ -396,20 +403,31 @@ def _quarantine(row: InboundMessage, exc: BaseException) -> None:
                          f"erreur de traitement : {type(exc).__name__}: {exc}"[:2000]))
 
 
-def _earlier_copies(session: Session, rows: list[InboundMessage]) -> dict[str, list[Any]]:
+#: what :func:`_earlier_copy_in` and :func:`deduplicate` read of an earlier message
+_COPY_COLUMNS = ("id", "sha256", "message_id", "status", "player_id", "problem_id")
+
+
+def _earlier_copies(session: Session, rows: list[InboundMessage],
+                    loaded: dict[Any, InboundMessage] | None = None) -> dict[str, list[Any]]:
     """For a batch: every message before the batch's last one sharing the bytes (SHA-256)
     of one of its messages, by SHA-256, in id order (one query for the batch). The
-    messages of the batch are among them: their status is read when each is checked."""
+    messages of the batch are among them: their status is read when each is checked.
+
+    Those of ``loaded`` (the batch's objects, ``rows`` by default) are given as they are;
+    the others as rows of the columns read (:data:`_COPY_COLUMNS`), what the query of the
+    whole objects gave of them (the session holds no other message), without the batch's
+    messages read again whole (their raw bytes)."""
+    mine: dict[Any, Any] = dict(loaded) if loaded is not None else {r.id: r for r in rows}
     shas = {r.sha256 for r in rows}
     last = max(int(r.id or 0) for r in rows)
+    table = InboundMessage.__table__  # type: ignore[attr-defined]
     copies: dict[str, list[Any]] = {}
-    for other in session.exec(
-        select(InboundMessage).where(
-            InboundMessage.sha256.in_(shas),  # type: ignore[attr-defined]
-            InboundMessage.id < last,  # type: ignore[operator]
-        ).order_by(InboundMessage.id)  # type: ignore[arg-type]
-    ).all():
-        copies.setdefault(other.sha256, []).append(other)
+    for other in session.execute(
+        sa.select(*(table.c[name] for name in _COPY_COLUMNS))
+        .where(table.c.sha256.in_(shas), table.c.id < last)
+        .order_by(table.c.id)
+    ):
+        copies.setdefault(other.sha256, []).append(mine.get(other.id, other))
     return copies
 
 
@@ -435,7 +453,7 @@ def deduplicate(d: Delivery) -> Outcome | None:
     earlier = _earlier_copy_in(copies, d.row)
     if earlier is None:
         return None
-    d.row.player_id, d.row.problem_id = earlier.player_id, earlier.problem_id
+    d.row_values.update(player_id=earlier.player_id, problem_id=earlier.problem_id)
     return Outcome(InboundStatus.DUPLICATE, f"doublon du message n° {earlier.id}")
 
 
@@ -601,8 +619,8 @@ def submit(d: Delivery, player: Player, problem: Problem, sheet_text: str,
                  "reason": str(exc)}, player_id=player.id)
         return Outcome(InboundStatus.IGNORED, f"feuille refusée : {exc}")
     submission = getattr(outcome, "submission", None)
-    d.row.submission_id = (getattr(submission, "id", None)
-                           or getattr(outcome, "submission_id", None))
+    d.row_values["submission_id"] = (getattr(submission, "id", None)
+                                     or getattr(outcome, "submission_id", None))
     return Outcome(InboundStatus.PROCESSED)
 
 
@@ -629,14 +647,34 @@ def run_stages(d: Delivery) -> Outcome:
 
 
 def _process_in(session: Session, settings: MailSettings, row: InboundMessage,
-                shared: dict[str, Any] | None = None) -> None:
+                shared: dict[str, Any] | None = None, *,
+                defer: bool = False) -> dict[str, Any] | None:
+    """The stages on ``row``, then the columns they decided (:attr:`Delivery.row_values`,
+    the player, the problem, the outcome) set on it.
+
+    ``defer``: when the stages left the row itself untouched (the usual case), the columns
+    are not set as changes for the session to flush but given to the object as its loaded
+    state (``set_committed_value``: the later messages of the batch read them, e.g. the
+    duplicates) and returned, by name, for :func:`_write_outcomes` — one ``UPDATE`` for the
+    batch's rows (an executemany, one round trip on PostgreSQL) instead of one flushed
+    ``UPDATE`` a message, and the session left clean, so that each flush of the batch has
+    nothing to walk. Should the batch fail, the caller rolls back and expunges everything.
+    Otherwise (None returned) they are set as usual and flushed with the row."""
     d = Delivery(session, settings, row, shared=shared if shared is not None else {})
     outcome = run_stages(d)
+    values = d.row_values
     if d.player_id is not None:
-        row.player_id = d.player_id
+        values["player_id"] = d.player_id
     if d.problem_id is not None:
-        row.problem_id = d.problem_id
-    _finish(row, outcome)
+        values["problem_id"] = d.problem_id
+    values.update(_outcome_values(outcome))
+    if defer and not sa.inspect(row).modified:
+        for key, value in values.items():
+            set_committed_value(row, key, value)
+        return {key: values[key] for key in sorted(values)}
+    for key, value in values.items():
+        setattr(row, key, value)
+    return None
 
 
 def _take_write_lock(session: Session, ids: list[int]) -> None:
@@ -702,7 +740,7 @@ def _process_loaded(session: Session, settings: MailSettings, ids: list[int],
     todo = [r for r in loaded.values() if r.status == InboundStatus.STORED]
     batch: submissions.SheetBatch | None = None
     if todo:
-        shared["earlier_copies"] = _earlier_copies(session, todo)
+        shared["earlier_copies"] = _earlier_copies(session, todo, loaded)
         known = shared["players_by_token"] = _players_by_envelope_token(
             session, settings, todo, lock=not savepoints)
         if not savepoints:
@@ -723,11 +761,12 @@ def _process_loaded(session: Session, settings: MailSettings, ids: list[int],
             continue
         try:
             with session.begin_nested() if savepoints else contextlib.nullcontext():
-                _process_in(session, settings, row, shared)
-                session.add(row)
-                changes = None if savepoints else _take_outcome(row)
+                changes = _process_in(session, settings, row, shared,
+                                      defer=not savepoints)
                 if changes is not None:
                     finished.append((inbound_id, changes))
+                else:
+                    session.add(row)
                 session.flush()
         except Exception as exc:
             if not savepoints:
@@ -742,31 +781,8 @@ def _process_loaded(session: Session, settings: MailSettings, ids: list[int],
     _write_outcomes(session, finished)
 
 
-#: the inbound row's columns the stages set (its outcome, the player, problem and sheet
-#: it led to): written for the whole batch at its end (:func:`_take_outcome`)
-_OUTCOME_COLUMNS = frozenset({"status", "error", "processed_at", "player_id", "problem_id",
-                              "submission_id"})
-
-
-def _take_outcome(row: InboundMessage) -> dict[str, Any] | None:
-    """The row's changed columns when they are only :data:`_OUTCOME_COLUMNS` (else None:
-    the row is flushed as usual), now marked as written in the session, for
-    :func:`_write_outcomes` — one ``UPDATE`` for the batch's rows (an executemany, one
-    round trip on PostgreSQL) instead of one flushed ``UPDATE`` a message. The object
-    keeps its values (the later messages of the batch read them, e.g. the duplicates);
-    should the batch fail, the caller rolls back and expires everything."""
-    state = sa.inspect(row)
-    keys = set(state.committed_state)
-    if not keys or not keys <= _OUTCOME_COLUMNS:
-        return None
-    changes = {key: getattr(row, key) for key in sorted(keys)}
-    for key, value in changes.items():
-        set_committed_value(row, key, value)
-    return changes
-
-
 def _write_outcomes(session: Session, finished: list[tuple[int, dict[str, Any]]]) -> None:
-    """The rows' outcomes of :func:`_take_outcome`: one executemany ``UPDATE`` per set of
+    """The rows' outcomes of :func:`_process_in` (``defer``): one executemany ``UPDATE`` per set of
     columns (in practice one for the batch)."""
     table = InboundMessage.__table__  # type: ignore[attr-defined]
     groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}

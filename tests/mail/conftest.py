@@ -109,6 +109,11 @@ BOGDAN = ("Bogdan Pop", "bogdan@example.net", "tokBogdan99")
 
 @pytest.fixture
 def seed(app: Flask) -> Seed:
+    return seed_database(app)
+
+
+def seed_database(app: Flask) -> Seed:
+    """What the ``seed`` fixture writes (its tables created)."""
     from webapp.db import session_scope
     from webapp.models import Competition, Player, Problem, ProblemStatus, Registration
 

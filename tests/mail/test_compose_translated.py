@@ -1,16 +1,20 @@
 """The templates' ``_('texte')`` translated when compiled (``mailer.compose._Translated``)
-against the reference, every ``_()`` called at render time: the same subject, text and
-HTML for every template, in every language, with contexts that take each branch."""
+and Jinja's lookups done the short way (``mailer.compose._FastMailEnvironment``) against
+the reference, every ``_()`` called at render time through Jinja's own lookups: the same
+subject, text and HTML for every template, in every language, with contexts that take
+each branch; the short lookups give what Jinja's give."""
 
 from __future__ import annotations
 
 import functools
 import itertools
+from collections import OrderedDict
 from datetime import UTC, datetime
 from typing import Any
 
 import jinja2
 import pytest
+from markupsafe import Markup
 
 from mailer import compose
 from tests.mail.test_units import MINIMAL
@@ -103,3 +107,45 @@ def test_a_text_that_cannot_be_formatted_still_raises_at_render() -> None:
     assert env.from_string("{{ _('a %(n)s b', n=_('c')) }}").render() == "a c b"
     html = compose._env(True, "fr").from_string("{{ _('<%(n)s>', n='&') }}{{ _('<i>') }}")
     assert html.render() == "<&amp;><i>"
+
+
+class _Move:
+    number = 3
+
+    def __init__(self) -> None:
+        self.word = "WUS"
+
+
+class _Row(dict[str, Any]):
+    pass
+
+
+def test_the_short_attribute_lookup_gives_what_jinja_gives() -> None:
+    fast = compose._env(False, "fr")
+    stock = jinja2.Environment(undefined=jinja2.StrictUndefined)
+    assert type(fast).getattr is not jinja2.Environment.getattr
+    objects: list[Any] = [
+        {}, {"number": 1, "items": 2, "keys": "k", "__class__": 5, "mro": 6, "__len__": 7},
+        _Row(number=2, items=3), OrderedDict(number=3), _Move(), [1, 2], (1,), "abc", None,
+        5, Markup("<b>"), {1: "one"}]
+    names = ["number", "items", "keys", "get", "__class__", "mro", "word", "missing",
+             "__len__", "upper", "__dict__", "fromkeys"]
+    for obj in objects:
+        for name in names:
+            got, want = fast.getattr(obj, name), stock.getattr(obj, name)
+            if isinstance(want, jinja2.Undefined):
+                assert type(got) is type(want)
+                assert got._undefined_name == want._undefined_name == name
+                assert got._undefined_obj is want._undefined_obj is obj
+            else:
+                assert got == want and type(got) is type(want), (obj, name)
+
+
+def test_the_plain_globals_are_jinjas_chained_ones() -> None:
+    for autoescape in (False, True):
+        env = compose._env(autoescape, "ro")
+        for own in (None, {}, {"extra": 1}, {"range": "shadowed", "locale": "xx"}):
+            chained = jinja2.Environment.make_globals(env, None if own is None else dict(own))
+            assert env.make_globals(None if own is None else dict(own)) == dict(chained)
+        template = env.get_template("receipt.html" if autoescape else "receipt.txt")
+        assert type(template.globals) is dict and template.globals == dict(env.globals)

@@ -101,7 +101,6 @@ def enqueue(
     headers: Mapping[str, str] | None = None,
     fresh_key: bool = False,
     locale: str | None = None,
-    deferred: list[OutboxMessage] | None = None,
 ) -> OutboxMessage:
     """Compose ``template`` and add it to the outbox, unless ``dedupe_key`` is already there
     (then the existing row is returned unchanged).
@@ -111,25 +110,16 @@ def enqueue(
     is skipped. The insert stays guarded by the unique index all the same.
 
     ``locale``: the mail's language; by default the language the player chose
-    (``Player.locale``, French when none).
-
-    ``deferred`` (with ``fresh_key``): the composed row is appended to it instead of
-    written; the caller writes the list with :func:`insert_deferred` before its commit."""
+    (``Player.locale``, French when none)."""
     if dedupe_key is not None and not fresh_key:
         existing = session.exec(
             select(OutboxMessage).where(OutboxMessage.dedupe_key == dedupe_key)
         ).first()
         if existing is not None:
             return existing
-    if locale is None and player_id is not None:
-        recipient = session.get(Player, player_id)
-        locale = recipient.locale if recipient is not None else None
     msg = _new_message(kind=kind, to_addr=to_addr, template=template, context=context,
                        dedupe_key=dedupe_key, player_id=player_id, headers=headers,
-                       locale=locale)
-    if deferred is not None and fresh_key and dedupe_key is not None:
-        deferred.append(msg)
-        return msg
+                       locale=_locale_of(session, player_id, locale))
     if dedupe_key is None:
         session.add(msg)
         session.flush()
@@ -147,6 +137,35 @@ def enqueue(
             select(OutboxMessage).where(OutboxMessage.dedupe_key == dedupe_key)
         ).one()
     return msg
+
+
+def _locale_of(session: Session, player_id: int | None, locale: str | None) -> str | None:
+    """``locale``, or by default the language of the player ``player_id``."""
+    if locale is None and player_id is not None:
+        recipient = session.get(Player, player_id)
+        locale = recipient.locale if recipient is not None else None
+    return locale
+
+
+def enqueue_deferred(
+    *,
+    session: Session,
+    kind: OutboxKind,
+    to_addr: str,
+    template: str,
+    context: Mapping[str, Any],
+    dedupe_key: str,
+    player_id: int | None = None,
+    headers: Mapping[str, str] | None = None,
+    into: list[dict[str, Any]],
+) -> None:
+    """What :func:`enqueue` with ``fresh_key`` composes (the row's column values, the mail
+    in the player's language), appended to ``into`` instead of written: the caller writes
+    the list with :func:`insert_deferred` before its commit (no model object: nothing in
+    the caller's transaction reads the row before)."""
+    into.append(_new_values(kind=kind, to_addr=to_addr, template=template, context=context,
+                            dedupe_key=dedupe_key, player_id=player_id, headers=headers,
+                            locale=_locale_of(session, player_id, None)))
 
 
 def _new_message(
@@ -300,29 +319,21 @@ def _guarded_insert(dialect: str) -> Any:
     return stmt
 
 
-def insert_deferred(session: Session, msgs: list[OutboxMessage]) -> None:
-    """Write the rows :func:`enqueue` kept in its ``deferred`` list, in their order, as
-    :func:`_guarded_insert` in one executemany (one round trip on PostgreSQL), and attach
-    each new row's object, by its key, as :func:`enqueue` does. Other backends: row by
-    row."""
-    if not msgs:
+def insert_deferred(session: Session, rows: list[dict[str, Any]]) -> None:
+    """Write the rows :func:`enqueue_deferred` kept (their column values), in their order,
+    as :func:`_guarded_insert` in one executemany (one round trip on PostgreSQL): a key
+    already there is skipped, as by :func:`enqueue`. Other backends: row by row."""
+    if not rows:
         return
     dialect = session.get_bind().dialect.name
     if dialect not in ("postgresql", "sqlite"):
-        for msg in msgs:
-            session.add(msg)
+        for row in rows:
+            session.add(OutboxMessage(**row))
         session.flush()
         return
     table = OutboxMessage.__table__  # type: ignore[attr-defined]
     keys = [c.key for c in table.columns if c.key != "id"]
-    new_ids = dict((key, new_id) for new_id, key in session.execute(
-        _guarded_insert(dialect), [{k: getattr(msg, k) for k in keys} for msg in msgs]).all())
-    for msg in msgs:
-        new_id = new_ids.get(msg.dedupe_key)
-        if new_id is not None:
-            msg.id = new_id
-            make_transient_to_detached(msg)
-            session.add(msg)
+    session.execute(_guarded_insert(dialect), [{k: row[k] for k in keys} for row in rows])
 
 
 def _insert_unless_key_exists(session: Session, msg: OutboxMessage, dialect: str) -> OutboxMessage:
