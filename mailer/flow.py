@@ -40,8 +40,9 @@ from typing import Any
 import sqlalchemy as sa
 from flask import Flask
 
+from mailer import outbox
 from webapp.db import get_engine
-from webapp.models import InboundMessage, InboundStatus, OutboxMessage, OutboxStatus
+from webapp.models import InboundMessage, InboundStatus, OutboxMessage
 from webapp.services import clock
 
 log = logging.getLogger(__name__)
@@ -61,15 +62,10 @@ def backlog_statement() -> sa.Select[Any]:
     stored = (sa.select(sa.func.count()).select_from(InboundMessage)
               .where(InboundMessage.status == InboundStatus.STORED)  # type: ignore[arg-type]
               .scalar_subquery())
-    # the sender's own claim: pending and due, or sending past its lease (a sender that
-    # stopped); a row being sent has its lease ahead. Read on the partial index of the
-    # unsent rows (``ix_outbox_message_due``)
-    due = (sa.select(sa.func.count()).select_from(OutboxMessage)
-           .where(OutboxMessage.status.in_(  # type: ignore[attr-defined]
-                      [OutboxStatus.PENDING, OutboxStatus.SENDING]),
-                  OutboxMessage.next_attempt_at <= sa.bindparam("now"))
-           .scalar_subquery())
-    return sa.select(stored + due)
+    # the sender's own claim (a row being sent has its lease ahead)
+    claimable = (sa.select(sa.func.count()).select_from(OutboxMessage)
+                 .where(outbox.claimable(sa.bindparam("now"))).scalar_subquery())
+    return sa.select(stored + claimable)
 
 
 class BacklogReader:

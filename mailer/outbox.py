@@ -161,6 +161,16 @@ def _orphans(session: Session, me: holder.Holder,
     return found
 
 
+def claimable(now: Any) -> sa.ColumnElement[bool]:
+    """The rows a sender claims at ``now`` (a time, or a bound parameter): ``pending`` and
+    due, or ``sending`` past its lease (a sender that stopped). Read on the partial index of
+    the unsent rows (``ix_outbox_message_due``); the in-flow backlog counts them too
+    (:mod:`mailer.flow`)."""
+    table = OutboxMessage.__table__  # type: ignore[attr-defined]
+    return sa.and_(table.c.status.in_([OutboxStatus.PENDING, OutboxStatus.SENDING]),
+                   table.c.next_attempt_at <= now)
+
+
 def claim(app: Flask, settings: MailSettings, now: datetime | None = None) -> list[Claimed]:
     """Claim up to ``batch`` due rows for this worker: first the ``sending`` rows of a process
     of this host that is gone (:mod:`mailer.holder`), then the rows due now (``pending``,
@@ -174,8 +184,7 @@ def claim(app: Flask, settings: MailSettings, now: datetime | None = None) -> li
                      "holder_pid": me.pid, "holder_start": me.start}
     due_now = (
         sa.select(table.c.id, table.c.status, table.c.attempts)
-        .where(table.c.status.in_([OutboxStatus.PENDING, OutboxStatus.SENDING]),
-               table.c.next_attempt_at <= now)
+        .where(claimable(now))
         .order_by(table.c.next_attempt_at, table.c.id)
         .limit(settings.batch)
     )
