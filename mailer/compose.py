@@ -229,7 +229,7 @@ def translations(locale: str) -> gettext.NullTranslations:
     return Translations.load(str(TRANSLATIONS_DIR), [locale])
 
 
-class _Translated(NodeTransformer):
+class TranslatedCalls(NodeTransformer):
     """A template's ``_('texte')`` calls with a literal text, translated once when the
     template is compiled instead of at every render (a receipt makes some thirty-five).
 
@@ -242,7 +242,8 @@ class _Translated(NodeTransformer):
     the environment's language alone. A call of any other shape (a text that is not a
     literal, positional or ``*``/``**`` arguments), or whose constant text would raise, is
     left as it was. (``_`` is the extension's global: no context of :func:`render` names a
-    variable ``_``.)"""
+    variable ``_``.) The pages' environment (:class:`webapp.i18n.PageEnvironment`) compiles
+    its templates once per language with the same transformer."""
 
     def __init__(self, gettext: Any, autoescape: bool) -> None:
         self.gettext = gettext
@@ -277,7 +278,7 @@ class _Translated(NodeTransformer):
 
 class _MailEnvironment(jinja2.Environment):
     """The templates' environment: each template's ``_('texte')`` calls translated when it
-    is compiled (:class:`_Translated`) with the environment's :attr:`mail_gettext`."""
+    is compiled (:class:`TranslatedCalls`) with the environment's :attr:`mail_gettext`."""
 
     mail_gettext: Any = None
 
@@ -285,7 +286,7 @@ class _MailEnvironment(jinja2.Environment):
                filename: str | None) -> nodes.Template:
         tree = super()._parse(source, name, filename)
         if self.mail_gettext is not None:
-            tree = _Translated(self.mail_gettext, bool(self.autoescape)).visit(tree)
+            tree = TranslatedCalls(self.mail_gettext, bool(self.autoescape)).visit(tree)
             tree.set_environment(self)
         return tree
 
@@ -323,7 +324,7 @@ class _FastMailEnvironment(_MailEnvironment):
 
 def _env(autoescape: bool, locale: str = "fr", *, translated: bool = True) -> jinja2.Environment:
     """The environment of the templates in ``locale``; ``translated=False``: without
-    :class:`_Translated` (every ``_()`` called at render time) nor the short lookups of
+    :class:`TranslatedCalls` (every ``_()`` called at render time) nor the short lookups of
     :class:`_FastMailEnvironment`, the reference the tests compare the mails with."""
     env = (_FastMailEnvironment if translated else _MailEnvironment)(
         loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),

@@ -59,6 +59,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         instance_relative_config=True,
         instance_path=str(instance_path(test_config)),
     )
+    i18n.prepare(app)  # the pages' environment, before anything reads app.jinja_env
     production = _truthy(os.environ.get("ARBITRE_PRODUCTION")) or _truthy(
         (test_config or {}).get("PRODUCTION", False)
     )

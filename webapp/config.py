@@ -48,6 +48,9 @@ class Config:
     # the public address of the site, used in links sent by e-mail
     BASE_URL = "http://127.0.0.1:5000"
     DEFAULT_TIMEZONE = "Europe/Bucharest"
+    # the pages' templates compiled once per language with their texts translated
+    # (webapp.i18n.PageEnvironment); False: every _() translated at each render
+    TEMPLATES_TRANSLATED = True
 
     SCHEDULER_ENABLED = True
     SCHEDULER_AUTOSTART = False  # create_app starts it (for gunicorn); `arbitre serve` does

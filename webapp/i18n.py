@@ -12,13 +12,25 @@ the browser's ``Accept-Language``, French.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable, Iterable, MutableMapping
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from flask import Blueprint, Flask, g, has_request_context, redirect, request, session
+from flask.templating import Environment as FlaskEnvironment
 from flask.typing import ResponseReturnValue
-from flask_babel import Babel, get_locale, gettext  # type: ignore[import-untyped]
+from flask_babel import (  # type: ignore[import-untyped]
+    Babel,
+    get_locale,
+    get_translations,
+    gettext,
+)
+from jinja2 import Template, nodes
+from jinja2.utils import LRUCache
 
+from mailer.compose import TranslatedCalls
 from webapp.services import phrasebook
 
 #: language code -> its own name, as the switch shows it (French first: the default)
@@ -27,6 +39,92 @@ DEFAULT_LANGUAGE = "fr"
 TRANSLATIONS_DIR = Path(__file__).with_name("translations")
 
 bp = Blueprint("i18n", __name__)
+
+
+class PageEnvironment(FlaskEnvironment):
+    """The pages' Jinja environment: each template compiled once per language, its
+    ``_('texte')`` calls translated then (:class:`mailer.compose.TranslatedCalls`, as the
+    mails' templates are) instead of at every render, through Flask-Babel, about a hundred
+    times a page.
+
+    The app's environment itself compiles nothing it serves: :meth:`get_template` and
+    :meth:`select_template` hand the request to the environment of the request's language,
+    an :meth:`overlay` made at its first page (the same loader, filters, globals and
+    policies, a cache of its own) whose :meth:`_parse` writes the language's texts into
+    each template's tree. A template's ``{% extends %}``, ``{% include %}`` and
+    ``{% import %}`` go to the environment that compiled it, so a page is in one language
+    throughout. Texts built at render time (``_(name)`` of a variable, ``ngettext``, the
+    filters of :func:`init_app`) are translated at render time, as before; so are the
+    templates of :meth:`from_string` (``render_template_string``). ``TEMPLATES_TRANSLATED =
+    False`` turns it off (every ``_()`` through Flask-Babel, the reference the tests compare
+    the pages with)."""
+
+    #: the language's ``gettext`` on a language's environment; ``None`` on the app's
+    page_gettext: Callable[[str], str] | None = None
+
+    def __init__(self, app: Any, **options: Any) -> None:
+        super().__init__(app, **options)
+        self._languages: dict[str, PageEnvironment] = {}
+        self._languages_lock = threading.Lock()
+
+    def _language_environment(self) -> PageEnvironment | None:
+        """The environment of the current request's language (``None``: translate at
+        render time, on this environment)."""
+        if self.page_gettext is not None or not self.app.config.get("TEMPLATES_TRANSLATED",
+                                                                    True):
+            return None
+        locale = get_locale()
+        key = "" if locale is None else str(locale)
+        env = self._languages.get(key)
+        if env is None:
+            with self._languages_lock:
+                env = self._languages.get(key)
+                if env is None:
+                    env = self._new_language(get_translations().ugettext)
+                    self._languages[key] = env
+        return env
+
+    def _new_language(self, translate: Callable[[str], str]) -> PageEnvironment:
+        env = self.overlay()
+        assert isinstance(env, PageEnvironment)
+        # a cache of its own, empty: not a copy of this one's
+        cache = self.cache
+        if isinstance(cache, LRUCache):
+            env.cache = LRUCache(cache.capacity)
+        elif cache is not None:
+            env.cache = {}
+        env.page_gettext = translate
+        return env
+
+    def get_template(self, name: str | Template, parent: str | None = None,
+                     globals: MutableMapping[str, Any] | None = None  # noqa: A002
+                     ) -> Template:
+        env = None if isinstance(name, Template) else self._language_environment()
+        if env is not None:
+            return env.get_template(name, parent, globals)
+        return super().get_template(name, parent, globals)
+
+    def select_template(self, names: Iterable[str | Template], parent: str | None = None,
+                        globals: MutableMapping[str, Any] | None = None  # noqa: A002
+                        ) -> Template:
+        env = self._language_environment()
+        if env is not None:
+            return env.select_template(names, parent, globals)
+        return super().select_template(names, parent, globals)
+
+    def _parse(self, source: str, name: str | None, filename: str | None) -> nodes.Template:
+        tree = super()._parse(source, name, filename)
+        if self.page_gettext is not None:
+            autoescape = self.autoescape(name) if callable(self.autoescape) else self.autoescape
+            tree = TranslatedCalls(self.page_gettext, bool(autoescape)).visit(tree)
+            tree.set_environment(self)
+        return tree
+
+
+def prepare(app: Flask) -> None:
+    """Before anything touches ``app.jinja_env``: the pages' environment is a
+    :class:`PageEnvironment`."""
+    app.jinja_environment = PageEnvironment
 
 
 def normalise(code: object) -> str | None:
