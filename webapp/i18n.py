@@ -30,7 +30,7 @@ from flask_babel import (  # type: ignore[import-untyped]
 from jinja2 import Template, nodes
 from jinja2.utils import LRUCache
 
-from mailer.compose import TranslatedCalls
+from mailer.translate import TranslatedCalls
 from webapp.services import phrasebook
 
 #: language code -> its own name, as the switch shows it (French first: the default)
@@ -43,7 +43,7 @@ bp = Blueprint("i18n", __name__)
 
 class PageEnvironment(FlaskEnvironment):
     """The pages' Jinja environment: each template compiled once per language, its
-    ``_('texte')`` calls translated then (:class:`mailer.compose.TranslatedCalls`, as the
+    ``_('texte')`` calls translated then (:class:`mailer.translate.TranslatedCalls`, as the
     mails' templates are) instead of at every render, through Flask-Babel, about a hundred
     times a page.
 

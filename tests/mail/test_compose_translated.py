@@ -1,4 +1,4 @@
-"""The templates' ``_('texte')`` translated when compiled (``mailer.compose.TranslatedCalls``)
+"""The templates' ``_('texte')`` translated when compiled (``mailer.translate.TranslatedCalls``)
 and Jinja's lookups done the short way (``mailer.compose._FastMailEnvironment``) against
 the reference, every ``_()`` called at render time through Jinja's own lookups: the same
 subject, text and HTML for every template, in every language, with contexts that take
