@@ -50,8 +50,9 @@ class PageEnvironment(FlaskEnvironment):
     The app's environment itself compiles nothing it serves: :meth:`get_template` and
     :meth:`select_template` hand the request to the environment of the request's language,
     an :meth:`overlay` made at its first page (the same loader, filters, globals and
-    policies, a cache of its own) whose :meth:`_parse` writes the language's texts into
-    each template's tree. A template's ``{% extends %}``, ``{% include %}`` and
+    policies, a cache of its own; its ``auto_reload`` and loader follow the app's
+    environment's) whose :meth:`_parse` writes the language's texts into each template's
+    tree. A template's ``{% extends %}``, ``{% include %}`` and
     ``{% import %}`` go to the environment that compiled it, so a page is in one language
     throughout. Texts built at render time (``_(name)`` of a variable, ``ngettext``, the
     filters of :func:`init_app`) are translated at render time, as before; so are the
@@ -82,6 +83,12 @@ class PageEnvironment(FlaskEnvironment):
                 if env is None:
                     env = self._new_language(get_translations().ugettext)
                     self._languages[key] = env
+        # what the app may set after the first page (``auto_reload``: ``app.debug = True``;
+        # a loader of its own): the overlay copied them when made
+        if env.auto_reload is not self.auto_reload:
+            env.auto_reload = self.auto_reload
+        if env.loader is not self.loader:
+            env.loader = self.loader
         return env
 
     def _new_language(self, translate: Callable[[str], str]) -> PageEnvironment:

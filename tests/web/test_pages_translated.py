@@ -12,9 +12,9 @@ import re
 from typing import Any
 
 import pytest
-from flask import Flask
+from flask import Flask, render_template
 from flask.testing import FlaskClient
-from jinja2 import pass_context
+from jinja2 import ChoiceLoader, DictLoader, pass_context
 
 from tests.web.test_i18n import _pages as sheet_pages
 from tests.web.test_i18n import _sign_in, world  # noqa: F401 (the fixture)
@@ -114,3 +114,23 @@ def test_literal_texts_are_not_translated_at_render_time(
         counts[translated] = len(calls)
     app.config["TEMPLATES_TRANSLATED"] = True
     assert counts[True] == 0 < counts[False], counts
+
+
+def test_a_changed_template_is_read_again_once_the_app_reloads_them(app: Flask) -> None:
+    """``app.jinja_env.auto_reload`` set after the first pages (as ``app.debug = True``
+    does, ``flask run --debug``) reaches the languages' environments, made before it: a
+    template changed at its source is compiled again, in each language, where before the
+    overlay kept the value it had copied and served the old template."""
+    source = {"sonde.html": "{{ _('Accueil') }} un"}
+    app.jinja_env.loader = ChoiceLoader([DictLoader(source), app.jinja_env.loader])
+
+    def page(lang: str) -> str:
+        with app.test_request_context("/", headers={"Accept-Language": LANGUAGES[lang]}):
+            return render_template("sonde.html")
+
+    app.jinja_env.auto_reload = False
+    assert (page("fr"), page("ro")) == ("Accueil un", "Acasă un")
+    source["sonde.html"] = "{{ _('Accueil') }} deux"
+    assert (page("fr"), page("ro")) == ("Accueil un", "Acasă un")  # not reloaded: cached
+    app.jinja_env.auto_reload = True
+    assert (page("fr"), page("ro")) == ("Accueil deux", "Acasă deux")
